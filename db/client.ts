@@ -1,0 +1,43 @@
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import type { PgTransaction } from 'drizzle-orm/pg-core';
+import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres';
+import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import pg from 'pg';
+import * as schema from './schema';
+
+export type Schema = typeof schema;
+export type Db = NodePgDatabase<Schema> & { $client: pg.Pool };
+export type Tx = PgTransaction<NodePgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** Every query in db/queries takes this, so it runs inside or outside a transaction. */
+export type DbOrTx = NodePgDatabase<Schema> | Tx;
+
+// timestamptz comes back as a Date; bigint counts (count(*)) as a JS number — they stay far
+// below 2^53 here, and a string count in every caller is a bug magnet.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+
+export type PoolOptions = { max?: number; applicationName?: string };
+
+export function createPool(url: string, { max = 10, applicationName = 'notice-ledger' }: PoolOptions = {}): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max, application_name: applicationName });
+  // An idle client losing its connection (server restart) must not crash the process.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+export function createDb(pool: pg.Pool): Db {
+  return drizzle(pool, { schema });
+}
+
+let processDb: Db | undefined;
+
+/**
+ * The process's one pool. DATABASE_URL must be resolved by then: the demo launcher and
+ * worker/main.ts start the embedded server first and export its URL.
+ */
+export function getDb(): Db {
+  if (processDb) return processDb;
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error('DATABASE_URL is not set: start through `npm run demo` or set DATABASE_URL');
+  processDb = createDb(createPool(url, { applicationName: process.env.NOTICE_LEDGER_PROCESS ?? 'notice-ledger' }));
+  return processDb;
+}

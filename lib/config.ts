@@ -1,0 +1,136 @@
+import { z } from 'zod';
+
+/**
+ * Every environment variable the product reads, with its default, parsed once.
+ * A missing or malformed value is a start-up error that names the variable;
+ * secrets never get a default (the demo script generates and persists its own).
+ */
+
+const durationPattern = /^(\d+)(ms|s|m|h|d)?$/;
+const unitMs = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** "15m", "900s", "2h", "7d" or a bare number of seconds → milliseconds. */
+export function parseDuration(text: string): number | null {
+  const match = durationPattern.exec(text.trim());
+  if (!match) return null;
+  const unit = (match[2] ?? 's') as keyof typeof unitMs;
+  return Number(match[1]) * unitMs[unit];
+}
+
+const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const ms = parseDuration(text);
+      if (ms === null) {
+        ctx.addIssue({ code: 'custom', message: `"${text}" is not a duration like 15m, 900s, 2h or 7d` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+const int = (fallback: number, min: number, max: number) =>
+  z.coerce.number().int().min(min).max(max).default(fallback);
+
+const secret = z.string().min(32, 'must be at least 32 characters (use `openssl rand -hex 32`)');
+
+const optionalUrl = z.url().optional();
+
+const quietHours = z
+  .string()
+  .regex(/^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d$/, 'must look like 21:00-08:00')
+  .optional();
+
+export const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  DATABASE_URL: optionalUrl,
+  EMBEDDED_PG_DIR: z.string().default('.data/pg'),
+  NOTICE_KEY_SECRET: secret,
+  MESSAGE_ID_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9.-]+$/i, 'must be a bare domain such as notices.example.com')
+    .default('notices.localhost'),
+  LEDGER_MODE: z.enum(['shadow', 'enforce']).default('enforce'),
+  QUARANTINE_AFTER: duration('15m'),
+  QUEUE_BACKEND: z.enum(['pgboss', 'rabbitmq']).default('pgboss'),
+  AMQP_URL: optionalUrl,
+  SMTP_URL: z.url().default('smtp://127.0.0.1:2525'),
+  SMTP_TIMEOUT: duration('30s'),
+  MAIL_FROM: z.string().default('Notices <notices@notices.localhost>'),
+  WORKER_CONCURRENCY: int(8, 1, 256),
+  WORKER_METRICS_PORT: int(9464, 0, 65535),
+  VISIBILITY_TIMEOUT: duration('60s'),
+  RATE_LIMIT_PER_DOMAIN: int(50, 1, 100_000),
+  QUIET_HOURS: quietHours,
+  RETRY_BASE: duration('30s'),
+  RETRY_CAP: duration('1h'),
+  MAX_ATTEMPTS: int(8, 1, 100),
+  SWEEP_EVERY: duration('30s'),
+  RETENTION_ATTEMPTS: duration('90d'),
+  RETENTION_PROVIDER_EVENTS: duration('180d'),
+  RETENTION_EVIDENCE: duration('730d'),
+  RETENTION_LEDGER: duration('400d'),
+  MAX_DELAY: duration('60d'),
+  REPLAY_HORIZON: duration('30d'),
+  NEXTAUTH_SECRET: secret.optional(),
+  NEXTAUTH_URL: optionalUrl,
+  OIDC_ISSUER: optionalUrl,
+  OIDC_CLIENT_ID: z.string().optional(),
+  OIDC_CLIENT_SECRET: z.string().optional(),
+  WEBHOOK_SECRET: secret.optional(),
+  POSTMARK_WEBHOOK_USER: z.string().optional(),
+  POSTMARK_WEBHOOK_PASSWORD: z.string().optional(),
+  SENDGRID_WEBHOOK_PUBLIC_KEY: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof envSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Parses `env`; blank values count as unset so `FOO=` in a .env file means "use the default". */
+export function loadConfig(env: Env = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const name = issue.path.join('.') || '(environment)';
+        const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required but not set' : issue.message;
+        return `${name} ${message}`;
+      }),
+    );
+  }
+  const config = parsed.data;
+  const problems: string[] = [];
+  if (config.QUEUE_BACKEND === 'rabbitmq' && !config.AMQP_URL) problems.push('AMQP_URL is required when QUEUE_BACKEND=rabbitmq');
+  if (config.RETENTION_LEDGER < config.MAX_DELAY + config.REPLAY_HORIZON) {
+    problems.push('RETENTION_LEDGER must be at least MAX_DELAY + REPLAY_HORIZON: a ledger row has to outlive any replay of its notice');
+  }
+  if (config.OIDC_ISSUER && !(config.OIDC_CLIENT_ID && config.OIDC_CLIENT_SECRET)) {
+    problems.push('OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are required when OIDC_ISSUER is set');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+let cached: Config | undefined;
+
+/** The process-wide configuration, parsed on first use. */
+export function config(): Config {
+  cached ??= loadConfig();
+  return cached;
+}
+
+/** For tests that change the environment between cases. */
+export function resetConfigForTests(): void {
+  cached = undefined;
+}

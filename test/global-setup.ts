@@ -1,0 +1,58 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { ensureDatabase, startEmbeddedPostgres } from '../db/embedded';
+import { migrateDatabase } from '../db/migrate';
+import { assertLocalDatabaseUrl, withDatabase } from './local-database';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgServerUrl: string;
+    pgTemplateDatabase: string;
+  }
+}
+
+/**
+ * One PostgreSQL for the run (embedded in a fresh temporary directory unless DATABASE_URL
+ * names a local server) and one migrated template database; every test file clones the
+ * template (test/db.ts), which takes milliseconds.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  let serverUrl: string;
+  let stopServer = async (): Promise<void> => undefined;
+  let tempDir: string | undefined;
+  const external = process.env.DATABASE_URL;
+  if (external) {
+    assertLocalDatabaseUrl(external);
+    serverUrl = external;
+  } else {
+    tempDir = await mkdtemp(path.join(os.tmpdir(), 'notice-ledger-test-'));
+    await chmod(tempDir, 0o755);
+    const server = await startEmbeddedPostgres({ dir: path.join(tempDir, 'pg'), database: 'postgres' });
+    serverUrl = server.url;
+    stopServer = server.stop;
+  }
+
+  const template = `nl_template_${process.pid}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${template}`);
+  await admin.end();
+  await ensureDatabase(serverUrl, template);
+  await migrateDatabase(withDatabase(serverUrl, template));
+
+  project.provide('pgServerUrl', serverUrl);
+  project.provide('pgTemplateDatabase', template);
+
+  return async () => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    await client.query(`drop database if exists ${template} with (force)`);
+    await client.end();
+    await stopServer();
+    if (tempDir) await rm(tempDir, { recursive: true, force: true });
+  };
+}

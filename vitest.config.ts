@@ -1,0 +1,21 @@
+import path from 'node:path';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
+  test: {
+    // e2e/*.spec.ts belong to Playwright; vitest's default glob would pick them up.
+    include: ['**/*.test.ts'],
+    exclude: ['node_modules/**', '.next/**', '.data/**', 'e2e/**'],
+    globalSetup: ['./test/global-setup.ts'],
+    env: {
+      NODE_ENV: 'test',
+      NOTICE_KEY_SECRET: 'test-secret-0123456789abcdef0123456789abcdef',
+      LOG_LEVEL: 'silent',
+    },
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores: integration files share one PostgreSQL server, each with its own database.
+    maxWorkers: 2,
+  },
+});
