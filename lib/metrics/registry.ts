@@ -1,0 +1,50 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * One registry per process. The worker exposes it on WORKER_METRICS_PORT; the console's
+ * /api/metrics exposes its own (database-derived gauges) — the same names either way.
+ */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'notice_ledger_process_' });
+
+export const claimsMinted = new Counter({
+  name: 'notice_ledger_claims_minted_total',
+  help: 'Ledger claims written (insert succeeded or released row re-claimed).',
+  labelNames: ['notice_type', 'mode'] as const,
+  registers: [registry],
+});
+
+export const duplicatesSuppressed = new Counter({
+  name: 'notice_ledger_duplicates_suppressed_total',
+  help: 'Sends refused because another attempt owns or completed the claim.',
+  labelNames: ['notice_type', 'reason'] as const,
+  registers: [registry],
+});
+
+export const wouldSuppress = new Counter({
+  name: 'notice_ledger_would_suppress_total',
+  help: 'Shadow mode: duplicates that enforce mode would have suppressed (sent anyway).',
+  labelNames: ['notice_type'] as const,
+  registers: [registry],
+});
+
+export const sendOutcomes = new Counter({
+  name: 'notice_ledger_send_outcomes_total',
+  help: 'Outcomes of the provider hand-over by class: accepted, retryable, permanent, unknown.',
+  labelNames: ['notice_type', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const claimToCommitSeconds = new Histogram({
+  name: 'notice_ledger_claim_to_commit_seconds',
+  help: 'Time from the committed claim to the committed result; a widening gap widens the crash window.',
+  labelNames: ['notice_type'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+export const quarantinedClaims = new Gauge({
+  name: 'notice_ledger_quarantined_claims',
+  help: 'Claims older than QUARANTINE_AFTER still in state claimed.',
+  registers: [registry],
+});
