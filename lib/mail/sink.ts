@@ -1,0 +1,369 @@
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { Socket } from 'node:net';
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { signGenericRequest } from '../events/generic-signature';
+import { correlationFromMessageId } from '../ledger/notice-key';
+
+/**
+ * A real SMTP peer for tests, chaos runs and `npm run demo`. It speaks SMTP over TCP through
+ * smtp-server, so the client side (nodemailer) meets every real failure: a 4xx/5xx reply, a
+ * reply that never comes, a connection cut after the message was handed over.
+ *
+ * What counts as "received": a message is in `messages()` once the peer holds all of it AND
+ * has either accepted it (`outcome: 'accepted'`, after a 250) or was told to drop the
+ * connection after reading it (`outcome: 'dropped-after-data'`: the client never learns the
+ * result, but the mail may be out — exactly the unknown-outcome case the ledger guards).
+ * A rejected message is never in `messages()` (see `rejections()`). A stalled message is in
+ * `stalled()` until it is released or its `ms` passes; then it is accepted — even if the
+ * client gave up and hung up meanwhile, because a real relay that has the bytes may still
+ * deliver them.
+ */
+
+export type SinkFault =
+  | { kind: 'none' }
+  | { kind: 'reject'; code: 451 | 550; times?: number; at?: 'data' | 'rcpt' }
+  | { kind: 'stall'; ms?: number; times?: number }
+  | { kind: 'drop-after-data'; times?: number };
+
+export type SinkEventType = 'accepted' | 'delivered';
+
+export type SunkMessage = {
+  queueId: string;
+  outcome: 'accepted' | 'dropped-after-data';
+  messageId: string | null;
+  /** X-Notice-Correlation, else derived from our Message-ID, else null. */
+  correlation: string | null;
+  from: string | null;
+  /** Envelope recipients (RCPT TO), lower-cased. */
+  to: string[];
+  subject: string | null;
+  headers: Record<string, string>;
+  receivedAt: Date;
+  size: number;
+  /** The raw message, for inspection in tests only: never log it. */
+  raw: string;
+};
+
+export type SinkRejection = { code: number; stage: 'data' | 'rcpt'; correlation: string | null; to: string[]; at: Date };
+
+export type PostedEvents = { queueId: string; status: number | null; error?: string };
+
+export type SmtpSinkOptions = {
+  /** 0 or undefined: a free port. */
+  port?: number;
+  host?: string;
+  /** When set, signed events (generic format) are POSTed here after each accepted message. */
+  eventsUrl?: string;
+  eventsSecret?: string;
+  eventDelayMs?: number;
+  /** Which events to post per accepted message and recipient. */
+  eventTypes?: SinkEventType[];
+  /** Recipients for which a hard bounce is posted instead of the events above. */
+  bounce?: (recipient: string) => boolean;
+  /** Largest message kept in memory; larger ones are answered 552. */
+  maxBytes?: number;
+};
+
+export type SmtpSink = {
+  port: number;
+  url: string;
+  messages: () => SunkMessage[];
+  stalled: () => SunkMessage[];
+  rejections: () => SinkRejection[];
+  /** Messages received by the peer (accepted or dropped-after-data) carrying this correlation. */
+  countByCorrelation: (correlation: string) => number;
+  countByMessageId: (messageId: string) => number;
+  setFault: (fault: SinkFault) => void;
+  /** Accepts every stalled message now (250 to the client if it is still connected). */
+  releaseStalled: () => number;
+  /** Resolves with messages() once `count` messages are received or `predicate` holds. */
+  waitFor: (condition: number | ((messages: SunkMessage[]) => boolean), timeoutMs?: number) => Promise<SunkMessage[]>;
+  /** Resolves when every scheduled event POST has finished. */
+  flushEvents: () => Promise<void>;
+  postedEvents: () => PostedEvents[];
+  stop: () => Promise<void>;
+};
+
+type SinkEvent = {
+  id: string;
+  type: SinkEventType | 'bounce';
+  correlation: string | null;
+  messageId: string | null;
+  providerMessageId: string;
+  recipient: string;
+  occurredAt: string;
+  bounceType?: 'hard';
+};
+
+type Held = { message: SunkMessage; finish: () => void; timer: NodeJS.Timeout | null };
+
+function unfoldHeaders(head: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const lines = head.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/);
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    if (!(name in headers)) headers[name] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+/** RFC 2047 encoded words, enough for subjects nodemailer writes. */
+function decodeWords(value: string): string {
+  return value.replace(/=\?([^?]+)\?([bBqQ])\?([^?]*)\?=\s*/g, (_whole, _charset: string, encoding: string, text: string) => {
+    if (encoding.toUpperCase() === 'B') return Buffer.from(text, 'base64').toString('utf8');
+    const bytes = text.replace(/_/g, ' ').replace(/=([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    return Buffer.from(bytes, 'latin1').toString('utf8');
+  });
+}
+
+export function parseSunkMessage({ raw, to, from, queueId }: { raw: string; to: string[]; from: string | null; queueId: string }): Omit<SunkMessage, 'outcome' | 'receivedAt'> {
+  const split = raw.search(/\r?\n\r?\n/);
+  const headers = unfoldHeaders(split === -1 ? raw : raw.slice(0, split));
+  const messageId = headers['message-id'] ?? null;
+  const tagged = headers['x-notice-correlation']?.trim().toLowerCase();
+  const correlation = tagged && /^[0-9a-f]{32}$/.test(tagged) ? tagged : messageId ? correlationFromMessageId(messageId) : null;
+  return {
+    queueId,
+    messageId,
+    correlation,
+    from,
+    to,
+    subject: headers.subject === undefined ? null : decodeWords(headers.subject),
+    headers,
+    size: Buffer.byteLength(raw, 'utf8'),
+    raw,
+  };
+}
+
+function smtpError(code: number, message: string): Error & { responseCode: number } {
+  return Object.assign(new Error(message), { responseCode: code });
+}
+
+export async function startSmtpSink({
+  port = 0,
+  host = '127.0.0.1',
+  eventsUrl,
+  eventsSecret,
+  eventDelayMs = 200,
+  eventTypes = ['accepted', 'delivered'],
+  bounce,
+  maxBytes = 10 * 1024 * 1024,
+}: SmtpSinkOptions = {}): Promise<SmtpSink> {
+  if (eventsUrl && (!eventsSecret || eventsSecret.length < 32)) {
+    throw new Error('startSmtpSink: eventsSecret (at least 32 characters) is required with eventsUrl');
+  }
+  const received: SunkMessage[] = [];
+  const held = new Map<string, Held>();
+  const rejected: SinkRejection[] = [];
+  const posted: PostedEvents[] = [];
+  const pendingPosts = new Set<Promise<void>>();
+  const timers = new Set<NodeJS.Timeout>();
+  const sockets = new Map<number, Socket>();
+  const changes = new EventEmitter();
+  changes.setMaxListeners(0);
+  let fault: SinkFault = { kind: 'none' };
+  let faultUses = 0;
+  let stopped = false;
+
+  /** The fault that applies to this message (or RCPT), consuming one of its `times`. */
+  const takeFault = (stage: 'rcpt' | 'data'): SinkFault => {
+    const current = fault;
+    if (current.kind === 'none') return current;
+    const faultStage = current.kind === 'reject' ? (current.at ?? 'data') : 'data';
+    if (faultStage !== stage) return { kind: 'none' };
+    faultUses += 1;
+    if (current.times !== undefined && faultUses >= current.times) {
+      fault = { kind: 'none' };
+      faultUses = 0;
+    }
+    return current;
+  };
+
+  const schedulePost = (message: SunkMessage) => {
+    if (!eventsUrl || !eventsSecret) return;
+    const url = eventsUrl;
+    const secret = eventsSecret;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      const events = message.to.flatMap((recipient, index): SinkEvent[] => {
+        const base = {
+          correlation: message.correlation,
+          messageId: message.messageId,
+          providerMessageId: message.queueId,
+          recipient,
+          occurredAt: new Date().toISOString(),
+        };
+        if (bounce?.(recipient)) {
+          return [{ ...base, id: `${message.queueId}.${index}.bounce`, type: 'bounce', bounceType: 'hard' }];
+        }
+        return eventTypes.map((type) => ({ ...base, id: `${message.queueId}.${index}.${type}`, type }));
+      });
+      const body = JSON.stringify({ events });
+      const post = (async () => {
+        try {
+          const response = await fetch(url, { method: 'POST', headers: signGenericRequest({ secret, body }), body, signal: AbortSignal.timeout(10_000) });
+          await response.arrayBuffer().catch(() => undefined);
+          posted.push({ queueId: message.queueId, status: response.status });
+        } catch (error) {
+          posted.push({ queueId: message.queueId, status: null, error: error instanceof Error ? error.message : String(error) });
+        }
+        changes.emit('change');
+      })();
+      pendingPosts.add(post);
+      void post.finally(() => pendingPosts.delete(post));
+    }, eventDelayMs);
+    timers.add(timer);
+  };
+
+  const record = (message: SunkMessage) => {
+    received.push(message);
+    changes.emit('change');
+    if (message.outcome === 'accepted') schedulePost(message);
+  };
+
+  const server = new SMTPServer({
+    logger: false,
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    hideSTARTTLS: true,
+    size: maxBytes,
+    closeTimeout: 1_000,
+    onRcptTo(address, _session, callback) {
+      const current = takeFault('rcpt');
+      if (current.kind === 'reject') {
+        rejected.push({ code: current.code, stage: 'rcpt', correlation: null, to: [address.address.toLowerCase()], at: new Date() });
+        changes.emit('change');
+        callback(smtpError(current.code, current.code === 451 ? 'Try again later' : 'Mailbox unavailable'));
+        return;
+      }
+      callback();
+    },
+    onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        if (stream.sizeExceeded) {
+          callback(smtpError(552, 'Message exceeds fixed maximum message size'));
+          return;
+        }
+        const queueId = randomBytes(8).toString('hex').toUpperCase();
+        const parsed = parseSunkMessage({
+          raw: Buffer.concat(chunks).toString('utf8'),
+          to: session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()),
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
+          queueId,
+        });
+        const current = takeFault('data');
+        if (current.kind === 'reject') {
+          rejected.push({ code: current.code, stage: 'data', correlation: parsed.correlation, to: parsed.to, at: new Date() });
+          changes.emit('change');
+          callback(smtpError(current.code, current.code === 451 ? 'Try again later' : 'Message rejected'));
+          return;
+        }
+        if (current.kind === 'drop-after-data') {
+          record({ ...parsed, outcome: 'dropped-after-data', receivedAt: new Date() });
+          const socket = sockets.get(session.remotePort);
+          if (socket) socket.destroy();
+          return;
+        }
+        const accept = () => {
+          record({ ...parsed, outcome: 'accepted', receivedAt: new Date() });
+          callback(null, `Ok: queued as ${queueId}`);
+        };
+        if (current.kind === 'stall') {
+          const hold: Held = {
+            message: { ...parsed, outcome: 'accepted', receivedAt: new Date() },
+            finish: () => {
+              if (!held.delete(queueId)) return;
+              if (hold.timer) clearTimeout(hold.timer);
+              accept();
+            },
+            timer: null,
+          };
+          if (current.ms !== undefined) hold.timer = setTimeout(hold.finish, current.ms);
+          held.set(queueId, hold);
+          changes.emit('change');
+          return;
+        }
+        accept();
+      });
+    },
+  });
+  server.server.on('connection', (socket: Socket) => {
+    const remotePort = socket.remotePort;
+    if (remotePort === undefined) return;
+    sockets.set(remotePort, socket);
+    socket.once('close', () => sockets.delete(remotePort));
+  });
+  server.on('error', () => undefined);
+
+  await new Promise<void>((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(port, host, () => {
+      server.server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.server.address();
+  const boundPort = typeof address === 'object' && address ? address.port : port;
+
+  const messages = () => [...received];
+  const matchesMessageId = (given: string, wanted: string) => given.replace(/^<|>$/g, '') === wanted.replace(/^<|>$/g, '');
+
+  return {
+    port: boundPort,
+    url: `smtp://${host}:${boundPort}`,
+    messages,
+    stalled: () => [...held.values()].map((hold) => hold.message),
+    rejections: () => [...rejected],
+    countByCorrelation: (correlation) => received.filter((message) => message.correlation === correlation).length,
+    countByMessageId: (messageId) => received.filter((message) => message.messageId !== null && matchesMessageId(message.messageId, messageId)).length,
+    setFault: (next) => {
+      fault = next;
+      faultUses = 0;
+    },
+    releaseStalled: () => {
+      const all = [...held.values()];
+      for (const hold of all) hold.finish();
+      return all.length;
+    },
+    waitFor: (condition, timeoutMs = 5_000) => {
+      const satisfied = () => (typeof condition === 'number' ? received.length >= condition : condition(messages()));
+      if (satisfied()) return Promise.resolve(messages());
+      return new Promise((resolve, reject) => {
+        const onChange = () => {
+          if (!satisfied()) return;
+          clearTimeout(timer);
+          changes.off('change', onChange);
+          resolve(messages());
+        };
+        const timer = setTimeout(() => {
+          changes.off('change', onChange);
+          reject(new Error(`smtp sink: condition not met within ${timeoutMs} ms (${received.length} messages received)`));
+        }, timeoutMs);
+        changes.on('change', onChange);
+      });
+    },
+    flushEvents: async () => {
+      while (timers.size > 0 || pendingPosts.size > 0) {
+        if (pendingPosts.size > 0) await Promise.allSettled([...pendingPosts]);
+        else await new Promise<void>((resolve) => changes.once('change', () => resolve()));
+      }
+    },
+    postedEvents: () => [...posted],
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      for (const hold of held.values()) if (hold.timer) clearTimeout(hold.timer);
+      held.clear();
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      await Promise.allSettled([...pendingPosts]);
+      for (const socket of sockets.values()) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
