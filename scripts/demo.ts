@@ -1,0 +1,216 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, readFileSync, statSync, readdirSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { createPool } from '../db/client';
+import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '../db/embedded';
+import { migrateDatabase } from '../db/migrate';
+import { demoUsers, seedDemo } from '../db/seed';
+import { hashPassword } from '../lib/auth/password';
+
+/**
+ * `npm run demo`: the whole product on one machine with nothing installed but Node.
+ * Embedded PostgreSQL (unless DATABASE_URL is set) → migrations → demo data (once) →
+ * SMTP sink, worker and console as child processes. One Ctrl-C stops everything.
+ */
+
+const root = process.cwd();
+const dataDir = path.join(root, '.data');
+const logDir = path.join(dataDir, 'logs');
+
+type Secrets = { NOTICE_KEY_SECRET: string; NEXTAUTH_SECRET: string; WEBHOOK_SECRET: string };
+
+/** Demo secrets are generated once and kept in .data/, so keys and sessions survive restarts. */
+async function loadDemoSecrets(): Promise<Secrets> {
+  const file = path.join(dataDir, 'demo-secrets.json');
+  const stored: Partial<Secrets> = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Partial<Secrets>) : {};
+  const secrets: Secrets = {
+    NOTICE_KEY_SECRET: process.env.NOTICE_KEY_SECRET ?? stored.NOTICE_KEY_SECRET ?? randomBytes(32).toString('hex'),
+    NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? stored.NEXTAUTH_SECRET ?? randomBytes(32).toString('hex'),
+    WEBHOOK_SECRET: process.env.WEBHOOK_SECRET ?? stored.WEBHOOK_SECRET ?? randomBytes(32).toString('hex'),
+  };
+  await writeFile(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  return secrets;
+}
+
+function newestSourceMtime(): number {
+  let newest = 0;
+  const walk = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (!entry.name.endsWith('.test.ts')) newest = Math.max(newest, statSync(full).mtimeMs);
+    }
+  };
+  for (const dir of ['app', 'components', 'lib', 'db']) walk(path.join(root, dir));
+  for (const file of ['next.config.mjs', 'package-lock.json', 'proxy.ts']) {
+    if (existsSync(file)) newest = Math.max(newest, statSync(file).mtimeMs);
+  }
+  return newest;
+}
+
+/** `next start` serves the last build: rebuild when any source is newer than it. */
+function consoleBuildIsStale(): boolean {
+  const buildId = path.join(root, '.next', 'BUILD_ID');
+  return !existsSync(buildId) || statSync(buildId).mtimeMs < newestSourceMtime();
+}
+
+const children: { name: string; child: ChildProcess }[] = [];
+let stopping = false;
+
+function run(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const log = createWriteStream(path.join(logDir, `${name}.log`), { flags: 'a' });
+  // Own process group, so stopping it also stops whatever it spawned (next start's server).
+  const child = spawn(command, args, { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  children.push({ name, child });
+  child.on('exit', (code, signal) => {
+    if (stopping) return;
+    console.error(`\n${name} exited unexpectedly (${signal ?? `code ${String(code)}`}). Its log: ${path.relative(root, path.join(logDir, `${name}.log`))}`);
+    const tail = readFileSync(path.join(logDir, `${name}.log`), 'utf8').split('\n').slice(-15).join('\n');
+    console.error(tail);
+    void shutdown(1);
+  });
+  return child;
+}
+
+function runToCompletion(command: string, args: string[], env: NodeJS.ProcessEnv, logName: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const log = createWriteStream(path.join(logDir, `${logName}.log`), { flags: 'w' });
+    const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.pipe(log);
+    child.stderr.pipe(log);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed; see .data/logs/${logName}.log`))));
+  });
+}
+
+function waitForHttp(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      const request = http.get(url, (response) => {
+        response.resume();
+        resolve();
+      });
+      request.on('error', () => {
+        if (Date.now() > deadline) reject(new Error(`${url} did not answer within ${String(timeoutMs / 1000)} s`));
+        else setTimeout(attempt, 250);
+      });
+    };
+    attempt();
+  });
+}
+
+let database: EmbeddedServer | undefined;
+
+async function shutdown(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    console.log('\nStopping…');
+    const exits = children.map(
+      ({ child }) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          try {
+            if (child.pid) process.kill(-child.pid, 'SIGTERM');
+          } catch {
+            resolve();
+          }
+          setTimeout(() => {
+            try {
+              if (child.pid) process.kill(-child.pid, 'SIGKILL');
+            } catch {
+              // already gone
+            }
+            resolve();
+          }, 10_000).unref();
+        }),
+    );
+    await Promise.all(exits);
+    if (database?.owned) await database.stop();
+    console.log('Stopped. Data is kept in .data/ for the next `npm run demo`.');
+  }
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  await mkdir(logDir, { recursive: true });
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+
+  const secrets = await loadDemoSecrets();
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) {
+    console.log('Starting embedded PostgreSQL in .data/pg …');
+    database = await startEmbeddedPostgres({ dir: path.join(dataDir, 'pg') });
+    databaseUrl = database.url;
+  }
+  await migrateDatabase(databaseUrl);
+
+  const pool = createPool(databaseUrl, { max: 2, applicationName: 'notice-ledger-demo-seed' });
+  try {
+    const summary = await seedDemo(pool, { secret: secrets.NOTICE_KEY_SECRET, messageIdDomain: 'notices.localhost', hashPassword });
+    console.log(summary.seeded ? `Seeded demo data: ${String(summary.jobs)} jobs, ${String(summary.ledger)} ledger rows, ${String(summary.stuckClaims)} stuck claims.` : 'Demo data already present; reusing it.');
+  } finally {
+    await pool.end();
+  }
+
+  const consolePort = Number(process.env.PORT ?? 0) || ((await portIsFree(3000)) ? 3000 : await freePort());
+  const smtpPort = await freePort();
+  const consoleUrl = `http://localhost:${String(consolePort)}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...secrets,
+    DATABASE_URL: databaseUrl,
+    SMTP_URL: `smtp://127.0.0.1:${String(smtpPort)}`,
+    NEXTAUTH_URL: consoleUrl,
+    WORKER_METRICS_PORT: process.env.WORKER_METRICS_PORT ?? '0',
+  };
+
+  if (consoleBuildIsStale()) {
+    console.log('Building the console (first run or changed sources; about a minute) …');
+    await runToCompletion(path.join(root, 'node_modules/.bin/next'), ['build'], { ...env, NODE_ENV: 'production' }, 'build');
+  }
+
+  run('smtp-sink', process.execPath, ['--import', 'tsx', 'scripts/smtp-sink.ts'], {
+    ...env,
+    SMTP_SINK_PORT: String(smtpPort),
+    SMTP_SINK_EVENTS_URL: `http://127.0.0.1:${String(consolePort)}/api/webhooks/generic`,
+  });
+  run('console', path.join(root, 'node_modules/.bin/next'), ['start', '-p', String(consolePort), '-H', '127.0.0.1'], { ...env, NODE_ENV: 'production' });
+  run('worker', process.execPath, ['--import', 'tsx', 'worker/main.ts'], { ...env, NODE_ENV: 'production' });
+
+  await waitForHttp(`http://127.0.0.1:${String(consolePort)}/login`, 60_000);
+
+  const width = Math.max(...demoUsers.map((u) => u.email.length));
+  console.log(`
+notice-ledger demo is running.
+
+  Console     ${consoleUrl}
+  SMTP sink   smtp://127.0.0.1:${String(smtpPort)} (delivery events are posted back to the console)
+  Database    ${database ? `embedded PostgreSQL on 127.0.0.1:${String(database.port)} (.data/pg)` : 'DATABASE_URL'}
+  Logs        .data/logs/{console,worker,smtp-sink}.log
+
+  Sign in as (one login per role):
+${demoUsers.map((u) => `    ${u.email.padEnd(width)}  ${u.password.padEnd(20)} ${u.role}`).join('\n')}
+
+Press Ctrl-C to stop everything.`);
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = http.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+main().catch(async (error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  await shutdown(1);
+});
