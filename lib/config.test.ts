@@ -46,6 +46,13 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('reads the smtp sink and SNS settings', () => {
+    const parsed = loadConfig({ ...base, SMTP_SINK_PORT: '0', SMTP_SINK_EVENTS_URL: 'http://127.0.0.1:3000/api/webhooks/generic', SMTP_SINK_EVENT_DELAY: '2s' });
+    expect(parsed).toMatchObject({ SMTP_SINK_PORT: 0, SMTP_SINK_EVENT_DELAY: 2_000, SNS_TOPIC_ARNS: '' });
+    expect(loadConfig(base).SMTP_SINK_PORT).toBe(2525);
+    expect(problemsOf({ ...base, SMTP_SINK_EVENTS_URL: 'not a url' }).map((p) => p.split(' ')[0])).toEqual(['SMTP_SINK_EVENTS_URL']);
+  });
+
   it('treats blank values as unset', () => {
     expect(loadConfig({ ...base, LEDGER_MODE: '' }).LEDGER_MODE).toBe('enforce');
   });

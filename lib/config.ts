@@ -58,6 +58,12 @@ export const envSchema = z.object({
   SMTP_URL: z.url().default('smtp://127.0.0.1:2525'),
   SMTP_TIMEOUT: duration('30s'),
   MAIL_FROM: z.string().default('Notices <notices@notices.localhost>'),
+  /** The local SMTP sink (`scripts/smtp-sink.ts`, `npm run demo`) and where it posts its events. */
+  SMTP_SINK_PORT: int(2525, 0, 65535),
+  SMTP_SINK_EVENTS_URL: optionalUrl,
+  SMTP_SINK_EVENT_DELAY: duration('500ms'),
+  /** Comma-separated SNS topic ARNs whose notifications are accepted; empty accepts any topic. */
+  SNS_TOPIC_ARNS: z.string().default(''),
   WORKER_CONCURRENCY: int(8, 1, 256),
   WORKER_METRICS_PORT: int(9464, 0, 65535),
   VISIBILITY_TIMEOUT: duration('60s'),
