@@ -46,6 +46,11 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('refuses the crash hook in production', () => {
+    expect(loadConfig({ ...base, WORKER_CRASH_AT: 'after_claim' }).WORKER_CRASH_AT).toBe('after_claim');
+    expect(problemsOf({ ...base, NODE_ENV: 'production', WORKER_CRASH_AT: 'after_claim' })).toEqual([expect.stringMatching(/^WORKER_CRASH_AT is a test hook/)]);
+  });
+
   it('reads the smtp sink and SNS settings', () => {
     const parsed = loadConfig({ ...base, SMTP_SINK_PORT: '0', SMTP_SINK_EVENTS_URL: 'http://127.0.0.1:3000/api/webhooks/generic', SMTP_SINK_EVENT_DELAY: '2s' });
     expect(parsed).toMatchObject({ SMTP_SINK_PORT: 0, SMTP_SINK_EVENT_DELAY: 2_000, SNS_TOPIC_ARNS: '' });

@@ -89,6 +89,8 @@ export const envSchema = z.object({
   POSTMARK_WEBHOOK_PASSWORD: z.string().optional(),
   SENDGRID_WEBHOOK_PUBLIC_KEY: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Test-only: the worker SIGKILLs itself at this point of the send path (crash tests). */
+  WORKER_CRASH_AT: z.enum(['after_claim', 'during_send', 'after_send', 'after_commit']).optional(),
 });
 
 export type Config = z.infer<typeof envSchema>;
@@ -124,6 +126,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.OIDC_ISSUER && !(config.OIDC_CLIENT_ID && config.OIDC_CLIENT_SECRET)) {
     problems.push('OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are required when OIDC_ISSUER is set');
   }
+  if (config.WORKER_CRASH_AT && config.NODE_ENV === 'production') problems.push('WORKER_CRASH_AT is a test hook and must not be set in production');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

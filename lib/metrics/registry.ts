@@ -48,3 +48,17 @@ export const quarantinedClaims = new Gauge({
   help: 'Claims older than QUARANTINE_AFTER still in state claimed.',
   registers: [registry],
 });
+
+export const policySuppressions = new Counter({
+  name: 'notice_ledger_policy_suppressions_total',
+  help: 'Notices not sent by policy: deadline passed, recipient suppressed, evidence resolved, quiet hours past deadline.',
+  labelNames: ['notice_type', 'reason'] as const,
+  registers: [registry],
+});
+
+export const deferrals = new Counter({
+  name: 'notice_ledger_deferrals_total',
+  help: 'Wake-ups deferred without spending an attempt: early, backoff not over, quiet hours, domain rate limit.',
+  labelNames: ['notice_type', 'cause'] as const,
+  registers: [registry],
+});

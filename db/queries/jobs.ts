@@ -1,0 +1,87 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../client';
+import { evidence, recipientSuppressions, reminderJobs, type JobRow } from '../schema';
+import type { RecipientSuppressionReason, SuppressionReason } from '../schema/states';
+
+/** The send path's transitions on `reminder_jobs`. Each is conditional on the state it leaves. */
+
+export type JobForSend = {
+  job: JobRow;
+  recipientSuppression: RecipientSuppressionReason | null;
+  evidenceState: 'open' | 'resolved' | null;
+};
+
+/** The job with everything the policy step reads, in one round trip. */
+export async function loadJobForSend(db: DbOrTx, { jobId }: { jobId: string }): Promise<JobForSend | null> {
+  const rows = await db
+    .select({ job: reminderJobs, recipientSuppression: recipientSuppressions.reason, evidenceState: evidence.state })
+    .from(reminderJobs)
+    .leftJoin(recipientSuppressions, eq(recipientSuppressions.email, sql`lower(${reminderJobs.recipientEmail})`))
+    .leftJoin(evidence, eq(evidence.ref, reminderJobs.evidenceRef))
+    .where(eq(reminderJobs.id, jobId))
+    .limit(1);
+  const row = rows[0];
+  if (!row) return null;
+  return { job: row.job, recipientSuppression: row.recipientSuppression ?? null, evidenceState: row.evidenceState ?? null };
+}
+
+/** Early wake-up or quiet hours: move next_attempt_at; attempts unchanged. */
+export async function deferJob(db: DbOrTx, { jobId, until }: { jobId: string; until: Date }): Promise<boolean> {
+  const rows = await db
+    .update(reminderJobs)
+    .set({ nextAttemptAt: until, updatedAt: sql`now()` })
+    .where(and(eq(reminderJobs.id, jobId), eq(reminderJobs.state, 'pending')))
+    .returning({ id: reminderJobs.id });
+  return rows.length > 0;
+}
+
+export async function suppressJob(db: DbOrTx, { jobId, reason }: { jobId: string; reason: SuppressionReason }): Promise<boolean> {
+  const rows = await db
+    .update(reminderJobs)
+    .set({ state: 'suppressed', suppressionReason: reason, updatedAt: sql`now()` })
+    .where(and(eq(reminderJobs.id, jobId), inArray(reminderJobs.state, ['pending', 'claimed'])))
+    .returning({ id: reminderJobs.id });
+  return rows.length > 0;
+}
+
+/** Part of the result commit: the job is done. */
+export async function markJobSent(db: DbOrTx, { jobId }: { jobId: string }): Promise<boolean> {
+  const rows = await db
+    .update(reminderJobs)
+    .set({ state: 'sent', attempts: sql`${reminderJobs.attempts} + 1`, lastErrorClass: null, updatedAt: sql`now()` })
+    .where(and(eq(reminderJobs.id, jobId), inArray(reminderJobs.state, ['pending', 'claimed'])))
+    .returning({ id: reminderJobs.id });
+  return rows.length > 0;
+}
+
+/** A definite temporary rejection: back to pending with a later next_attempt_at, one attempt more. */
+export async function retryJob(db: DbOrTx, { jobId, nextAttemptAt, errorClass }: { jobId: string; nextAttemptAt: Date; errorClass: string }): Promise<boolean> {
+  const rows = await db
+    .update(reminderJobs)
+    .set({ state: 'pending', attempts: sql`${reminderJobs.attempts} + 1`, nextAttemptAt, lastErrorClass: errorClass, updatedAt: sql`now()` })
+    .where(and(eq(reminderJobs.id, jobId), inArray(reminderJobs.state, ['pending', 'claimed'])))
+    .returning({ id: reminderJobs.id });
+  return rows.length > 0;
+}
+
+export async function failJob(db: DbOrTx, { jobId, errorClass }: { jobId: string; errorClass: string }): Promise<boolean> {
+  const rows = await db
+    .update(reminderJobs)
+    .set({ state: 'failed', attempts: sql`${reminderJobs.attempts} + 1`, lastErrorClass: errorClass, updatedAt: sql`now()` })
+    .where(and(eq(reminderJobs.id, jobId), inArray(reminderJobs.state, ['pending', 'claimed'])))
+    .returning({ id: reminderJobs.id });
+  return rows.length > 0;
+}
+
+/** An unknown outcome: the claim stays, the job records the attempt and what went wrong. */
+export async function recordUnknownOutcome(db: DbOrTx, { jobId, errorClass }: { jobId: string; errorClass: string }): Promise<void> {
+  await db
+    .update(reminderJobs)
+    .set({ attempts: sql`${reminderJobs.attempts} + 1`, lastErrorClass: errorClass, updatedAt: sql`now()` })
+    .where(and(eq(reminderJobs.id, jobId), eq(reminderJobs.state, 'claimed')));
+}
+
+export async function getJob(db: DbOrTx, { jobId }: { jobId: string }): Promise<JobRow | null> {
+  const rows = await db.select().from(reminderJobs).where(eq(reminderJobs.id, jobId)).limit(1);
+  return rows[0] ?? null;
+}

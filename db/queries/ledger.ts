@@ -1,0 +1,170 @@
+import { and, asc, eq, lt, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../client';
+import { noticeLedger, reminderJobs, type LedgerRow } from '../schema';
+import type { LedgerState } from '../schema/states';
+
+/** Every write to `notice_ledger`. The claim is one statement; the result is conditional on claim_token. */
+
+export type ClaimParams = {
+  noticeKey: string;
+  noticeType: string;
+  identity: Record<string, string>;
+  revision: number;
+  jobId: string;
+  claimToken: string;
+  claimedBy: string;
+  recipientDomain: string;
+  /** Used only when the row is new; a re-claimed row keeps the code minted at its first claim. */
+  oneTimeCode: string;
+};
+
+export type Claim = { noticeKey: string; oneTimeCode: string; reclaimed: boolean };
+
+/**
+ * Claims the notice in ONE statement, committed on its own: a new row, or a `released` row
+ * re-claimed. Concurrent claimers serialise on the primary key; exactly one gets a row back.
+ * `claimed`, `sent` and `suppressed` rows are never taken over. The job moves to `claimed`
+ * in the same statement, so the job row and the ledger cannot disagree about who owns it.
+ */
+export async function claimNotice(db: DbOrTx, params: ClaimParams): Promise<Claim | null> {
+  const result = await db.execute<{ notice_key: string; one_time_code: string; reclaimed: boolean }>(sql`
+    with claim as (
+      insert into notice_ledger as l
+        (notice_key, notice_type, identity, revision, job_id, state, claim_token, claimed_by, claimed_at, recipient_domain, one_time_code, source, updated_at)
+      values (${params.noticeKey}, ${params.noticeType}, ${JSON.stringify(params.identity)}::jsonb, ${params.revision}, ${params.jobId}, 'claimed',
+              ${params.claimToken}, ${params.claimedBy}, now(), ${params.recipientDomain}, ${params.oneTimeCode}, 'worker', now())
+      on conflict (notice_key) do update
+        set state = 'claimed', claim_token = excluded.claim_token, claimed_by = excluded.claimed_by, claimed_at = now(),
+            job_id = excluded.job_id, one_time_code = coalesce(l.one_time_code, excluded.one_time_code),
+            resolution = null, resolved_at = null, updated_at = now()
+        where l.state = 'released'
+      returning l.notice_key, l.one_time_code, (l.xmax <> 0) as reclaimed
+    ), job as (
+      update reminder_jobs set state = 'claimed', updated_at = now()
+      where id = ${params.jobId} and state = 'pending' and exists (select 1 from claim)
+      returning id
+    )
+    select claim.notice_key, claim.one_time_code, claim.reclaimed, (select count(*) from job) as jobs from claim
+  `);
+  const row = result.rows[0];
+  if (!row) return null;
+  return { noticeKey: row.notice_key, oneTimeCode: row.one_time_code, reclaimed: row.reclaimed };
+}
+
+export async function getLedgerRow(db: DbOrTx, { noticeKey }: { noticeKey: string }): Promise<LedgerRow | null> {
+  const rows = await db.select().from(noticeLedger).where(eq(noticeLedger.noticeKey, noticeKey)).limit(1);
+  return rows[0] ?? null;
+}
+
+export async function getLedgerState(db: DbOrTx, { noticeKey }: { noticeKey: string }): Promise<LedgerState | null> {
+  const rows = await db.select({ state: noticeLedger.state }).from(noticeLedger).where(eq(noticeLedger.noticeKey, noticeKey)).limit(1);
+  return rows[0]?.state ?? null;
+}
+
+/** Part of the result commit. False when this attempt no longer owns the claim. */
+export async function markClaimSent(db: DbOrTx, { noticeKey, claimToken, providerMessageId }: { noticeKey: string; claimToken: string; providerMessageId: string | null }): Promise<boolean> {
+  const rows = await db
+    .update(noticeLedger)
+    .set({ state: 'sent', sentAt: sql`now()`, providerMessageId, updatedAt: sql`now()` })
+    .where(and(eq(noticeLedger.noticeKey, noticeKey), eq(noticeLedger.claimToken, claimToken), eq(noticeLedger.state, 'claimed')))
+    .returning({ noticeKey: noticeLedger.noticeKey });
+  return rows.length > 0;
+}
+
+/**
+ * Only after a definite rejection (the relay answered 4xx/5xx): the mail is known not to be
+ * out. Nothing else in the worker releases a claim.
+ */
+export async function releaseClaim(db: DbOrTx, { noticeKey, claimToken }: { noticeKey: string; claimToken: string }): Promise<boolean> {
+  const rows = await db
+    .update(noticeLedger)
+    .set({ state: 'released', claimToken: null, updatedAt: sql`now()` })
+    .where(and(eq(noticeLedger.noticeKey, noticeKey), eq(noticeLedger.claimToken, claimToken), eq(noticeLedger.state, 'claimed')))
+    .returning({ noticeKey: noticeLedger.noticeKey });
+  return rows.length > 0;
+}
+
+export type QuarantinedClaim = Pick<LedgerRow, 'noticeKey' | 'noticeType' | 'jobId' | 'claimedBy' | 'claimedAt' | 'recipientDomain' | 'providerMessageId'>;
+
+/** Claims stuck in `claimed` for longer than `olderThanMs` (QUARANTINE_AFTER), oldest first. */
+export async function listQuarantined(db: DbOrTx, { olderThanMs, limit = 500 }: { olderThanMs: number; limit?: number }): Promise<QuarantinedClaim[]> {
+  return db
+    .select({
+      noticeKey: noticeLedger.noticeKey,
+      noticeType: noticeLedger.noticeType,
+      jobId: noticeLedger.jobId,
+      claimedBy: noticeLedger.claimedBy,
+      claimedAt: noticeLedger.claimedAt,
+      recipientDomain: noticeLedger.recipientDomain,
+      providerMessageId: noticeLedger.providerMessageId,
+    })
+    .from(noticeLedger)
+    .where(and(eq(noticeLedger.state, 'claimed'), lt(noticeLedger.claimedAt, sql`now() - make_interval(secs => ${olderThanMs / 1000})`)))
+    .orderBy(asc(noticeLedger.claimedAt))
+    .limit(limit);
+}
+
+export async function countQuarantined(db: DbOrTx, { olderThanMs }: { olderThanMs: number }): Promise<number> {
+  const rows = await db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(noticeLedger)
+    .where(and(eq(noticeLedger.state, 'claimed'), lt(noticeLedger.claimedAt, sql`now() - make_interval(secs => ${olderThanMs / 1000})`)));
+  return rows[0]?.count ?? 0;
+}
+
+/**
+ * An on-call decision ("the provider has no trace of it: send again"): the stuck claim is
+ * released and its job made pending again, in one statement. The stored one-time code stays
+ * on the row, so the resend carries the same code as anything the first attempt delivered.
+ */
+export async function releaseStuckClaimForResend(db: DbOrTx, { noticeKey, resolution }: { noticeKey: string; resolution: string }): Promise<boolean> {
+  const result = await db.execute<{ notice_key: string }>(sql`
+    with released as (
+      update notice_ledger set state = 'released', claim_token = null, resolution = ${resolution}, resolved_at = now(), updated_at = now()
+      where notice_key = ${noticeKey} and state = 'claimed'
+      returning notice_key, job_id
+    ), job as (
+      update ${reminderJobs} set state = 'pending', next_attempt_at = now(), updated_at = now()
+      where id = (select job_id from released) and state = 'claimed'
+      returning id
+    )
+    select notice_key, (select count(*) from job) as jobs from released
+  `);
+  return result.rows.length > 0;
+}
+
+export type BackfillRow = {
+  noticeKey: string;
+  noticeType: string;
+  identity: Record<string, string>;
+  revision: number;
+  jobId: string | null;
+  sentAt: Date;
+  providerMessageId: string | null;
+  recipientDomain: string | null;
+};
+
+/** Notices already out before the ledger: `sent` rows, source `backfill`. Never overwrites. */
+export async function insertBackfilledSent(db: DbOrTx, { rows }: { rows: BackfillRow[] }): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const inserted = await db
+    .insert(noticeLedger)
+    .values(
+      rows.map((row) => ({
+        noticeKey: row.noticeKey,
+        noticeType: row.noticeType,
+        identity: row.identity,
+        revision: row.revision,
+        jobId: row.jobId,
+        state: 'sent' as const,
+        claimedAt: row.sentAt,
+        sentAt: row.sentAt,
+        providerMessageId: row.providerMessageId,
+        recipientDomain: row.recipientDomain,
+        source: 'backfill' as const,
+      })),
+    )
+    .onConflictDoNothing({ target: noticeLedger.noticeKey })
+    .returning({ noticeKey: noticeLedger.noticeKey });
+  return inserted.map((row) => row.noticeKey);
+}

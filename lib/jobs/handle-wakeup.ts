@@ -1,0 +1,266 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { Db } from '../../db/client';
+import { recordAttempt, type AttemptRecord } from '../../db/queries/attempts';
+import { deferJob, failJob, loadJobForSend, markJobSent, recordUnknownOutcome, retryJob, suppressJob } from '../../db/queries/jobs';
+import { claimNotice, getLedgerRow, markClaimSent, releaseClaim } from '../../db/queries/ledger';
+import type { JobRow } from '../../db/schema';
+import type { Logger } from '../log';
+import { cancellationUrl, mintOneTimeCode } from '../ledger/one-time-code';
+import { correlationOf } from '../ledger/notice-key';
+import { renderNotice } from '../mail/render';
+import type { MailTransport, SendOutcome } from '../mail/transport';
+import { claimsMinted, claimToCommitSeconds, deferrals, duplicatesSuppressed, policySuppressions, sendOutcomes, wouldSuppress } from '../metrics/registry';
+import type { Delivery, HandlerResult, WakeupHandler } from '../queue/types';
+import { planRetry } from './backoff';
+import { decidePolicy } from './policy';
+import type { QuietWindow } from './quiet-hours';
+import { recipientDomain, type DomainRateLimiter } from './rate-limit';
+
+/**
+ * The send path. Order is the invariant (DESIGN.md "The send path"):
+ * load → discard/defer/suppress → domain token → CLAIM (committed) → send → COMMIT result → ack.
+ * The adapter acks only after this function returns, i.e. after the result commit.
+ */
+
+export type CrashPoint = 'after_claim' | 'after_send' | 'after_commit';
+
+export type SendPathSettings = {
+  mode: 'shadow' | 'enforce';
+  quietHours: QuietWindow | null;
+  retryBaseMs: number;
+  retryCapMs: number;
+  maxAttempts: number;
+  secret: string;
+  cancelBaseUrl: string;
+  /** Longer throttles defer the job through the queue instead of holding a handler slot. */
+  maxTokenWaitMs: number;
+};
+
+export type SendPathDeps = {
+  db: Db;
+  mail: MailTransport;
+  rateLimiter: DomainRateLimiter;
+  settings: SendPathSettings;
+  workerId: string;
+  logger: Logger;
+  now?: () => Date;
+  /** Test hook for crash tests: called at each named point; the worker SIGKILLs itself there. */
+  checkpoint?: (point: CrashPoint) => void;
+};
+
+export class DeliveryAbortedError extends Error {
+  constructor() {
+    super('delivery aborted before the claim; nothing was claimed or sent');
+    this.name = 'DeliveryAbortedError';
+  }
+}
+
+function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
+  const now = deps.now ?? (() => new Date());
+  const { db, settings, logger } = deps;
+  const checkpoint = deps.checkpoint ?? (() => undefined);
+
+  return async (delivery: Delivery): Promise<HandlerResult> => {
+    const startedAt = now();
+    const { jobId, batchId } = delivery.wakeup;
+    const loaded = await loadJobForSend(db, { jobId });
+    if (!loaded) {
+      logger.warn({ jobId, queueMessageId: delivery.messageId }, 'wake-up for an unknown job; acked');
+      return { ack: true };
+    }
+    const { job } = loaded;
+    const attempt = (outcome: AttemptRecord['outcome'], extra: Partial<AttemptRecord> = {}): AttemptRecord => ({
+      jobId: job.id,
+      noticeKey: job.noticeKey,
+      workerId: deps.workerId,
+      startedAt,
+      outcome,
+      queueMessageId: delivery.messageId,
+      batchId: batchId ?? job.batchId,
+      correlationId: correlationOf(job.noticeKey),
+      mode: settings.mode,
+      ...extra,
+    });
+    const log = logger.child({ jobId: job.id, noticeKey: job.noticeKey, queueMessageId: delivery.messageId, batchId: batchId ?? job.batchId ?? undefined });
+
+    const decision = decidePolicy({
+      now: startedAt,
+      job,
+      recipientSuppression: loaded.recipientSuppression,
+      evidenceState: loaded.evidenceState,
+      quietHours: settings.quietHours,
+    });
+
+    if (decision.kind === 'discard') {
+      await recordAttempt(db, attempt('discarded', { detail: `job_${decision.state}` }));
+      duplicatesSuppressed.inc({ notice_type: job.noticeType, reason: `job_${decision.state}` });
+      log.info({ state: decision.state }, 'job already final; discarded');
+      return { ack: true };
+    }
+    // A claimed job belongs to the claim: only the claim attempt below may decide about it.
+    if (job.state === 'pending' && decision.kind === 'defer') {
+      await db.transaction(async (tx) => {
+        await deferJob(tx, { jobId: job.id, until: decision.until });
+        await recordAttempt(tx, attempt('deferred', { detail: decision.cause }));
+      });
+      deferrals.inc({ notice_type: job.noticeType, cause: decision.cause });
+      log.info({ cause: decision.cause, until: decision.until.toISOString() }, 'deferred');
+      return { ack: true, wakeAt: decision.until };
+    }
+    if (job.state === 'pending' && decision.kind === 'suppress') {
+      await db.transaction(async (tx) => {
+        await suppressJob(tx, { jobId: job.id, reason: decision.reason });
+        await recordAttempt(tx, attempt('suppressed_policy', { detail: decision.reason }));
+      });
+      policySuppressions.inc({ notice_type: job.noticeType, reason: decision.reason });
+      log.info({ reason: decision.reason }, 'suppressed by policy');
+      return { ack: true };
+    }
+
+    const domain = recipientDomain(job.recipientEmail);
+    const throttled = await takeToken(deps, domain, delivery.signal);
+    if (throttled !== null) {
+      const until = new Date(now().getTime() + throttled);
+      await db.transaction(async (tx) => {
+        await deferJob(tx, { jobId: job.id, until });
+        await recordAttempt(tx, attempt('deferred', { detail: 'rate_limited' }));
+      });
+      deferrals.inc({ notice_type: job.noticeType, cause: 'rate_limited' });
+      return { ack: true, wakeAt: until };
+    }
+
+    // Past this line the delivery may already be with another worker; before it, stop cleanly.
+    if (delivery.signal.aborted) throw new DeliveryAbortedError();
+
+    const claimToken = randomUUID();
+    const claim = await claimNotice(db, {
+      noticeKey: job.noticeKey,
+      noticeType: job.noticeType,
+      identity: job.identity,
+      revision: job.revision,
+      jobId: job.id,
+      claimToken,
+      claimedBy: deps.workerId,
+      recipientDomain: domain,
+      oneTimeCode: mintOneTimeCode(),
+    });
+    const claimCommittedAt = performance.now();
+    checkpoint('after_claim');
+
+    let oneTimeCode: string;
+    let ownedToken: string | null = null;
+    if (claim) {
+      claimsMinted.inc({ notice_type: job.noticeType, mode: settings.mode });
+      ownedToken = claimToken;
+      oneTimeCode = claim.oneTimeCode;
+      log.info({ reclaimed: claim.reclaimed }, 'claimed');
+    } else {
+      const held = await getLedgerRow(db, { noticeKey: job.noticeKey });
+      const reason = `ledger_${held?.state ?? 'missing'}`;
+      if (settings.mode === 'enforce') {
+        await db.transaction(async (tx) => {
+          if (held?.state === 'sent' || held?.state === 'suppressed') {
+            await suppressJob(tx, { jobId: job.id, reason: held.state === 'sent' ? 'duplicate' : 'operator' });
+          }
+          await recordAttempt(tx, attempt('suppressed_duplicate', { detail: reason }));
+        });
+        duplicatesSuppressed.inc({ notice_type: job.noticeType, reason });
+        log.info({ reason }, 'claim refused; duplicate suppressed');
+        return { ack: true };
+      }
+      await recordAttempt(db, attempt('would_suppress', { detail: reason }));
+      wouldSuppress.inc({ notice_type: job.noticeType });
+      log.info({ reason }, 'shadow mode: claim refused, sending anyway');
+      oneTimeCode = held?.oneTimeCode ?? mintOneTimeCode();
+    }
+
+    const outcome = await sendNotice(deps, job, oneTimeCode);
+    checkpoint('after_send');
+    const result = await commitOutcome({ deps, job, outcome, ownedToken, attempt, claimCommittedAt });
+    checkpoint('after_commit');
+    log.info({ outcome: outcome.kind, errorClass: outcome.kind === 'accepted' ? undefined : outcome.errorClass }, 'send finished');
+    return result;
+  };
+}
+
+/** null when a token was taken; otherwise how long the domain's bucket needs. */
+async function takeToken(deps: SendPathDeps, domain: string, signal: AbortSignal): Promise<number | null> {
+  for (;;) {
+    const token = await deps.rateLimiter.take(domain);
+    if (token.ok) return null;
+    if (token.retryInMs > deps.settings.maxTokenWaitMs || signal.aborted) return token.retryInMs;
+    await abortableDelay(token.retryInMs, signal);
+  }
+}
+
+async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string): Promise<SendOutcome> {
+  const cancelUrl = cancellationUrl({ secret: deps.settings.secret, baseUrl: deps.settings.cancelBaseUrl, correlation: correlationOf(job.noticeKey), code: oneTimeCode });
+  let rendered;
+  try {
+    rendered = renderNotice({ noticeType: job.noticeType, payload: job.payload, oneTimeCode, cancelUrl });
+  } catch {
+    // Nothing left the process: as definite as a 5xx, and retrying cannot help.
+    return { kind: 'rejected', permanent: true, code: null, errorClass: 'render_failed' };
+  }
+  return deps.mail.send({ noticeKey: job.noticeKey, to: job.recipientEmail, ...rendered });
+}
+
+type CommitParams = {
+  deps: SendPathDeps;
+  job: JobRow;
+  outcome: SendOutcome;
+  ownedToken: string | null;
+  attempt: (outcome: AttemptRecord['outcome'], extra?: Partial<AttemptRecord>) => AttemptRecord;
+  claimCommittedAt: number;
+};
+
+async function commitOutcome({ deps, job, outcome, ownedToken, attempt, claimCommittedAt }: CommitParams): Promise<HandlerResult> {
+  const { db, settings } = deps;
+  if (outcome.kind === 'accepted') {
+    let claimToCommitMs = 0;
+    await db.transaction(async (tx) => {
+      const owned = ownedToken ? await markClaimSent(tx, { noticeKey: job.noticeKey, claimToken: ownedToken, providerMessageId: outcome.providerMessageId }) : false;
+      await markJobSent(tx, { jobId: job.id });
+      claimToCommitMs = Math.round(performance.now() - claimCommittedAt);
+      await recordAttempt(tx, attempt('sent', { claimToCommitMs: ownedToken ? claimToCommitMs : null, detail: owned ? null : 'claim_not_owned' }));
+    });
+    if (ownedToken) claimToCommitSeconds.observe({ notice_type: job.noticeType }, claimToCommitMs / 1000);
+    sendOutcomes.inc({ notice_type: job.noticeType, outcome: 'accepted' });
+    return { ack: true };
+  }
+
+  if (outcome.kind === 'unknown') {
+    // The claim stays `claimed`: the mail may be out. Quarantine and provider events decide.
+    await db.transaction(async (tx) => {
+      await recordUnknownOutcome(tx, { jobId: job.id, errorClass: outcome.errorClass });
+      await recordAttempt(tx, attempt('unknown', { errorClass: outcome.errorClass }));
+    });
+    sendOutcomes.inc({ notice_type: job.noticeType, outcome: 'unknown' });
+    return { ack: true };
+  }
+
+  const plan = outcome.permanent ? ({ kind: 'give_up' } as const) : planRetry({ attempts: job.attempts + 1, maxAttempts: settings.maxAttempts, baseMs: settings.retryBaseMs, capMs: settings.retryCapMs });
+  const nowMs = (deps.now ?? (() => new Date()))().getTime();
+  const nextAttemptAt = plan.kind === 'retry' ? new Date(nowMs + plan.delayMs) : null;
+  await db.transaction(async (tx) => {
+    if (ownedToken) await releaseClaim(tx, { noticeKey: job.noticeKey, claimToken: ownedToken });
+    if (nextAttemptAt) await retryJob(tx, { jobId: job.id, nextAttemptAt, errorClass: outcome.errorClass });
+    else await failJob(tx, { jobId: job.id, errorClass: outcome.errorClass });
+    await recordAttempt(tx, attempt(nextAttemptAt ? 'retryable_failure' : 'permanent_failure', { errorClass: outcome.errorClass, detail: outcome.permanent ? 'permanent' : nextAttemptAt ? null : 'max_attempts' }));
+  });
+  sendOutcomes.inc({ notice_type: job.noticeType, outcome: outcome.permanent ? 'permanent' : 'retryable' });
+  return nextAttemptAt ? { ack: true, wakeAt: nextAttemptAt } : { ack: true };
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { localSecondOfDay, parseQuietHours, quietHoursEnd } from './quiet-hours';
+
+const night = parseQuietHours('21:00-08:00');
+
+describe('quiet hours', () => {
+  it('parses a window', () => {
+    expect(parseQuietHours('21:30-08:15')).toEqual({ startMinute: 21 * 60 + 30, endMinute: 8 * 60 + 15 });
+    expect(() => parseQuietHours('9-17')).toThrow(/must look like/);
+  });
+
+  it('reads the local time in the recipient zone', () => {
+    expect(localSecondOfDay(new Date('2026-01-15T12:00:00Z'), 'America/New_York')).toBe(7 * 3600);
+    expect(localSecondOfDay(new Date('2026-07-15T12:00:00Z'), 'Europe/Berlin')).toBe(14 * 3600);
+  });
+
+  it('is outside the window during the day', () => {
+    expect(quietHoursEnd({ now: new Date('2026-01-15T12:00:00Z'), timeZone: 'UTC', window: night })).toBeNull();
+  });
+
+  it('ends the same morning when it is after midnight', () => {
+    expect(quietHoursEnd({ now: new Date('2026-01-15T03:30:10Z'), timeZone: 'UTC', window: night })?.toISOString()).toBe('2026-01-15T08:00:00.000Z');
+  });
+
+  it('ends the next morning when it is late evening, in the recipient zone', () => {
+    // 22:00 in New York (UTC-5 in January) is 03:00Z; the window ends at 08:00 local = 13:00Z.
+    expect(quietHoursEnd({ now: new Date('2026-01-16T03:00:00Z'), timeZone: 'America/New_York', window: night })?.toISOString()).toBe('2026-01-16T13:00:00.000Z');
+  });
+
+  it('handles a window that does not cross midnight', () => {
+    const lunch = parseQuietHours('12:00-13:00');
+    expect(quietHoursEnd({ now: new Date('2026-01-15T12:59:00Z'), timeZone: 'UTC', window: lunch })?.toISOString()).toBe('2026-01-15T13:00:00.000Z');
+    expect(quietHoursEnd({ now: new Date('2026-01-15T13:00:00Z'), timeZone: 'UTC', window: lunch })).toBeNull();
+  });
+
+  it('treats an unknown zone as UTC rather than failing the send', () => {
+    expect(quietHoursEnd({ now: new Date('2026-01-15T03:00:00Z'), timeZone: 'Mars/Olympus', window: night })?.toISOString()).toBe('2026-01-15T08:00:00.000Z');
+  });
+});

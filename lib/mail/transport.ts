@@ -1,0 +1,95 @@
+import nodemailer from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport';
+import { correlationOf, messageIdFor } from '../ledger/notice-key';
+
+/**
+ * The hand-over to the mail relay and the classification of its result. The ledger's safety
+ * rests on one distinction: a *definite* rejection (the server answered 4xx/5xx, or we never
+ * connected) means the mail is known not to be out, so the claim may be released; anything
+ * else after the connection opened — a timeout, a connection cut while waiting for the reply
+ * to DATA — is *unknown*, and the claim must stay.
+ */
+export type SendOutcome =
+  | { kind: 'accepted'; providerMessageId: string | null }
+  | { kind: 'rejected'; permanent: boolean; code: number | null; errorClass: string }
+  | { kind: 'unknown'; errorClass: string };
+
+export type OutgoingNotice = {
+  noticeKey: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+};
+
+export type MailTransport = {
+  send: (mail: OutgoingNotice) => Promise<SendOutcome>;
+  close: () => void;
+};
+
+type MailError = Error & { code?: string; responseCode?: number; command?: string; syscall?: string };
+
+const lostConnection = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'ETLS']);
+
+function asMailError(error: unknown): MailError {
+  return error instanceof Error ? (error as MailError) : new Error(String(error));
+}
+
+/** Pure: how sure are we that the relay did NOT take the message? */
+export function classifySendError(error: unknown): Exclude<SendOutcome, { kind: 'accepted' }> {
+  const err = asMailError(error);
+  const code = typeof err.responseCode === 'number' ? err.responseCode : null;
+  if (code !== null && code >= 400 && code < 600 && !lostConnection.has(err.code ?? '')) {
+    return { kind: 'rejected', permanent: code >= 500, code, errorClass: `smtp_${code}` };
+  }
+  // The TCP connect itself failed: not a byte of the message left the process.
+  if (err.syscall === 'connect' || (err.code === 'ESOCKET' && err.command === 'CONN' && /ECONNREFUSED/.test(err.message))) {
+    return { kind: 'rejected', permanent: false, code: null, errorClass: 'connect_failed' };
+  }
+  if (err.code === 'ETIMEDOUT') return { kind: 'unknown', errorClass: 'timeout' };
+  if (err.code === 'ECONNECTION' || err.code === 'ESOCKET') return { kind: 'unknown', errorClass: 'connection_lost' };
+  return { kind: 'unknown', errorClass: (err.code ?? 'error').toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 40) };
+}
+
+/** The relay's queue id from "250 2.0.0 Ok: queued as ABC123", else the whole reply line. */
+export function providerIdFromResponse(response: string | undefined): string | null {
+  if (!response) return null;
+  const queued = /queued as ([A-Za-z0-9._-]+)/i.exec(response);
+  if (queued?.[1]) return queued[1];
+  const trimmed = response.replace(/^250[ -](\d\.\d\.\d )?/, '').trim();
+  return trimmed ? trimmed.slice(0, 200) : null;
+}
+
+export function createMailTransport({ smtpUrl, timeoutMs, from, messageIdDomain }: { smtpUrl: string; timeoutMs: number; from: string; messageIdDomain: string }): MailTransport {
+  const url = new URL(smtpUrl);
+  const secure = url.protocol === 'smtps:';
+  const options: SMTPTransport.Options = {
+    host: url.hostname,
+    port: url.port ? Number(url.port) : secure ? 465 : 587,
+    secure,
+    auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+  };
+  const transporter = nodemailer.createTransport(options);
+  return {
+    send: async (mail) => {
+      try {
+        const info = await transporter.sendMail({
+          from,
+          to: mail.to,
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+          messageId: messageIdFor(mail.noticeKey, messageIdDomain),
+          headers: { 'X-Notice-Correlation': correlationOf(mail.noticeKey) },
+        });
+        return { kind: 'accepted', providerMessageId: providerIdFromResponse(info.response) ?? info.messageId ?? null };
+      } catch (error) {
+        return classifySendError(error);
+      }
+    },
+    close: () => transporter.close(),
+  };
+}
