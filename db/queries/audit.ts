@@ -1,0 +1,59 @@
+import { and, desc, eq, ilike, inArray, lt, or, type SQL } from 'drizzle-orm';
+import type { DbOrTx } from '../client';
+import { auditLog, type AuditRow } from '../schema/audit';
+
+export type AuditEntry = {
+  actor: string;
+  action: string;
+  targetType: string;
+  targetId: string;
+  reason: string;
+  before?: Record<string, unknown> | null;
+  after?: Record<string, unknown> | null;
+};
+
+export async function insertAuditEntries(db: DbOrTx, { entries }: { entries: AuditEntry[] }): Promise<void> {
+  if (entries.length === 0) return;
+  await db.insert(auditLog).values(entries.map((entry) => ({ ...entry, before: entry.before ?? null, after: entry.after ?? null })));
+}
+
+export type AuditCursor = { at: Date; id: number };
+export type AuditFilter = { actor?: string; action?: string; target?: string };
+
+/**
+ * Newest first, keyset on (at, id) so page 1000 costs what page 1 costs. An actor filter
+ * uses audit_log_actor_idx (actor, at); a target filter uses audit_log_target_idx.
+ */
+export async function listAuditEntries(
+  db: DbOrTx,
+  { filter, before, limit }: { filter: AuditFilter; before?: AuditCursor; limit: number },
+): Promise<AuditRow[]> {
+  const conditions: SQL[] = [];
+  if (filter.actor) conditions.push(eq(auditLog.actor, filter.actor.trim().toLowerCase()));
+  if (filter.action) conditions.push(ilike(auditLog.action, `${escapeLike(filter.action.trim())}%`));
+  if (filter.target) conditions.push(eq(auditLog.targetId, filter.target.trim()));
+  if (before) {
+    const keyset = or(lt(auditLog.at, before.at), and(eq(auditLog.at, before.at), lt(auditLog.id, before.id)));
+    if (keyset) conditions.push(keyset);
+  }
+  return db
+    .select()
+    .from(auditLog)
+    .where(conditions.length > 0 ? and(...conditions) : undefined)
+    .orderBy(desc(auditLog.at), desc(auditLog.id))
+    .limit(limit);
+}
+
+export async function listAuditForTargets(db: DbOrTx, { targetIds }: { targetIds: string[] }): Promise<AuditRow[]> {
+  if (targetIds.length === 0) return [];
+  return db
+    .select()
+    .from(auditLog)
+    .where(inArray(auditLog.targetId, targetIds))
+    .orderBy(auditLog.at, auditLog.id)
+    .limit(500);
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (match) => `\\${match}`);
+}

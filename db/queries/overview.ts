@@ -1,0 +1,109 @@
+import { sql } from 'drizzle-orm';
+import type { DbOrTx } from '../client';
+
+/**
+ * The overview's figures. Each one reads through an index that stays small or ranged at
+ * 10 M ledger rows: pending jobs via reminder_jobs_pending_due_idx (notice_type, due_at)
+ * where state = 'pending'; attempts and provider events by a time range on their
+ * started_at / received_at indexes; the quarantine count via notice_ledger_claimed_idx.
+ */
+
+export type PendingBucketRow = { noticeType: string; bucket: string; count: number };
+
+export async function countPendingByDueBucket(db: DbOrTx, { now }: { now: Date }): Promise<PendingBucketRow[]> {
+  const at = sql`${now.toISOString()}::timestamptz`;
+  const result = await db.execute<PendingBucketRow>(sql`
+    select notice_type as "noticeType",
+      case
+        when due_at < ${at} then 'overdue'
+        when due_at < ${at} + interval '1 hour' then 'lt_1h'
+        when due_at < ${at} + interval '6 hours' then 'h1_6'
+        when due_at < ${at} + interval '24 hours' then 'h6_24'
+        when due_at < ${at} + interval '3 days' then 'd1_3'
+        else 'gt_3d'
+      end as bucket,
+      count(*)::int as count
+    from reminder_jobs
+    where state = 'pending'
+    group by 1, 2
+    order by 1, 2`);
+  return result.rows;
+}
+
+export type OldestPendingRow = {
+  noticeType: string;
+  noticeKey: string;
+  subjectId: string;
+  dueAt: Date;
+  deadlineAt: Date;
+  nearDeadline: number;
+};
+
+/** Per notice type: the pending job due longest ago, and how many due jobs are within `nearMs` of their deadline. */
+export async function findOldestPending(
+  db: DbOrTx,
+  { now, noticeTypes, nearMs }: { now: Date; noticeTypes: string[]; nearMs: number },
+): Promise<OldestPendingRow[]> {
+  const at = sql`${now.toISOString()}::timestamptz`;
+  const result = await db.execute<Omit<OldestPendingRow, 'dueAt' | 'deadlineAt'> & { dueAt: string; deadlineAt: string }>(sql`
+    select t.type as "noticeType", o.notice_key as "noticeKey", o.subject_id as "subjectId",
+      o.due_at as "dueAt", o.deadline_at as "deadlineAt", n.count as "nearDeadline"
+    from unnest(${sql.param(noticeTypes)}::text[]) as t(type)
+    cross join lateral (
+      select notice_key, subject_id, due_at, deadline_at from reminder_jobs
+      where state = 'pending' and notice_type = t.type
+      order by due_at limit 1
+    ) o
+    cross join lateral (
+      select count(*)::int as count from reminder_jobs
+      where state = 'pending' and notice_type = t.type and due_at <= ${at}
+        and deadline_at < ${at} + make_interval(secs => ${nearMs / 1000})
+    ) n
+    order by o.due_at`);
+  return result.rows.map((row) => ({ ...row, dueAt: new Date(row.dueAt), deadlineAt: new Date(row.deadlineAt) }));
+}
+
+export type AttemptSeriesRow = {
+  at: string;
+  p50: number | null;
+  p99: number | null;
+  claims: number;
+  duplicates: number;
+  wouldSuppress: number;
+  retryable: number;
+  permanent: number;
+};
+
+export async function attemptSeries(
+  db: DbOrTx,
+  { from, to, bucketMs, claimOutcomes }: { from: Date; to: Date; bucketMs: number; claimOutcomes: readonly string[] },
+): Promise<AttemptSeriesRow[]> {
+  const result = await db.execute<AttemptSeriesRow>(sql`
+    select to_char(date_bin(make_interval(secs => ${bucketMs / 1000}), started_at, 'epoch'::timestamptz) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.000"Z"') as at,
+      round(percentile_cont(0.5) within group (order by claim_to_commit_ms))::int as p50,
+      round(percentile_cont(0.99) within group (order by claim_to_commit_ms))::int as p99,
+      count(*) filter (where outcome = any(${sql.param([...claimOutcomes])}::text[]))::int as claims,
+      count(*) filter (where outcome = 'suppressed_duplicate')::int as duplicates,
+      count(*) filter (where outcome = 'would_suppress')::int as "wouldSuppress",
+      count(*) filter (where outcome = 'retryable_failure')::int as retryable,
+      count(*) filter (where outcome = 'permanent_failure')::int as permanent
+    from delivery_attempts
+    where started_at >= ${from.toISOString()}::timestamptz and started_at < ${to.toISOString()}::timestamptz
+    group by 1
+    order by 1`);
+  return result.rows;
+}
+
+export type ProviderSeriesRow = { at: string; accepted: number; delivered: number };
+
+export async function providerEventSeries(db: DbOrTx, { from, to, bucketMs }: { from: Date; to: Date; bucketMs: number }): Promise<ProviderSeriesRow[]> {
+  const result = await db.execute<ProviderSeriesRow>(sql`
+    select to_char(date_bin(make_interval(secs => ${bucketMs / 1000}), received_at, 'epoch'::timestamptz) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.000"Z"') as at,
+      count(*) filter (where event_type = 'accepted')::int as accepted,
+      count(*) filter (where event_type = 'delivered')::int as delivered
+    from provider_events
+    where received_at >= ${from.toISOString()}::timestamptz and received_at < ${to.toISOString()}::timestamptz
+    group by 1
+    order by 1`);
+  return result.rows;
+}

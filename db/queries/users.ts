@@ -1,0 +1,83 @@
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../client';
+import { users, type UserRow } from '../schema/auth';
+import type { Role } from '../schema/states';
+
+export type UserSummary = Pick<UserRow, 'id' | 'email' | 'name' | 'role' | 'disabledAt' | 'lockedUntil' | 'failedLogins' | 'createdAt' | 'lastLoginAt'>;
+
+const summaryColumns = {
+  id: users.id,
+  email: users.email,
+  name: users.name,
+  role: users.role,
+  disabledAt: users.disabledAt,
+  lockedUntil: users.lockedUntil,
+  failedLogins: users.failedLogins,
+  createdAt: users.createdAt,
+  lastLoginAt: users.lastLoginAt,
+};
+
+export async function findUserByEmail(db: DbOrTx, { email }: { email: string }): Promise<UserRow | null> {
+  const [row] = await db.select().from(users).where(eq(users.email, email.trim().toLowerCase())).limit(1);
+  return row ?? null;
+}
+
+export async function findUserById(db: DbOrTx, { id }: { id: string }): Promise<UserRow | null> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  return row ?? null;
+}
+
+/** Counts one more failure atomically and returns the new count. */
+export async function recordFailedLogin(db: DbOrTx, { id }: { id: string }): Promise<number> {
+  const [row] = await db
+    .update(users)
+    .set({ failedLogins: sql`${users.failedLogins} + 1` })
+    .where(eq(users.id, id))
+    .returning({ failedLogins: users.failedLogins });
+  return row?.failedLogins ?? 0;
+}
+
+export async function lockUser(db: DbOrTx, { id, until }: { id: string; until: Date }): Promise<void> {
+  await db.update(users).set({ lockedUntil: until }).where(eq(users.id, id));
+}
+
+export async function recordSuccessfulLogin(db: DbOrTx, { id }: { id: string }): Promise<void> {
+  await db.update(users).set({ failedLogins: 0, lockedUntil: null, lastLoginAt: sql`now()` }).where(eq(users.id, id));
+}
+
+export async function createUser(
+  db: DbOrTx,
+  params: { email: string; name: string; role: Role; passwordHash: string | null },
+): Promise<UserSummary | null> {
+  const [row] = await db
+    .insert(users)
+    .values({ email: params.email.trim().toLowerCase(), name: params.name, role: params.role, passwordHash: params.passwordHash })
+    .onConflictDoNothing({ target: users.email })
+    .returning(summaryColumns);
+  return row ?? null;
+}
+
+export async function setUserRole(db: DbOrTx, { id, role }: { id: string; role: Role }): Promise<UserSummary | null> {
+  const [row] = await db.update(users).set({ role }).where(eq(users.id, id)).returning(summaryColumns);
+  return row ?? null;
+}
+
+export async function setUserDisabled(db: DbOrTx, { id, disabled }: { id: string; disabled: boolean }): Promise<UserSummary | null> {
+  const [row] = await db
+    .update(users)
+    .set({ disabledAt: disabled ? sql`coalesce(${users.disabledAt}, now())` : null })
+    .where(eq(users.id, id))
+    .returning(summaryColumns);
+  return row ?? null;
+}
+
+/** Keyset page ordered by email (unique); `after` is the last email of the previous page. */
+export async function listUsers(db: DbOrTx, { after, limit }: { after?: string; limit: number }): Promise<UserSummary[]> {
+  return db
+    .select(summaryColumns)
+    .from(users)
+    .where(after ? and(gt(users.email, after)) : undefined)
+    .orderBy(asc(users.email))
+    .limit(limit);
+}

@@ -1,0 +1,25 @@
+import type { Role } from '@/db/schema/states';
+
+// Module augmentation only merges with interfaces, so this file is the one place they appear.
+/* eslint-disable @typescript-eslint/consistent-type-definitions */
+declare module 'next-auth' {
+  interface Session {
+    user: { id: string; email: string; name: string; role: Role };
+    expires: string;
+  }
+  interface User {
+    id: string;
+    email: string;
+    name: string;
+    role?: Role;
+  }
+}
+
+declare module 'next-auth/jwt' {
+  interface JWT {
+    sub?: string;
+    role?: Role;
+    email?: string;
+    name?: string;
+  }
+}

@@ -1,0 +1,90 @@
+import type { AuthOptions } from 'next-auth';
+import CredentialsProvider from 'next-auth/providers/credentials';
+import { getDb } from '@/db/client';
+import { findUserByEmail, findUserById, recordSuccessfulLogin } from '@/db/queries/users';
+import { config } from '@/lib/config';
+import { authenticate } from './credentials';
+import { isRole } from './roles';
+import { consoleSecret, SESSION_MAX_AGE_S } from './session';
+
+type OidcProfile = { sub: string; email?: string; name?: string; email_verified?: boolean };
+
+/** Present only when OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are all set. */
+function oidcProvider(): AuthOptions['providers'] {
+  const { OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET } = config();
+  if (!OIDC_ISSUER || !OIDC_CLIENT_ID || !OIDC_CLIENT_SECRET) return [];
+  return [
+    {
+      id: 'oidc',
+      name: 'Single sign-on',
+      type: 'oauth',
+      wellKnown: `${OIDC_ISSUER.replace(/\/$/, '')}/.well-known/openid-configuration`,
+      clientId: OIDC_CLIENT_ID,
+      clientSecret: OIDC_CLIENT_SECRET,
+      authorization: { params: { scope: 'openid email profile' } },
+      idToken: true,
+      checks: ['pkce', 'state'],
+      profile: (profile: OidcProfile) => ({ id: profile.sub, email: (profile.email ?? '').toLowerCase(), name: profile.name ?? profile.email ?? profile.sub }),
+    },
+  ];
+}
+
+export function oidcEnabled(): boolean {
+  return oidcProvider().length > 0;
+}
+
+/**
+ * next-auth v4 with JWT sessions. The token carries the user id and role for display;
+ * authorization re-reads the user on every request (lib/auth/session.ts), so a role change
+ * or a disabled account takes effect at once. OIDC never creates accounts: an admin creates
+ * the user first and single sign-on matches on the (verified) email.
+ */
+export function authOptions(): AuthOptions {
+  return {
+    secret: consoleSecret(),
+    session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_S },
+    pages: { signIn: '/signin', error: '/signin' },
+    providers: [
+      CredentialsProvider({
+        id: 'credentials',
+        name: 'Email and password',
+        credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
+        authorize: async (credentials) => {
+          const email = credentials?.email ?? '';
+          const password = credentials?.password ?? '';
+          if (!email || !password || password.length > 1024) return null;
+          const result = await authenticate(getDb(), { email, password });
+          if (result.ok) return result.user;
+          if (result.reason === 'locked') throw new Error('AccountLocked');
+          return null;
+        },
+      }),
+      ...oidcProvider(),
+    ],
+    callbacks: {
+      signIn: async ({ user, account, profile }) => {
+        if (account?.provider !== 'oidc') return true;
+        const verified = (profile as OidcProfile | undefined)?.email_verified !== false;
+        const known = user.email ? await findUserByEmail(getDb(), { email: user.email }) : null;
+        if (!verified || !known || known.disabledAt) return '/signin?error=NoConsoleAccount';
+        await recordSuccessfulLogin(getDb(), { id: known.id });
+        return true;
+      },
+      jwt: async ({ token, user, account }) => {
+        if (!user) return token;
+        if (account?.provider === 'oidc') {
+          const known = await findUserByEmail(getDb(), { email: user.email });
+          if (!known || !isRole(known.role)) return token;
+          return { ...token, sub: known.id, email: known.email, name: known.name, role: known.role };
+        }
+        const known = await findUserById(getDb(), { id: user.id });
+        if (!known || !isRole(known.role)) return token;
+        return { ...token, sub: known.id, email: known.email, name: known.name, role: known.role };
+      },
+      session: async ({ session, token }) => {
+        if (!token.sub || !token.role || !token.email) return session;
+        return { ...session, user: { id: token.sub, email: token.email, name: token.name ?? token.email, role: token.role } };
+      },
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import type { Role } from './roles';
+
+/**
+ * The one place that says which role may do what. Every route handler and page checks it
+ * through lib/auth/guard.ts; proxy.ts only redirects anonymous visitors and never decides.
+ * Roles are cumulative (support < oncall < operator < manager < admin), written out in full
+ * so a reader sees each permission's holders without doing the arithmetic.
+ */
+export const permissions = {
+  'overview.read': ['support', 'oncall', 'operator', 'manager', 'admin'],
+  'lookup.read': ['support', 'oncall', 'operator', 'manager', 'admin'],
+  'quarantine.read': ['support', 'oncall', 'operator', 'manager', 'admin'],
+  'quarantine.resolve': ['oncall', 'operator', 'manager', 'admin'],
+  'replay.read': ['support', 'oncall', 'operator', 'manager', 'admin'],
+  'replay.request': ['operator', 'manager', 'admin'],
+  'replay.approve': ['manager', 'admin'],
+  'reports.read': ['manager', 'admin'],
+  'audit.read': ['support', 'oncall', 'operator', 'manager', 'admin'],
+  'users.manage': ['admin'],
+  'tokens.manage': ['admin'],
+} as const satisfies Record<string, readonly Role[]>;
+
+export type Permission = keyof typeof permissions;
+export const permissionNames = Object.keys(permissions) as Permission[];
+
+export function can(role: Role | null | undefined, permission: Permission): boolean {
+  if (!role) return false;
+  return (permissions[permission] as readonly Role[]).includes(role);
+}
+
+export function permissionsOf(role: Role): Permission[] {
+  return permissionNames.filter((permission) => can(role, permission));
+}

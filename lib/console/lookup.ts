@@ -1,0 +1,177 @@
+import type { DbOrTx } from '@/db/client';
+import { listAuditForTargets } from '@/db/queries/audit';
+import {
+  findEvidence,
+  findNoticeJob,
+  findNoticeLedgerEntry,
+  findNotices,
+  findRecipientSuppression,
+  listNoticeAttempts,
+  listNoticeProviderEvents,
+  type LookupSearch,
+  type NoticeMatch,
+} from '@/db/queries/lookup';
+import { canonicalNotice, correlationFromMessageId, correlationOf, messageIdFor, noticeKey } from '@/lib/ledger/notice-key';
+import { noticeTypes, parseNoticeFact } from '@/lib/ledger/notice-types';
+import { buildTimeline, type TimelineEntry } from './timeline';
+import { explainSuppression } from './words';
+
+export type ClassifiedQuery = { search: LookupSearch[]; describe: string } | { error: string };
+
+/**
+ * What support typed, read generously: a Message-ID becomes its correlation (a key prefix),
+ * an address is an email, hex of 8+ characters is a key prefix (and also tried as an id),
+ * anything else is a customer, account, subscription or provider message id.
+ */
+export function classifyQuery(raw: string): ClassifiedQuery {
+  const text = raw.trim();
+  if (text.length === 0) return { error: 'Type an email, customer or subscription id, notice key or Message-ID.' };
+  if (text.length > 320) return { error: 'That is too long to be an id, email or Message-ID.' };
+  const correlation = correlationFromMessageId(text.toLowerCase());
+  if (correlation) return { search: [{ kind: 'key_prefix', prefix: correlation }], describe: `Message-ID → correlation ${correlation}` };
+  if (/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(text)) return { search: [{ kind: 'email', email: text.toLowerCase() }], describe: `email ${text.toLowerCase()}` };
+  if (/^[0-9a-f]{8,64}$/i.test(text)) {
+    return { search: [{ kind: 'key_prefix', prefix: text.toLowerCase() }, { kind: 'id', id: text }], describe: `notice key starting ${text.toLowerCase()}` };
+  }
+  return { search: [{ kind: 'id', id: text }], describe: `customer, account, subscription or provider id ${text}` };
+}
+
+export type KeyDerivation = {
+  noticeType: string;
+  fields: { name: string; value: string }[];
+  revision: number;
+  canonical: string | null;
+  /** True when the key recomputed with this server's secret equals the stored key. */
+  verified: boolean | null;
+};
+
+export type NoticeView = {
+  noticeKey: string;
+  correlation: string;
+  messageId: string;
+  noticeType: string;
+  label: string;
+  subjectId: string | null;
+  customerId: string | null;
+  recipientEmail: string | null;
+  dueAt: string | null;
+  deadlineAt: string | null;
+  jobState: string | null;
+  ledgerState: string | null;
+  attempts: number;
+  source: string | null;
+  batchId: string | null;
+  sentAt: string | null;
+  providerMessageId: string | null;
+  verdict: string;
+  duplicatesSuppressed: number;
+  derivation: KeyDerivation;
+  timeline: TimelineEntry[];
+};
+
+export type LookupResult = { describe: string; matches: NoticeMatch[]; notices: NoticeView[]; truncated: boolean };
+
+const MAX_MATCHES = 50;
+const MAX_DETAILED = 10;
+
+export async function lookupNotices(
+  db: DbOrTx,
+  { query, secret, messageIdDomain }: { query: string; secret: string; messageIdDomain: string },
+): Promise<LookupResult | { error: string }> {
+  const classified = classifyQuery(query);
+  if ('error' in classified) return classified;
+  const found = new Map<string, NoticeMatch>();
+  for (const search of classified.search) {
+    for (const match of await findNotices(db, { search, limit: MAX_MATCHES + 1 })) found.set(match.noticeKey, match);
+  }
+  const matches = [...found.values()];
+  const notices = await Promise.all(
+    matches.slice(0, MAX_DETAILED).map((match) => loadNoticeView(db, { noticeKey: match.noticeKey, secret, messageIdDomain })),
+  );
+  return {
+    describe: classified.describe,
+    matches: matches.slice(0, MAX_MATCHES),
+    notices: notices.filter((view): view is NoticeView => view !== null),
+    truncated: matches.length > MAX_MATCHES,
+  };
+}
+
+function derive({ type, identity, revision, key, secret }: { type: string; identity: Record<string, string>; revision: number; key: string; secret: string }): KeyDerivation {
+  const fields = Object.entries(identity).map(([name, value]) => ({ name, value: String(value) }));
+  try {
+    const fact = parseNoticeFact({ type, identity, revision });
+    return { noticeType: type, fields, revision, canonical: canonicalNotice(fact), verified: noticeKey(secret, fact) === key };
+  } catch {
+    return { noticeType: type, fields, revision, canonical: null, verified: null };
+  }
+}
+
+export async function loadNoticeView(
+  db: DbOrTx,
+  { noticeKey: key, secret, messageIdDomain }: { noticeKey: string; secret: string; messageIdDomain: string },
+): Promise<NoticeView | null> {
+  const [job, ledger, attempts] = await Promise.all([findNoticeJob(db, { noticeKey: key }), findNoticeLedgerEntry(db, { noticeKey: key }), listNoticeAttempts(db, { noticeKey: key })]);
+  if (!job && !ledger) return null;
+  const [events, suppression, evidence, audit] = await Promise.all([
+    listNoticeProviderEvents(db, { noticeKey: key, providerMessageId: ledger?.providerMessageId ?? null }),
+    job ? findRecipientSuppression(db, { email: job.recipientEmail }) : Promise.resolve(null),
+    job?.evidenceRef ? findEvidence(db, { ref: job.evidenceRef }) : Promise.resolve(null),
+    listAuditForTargets(db, { targetIds: [key, ...(job ? [job.id] : [])] }),
+  ]);
+  const type = job?.noticeType ?? ledger?.noticeType ?? 'unknown';
+  const duplicatesSuppressed = attempts.filter((attempt) => attempt.outcome === 'suppressed_duplicate').length;
+  return {
+    noticeKey: key,
+    correlation: correlationOf(key),
+    messageId: messageIdFor(key, messageIdDomain),
+    noticeType: type,
+    label: type in noticeTypes ? noticeTypes[type as keyof typeof noticeTypes].label : type,
+    subjectId: job?.subjectId ?? null,
+    customerId: job?.customerId ?? null,
+    recipientEmail: job?.recipientEmail ?? null,
+    dueAt: job?.dueAt.toISOString() ?? null,
+    deadlineAt: job?.deadlineAt.toISOString() ?? null,
+    jobState: job?.state ?? null,
+    ledgerState: ledger?.state ?? null,
+    attempts: job?.attempts ?? 0,
+    source: job?.source ?? null,
+    batchId: job?.batchId ?? null,
+    sentAt: ledger?.sentAt?.toISOString() ?? null,
+    providerMessageId: ledger?.providerMessageId ?? null,
+    verdict: verdictOf({ jobState: job?.state ?? null, ledgerState: ledger?.state ?? null, suppressionReason: job?.suppressionReason ?? null, sentAt: ledger?.sentAt ?? null, duplicatesSuppressed }),
+    duplicatesSuppressed,
+    derivation: derive({
+      type,
+      identity: job?.identity ?? ledger?.identity ?? {},
+      revision: job?.revision ?? ledger?.revision ?? 0,
+      key,
+      secret,
+    }),
+    timeline: buildTimeline({ job, ledger, attempts, events, suppression, evidence, audit }),
+  };
+}
+
+/** One sentence answering "did it go out, and why (not)?" from the ledger, the only authority on that. */
+export function verdictOf({
+  jobState,
+  ledgerState,
+  suppressionReason,
+  sentAt,
+  duplicatesSuppressed,
+}: {
+  jobState: string | null;
+  ledgerState: string | null;
+  suppressionReason: string | null;
+  sentAt: Date | null;
+  duplicatesSuppressed: number;
+}): string {
+  const duplicates = duplicatesSuppressed > 0 ? ` ${duplicatesSuppressed} duplicate attempt${duplicatesSuppressed === 1 ? ' was' : 's were'} suppressed, so it went out once.` : '';
+  if (ledgerState === 'sent') return `Sent once${sentAt ? ` at ${sentAt.toISOString().replace('T', ' ').slice(0, 16)} UTC` : ''}.${duplicates}`;
+  if (ledgerState === 'claimed') return 'Being sent, or stuck: a worker claimed it and has not recorded the result. If it is older than the quarantine threshold, on-call resolves it in Quarantine.';
+  if (jobState === 'suppressed' || ledgerState === 'suppressed') return `Not sent: ${explainSuppression(suppressionReason) ?? 'it was suppressed'}.`;
+  if (ledgerState === 'released') return 'Released for resend after a failed or unresolved attempt; it will be sent again with the same one-time code.';
+  if (jobState === 'pending') return 'Not sent yet: waiting for its due time or a retry.';
+  if (jobState === 'failed') return 'Not sent: the provider refused it permanently or it ran out of retries.';
+  if (jobState === 'cancelled') return 'Not sent: the producer cancelled it.';
+  return 'No decision recorded yet.';
+}

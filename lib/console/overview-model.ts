@@ -1,0 +1,133 @@
+/**
+ * The overview's vocabulary and arithmetic, free of SQL and React so it is unit-tested alone:
+ * time ranges, due-time buckets, which attempt outcomes count as what, and when to raise the
+ * banner.
+ */
+
+export const timeRanges = {
+  '1h': { label: 'Last hour', rangeMs: 3_600_000, bucketMs: 5 * 60_000 },
+  '6h': { label: 'Last 6 hours', rangeMs: 6 * 3_600_000, bucketMs: 15 * 60_000 },
+  '24h': { label: 'Last 24 hours', rangeMs: 24 * 3_600_000, bucketMs: 3_600_000 },
+  '7d': { label: 'Last 7 days', rangeMs: 7 * 86_400_000, bucketMs: 6 * 3_600_000 },
+} as const;
+export type TimeRange = keyof typeof timeRanges;
+export const timeRangeNames = Object.keys(timeRanges) as TimeRange[];
+export const DEFAULT_RANGE: TimeRange = '24h';
+
+/** Upper bounds (ms from now) of the pending due-time buckets; `overdue` is due_at < now. */
+export const dueBuckets = [
+  { id: 'overdue', label: 'Overdue', untilMs: 0 },
+  { id: 'lt_1h', label: '< 1 h', untilMs: 3_600_000 },
+  { id: 'h1_6', label: '1–6 h', untilMs: 6 * 3_600_000 },
+  { id: 'h6_24', label: '6–24 h', untilMs: 24 * 3_600_000 },
+  { id: 'd1_3', label: '1–3 d', untilMs: 3 * 86_400_000 },
+  { id: 'gt_3d', label: '> 3 d', untilMs: Number.POSITIVE_INFINITY },
+] as const;
+export type DueBucketId = (typeof dueBuckets)[number]['id'];
+
+export function dueBucketOf(dueAt: Date, now: Date): DueBucketId {
+  const ahead = dueAt.getTime() - now.getTime();
+  if (ahead < 0) return 'overdue';
+  const bucket = dueBuckets.find((candidate) => candidate.id !== 'overdue' && ahead < candidate.untilMs);
+  return bucket?.id ?? 'gt_3d';
+}
+
+/** Attempts in which a ledger claim was written before the send (the row was minted or re-claimed). */
+export const CLAIM_OUTCOMES = ['sent', 'retryable_failure', 'permanent_failure', 'unknown'] as const;
+/** A pending job this close to its deadline raises the banner. */
+export const NEAR_DEADLINE_MS = 3_600_000;
+
+export type SeriesPoint = {
+  at: string;
+  p50: number | null;
+  p99: number | null;
+  claims: number;
+  duplicates: number;
+  wouldSuppress: number;
+  retryable: number;
+  permanent: number;
+  accepted: number;
+  delivered: number;
+};
+
+export function emptyPoint(at: string): SeriesPoint {
+  return { at, p50: null, p99: null, claims: 0, duplicates: 0, wouldSuppress: 0, retryable: 0, permanent: 0, accepted: 0, delivered: 0 };
+}
+
+/** Bucket starts aligned to the epoch, covering [now - range, now]. */
+export function bucketStarts({ now, range }: { now: Date; range: TimeRange }): Date[] {
+  const { rangeMs, bucketMs } = timeRanges[range];
+  const last = Math.floor(now.getTime() / bucketMs) * bucketMs;
+  const first = Math.floor((now.getTime() - rangeMs) / bucketMs) * bucketMs;
+  const starts: Date[] = [];
+  for (let at = first; at <= last; at += bucketMs) starts.push(new Date(at));
+  return starts;
+}
+
+/** Merges sparse rows from SQL into a dense series so charts show gaps as zero, not as missing time. */
+export function densify({ now, range, rows }: { now: Date; range: TimeRange; rows: Partial<SeriesPoint>[] }): SeriesPoint[] {
+  const byTime = new Map<number, Partial<SeriesPoint>>();
+  for (const row of rows) {
+    if (!row.at) continue;
+    const time = new Date(row.at).getTime();
+    byTime.set(time, { ...byTime.get(time), ...row });
+  }
+  return bucketStarts({ now, range }).map((start) => {
+    const found = byTime.get(start.getTime());
+    return { ...emptyPoint(start.toISOString()), ...found, at: start.toISOString() };
+  });
+}
+
+function median(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? null) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+/**
+ * p99 is "rising" when the latest bucket with data is at least twice the median of the
+ * earlier buckets (at least three of them) and above 250 ms: a doubling of the crash window
+ * is worth a look, jitter around a few milliseconds is not.
+ */
+export function p99Rising(series: SeriesPoint[]): boolean {
+  const values = series.map((point) => point.p99).filter((value): value is number => value !== null);
+  if (values.length < 4) return false;
+  const latest = values[values.length - 1] ?? 0;
+  const baseline = median(values.slice(0, -1));
+  return baseline !== null && latest >= 250 && latest >= baseline * 2;
+}
+
+export type Alert = { id: 'quarantine' | 'deadline' | 'p99'; severity: 'critical' | 'warning'; message: string; href: string };
+
+export function deriveAlerts({
+  quarantined,
+  nearDeadline,
+  series,
+}: {
+  quarantined: number;
+  nearDeadline: number;
+  series: SeriesPoint[];
+}): Alert[] {
+  const alerts: Alert[] = [];
+  if (quarantined > 0) {
+    alerts.push({
+      id: 'quarantine',
+      severity: 'critical',
+      message: `${quarantined} claim${quarantined === 1 ? ' is' : 's are'} stuck in quarantine: read the provider evidence and resolve ${quarantined === 1 ? 'it' : 'them'}.`,
+      href: '/quarantine',
+    });
+  }
+  if (nearDeadline > 0) {
+    alerts.push({
+      id: 'deadline',
+      severity: 'warning',
+      message: `${nearDeadline} pending notice${nearDeadline === 1 ? ' is' : 's are'} due and within an hour of the deadline: check the worker is running.`,
+      href: '/',
+    });
+  }
+  if (p99Rising(series)) {
+    alerts.push({ id: 'p99', severity: 'warning', message: 'Claim-to-commit p99 is rising: sends are slowing down and the crash window is widening.', href: '/' });
+  }
+  return alerts;
+}

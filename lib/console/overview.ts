@@ -1,0 +1,66 @@
+import type { DbOrTx } from '@/db/client';
+import { attemptSeries, countPendingByDueBucket, findOldestPending, providerEventSeries } from '@/db/queries/overview';
+import { countQuarantined } from '@/db/queries/quarantine';
+import { noticeTypeNames, noticeTypes } from '@/lib/ledger/notice-types';
+import { CLAIM_OUTCOMES, deriveAlerts, densify, dueBuckets, NEAR_DEADLINE_MS, timeRanges, type Alert, type DueBucketId, type SeriesPoint, type TimeRange } from './overview-model';
+
+export type PendingOverview = {
+  generatedAt: string;
+  rows: { noticeType: string; label: string; counts: Record<DueBucketId, number>; total: number }[];
+  oldest: { noticeType: string; noticeKey: string; subjectId: string; dueAt: string; deadlineAt: string; nearDeadline: number }[];
+};
+
+function labelOf(type: string): string {
+  return type in noticeTypes ? noticeTypes[type as keyof typeof noticeTypes].label : type;
+}
+
+export async function loadPendingOverview(db: DbOrTx, { now }: { now: Date }): Promise<PendingOverview> {
+  const [buckets, oldest] = await Promise.all([
+    countPendingByDueBucket(db, { now }),
+    findOldestPending(db, { now, noticeTypes: noticeTypeNames, nearMs: NEAR_DEADLINE_MS }),
+  ]);
+  const types = [...new Set([...noticeTypeNames, ...buckets.map((row) => row.noticeType)])];
+  const rows = types.map((noticeType) => {
+    const counts = Object.fromEntries(dueBuckets.map((bucket) => [bucket.id, 0])) as Record<DueBucketId, number>;
+    for (const row of buckets) if (row.noticeType === noticeType) counts[row.bucket as DueBucketId] = row.count;
+    return { noticeType, label: labelOf(noticeType), counts, total: Object.values(counts).reduce((sum, count) => sum + count, 0) };
+  });
+  return {
+    generatedAt: now.toISOString(),
+    rows,
+    oldest: oldest.map((row) => ({ ...row, dueAt: row.dueAt.toISOString(), deadlineAt: row.deadlineAt.toISOString() })),
+  };
+}
+
+export type SeriesOverview = { range: TimeRange; bucketMs: number; generatedAt: string; points: SeriesPoint[] };
+
+export async function loadSeriesOverview(db: DbOrTx, { now, range }: { now: Date; range: TimeRange }): Promise<SeriesOverview> {
+  const { rangeMs, bucketMs } = timeRanges[range];
+  const from = new Date(now.getTime() - rangeMs);
+  const [attempts, events] = await Promise.all([
+    attemptSeries(db, { from, to: now, bucketMs, claimOutcomes: CLAIM_OUTCOMES }),
+    providerEventSeries(db, { from, to: now, bucketMs }),
+  ]);
+  return { range, bucketMs, generatedAt: now.toISOString(), points: densify({ now, range, rows: [...attempts, ...events] }) };
+}
+
+export type StatusOverview = { generatedAt: string; quarantined: number; quarantineAfterMs: number; nearDeadline: number; alerts: Alert[] };
+
+export async function loadStatusOverview(
+  db: DbOrTx,
+  { now, range, quarantineAfterMs }: { now: Date; range: TimeRange; quarantineAfterMs: number },
+): Promise<StatusOverview> {
+  const [quarantined, pending, series] = await Promise.all([
+    countQuarantined(db, { quarantineAfterMs }),
+    findOldestPending(db, { now, noticeTypes: noticeTypeNames, nearMs: NEAR_DEADLINE_MS }),
+    loadSeriesOverview(db, { now, range }),
+  ]);
+  const nearDeadline = pending.reduce((sum, row) => sum + row.nearDeadline, 0);
+  return {
+    generatedAt: now.toISOString(),
+    quarantined,
+    quarantineAfterMs,
+    nearDeadline,
+    alerts: deriveAlerts({ quarantined, nearDeadline, series: series.points }),
+  };
+}

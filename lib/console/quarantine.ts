@@ -1,0 +1,61 @@
+import type { Db } from '@/db/client';
+import { insertAuditEntries } from '@/db/queries/audit';
+import { lockQuarantined, resolveJobsForClaims, resolveLedgerClaims, type QuarantineAction, type QuarantineSelection } from '@/db/queries/quarantine';
+
+/** One bulk action touches at most this many claims; a bigger incident is done in several passes. */
+export const MAX_BULK = 5_000;
+
+export const quarantineActionLabels: Record<QuarantineAction, string> = {
+  confirm_sent: 'Confirm sent',
+  release: 'Release for resend',
+  suppress: 'Suppress',
+};
+
+export type ResolveOutcome = { action: QuarantineAction; resolved: string[]; skipped: number };
+
+/**
+ * Resolves quarantined claims in ONE transaction: lock the rows, move the ledger (guarded by
+ * state = 'claimed', so a claim the evidence matcher or another on-call resolved meanwhile is
+ * skipped, not overwritten), move the jobs, and write one audit row per notice with before
+ * and after. Release keeps one_time_code untouched so the resend carries the same code.
+ */
+export async function resolveQuarantine(
+  db: Db,
+  params: { action: QuarantineAction; selection: QuarantineSelection; actor: string; reason: string; quarantineAfterMs: number },
+): Promise<ResolveOutcome> {
+  return db.transaction(async (tx) => {
+    const locked = await lockQuarantined(tx, { quarantineAfterMs: params.quarantineAfterMs, selection: params.selection, limit: MAX_BULK });
+    const keys = locked.map((row) => row.noticeKey);
+    const ledger = await resolveLedgerClaims(tx, { action: params.action, keys, resolution: `operator:${params.action}` });
+    const resolvedKeys = ledger.map((row) => row.noticeKey);
+    const jobs = await resolveJobsForClaims(tx, { action: params.action, keys: resolvedKeys });
+    const ledgerByKey = new Map(ledger.map((row) => [row.noticeKey, row]));
+    const jobByKey = new Map(jobs.map((row) => [row.noticeKey, row]));
+    await insertAuditEntries(tx, {
+      entries: locked
+        .filter((row) => ledgerByKey.has(row.noticeKey))
+        .map((row) => ({
+          actor: params.actor,
+          action: `quarantine.${params.action}`,
+          targetType: 'notice',
+          targetId: row.noticeKey,
+          reason: params.reason,
+          before: {
+            ledgerState: row.state,
+            claimedAt: row.claimedAt,
+            claimedBy: row.claimedBy,
+            providerMessageId: row.providerMessageId,
+            jobState: row.jobState,
+            evidenceProviderMessageId: row.evidenceProviderMessageId,
+          },
+          after: {
+            ledgerState: ledgerByKey.get(row.noticeKey)?.state ?? null,
+            providerMessageId: ledgerByKey.get(row.noticeKey)?.providerMessageId ?? null,
+            jobState: jobByKey.get(row.noticeKey)?.state ?? row.jobState,
+          },
+        })),
+    });
+    const requested = 'keys' in params.selection ? new Set(params.selection.keys).size : keys.length;
+    return { action: params.action, resolved: resolvedKeys, skipped: requested - resolvedKeys.length };
+  });
+}

@@ -1,0 +1,168 @@
+import type { AuditRow } from '@/db/schema/audit';
+import type { EvidenceEntry, NoticeAttempt, NoticeJob, NoticeLedgerEntry, NoticeProviderEvent, RecipientSuppressionEntry } from '@/db/queries/lookup';
+import { explainAttempt, explainSuppression, providerEventText, recipientSuppressionText } from './words';
+
+export type TimelineTone = 'neutral' | 'good' | 'warn' | 'bad';
+
+export type TimelineEntry = {
+  at: string;
+  kind: 'scheduled' | 'attempt' | 'claim' | 'provider' | 'suppression' | 'operator' | 'evidence' | 'ledger';
+  title: string;
+  facts: { label: string; value: string }[];
+  tone: TimelineTone;
+};
+
+const attemptTone: Record<string, TimelineTone> = {
+  sent: 'good',
+  suppressed_duplicate: 'warn',
+  would_suppress: 'warn',
+  suppressed_policy: 'warn',
+  retryable_failure: 'warn',
+  permanent_failure: 'bad',
+  unknown: 'bad',
+};
+
+const eventTone: Record<string, TimelineTone> = { accepted: 'good', delivered: 'good', bounce: 'bad', complaint: 'bad', dropped: 'bad', soft_bounce: 'warn', deferred: 'warn' };
+
+function fact(label: string, value: string | number | null | undefined): { label: string; value: string }[] {
+  return value === null || value === undefined || value === '' ? [] : [{ label, value: String(value) }];
+}
+
+/**
+ * One notice's story in time order, built from the rows each part of the system wrote.
+ * Ties keep their causal order (scheduled, attempt, provider, operator) by a stable sort.
+ */
+export function buildTimeline({
+  job,
+  ledger,
+  attempts,
+  events,
+  suppression,
+  evidence,
+  audit,
+}: {
+  job: NoticeJob | null;
+  ledger: NoticeLedgerEntry | null;
+  attempts: NoticeAttempt[];
+  events: NoticeProviderEvent[];
+  suppression: RecipientSuppressionEntry | null;
+  evidence: EvidenceEntry | null;
+  audit: AuditRow[];
+}): TimelineEntry[] {
+  const entries: TimelineEntry[] = [];
+  if (job) {
+    entries.push({
+      at: job.createdAt.toISOString(),
+      kind: 'scheduled',
+      title: `Scheduled by ${job.source}${job.batchId ? ` (replay batch ${job.batchId})` : ''}`,
+      facts: [
+        ...fact('due', job.dueAt.toISOString()),
+        ...fact('deadline', job.deadlineAt.toISOString()),
+        ...fact('revision', job.revision),
+        ...fact('evidence', job.evidenceRef),
+      ],
+      tone: 'neutral',
+    });
+  }
+  if (evidence) {
+    entries.push({
+      at: evidence.openedAt.toISOString(),
+      kind: 'evidence',
+      title: `Evidence ${evidence.ref} opened (${evidence.kind})`,
+      facts: [...fact('summary', evidence.summary)],
+      tone: 'neutral',
+    });
+    if (evidence.resolvedAt) {
+      entries.push({
+        at: evidence.resolvedAt.toISOString(),
+        kind: 'evidence',
+        title: `Evidence ${evidence.ref} resolved${evidence.resolvedBy ? ` by ${evidence.resolvedBy}` : ''}`,
+        facts: [],
+        tone: 'neutral',
+      });
+    }
+  }
+  for (const attempt of attempts) {
+    entries.push({
+      at: attempt.startedAt.toISOString(),
+      kind: 'attempt',
+      title: explainAttempt(attempt.outcome, attempt.detail),
+      facts: [
+        ...fact('worker', attempt.workerId),
+        ...fact('outcome', attempt.outcome),
+        ...fact('error class', attempt.errorClass),
+        ...fact('correlation', attempt.correlationId),
+        ...fact('queue message', attempt.queueMessageId),
+        ...fact('batch', attempt.batchId),
+        ...fact('claim→commit', attempt.claimToCommitMs === null ? null : `${attempt.claimToCommitMs} ms`),
+        ...(attempt.mode === 'shadow' ? fact('mode', 'shadow') : []),
+      ],
+      tone: attemptTone[attempt.outcome] ?? 'neutral',
+    });
+  }
+  if (ledger) {
+    entries.push({
+      at: ledger.claimedAt.toISOString(),
+      kind: 'claim',
+      title: `Ledger claim ${ledger.source === 'backfill' ? 'backfilled' : 'written'}${ledger.claimedBy ? ` by ${ledger.claimedBy}` : ''}`,
+      facts: [...fact('state now', ledger.state), ...fact('recipient domain', ledger.recipientDomain), ...fact('one-time code', ledger.hasOneTimeCode ? 'stored (kept for resends, never shown)' : null)],
+      tone: ledger.state === 'claimed' ? 'warn' : 'neutral',
+    });
+    if (ledger.sentAt) {
+      entries.push({
+        at: ledger.sentAt.toISOString(),
+        kind: 'ledger',
+        title: 'Ledger recorded the notice as sent',
+        facts: [...fact('provider id', ledger.providerMessageId), ...fact('resolution', ledger.resolution)],
+        tone: 'good',
+      });
+    }
+  }
+  for (const event of events) {
+    entries.push({
+      at: event.occurredAt.toISOString(),
+      kind: 'provider',
+      title: `${providerEventText[event.eventType] ?? event.eventType} (${event.provider})`,
+      facts: [...fact('provider id', event.providerMessageId), ...fact('correlation', event.correlationId), ...fact('bounce type', event.bounceType), ...fact('raw type', event.rawType)],
+      tone: eventTone[event.eventType] ?? 'neutral',
+    });
+  }
+  if (job?.state === 'suppressed') {
+    entries.push({
+      at: job.updatedAt.toISOString(),
+      kind: 'suppression',
+      title: `Not sent: ${explainSuppression(job.suppressionReason) ?? 'suppressed'}`,
+      facts: [...fact('reason code', job.suppressionReason)],
+      tone: 'warn',
+    });
+  }
+  if (suppression) {
+    entries.push({
+      at: suppression.createdAt.toISOString(),
+      kind: 'suppression',
+      title: `Recipient on the suppression list: ${recipientSuppressionText[suppression.reason] ?? suppression.reason}`,
+      facts: [...fact('note', suppression.note)],
+      tone: 'warn',
+    });
+  }
+  for (const row of audit) {
+    entries.push({
+      at: row.at.toISOString(),
+      kind: 'operator',
+      title: `${row.actor}: ${row.action}`,
+      facts: [...fact('reason', row.reason), ...fact('before', row.before ? summarize(row.before) : null), ...fact('after', row.after ? summarize(row.after) : null)],
+      tone: 'neutral',
+    });
+  }
+  return entries
+    .map((entry, index) => ({ entry, index }))
+    .sort((a, b) => a.entry.at.localeCompare(b.entry.at) || a.index - b.index)
+    .map(({ entry }) => entry);
+}
+
+function summarize(state: Record<string, unknown>): string {
+  return Object.entries(state)
+    .filter(([, value]) => value !== null && value !== undefined)
+    .map(([key, value]) => `${key}=${String(value)}`)
+    .join(', ');
+}

@@ -1,0 +1,64 @@
+import type { AttemptOutcome, SuppressionReason } from '@/db/schema/states';
+
+/** What each recorded state means, in words support can read to a customer. */
+export const suppressionReasonText: Record<SuppressionReason, string> = {
+  duplicate: 'it had already been sent (duplicate)',
+  deadline_passed: 'its deadline passed before it could be sent',
+  unsubscribed: 'the recipient had unsubscribed',
+  hard_bounce: "the recipient's address hard-bounced before",
+  complaint: 'the recipient marked an earlier email as spam',
+  evidence_resolved: 'the problem it was about had already been resolved',
+  quiet_hours_past_deadline: "the recipient's quiet hours lasted past the deadline",
+  operator: 'an operator suppressed it',
+};
+
+export const attemptOutcomeText: Record<AttemptOutcome, string> = {
+  sent: 'Sent: the provider accepted the email',
+  deferred: 'Deferred',
+  discarded: 'Wake-up discarded: the notice was already handled',
+  suppressed_duplicate: 'Duplicate suppressed: another attempt already held the claim, so no second email was sent',
+  would_suppress: 'Shadow mode: would have been suppressed as a duplicate (it was sent anyway)',
+  suppressed_policy: 'Suppressed by policy',
+  retryable_failure: 'The provider refused for now; it will be retried',
+  permanent_failure: 'The provider refused permanently',
+  unknown: 'Outcome unknown: the worker lost contact mid-send; the claim is held until someone resolves it',
+};
+
+const deferralText: Record<string, string> = {
+  early: 'the wake-up came before the due time',
+  not_due: 'the wake-up came before the due time',
+  quiet_hours: "the recipient's quiet hours",
+  rate_limited: "the recipient domain's rate limit",
+  rate_limit: "the recipient domain's rate limit",
+};
+
+export function explainSuppression(reason: string | null): string | null {
+  if (!reason) return null;
+  return reason in suppressionReasonText ? suppressionReasonText[reason as SuppressionReason] : reason.replaceAll('_', ' ');
+}
+
+export function explainAttempt(outcome: string, detail: string | null): string {
+  const base = outcome in attemptOutcomeText ? attemptOutcomeText[outcome as AttemptOutcome] : outcome;
+  if (!detail) return base;
+  if (outcome === 'deferred') return `Deferred because of ${deferralText[detail] ?? detail.replaceAll('_', ' ')}`;
+  if (outcome === 'suppressed_policy') return `Suppressed because ${explainSuppression(detail) ?? detail}`;
+  return `${base} (${detail.replaceAll('_', ' ')})`;
+}
+
+export const providerEventText: Record<string, string> = {
+  accepted: 'Provider accepted the message',
+  delivered: "Delivered to the recipient's mail server",
+  deferred: 'Provider is retrying delivery',
+  bounce: 'Bounced (permanent)',
+  soft_bounce: 'Bounced (temporary)',
+  complaint: 'Recipient marked it as spam',
+  dropped: 'Provider dropped the message',
+  other: 'Other provider event',
+};
+
+export const recipientSuppressionText: Record<string, string> = {
+  hard_bounce: 'an earlier email to this address hard-bounced',
+  complaint: 'the recipient complained about an earlier email',
+  unsubscribed: 'the recipient unsubscribed',
+  manual: 'someone added the address to the suppression list by hand',
+};
