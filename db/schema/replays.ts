@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { inList, replayStates } from './states';
 
 export type ReplayFilter = {
@@ -16,6 +16,9 @@ export type DryRunCounts = {
   newKeys: number;
   existing: Record<string, number>;
 };
+
+/** One CSV row the upload validation refused, kept so the requester can download the list. */
+export type UploadRejection = { line: number; reason: string; raw: string };
 
 /** A replay request: requested by an operator, approved by a different manager, then run. */
 export const replays = pgTable(
@@ -39,6 +42,8 @@ export const replays = pgTable(
     decidedAt: timestamp('decided_at', { withTimezone: true }),
     startedAt: timestamp('started_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
+    /** Rows of an uploaded CSV that failed validation (capped); the accepted rows are in replay_items. */
+    uploadRejections: jsonb('upload_rejections').$type<UploadRejection[]>(),
   },
   (table) => [
     check('replays_state_check', sql.raw(`state in (${inList(replayStates)})`)),
@@ -48,3 +53,39 @@ export const replays = pgTable(
 );
 
 export type ReplayRow = typeof replays.$inferSelect;
+
+/**
+ * The jobs one replay publishes, one row per notice key: uploaded rows (with the fact and
+ * recipient, scheduled as a producer would when the run reaches them) or, for a filter
+ * replay, the matching jobs materialised when the run starts. `published_at` makes the run
+ * resumable and publishes each job at most once per replay.
+ */
+export const replayItems = pgTable(
+  'replay_items',
+  {
+    replayId: uuid('replay_id')
+      .notNull()
+      .references(() => replays.id, { onDelete: 'cascade' }),
+    noticeKey: text('notice_key').notNull(),
+    line: integer('line'),
+    jobId: uuid('job_id'),
+    noticeType: text('notice_type'),
+    identity: jsonb('identity').$type<Record<string, string>>(),
+    revision: integer('revision'),
+    recipientEmail: text('recipient_email'),
+    recipientTimeZone: text('recipient_time_zone'),
+    customerId: text('customer_id'),
+    dueAt: timestamp('due_at', { withTimezone: true }),
+    deadlineAt: timestamp('deadline_at', { withTimezone: true }),
+    evidenceRef: text('evidence_ref'),
+    payload: jsonb('payload').$type<Record<string, unknown>>(),
+    publishedAt: timestamp('published_at', { withTimezone: true }),
+  },
+  (table) => [
+    primaryKey({ name: 'replay_items_pkey', columns: [table.replayId, table.noticeKey] }),
+    // The runner's next batch: unpublished items of one replay, in key order.
+    index('replay_items_unpublished_idx').on(table.replayId, table.noticeKey).where(sql`published_at is null`),
+  ],
+);
+
+export type ReplayItemRow = typeof replayItems.$inferSelect;
