@@ -1,0 +1,266 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { listAttemptsForJob } from '../../db/queries/attempts';
+import { getLedgerRow, insertBackfilledSent, listQuarantined, releaseStuckClaimForResend } from '../../db/queries/ledger';
+import { evidence, noticeLedger, recipientSuppressions } from '../../db/schema';
+import { insertTestJob, readJob } from '../../test/fixtures/jobs';
+import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { createLogger } from '../log';
+import { correlationOf } from '../ledger/notice-key';
+import { startSmtpSink, type SmtpSink } from '../mail/sink';
+import { createMailTransport } from '../mail/transport';
+import { duplicatesSuppressed, wouldSuppress } from '../metrics/registry';
+import type { Delivery, HandlerResult } from '../queue/types';
+import { createWakeupHandler, DeliveryAbortedError, type SendPathSettings } from './handle-wakeup';
+import { createDomainRateLimiter, type DomainRateLimiter } from './rate-limit';
+
+let t: TestDatabase;
+let sink: SmtpSink;
+let limiter: DomainRateLimiter;
+let clockOffsetMs = 0;
+const now = () => new Date(Date.now() + clockOffsetMs);
+
+const settings: SendPathSettings = {
+  mode: 'enforce',
+  quietHours: null,
+  retryBaseMs: 1_000,
+  retryCapMs: 10_000,
+  maxAttempts: 3,
+  secret: process.env.NOTICE_KEY_SECRET ?? '',
+  cancelBaseUrl: 'https://notices.test',
+  maxTokenWaitMs: 1_000,
+};
+
+function handlerFor(overrides: Partial<SendPathSettings> = {}, workerId = 'test-worker') {
+  const mail = createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'Notices <n@notices.test>', messageIdDomain: 'notices.test' });
+  return createWakeupHandler({ db: t.db, mail, rateLimiter: limiter, settings: { ...settings, ...overrides }, workerId, logger: createLogger('test', 'silent'), now });
+}
+
+let deliveries = 0;
+function delivery(jobId: string, signal: AbortSignal = new AbortController().signal): Delivery {
+  deliveries += 1;
+  return { wakeup: { jobId }, messageId: `msg-${deliveries}`, signal };
+}
+
+function codeIn(raw: string): string | null {
+  return /confirmation code: ([A-Z2-9]{10})/.exec(raw)?.[1] ?? null;
+}
+
+async function metricValue(counter: typeof duplicatesSuppressed | typeof wouldSuppress, labels: Record<string, string>): Promise<number> {
+  const data = await counter.get();
+  return data.values.filter((value) => Object.entries(labels).every(([name, wanted]) => (value.labels as Record<string, unknown>)[name] === wanted)).reduce((sum, value) => sum + value.value, 0);
+}
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  sink = await startSmtpSink();
+  limiter = await createDomainRateLimiter({ pool: t.pool, pointsPerSecond: 1_000 });
+});
+
+afterAll(async () => {
+  await sink?.stop();
+  await t?.drop();
+});
+
+beforeEach(() => {
+  clockOffsetMs = 0;
+  sink.setFault({ kind: 'none' });
+});
+
+describe('send path against PostgreSQL and a real SMTP peer', () => {
+  it('claims, sends with our Message-ID and correlation, commits, and discards a redelivery', async () => {
+    const job = await insertTestJob(t.db);
+    const handle = handlerFor();
+    expect(await handle(delivery(job.id))).toEqual({ ack: true });
+
+    const corr = correlationOf(job.noticeKey);
+    expect(sink.countByCorrelation(corr)).toBe(1);
+    const [message] = sink.messages().filter((m) => m.correlation === corr);
+    expect(message?.messageId).toBe(`<${corr}@notices.test>`);
+    expect(message?.headers['x-notice-correlation']).toBe(corr);
+
+    const ledger = await getLedgerRow(t.db, { noticeKey: job.noticeKey });
+    expect(ledger).toMatchObject({ state: 'sent', source: 'worker', providerMessageId: message?.queueId, recipientDomain: 'example.test' });
+    expect(ledger?.oneTimeCode).toBe(codeIn(message?.raw ?? ''));
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'sent', attempts: 1 });
+
+    expect(await handle(delivery(job.id))).toEqual({ ack: true });
+    expect(sink.countByCorrelation(corr)).toBe(1);
+    const attempts = await listAttemptsForJob(t.db, { jobId: job.id });
+    expect(attempts.map((a) => a.outcome)).toEqual(['sent', 'discarded']);
+    expect(attempts[0]?.claimToCommitMs).toEqual(expect.any(Number));
+    expect(attempts[0]?.correlationId).toBe(corr);
+  });
+
+  it('defers an early wake-up to due_at without spending an attempt', async () => {
+    const dueAt = new Date(Date.now() + 3_600_000);
+    const job = await insertTestJob(t.db, { dueAt });
+    expect(await handlerFor()(delivery(job.id))).toEqual({ ack: true, wakeAt: dueAt });
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toBeNull();
+    expect((await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => [a.outcome, a.detail])).toEqual([['deferred', 'early']]);
+  });
+
+  it('suppresses by policy without claiming: unsubscribed recipient, resolved evidence, passed deadline', async () => {
+    const unsubscribed = await insertTestJob(t.db, { recipientEmail: 'Gone@Example.test' });
+    await t.db.insert(recipientSuppressions).values({ email: 'gone@example.test', reason: 'unsubscribed' });
+    await t.db.insert(evidence).values({ ref: 'exc-1', kind: 'reconciliation_exception', state: 'resolved' });
+    const resolved = await insertTestJob(t.db, { evidenceRef: 'exc-1' });
+    const late = await insertTestJob(t.db, { dueAt: new Date(Date.now() - 7_200_000), deadlineAt: new Date(Date.now() - 60_000) });
+    const handle = handlerFor();
+    for (const job of [unsubscribed, resolved, late]) expect(await handle(delivery(job.id))).toEqual({ ack: true });
+
+    expect(await readJob(t.db, unsubscribed.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'unsubscribed' });
+    expect(await readJob(t.db, resolved.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'evidence_resolved' });
+    expect(await readJob(t.db, late.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'deadline_passed' });
+    for (const job of [unsubscribed, resolved, late]) {
+      expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toBeNull();
+      expect(sink.countByCorrelation(correlationOf(job.noticeKey))).toBe(0);
+    }
+  });
+
+  it('defers into the end of quiet hours, or suppresses when they outlast the deadline', async () => {
+    const job = await insertTestJob(t.db);
+    const tight = await insertTestJob(t.db, { deadlineAt: new Date(Date.now() + 60_000) });
+    // A window covering "now" in UTC, ending ~2 h from now.
+    const nowUtc = new Date();
+    const quietHours = { startMinute: ((nowUtc.getUTCHours() + 23) % 24) * 60, endMinute: ((nowUtc.getUTCHours() + 2) % 24) * 60 };
+    const handle = handlerFor({ quietHours });
+    const result = await handle(delivery(job.id));
+    expect(result).toMatchObject({ ack: true, wakeAt: expect.any(Date) });
+    expect((await readJob(t.db, job.id)).state).toBe('pending');
+    expect(await handle(delivery(tight.id))).toEqual({ ack: true });
+    expect(await readJob(t.db, tight.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'quiet_hours_past_deadline' });
+  });
+
+  it('releases the claim on 451 and retries with backoff, then fails on 550 with no claim left', async () => {
+    const job = await insertTestJob(t.db);
+    const corr = correlationOf(job.noticeKey);
+    const handle = handlerFor();
+    sink.setFault({ kind: 'reject', code: 451, times: 1 });
+    const first: HandlerResult = await handle(delivery(job.id));
+    expect(first).toMatchObject({ ack: true, wakeAt: expect.any(Date) });
+    const afterFirst = await readJob(t.db, job.id);
+    expect(afterFirst).toMatchObject({ state: 'pending', attempts: 1, lastErrorClass: 'smtp_451' });
+    const delay = afterFirst.nextAttemptAt.getTime() - Date.now();
+    expect(delay).toBeGreaterThan(400);
+    expect(delay).toBeLessThanOrEqual(1_000);
+    expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toMatchObject({ state: 'released', claimToken: null });
+
+    // Before the backoff is over, a duplicate wake-up only defers.
+    expect(await handle(delivery(job.id))).toMatchObject({ ack: true, wakeAt: afterFirst.nextAttemptAt });
+
+    clockOffsetMs = 2_000;
+    sink.setFault({ kind: 'reject', code: 550, times: 1 });
+    expect(await handle(delivery(job.id))).toEqual({ ack: true });
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'failed', attempts: 2, lastErrorClass: 'smtp_550' });
+    expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toMatchObject({ state: 'released' });
+    expect(sink.countByCorrelation(corr)).toBe(0);
+    expect(sink.rejections().filter((r) => r.correlation === corr).map((r) => r.code)).toEqual([451, 550]);
+    expect((await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => a.outcome)).toEqual(['retryable_failure', 'deferred', 'permanent_failure']);
+  });
+
+  it('gives up after MAX_ATTEMPTS temporary rejections', async () => {
+    const job = await insertTestJob(t.db);
+    const handle = handlerFor({ maxAttempts: 2 });
+    sink.setFault({ kind: 'reject', code: 451 });
+    await handle(delivery(job.id));
+    clockOffsetMs = 5_000;
+    expect(await handle(delivery(job.id))).toEqual({ ack: true });
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'failed', attempts: 2 });
+  });
+
+  it('never lets a temporary rejection bypass a permanent suppression that arrives meanwhile', async () => {
+    const job = await insertTestJob(t.db, { recipientEmail: 'bouncy@example.test' });
+    const handle = handlerFor();
+    sink.setFault({ kind: 'reject', code: 451, times: 1 });
+    await handle(delivery(job.id));
+    await t.db.insert(recipientSuppressions).values({ email: 'bouncy@example.test', reason: 'hard_bounce' });
+    clockOffsetMs = 5_000;
+    expect(await handle(delivery(job.id))).toEqual({ ack: true });
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'hard_bounce' });
+    expect(sink.countByCorrelation(correlationOf(job.noticeKey))).toBe(0);
+    expect((await getLedgerRow(t.db, { noticeKey: job.noticeKey }))?.state).toBe('released');
+  });
+
+  it('lets exactly one of two concurrent deliveries send while the first send is slow', async () => {
+    const job = await insertTestJob(t.db);
+    const corr = correlationOf(job.noticeKey);
+    sink.setFault({ kind: 'stall', times: 1 });
+    const first = handlerFor({}, 'worker-a')(delivery(job.id));
+    await sink.waitFor(() => sink.stalled().some((m) => m.correlation === corr));
+    const before = await metricValue(duplicatesSuppressed, { reason: 'ledger_claimed' });
+    expect(await handlerFor({}, 'worker-b')(delivery(job.id))).toEqual({ ack: true });
+    expect(await metricValue(duplicatesSuppressed, { reason: 'ledger_claimed' })).toBe(before + 1);
+    sink.releaseStalled();
+    expect(await first).toEqual({ ack: true });
+    expect(sink.countByCorrelation(corr)).toBe(1);
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'sent' });
+    const attempts = await listAttemptsForJob(t.db, { jobId: job.id });
+    expect(attempts.map((a) => [a.workerId, a.outcome])).toEqual([
+      ['worker-b', 'suppressed_duplicate'],
+      ['worker-a', 'sent'],
+    ]);
+  });
+
+  it('leaves an unknown outcome claimed, visible in quarantine, and a resend reuses the first code', async () => {
+    const job = await insertTestJob(t.db);
+    const corr = correlationOf(job.noticeKey);
+    sink.setFault({ kind: 'drop-after-data', times: 1 });
+    const handle = handlerFor();
+    expect(await handle(delivery(job.id))).toEqual({ ack: true });
+    const stuck = await getLedgerRow(t.db, { noticeKey: job.noticeKey });
+    expect(stuck).toMatchObject({ state: 'claimed' });
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'claimed', attempts: 1, lastErrorClass: 'connection_lost' });
+    expect((await listQuarantined(t.db, { olderThanMs: 0 })).map((q) => q.noticeKey)).toContain(job.noticeKey);
+    expect((await listQuarantined(t.db, { olderThanMs: 3_600_000 })).map((q) => q.noticeKey)).not.toContain(job.noticeKey);
+
+    // Redelivery does not release or resend it.
+    expect(await handle(delivery(job.id))).toEqual({ ack: true });
+    expect(sink.countByCorrelation(corr)).toBe(1);
+
+    expect(await releaseStuckClaimForResend(t.db, { noticeKey: job.noticeKey, resolution: 'no provider trace; resend' })).toBe(true);
+    expect(await handle(delivery(job.id))).toEqual({ ack: true });
+    const messages = sink.messages().filter((m) => m.correlation === corr);
+    expect(messages.map((m) => m.outcome)).toEqual(['dropped-after-data', 'accepted']);
+    const [firstCode, secondCode] = messages.map((m) => codeIn(m.raw));
+    expect(firstCode).toMatch(/^[A-Z2-9]{10}$/);
+    expect(secondCode).toBe(firstCode);
+    expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toMatchObject({ state: 'sent', oneTimeCode: firstCode });
+  });
+
+  it('does not claim when the delivery was aborted before the claim', async () => {
+    const job = await insertTestJob(t.db);
+    const controller = new AbortController();
+    controller.abort();
+    await expect(handlerFor()(delivery(job.id, controller.signal))).rejects.toBeInstanceOf(DeliveryAbortedError);
+    expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toBeNull();
+    expect((await readJob(t.db, job.id)).state).toBe('pending');
+  });
+
+  it('shadow mode sends a notice the ledger already has and counts it; enforce suppresses it', async () => {
+    const shadowJob = await insertTestJob(t.db);
+    const enforceJob = await insertTestJob(t.db);
+    for (const job of [shadowJob, enforceJob]) {
+      await insertBackfilledSent(t.db, {
+        rows: [{ noticeKey: job.noticeKey, noticeType: job.noticeType, identity: job.identity, revision: 0, jobId: job.id, sentAt: new Date(), providerMessageId: null, recipientDomain: null }],
+      });
+    }
+    const before = await metricValue(wouldSuppress, { notice_type: 'renewal_notice_t72' });
+    expect(await handlerFor({ mode: 'shadow' })(delivery(shadowJob.id))).toEqual({ ack: true });
+    expect(await metricValue(wouldSuppress, { notice_type: 'renewal_notice_t72' })).toBe(before + 1);
+    expect(sink.countByCorrelation(correlationOf(shadowJob.noticeKey))).toBe(1);
+    expect(await readJob(t.db, shadowJob.id)).toMatchObject({ state: 'sent' });
+    expect((await listAttemptsForJob(t.db, { jobId: shadowJob.id })).map((a) => [a.outcome, a.mode])).toEqual([
+      ['would_suppress', 'shadow'],
+      ['sent', 'shadow'],
+    ]);
+    // The backfilled row is untouched: shadow traffic never takes over someone else's claim.
+    const [row] = await t.db.select().from(noticeLedger).where(eq(noticeLedger.noticeKey, shadowJob.noticeKey));
+    expect(row?.source).toBe('backfill');
+
+    expect(await handlerFor({ mode: 'enforce' })(delivery(enforceJob.id))).toEqual({ ack: true });
+    expect(sink.countByCorrelation(correlationOf(enforceJob.noticeKey))).toBe(0);
+    expect(await readJob(t.db, enforceJob.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'duplicate' });
+  });
+});
