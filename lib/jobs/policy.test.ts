@@ -5,7 +5,7 @@ import { parseQuietHours } from './quiet-hours';
 const now = new Date('2026-03-10T12:00:00Z');
 const hour = 3_600_000;
 
-function facts(overrides: Partial<PolicyFacts> & { job?: Partial<PolicyFacts['job']> } = {}): PolicyFacts {
+function facts(overrides: Partial<Omit<PolicyFacts, 'job'>> & { job?: Partial<PolicyFacts['job']> } = {}): PolicyFacts {
   return {
     now,
     recipientSuppression: null,
