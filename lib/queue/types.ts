@@ -1,3 +1,5 @@
+import type { DbOrTx } from '../../db/client';
+
 /**
  * The queue only wakes work up; `reminder_jobs` is the truth. Every adapter delivers
  * at-least-once: a handler may see the same wake-up twice, early, or after another worker
@@ -40,4 +42,16 @@ export type QueueAdapter = {
   consume(handler: WakeupHandler, options: ConsumeOptions): Promise<void>;
   /** Stops taking new deliveries, waits for in-flight handlers, closes connections. */
   stop(): Promise<void>;
+  /**
+   * Present when the queue lives in the database (pg-boss): publishes inside the caller's
+   * transaction, so a job row and its wake-up commit or roll back together.
+   */
+  publishInTransaction?(tx: DbOrTx, wakeup: Wakeup, at?: Date): Promise<string | null>;
+  /** Present when the adapter can see its own backlog: the jobs among these that still have a live wake-up. */
+  liveWakeupJobIds?(jobIds: readonly string[]): Promise<Set<string>>;
+  /**
+   * False when `publish(…, future)` records nothing (RabbitMQ): the job row's next_attempt_at
+   * holds the delay and a dispatcher publishes the wake-up once it is due.
+   */
+  readonly durableDelays: boolean;
 };

@@ -1,0 +1,124 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../client';
+import { reminderJobs, type JobRow } from '../schema/jobs';
+
+export type NewJob = {
+  noticeKey: string;
+  noticeType: string;
+  identity: Record<string, string>;
+  revision: number;
+  subjectId: string;
+  customerId: string | null;
+  recipientEmail: string;
+  recipientTimeZone: string;
+  dueAt: Date;
+  deadlineAt: Date;
+  evidenceRef: string | null;
+  source: string;
+  batchId: string | null;
+  payload: Record<string, unknown>;
+  /** Set when the wake-up is published in the same transaction (pg-boss). */
+  wakeupPublishedAt: Date | null;
+};
+
+/** Inserts unless the notice key already has a job; `created` says which happened. */
+export async function insertJobUnlessExists(db: DbOrTx, job: NewJob): Promise<{ job: JobRow; created: boolean }> {
+  const [inserted] = await db
+    .insert(reminderJobs)
+    .values({ ...job, state: 'pending', nextAttemptAt: job.dueAt })
+    .onConflictDoNothing({ target: reminderJobs.noticeKey })
+    .returning();
+  if (inserted) return { job: inserted, created: true };
+  const existing = await findJobByNoticeKey(db, { noticeKey: job.noticeKey });
+  if (!existing) throw new Error('notice key conflicted but no job found');
+  return { job: existing, created: false };
+}
+
+export async function findJobByNoticeKey(db: DbOrTx, { noticeKey }: { noticeKey: string }): Promise<JobRow | null> {
+  const [row] = await db.select().from(reminderJobs).where(eq(reminderJobs.noticeKey, noticeKey)).limit(1);
+  return row ?? null;
+}
+
+export async function findSchedulingJobById(db: DbOrTx, { id }: { id: string }): Promise<JobRow | null> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  const [row] = await db.select().from(reminderJobs).where(eq(reminderJobs.id, id)).limit(1);
+  return row ?? null;
+}
+
+export async function lockJobById(db: DbOrTx, { id }: { id: string }): Promise<JobRow | null> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  const [row] = await db.select().from(reminderJobs).where(eq(reminderJobs.id, id)).for('update').limit(1);
+  return row ?? null;
+}
+
+/** Cancels a pending job; null when it is not pending (any more). */
+export async function cancelPendingJob(db: DbOrTx, { id, now }: { id: string; now: Date }): Promise<JobRow | null> {
+  const [row] = await db
+    .update(reminderJobs)
+    .set({ state: 'cancelled', updatedAt: now })
+    .where(and(eq(reminderJobs.id, id), eq(reminderJobs.state, 'pending')))
+    .returning();
+  return row ?? null;
+}
+
+/** Pending reminders about this evidence become suppressed before any send. */
+export async function suppressPendingJobsForEvidence(db: DbOrTx, { evidenceRef, now }: { evidenceRef: string; now: Date }): Promise<string[]> {
+  const rows = await db
+    .update(reminderJobs)
+    .set({ state: 'suppressed', suppressionReason: 'evidence_resolved', updatedAt: now })
+    .where(and(eq(reminderJobs.evidenceRef, evidenceRef), eq(reminderJobs.state, 'pending')))
+    .returning({ id: reminderJobs.id });
+  return rows.map((row) => row.id);
+}
+
+export async function markWakeupPublished(db: DbOrTx, { id, at }: { id: string; at: Date }): Promise<void> {
+  await db.update(reminderJobs).set({ wakeupPublishedAt: at }).where(eq(reminderJobs.id, id));
+}
+
+export type WakeupTarget = { id: string; batchId: string | null };
+
+/**
+ * Pending, due jobs whose last wake-up is older than `staleBefore` and whose due time is too:
+ * a live wake-up would have been handled within the visibility window. Marks them published
+ * at `now` and returns them; `skip locked` lets every worker sweep at once without waiting.
+ */
+export async function takeStaleWakeups(db: DbOrTx, { now, staleBefore, limit }: { now: Date; staleBefore: Date; limit: number }): Promise<WakeupTarget[]> {
+  const result = await db.execute<{ id: string; batch_id: string | null }>(sql`
+    update reminder_jobs set wakeup_published_at = ${now}
+    where id in (
+      select id from reminder_jobs
+      where state = 'pending'
+        and next_attempt_at <= ${staleBefore}
+        and (wakeup_published_at is null or wakeup_published_at <= ${staleBefore})
+      order by next_attempt_at
+      limit ${limit}
+      for update skip locked
+    )
+    returning id, batch_id`);
+  return result.rows.map((row) => ({ id: row.id, batchId: row.batch_id }));
+}
+
+/**
+ * For brokers without durable delays (RabbitMQ): pending jobs that are due now and have not
+ * been woken since they became due.
+ */
+export async function takeDueUndispatched(db: DbOrTx, { now, limit }: { now: Date; limit: number }): Promise<WakeupTarget[]> {
+  const result = await db.execute<{ id: string; batch_id: string | null }>(sql`
+    update reminder_jobs set wakeup_published_at = ${now}
+    where id in (
+      select id from reminder_jobs
+      where state = 'pending'
+        and next_attempt_at <= ${now}
+        and (wakeup_published_at is null or wakeup_published_at < next_attempt_at)
+      order by next_attempt_at
+      limit ${limit}
+      for update skip locked
+    )
+    returning id, batch_id`);
+  return result.rows.map((row) => ({ id: row.id, batchId: row.batch_id }));
+}
+
+/** Moves a pending job's next wake-up (test fixtures and deferrals outside the send path). */
+export async function setNextAttemptAt(db: DbOrTx, { id, at }: { id: string; at: Date }): Promise<void> {
+  await db.update(reminderJobs).set({ nextAttemptAt: at }).where(and(eq(reminderJobs.id, id), eq(reminderJobs.state, 'pending')));
+}

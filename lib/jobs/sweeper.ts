@@ -1,0 +1,106 @@
+import type { Db, Tx } from '../../db/client';
+import { takeDueUndispatched, takeStaleWakeups, type WakeupTarget } from '../../db/queries/scheduling';
+import { createLogger, type Logger } from '../log';
+import type { QueueAdapter, Wakeup } from '../queue/types';
+
+/**
+ * The queue may lose a wake-up (publish failed after commit, broker lost a message, queue
+ * purged). The job row is the obligation, so a pending job that is due and has not been
+ * woken within the visibility window gets a fresh wake-up. A duplicate is harmless: the send
+ * path is idempotent on the notice key.
+ */
+
+export type SweepParams = {
+  db: Db;
+  queue: QueueAdapter;
+  now: Date;
+  /** A wake-up younger than this may still be in flight; default: twice the visibility window. */
+  graceMs: number;
+  limit?: number;
+};
+
+function toWakeup(target: WakeupTarget): Wakeup {
+  return target.batchId ? { jobId: target.id, batchId: target.batchId } : { jobId: target.id };
+}
+
+async function publishTargets(params: { tx: Tx; queue: QueueAdapter; targets: WakeupTarget[] }): Promise<number> {
+  const { tx, queue, targets } = params;
+  let live = new Set<string>();
+  if (queue.liveWakeupJobIds) live = await queue.liveWakeupJobIds(targets.map((target) => target.id));
+  let published = 0;
+  for (const target of targets) {
+    if (live.has(target.id)) continue;
+    if (queue.publishInTransaction) await queue.publishInTransaction(tx, toWakeup(target));
+    else await queue.publish(toWakeup(target));
+    published += 1;
+  }
+  return published;
+}
+
+/** One pass: re-publishes wake-ups for stale due jobs. Safe on every worker at once (skip locked). */
+export async function sweepOnce({ db, queue, now, graceMs, limit = 500 }: SweepParams): Promise<{ found: number; republished: number }> {
+  return db.transaction(async (tx) => {
+    const targets = await takeStaleWakeups(tx, { now, staleBefore: new Date(now.getTime() - graceMs), limit });
+    if (targets.length === 0) return { found: 0, republished: 0 };
+    // Publishing inside the transaction: if the broker refuses, the marks roll back and the
+    // next pass tries again.
+    const republished = await publishTargets({ tx, queue, targets });
+    return { found: targets.length, republished };
+  });
+}
+
+/** For brokers without durable delays: wakes jobs that have become due since their last wake-up. */
+export async function dispatchDueOnce({ db, queue, now, limit = 500 }: Omit<SweepParams, 'graceMs'>): Promise<number> {
+  return db.transaction(async (tx) => {
+    const targets = await takeDueUndispatched(tx, { now, limit });
+    for (const target of targets) await queue.publish(toWakeup(target));
+    return targets.length;
+  });
+}
+
+export type SweeperHandle = { stop: () => Promise<void> };
+
+/**
+ * Runs `sweepOnce` every `every` ms until stopped. `clock` is injectable for tests.
+ * worker/main.ts: `const sweeper = startSweeper({ db, queue, every: config().SWEEP_EVERY, graceMs: 2 * config().VISIBILITY_TIMEOUT })`
+ * and `await sweeper.stop()` on shutdown.
+ */
+export function startSweeper(params: {
+  db: Db;
+  queue: QueueAdapter;
+  every: number;
+  graceMs: number;
+  clock?: () => Date;
+  logger?: Logger;
+}): SweeperHandle {
+  const log = params.logger ?? createLogger('sweeper');
+  const clock = params.clock ?? (() => new Date());
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  let busy = false;
+  const tick = () => {
+    if (busy) return;
+    busy = true;
+    running = (async () => {
+      try {
+        const result = await sweepOnce({ db: params.db, queue: params.queue, now: clock(), graceMs: params.graceMs });
+        if (result.found > 0) log.info(result, 'sweeper re-published lost wake-ups');
+      } catch (error) {
+        log.warn({ err: error instanceof Error ? error.message : String(error) }, 'sweep failed');
+      } finally {
+        busy = false;
+      }
+    })();
+  };
+  const timer = setInterval(() => {
+    if (!stopped) tick();
+  }, params.every);
+  tick();
+  return {
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { defineQueueContract } from './contract';
+import { createPgBossQueue, type PgBossQueue } from './pgboss';
+import { createTestAdapter } from './testing/adapters';
+
+/** pg-boss 10's deleteQueue refuses while job rows reference the queue (ON DELETE RESTRICT). */
+async function deletePgBossQueue(t: TestDatabase, queueName: string): Promise<void> {
+  await t.pool.query('delete from pgboss.job where name = $1', [queueName]);
+  await t.pool.query('select pgboss.delete_queue($1)', [queueName]);
+}
+
+defineQueueContract({
+  backend: 'pgboss',
+  create: ({ t, queueName, visibilityTimeoutMs }) =>
+    createTestAdapter({ backend: 'pgboss', db: t.db, databaseUrl: t.url, queueName, visibilityTimeoutMs }),
+  childEnv: () => ({}),
+  deleteQueue: ({ t, queueName }) => deletePgBossQueue(t, queueName),
+});
+
+describe('pg-boss adapter specifics', () => {
+  let t: TestDatabase;
+  let queue: PgBossQueue;
+  const queueName = `pgboss-specific-${randomBytes(4).toString('hex')}`;
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    queue = createPgBossQueue({ url: t.url, queueName, visibilityTimeoutMs: 2_000, retryDelaySeconds: 0, pollingIntervalMs: 100 });
+    await queue.start();
+  });
+
+  afterAll(async () => {
+    await queue.stop();
+    await deletePgBossQueue(t, queueName);
+    await t.drop();
+  });
+
+  it('publishes inside a transaction: rolled back means no wake-up, committed means one', async () => {
+    const rolledBack = randomUUID();
+    const committed = randomUUID();
+    await t.db
+      .transaction(async (tx) => {
+        await queue.publishInTransaction(tx, { jobId: rolledBack });
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    await t.db.transaction(async (tx) => {
+      await queue.publishInTransaction(tx, { jobId: committed }, new Date(Date.now() + 60_000));
+    });
+    const live = await queue.liveWakeupJobIds([rolledBack, committed]);
+    expect([...live]).toEqual([committed]);
+  });
+
+  it('holds a delayed wake-up until its start time', async () => {
+    const jobId = randomUUID();
+    const at = new Date(Date.now() + 1_200);
+    const seen: { jobId: string; at: number }[] = [];
+    const consumer = createPgBossQueue({ url: t.url, queueName, visibilityTimeoutMs: 2_000, pollingIntervalMs: 100 });
+    await consumer.start();
+    await consumer.consume(async (delivery) => {
+      seen.push({ jobId: delivery.wakeup.jobId, at: Date.now() });
+      return { ack: true };
+    }, { concurrency: 2 });
+    await queue.publish({ jobId }, at);
+    await vi.waitFor(() => expect(seen.map((s) => s.jobId)).toContain(jobId), { timeout: 10_000, interval: 50 });
+    expect(seen.find((s) => s.jobId === jobId)?.at).toBeGreaterThanOrEqual(at.getTime());
+    await consumer.stop();
+  });
+
+  it('refuses a wake-up without a job id', async () => {
+    await expect(queue.publish({ jobId: 'not-a-uuid' })).rejects.toThrow();
+  });
+});

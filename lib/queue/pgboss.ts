@@ -1,0 +1,236 @@
+import PgBoss from 'pg-boss';
+import { sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import type { DbOrTx } from '../../db/client';
+import { createLogger, type Logger } from '../log';
+import type { ConsumeOptions, Delivery, HandlerResult, QueueAdapter, Wakeup, WakeupHandler } from './types';
+
+export const DEFAULT_QUEUE_NAME = 'notice-wakeup';
+
+export const wakeupSchema = z.object({
+  jobId: z.uuid(),
+  batchId: z.string().min(1).max(200).optional(),
+});
+
+export type PgBossQueueOptions = {
+  url: string;
+  /** The visibility window: an in-flight wake-up older than this is handed to another worker. */
+  visibilityTimeoutMs: number;
+  queueName?: string;
+  schema?: string;
+  /**
+   * pg-boss's defaults (batch 1, 2 s polling) drain about 0.5 wake-ups/s per worker. We poll
+   * every 0.5 s only while idle and fetch as many as we have free slots, so a backlog drains
+   * at handler speed × concurrency.
+   */
+  pollingIntervalMs?: number;
+  /** Upper bound for one fetch; never more than the free handler slots (fetching starts the expiry clock). */
+  maxBatchSize?: number;
+  /** Delay before an expired or failed wake-up is offered again. */
+  retryDelaySeconds?: number;
+  poolSize?: number;
+  logger?: Logger;
+};
+
+export type PgBossQueue = QueueAdapter & {
+  readonly name: 'pgboss';
+  readonly queueName: string;
+  /** Publishes in the caller's transaction, so the job row and its wake-up commit (or roll back) together. */
+  publishInTransaction(tx: DbOrTx, wakeup: Wakeup, at?: Date): Promise<string | null>;
+  /** Wake-ups not yet completed (created, retry or active) for these jobs; the sweeper skips them. */
+  liveWakeupJobIds(jobIds: readonly string[]): Promise<Set<string>>;
+  /** The underlying instance, for tests and diagnostics only. */
+  readonly boss: PgBoss;
+};
+
+/**
+ * pg-boss runs a text with `$n` placeholders through an executor; this runs it on a drizzle
+ * connection (pool or open transaction) by splitting the text into raw chunks and params.
+ * Each occurrence of `$n` becomes its own parameter, which PostgreSQL treats alike.
+ */
+export function drizzleExecutor(db: DbOrTx): PgBoss.Db {
+  return {
+    executeSql: async (text: string, values: unknown[]) => {
+      const chunks: SQL[] = [];
+      let last = 0;
+      for (const match of text.matchAll(/\$(\d+)/g)) {
+        const index = Number(match[1]) - 1;
+        chunks.push(sql.raw(text.slice(last, match.index)));
+        chunks.push(sql`${normaliseParam(values[index])}`);
+        last = match.index + match[0].length;
+      }
+      chunks.push(sql.raw(text.slice(last)));
+      const result = await db.execute(sql.join(chunks));
+      return { rows: result.rows };
+    },
+  };
+}
+
+function normaliseParam(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (value !== null && typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value)) return JSON.stringify(value);
+  return value;
+}
+
+export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
+  const queueName = options.queueName ?? DEFAULT_QUEUE_NAME;
+  const log = options.logger ?? createLogger('queue-pgboss');
+  const visibilitySeconds = Math.max(1, Math.ceil(options.visibilityTimeoutMs / 1000));
+  const pollingIntervalMs = Math.max(50, options.pollingIntervalMs ?? 500);
+  const maxBatchSize = options.maxBatchSize ?? 100;
+  const retryDelaySeconds = options.retryDelaySeconds ?? 5;
+  const boss = new PgBoss({
+    connectionString: options.url,
+    schema: options.schema ?? 'pgboss',
+    max: options.poolSize ?? 4,
+    application_name: 'notice-ledger-pgboss',
+    // Maintenance is what moves an expired `active` wake-up back to `retry` when its worker
+    // died; run it at half the visibility window so a crash costs at most ~1.5 windows.
+    supervise: true,
+    maintenanceIntervalSeconds: Math.max(1, Math.min(60, Math.floor(visibilitySeconds / 2))),
+    schedule: false,
+  });
+  boss.on('error', (error: Error) => log.warn({ err: error.message, queue: queueName }, 'pg-boss error'));
+
+  const sendOptions = (at: Date | undefined): PgBoss.SendOptions => ({
+    expireInSeconds: visibilitySeconds,
+    // The job row is the obligation; these retries only cover crashed or throwing handlers,
+    // and the sweeper re-publishes anything that runs out of them.
+    retryLimit: 20,
+    retryDelay: retryDelaySeconds,
+    retryBackoff: false,
+    // Long delays: keep the wake-up well past its start time.
+    retentionDays: 7,
+    ...(at ? { startAfter: at } : {}),
+  });
+
+  let started = false;
+  let stopping = false;
+  let wakeLoop: (() => void) | null = null;
+  const inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  let loop: Promise<void> | null = null;
+
+  const publishWith = async (db: PgBoss.Db | undefined, wakeup: Wakeup, at?: Date): Promise<string | null> => {
+    const data = wakeupSchema.parse(wakeup);
+    const opts = sendOptions(at);
+    return boss.send(queueName, data, db ? { ...opts, db } : opts);
+  };
+
+  const handleOne = async (job: PgBoss.JobWithMetadata<unknown>, handler: WakeupHandler): Promise<void> => {
+    const parsed = wakeupSchema.safeParse(job.data);
+    if (!parsed.success) {
+      // A payload we cannot read never becomes readable: a permanent failure, not a retry.
+      log.error({ queueMessageId: job.id, queue: queueName }, 'wake-up payload invalid; discarded');
+      await boss.complete(queueName, job.id, { discarded: 'invalid payload' });
+      return;
+    }
+    const controller = new AbortController();
+    // pg-boss 10.4 hands the handler no AbortSignal; we abort at the same instant its
+    // maintenance may give the wake-up to another worker.
+    let expired = false;
+    const expiry = setTimeout(() => {
+      expired = true;
+      controller.abort(new Error('visibility timeout expired'));
+    }, job.expireInSeconds * 1000);
+    const delivery: Delivery = {
+      wakeup: parsed.data,
+      messageId: job.id,
+      deliveryCount: job.retryCount + 1,
+      signal: controller.signal,
+    };
+    const done = (async () => {
+      try {
+        const result: HandlerResult = await handler(delivery);
+        if ('wakeAt' in result) await publishWith(undefined, parsed.data, result.wakeAt);
+        // Past its expiry the wake-up may already be another worker's; completing it could
+        // cut that delivery short, and a handler that gave up on the abort has not done the
+        // work. Leave it to expire: at worst one more harmless delivery.
+        if (expired) return;
+        await boss.complete(queueName, job.id);
+      } catch (error) {
+        log.warn({ queueMessageId: job.id, jobId: parsed.data.jobId, err: error instanceof Error ? error.message : String(error) }, 'wake-up handler failed; will be retried');
+        if (expired) return;
+        await boss.fail(queueName, job.id, { error: error instanceof Error ? error.name : 'error' }).catch(() => undefined);
+      } finally {
+        clearTimeout(expiry);
+      }
+    })();
+    inFlight.set(job.id + ':' + String(job.retryCount), { controller, done });
+    await done;
+    inFlight.delete(job.id + ':' + String(job.retryCount));
+  };
+
+  const runLoop = async (handler: WakeupHandler, concurrency: number): Promise<void> => {
+    while (!stopping) {
+      const free = concurrency - inFlight.size;
+      if (free <= 0) {
+        await Promise.race([...inFlight.values()].map((entry) => entry.done));
+        continue;
+      }
+      let jobs: PgBoss.JobWithMetadata<unknown>[] = [];
+      try {
+        jobs = await boss.fetch<unknown>(queueName, { batchSize: Math.min(free, maxBatchSize), includeMetadata: true });
+      } catch (error) {
+        log.warn({ err: error instanceof Error ? error.message : String(error), queue: queueName }, 'fetch failed');
+      }
+      for (const job of jobs) {
+        void handleOne(job, handler).catch((error: unknown) => {
+          log.error({ queueMessageId: job.id, err: error instanceof Error ? error.message : String(error) }, 'wake-up completion failed');
+        });
+      }
+      if (jobs.length > 0) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pollingIntervalMs);
+        wakeLoop = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wakeLoop = null;
+    }
+  };
+
+  return {
+    name: 'pgboss',
+    durableDelays: true,
+    queueName,
+    boss,
+    async start() {
+      if (started) return;
+      await boss.start();
+      // Queues must exist in pg-boss 10 before send/fetch; createQueue is idempotent.
+      await boss.createQueue(queueName, { name: queueName, policy: 'standard' });
+      started = true;
+    },
+    async publish(wakeup, at) {
+      return publishWith(undefined, wakeup, at);
+    },
+    async publishInTransaction(tx, wakeup, at) {
+      return publishWith(drizzleExecutor(tx), wakeup, at);
+    },
+    async liveWakeupJobIds(jobIds) {
+      if (jobIds.length === 0) return new Set();
+      const { rows } = await boss.getDb().executeSql(
+        `select distinct data->>'jobId' as "jobId" from ${options.schema ?? 'pgboss'}.job
+          where name = $1 and state in ('created', 'retry', 'active') and data->>'jobId' = any($2::text[])`,
+        [queueName, [...jobIds]],
+      );
+      return new Set(rows.map((row: { jobId: string }) => row.jobId));
+    },
+    async consume(handler: WakeupHandler, consumeOptions: ConsumeOptions) {
+      if (!started) throw new Error('queue not started');
+      if (loop) throw new Error('already consuming');
+      loop = runLoop(handler, Math.max(1, consumeOptions.concurrency));
+    },
+    async stop() {
+      if (!started) return;
+      stopping = true;
+      for (const entry of inFlight.values()) entry.controller.abort(new Error('worker stopping'));
+      wakeLoop?.();
+      await loop;
+      await Promise.allSettled([...inFlight.values()].map((entry) => entry.done));
+      await boss.stop({ graceful: false, wait: true, close: true });
+      started = false;
+    },
+  };
+}
