@@ -58,6 +58,12 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...base, SMTP_SINK_EVENTS_URL: 'not a url' }).map((p) => p.split(' ')[0])).toEqual(['SMTP_SINK_EVENTS_URL']);
   });
 
+  it('reads the console metrics token, refusing a short one', () => {
+    expect(loadConfig(base).METRICS_TOKEN).toBeUndefined();
+    expect(loadConfig({ ...base, METRICS_TOKEN: 'm'.repeat(16) }).METRICS_TOKEN).toBe('m'.repeat(16));
+    expect(problemsOf({ ...base, METRICS_TOKEN: 'short' }).map((p) => p.split(' ')[0])).toEqual(['METRICS_TOKEN']);
+  });
+
   it('treats blank values as unset', () => {
     expect(loadConfig({ ...base, LEDGER_MODE: '' }).LEDGER_MODE).toBe('enforce');
   });

@@ -81,6 +81,8 @@ export const envSchema = z.object({
   REPLAY_HORIZON: duration('30d'),
   NEXTAUTH_SECRET: secret.optional(),
   NEXTAUTH_URL: optionalUrl,
+  /** Bearer token Prometheus presents to the console's /api/metrics; unset disables that endpoint. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   OIDC_ISSUER: optionalUrl,
   OIDC_CLIENT_ID: z.string().optional(),
   OIDC_CLIENT_SECRET: z.string().optional(),

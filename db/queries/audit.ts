@@ -1,4 +1,4 @@
-import { and, desc, eq, ilike, inArray, lt, or, type SQL } from 'drizzle-orm';
+import { and, desc, getTableColumns, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../client';
 import { auditLog, type AuditRow } from '../schema/audit';
 
@@ -17,7 +17,8 @@ export async function insertAuditEntries(db: DbOrTx, { entries }: { entries: Aud
   await db.insert(auditLog).values(entries.map((entry) => ({ ...entry, before: entry.before ?? null, after: entry.after ?? null })));
 }
 
-export type AuditCursor = { at: Date; id: number };
+/** `at` is the timestamp as PostgreSQL printed it: microseconds survive, a JS Date would round them. */
+export type AuditCursor = { at: string; id: number };
 export type AuditFilter = { actor?: string; action?: string; target?: string };
 
 /**
@@ -27,17 +28,14 @@ export type AuditFilter = { actor?: string; action?: string; target?: string };
 export async function listAuditEntries(
   db: DbOrTx,
   { filter, before, limit }: { filter: AuditFilter; before?: AuditCursor; limit: number },
-): Promise<AuditRow[]> {
+): Promise<(AuditRow & { cursorAt: string })[]> {
   const conditions: SQL[] = [];
   if (filter.actor) conditions.push(eq(auditLog.actor, filter.actor.trim().toLowerCase()));
   if (filter.action) conditions.push(ilike(auditLog.action, `${escapeLike(filter.action.trim())}%`));
   if (filter.target) conditions.push(eq(auditLog.targetId, filter.target.trim()));
-  if (before) {
-    const keyset = or(lt(auditLog.at, before.at), and(eq(auditLog.at, before.at), lt(auditLog.id, before.id)));
-    if (keyset) conditions.push(keyset);
-  }
+  if (before) conditions.push(sql`(${auditLog.at}, ${auditLog.id}) < (${before.at}::timestamptz, ${before.id})`);
   return db
-    .select()
+    .select({ ...getTableColumns(auditLog), cursorAt: sql<string>`${auditLog.at}::text` })
     .from(auditLog)
     .where(conditions.length > 0 ? and(...conditions) : undefined)
     .orderBy(desc(auditLog.at), desc(auditLog.id))

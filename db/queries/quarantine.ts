@@ -16,7 +16,8 @@ export type QuarantineFilter = {
 
 export type QuarantineSelection = { keys: string[] } | { filter: QuarantineFilter };
 
-export type QuarantineCursor = { claimedAt: Date; noticeKey: string };
+/** claimedAt as PostgreSQL printed it, so microseconds survive the round trip. */
+export type QuarantineCursor = { claimedAt: string; noticeKey: string };
 
 export type EvidenceEvent = {
   eventType: string;
@@ -28,6 +29,7 @@ export type EvidenceEvent = {
 
 export type QuarantinedClaim = {
   noticeKey: string;
+  cursorAt: string;
   noticeType: string;
   claimedAt: Date;
   claimedBy: string | null;
@@ -87,9 +89,9 @@ export async function listQuarantined(
   params: { quarantineAfterMs: number; filter?: QuarantineFilter; after?: QuarantineCursor; limit: number },
 ): Promise<QuarantinedClaim[]> {
   const where = whereQuarantined({ quarantineAfterMs: params.quarantineAfterMs, selection: { filter: params.filter ?? {} } });
-  const keyset = params.after ? sql`and (l.claimed_at, l.notice_key) > (${params.after.claimedAt.toISOString()}::timestamptz, ${params.after.noticeKey})` : sql``;
+  const keyset = params.after ? sql`and (l.claimed_at, l.notice_key) > (${params.after.claimedAt}::timestamptz, ${params.after.noticeKey})` : sql``;
   const result = await db.execute<RawClaim>(sql`
-    select l.notice_key as "noticeKey", l.notice_type as "noticeType", l.claimed_at as "claimedAt", l.claimed_by as "claimedBy",
+    select l.notice_key as "noticeKey", l.claimed_at::text as "cursorAt", l.notice_type as "noticeType", l.claimed_at as "claimedAt", l.claimed_by as "claimedBy",
       l.recipient_domain as "recipientDomain", l.provider_message_id as "providerMessageId",
       j.id as "jobId", j.state as "jobState", j.due_at as "dueAt", j.deadline_at as "deadlineAt", j.subject_id as "subjectId",
       ${evidenceSubquery} as evidence

@@ -1,4 +1,4 @@
-import type { Db } from '@/db/client';
+import type { DbOrTx } from '@/db/client';
 import { insertAuditEntries } from '@/db/queries/audit';
 import { lockQuarantined, resolveJobsForClaims, resolveLedgerClaims, type QuarantineAction, type QuarantineSelection } from '@/db/queries/quarantine';
 
@@ -20,7 +20,7 @@ export type ResolveOutcome = { action: QuarantineAction; resolved: string[]; ski
  * and after. Release keeps one_time_code untouched so the resend carries the same code.
  */
 export async function resolveQuarantine(
-  db: Db,
+  db: DbOrTx,
   params: { action: QuarantineAction; selection: QuarantineSelection; actor: string; reason: string; quarantineAfterMs: number },
 ): Promise<ResolveOutcome> {
   return db.transaction(async (tx) => {

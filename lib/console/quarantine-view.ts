@@ -1,0 +1,89 @@
+import type { DbOrTx } from '@/db/client';
+import { countQuarantined, listQuarantined, type EvidenceEvent, type QuarantineFilter } from '@/db/queries/quarantine';
+
+export const QUARANTINE_PAGE_SIZE = 50;
+
+export type QuarantineRowView = {
+  noticeKey: string;
+  noticeType: string;
+  claimedAt: string;
+  claimedBy: string | null;
+  ageMs: number;
+  recipientDomain: string | null;
+  subjectId: string | null;
+  dueAt: string | null;
+  deadlineAt: string | null;
+  /** Milliseconds until the deadline; negative once it has passed. */
+  deadlineInMs: number | null;
+  providerMessageId: string | null;
+  evidence: EvidenceEvent[];
+  /** What the evidence suggests, for the on-call reading it at 2 a.m. */
+  suggestion: 'confirm_sent' | 'release' | 'suppress';
+  suggestionWhy: string;
+};
+
+export type QuarantinePage = {
+  generatedAt: string;
+  quarantineAfterMs: number;
+  total: number;
+  rows: QuarantineRowView[];
+  next: { afterClaimedAt: string; afterKey: string } | null;
+};
+
+/**
+ * Evidence of acceptance or delivery means the email is out: confirm. A bounce or drop means
+ * it never arrived: resend is pointless, suppress. No evidence: past the deadline suppress,
+ * otherwise release so the resend (with the same one-time code) can still arrive in time.
+ */
+export function suggestResolution({ evidence, deadlineInMs }: { evidence: EvidenceEvent[]; deadlineInMs: number | null }): Pick<QuarantineRowView, 'suggestion' | 'suggestionWhy'> {
+  if (evidence.some((event) => event.eventType === 'accepted' || event.eventType === 'delivered')) {
+    return { suggestion: 'confirm_sent', suggestionWhy: 'The provider reports this message: it went out.' };
+  }
+  if (evidence.some((event) => ['bounce', 'dropped', 'complaint'].includes(event.eventType))) {
+    return { suggestion: 'suppress', suggestionWhy: 'The provider bounced or dropped it: sending again will not reach the recipient.' };
+  }
+  if (deadlineInMs !== null && deadlineInMs <= 0) return { suggestion: 'suppress', suggestionWhy: 'No provider evidence and the deadline has passed.' };
+  return { suggestion: 'release', suggestionWhy: 'No provider evidence: it most likely never left; a resend reuses the same code.' };
+}
+
+export async function loadQuarantinePage(
+  db: DbOrTx,
+  {
+    query,
+    quarantineAfterMs,
+    now = new Date(),
+  }: { query: QuarantineFilter & { afterClaimedAt?: string; afterKey?: string }; quarantineAfterMs: number; now?: Date },
+): Promise<QuarantinePage> {
+  const filter: QuarantineFilter = { olderThanMinutes: query.olderThanMinutes, recipientDomain: query.recipientDomain || undefined, noticeType: query.noticeType };
+  const after = query.afterClaimedAt && query.afterKey ? { claimedAt: query.afterClaimedAt, noticeKey: query.afterKey } : undefined;
+  const [rows, total] = await Promise.all([
+    listQuarantined(db, { quarantineAfterMs, filter, after, limit: QUARANTINE_PAGE_SIZE + 1 }),
+    countQuarantined(db, { quarantineAfterMs, selection: { filter } }),
+  ]);
+  const page = rows.slice(0, QUARANTINE_PAGE_SIZE);
+  const last = page[page.length - 1];
+  return {
+    generatedAt: now.toISOString(),
+    quarantineAfterMs,
+    total,
+    rows: page.map((row) => {
+      const deadlineInMs = row.deadlineAt ? row.deadlineAt.getTime() - now.getTime() : null;
+      return {
+        noticeKey: row.noticeKey,
+        noticeType: row.noticeType,
+        claimedAt: row.claimedAt.toISOString(),
+        claimedBy: row.claimedBy,
+        ageMs: now.getTime() - row.claimedAt.getTime(),
+        recipientDomain: row.recipientDomain,
+        subjectId: row.subjectId,
+        dueAt: row.dueAt?.toISOString() ?? null,
+        deadlineAt: row.deadlineAt?.toISOString() ?? null,
+        deadlineInMs,
+        providerMessageId: row.providerMessageId,
+        evidence: row.evidence,
+        ...suggestResolution({ evidence: row.evidence, deadlineInMs }),
+      };
+    }),
+    next: rows.length > QUARANTINE_PAGE_SIZE && last ? { afterClaimedAt: last.cursorAt, afterKey: last.noticeKey } : null,
+  };
+}
