@@ -92,7 +92,7 @@ export const envSchema = z.object({
   SENDGRID_WEBHOOK_PUBLIC_KEY: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Test-only: the worker SIGKILLs itself at this point of the send path (crash tests). */
-  WORKER_CRASH_AT: z.enum(['after_claim', 'during_send', 'after_send', 'after_commit']).optional(),
+  WORKER_CRASH_AT: z.enum(['after_claim', 'after_send', 'after_commit']).optional(),
 });
 
 export type Config = z.infer<typeof envSchema>;

@@ -1,0 +1,92 @@
+import { hostname } from 'node:os';
+import { createDb, createPool } from '../db/client';
+import { startEmbeddedPostgres } from '../db/embedded';
+import { migrateDatabase } from '../db/migrate';
+import type { Config } from '../lib/config';
+import { createWakeupHandler, type CrashPoint } from '../lib/jobs/handle-wakeup';
+import { parseQuietHours } from '../lib/jobs/quiet-hours';
+import { createDomainRateLimiter } from '../lib/jobs/rate-limit';
+import { startSweeper } from '../lib/jobs/sweeper';
+import type { Logger } from '../lib/log';
+import { createMailTransport } from '../lib/mail/transport';
+import { createQueue } from '../lib/queue';
+import { startMetricsServer } from './metrics-server';
+
+export type RunningWorker = {
+  workerId: string;
+  metricsPort: number;
+  /** Stops taking work, lets in-flight sends finish and commit, then closes everything. */
+  stop: () => Promise<void>;
+};
+
+/** SIGKILL, not an exception: a crash test needs the process gone with no cleanup at all. */
+function crashHook(point: CrashPoint | undefined, logger: Logger): ((at: CrashPoint) => void) | undefined {
+  if (!point) return undefined;
+  return (at) => {
+    if (at !== point) return;
+    logger.flush?.();
+    process.kill(process.pid, 'SIGKILL');
+  };
+}
+
+export async function startWorker(config: Config, logger: Logger): Promise<RunningWorker> {
+  const workerId = `${hostname()}:${process.pid}`;
+  let databaseUrl = config.DATABASE_URL;
+  let stopDatabase = async (): Promise<void> => undefined;
+  if (!databaseUrl) {
+    const embedded = await startEmbeddedPostgres({ dir: config.EMBEDDED_PG_DIR });
+    databaseUrl = embedded.url;
+    if (embedded.owned) stopDatabase = embedded.stop;
+    logger.info({ port: embedded.port, owned: embedded.owned }, 'using embedded PostgreSQL');
+  }
+  await migrateDatabase(databaseUrl);
+
+  // Each in-flight send holds at most one connection at a time; leave room for the sweeper.
+  const pool = createPool(databaseUrl, { max: config.WORKER_CONCURRENCY + 4, applicationName: 'notice-ledger-worker' });
+  const db = createDb(pool);
+  const rateLimiter = await createDomainRateLimiter({ pool, pointsPerSecond: config.RATE_LIMIT_PER_DOMAIN });
+  const mail = createMailTransport({ smtpUrl: config.SMTP_URL, timeoutMs: config.SMTP_TIMEOUT, from: config.MAIL_FROM, messageIdDomain: config.MESSAGE_ID_DOMAIN });
+  const queue = createQueue({ config, databaseUrl, db, logger });
+  await queue.start();
+  const metrics = await startMetricsServer({ port: config.WORKER_METRICS_PORT, db, quarantineAfterMs: config.QUARANTINE_AFTER, logger });
+
+  const handler = createWakeupHandler({
+    db,
+    mail,
+    rateLimiter,
+    workerId,
+    logger,
+    settings: {
+      mode: config.LEDGER_MODE,
+      quietHours: config.QUIET_HOURS ? parseQuietHours(config.QUIET_HOURS) : null,
+      retryBaseMs: config.RETRY_BASE,
+      retryCapMs: config.RETRY_CAP,
+      maxAttempts: config.MAX_ATTEMPTS,
+      secret: config.NOTICE_KEY_SECRET,
+      cancelBaseUrl: config.NEXTAUTH_URL ?? `https://${config.MESSAGE_ID_DOMAIN}`,
+      maxTokenWaitMs: 1_000,
+    },
+    checkpoint: crashHook(config.WORKER_CRASH_AT, logger),
+  });
+  await queue.consume(handler, { concurrency: config.WORKER_CONCURRENCY });
+  const sweeper = startSweeper({ db, queue, every: config.SWEEP_EVERY, graceMs: 2 * config.VISIBILITY_TIMEOUT, logger });
+
+  let stopping: Promise<void> | null = null;
+  return {
+    workerId,
+    metricsPort: metrics.port,
+    stop: () => {
+      stopping ??= (async () => {
+        await sweeper.stop();
+        // The adapter aborts deliveries that have not claimed yet and waits for the rest:
+        // a send already handed over is finished and committed before its ack.
+        await queue.stop();
+        mail.close();
+        await metrics.close();
+        await pool.end();
+        await stopDatabase();
+      })();
+      return stopping;
+    },
+  };
+}
