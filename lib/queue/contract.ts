@@ -47,8 +47,9 @@ async function makeJob(t: TestDatabase, params: { nextAttemptAt: Date; wakeupPub
 }
 
 function startChild(env: Record<string, string>): { child: ChildProcess; lines: string[] } {
-  const tsx = path.resolve(import.meta.dirname, '../../node_modules/.bin/tsx');
-  const child = spawn(tsx, [path.resolve(import.meta.dirname, 'testing/crash-consumer.ts')], {
+  // node itself with tsx's loader: the tsx CLI would put a second process between us and the
+  // consumer, and SIGKILL on the wrapper would leave the real consumer running.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, 'testing/crash-consumer.ts')], {
     env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
