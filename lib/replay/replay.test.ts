@@ -1,0 +1,276 @@
+import { randomBytes } from 'node:crypto';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createUser } from '../../db/queries/users';
+import { auditLog, deliveryAttempts, noticeLedger, replayItems, replays, reminderJobs, type ReplayRow } from '../../db/schema';
+import { insertTestJob } from '../../test/fixtures/jobs';
+import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { createWakeupHandler } from '../jobs/handle-wakeup';
+import { createDomainRateLimiter } from '../jobs/rate-limit';
+import { createLogger } from '../log';
+import { correlationOf } from '../ledger/notice-key';
+import { startSmtpSink, type SmtpSink } from '../mail/sink';
+import { createMailTransport } from '../mail/transport';
+import { createPgBossQueue, type PgBossQueue } from '../queue/pgboss';
+import { runReplay } from './runner';
+import { scheduleUploadedItem } from './schedule-item';
+import { cancelReplay, decideReplay, dryRunFilter, dryRunKeys, requestReplay, startReplay } from './service';
+import type { Actor } from './transitions';
+import { replayProgress } from './view';
+
+const secret = process.env.NOTICE_KEY_SECRET ?? '';
+const silent = createLogger('test', 'silent');
+let t: TestDatabase;
+let operator: Actor;
+let operator2: Actor;
+let manager: Actor;
+let manager2: Actor;
+
+async function user(role: Actor['role']): Promise<Actor> {
+  const email = `${role}-${randomBytes(3).toString('hex')}@test.local`;
+  const row = await createUser(t.db, { email, name: role, role, passwordHash: null });
+  if (!row) throw new Error('user not created');
+  return { id: row.id, email: row.email, role };
+}
+
+/** A window of jobs, each with the given ledger state (null: no ledger row). */
+async function seedWindow(states: (null | 'sent' | 'claimed' | 'released' | 'suppressed')[], source: string) {
+  const dueAt = new Date(Date.now() - 3 * 3_600_000);
+  const jobs = [];
+  for (const state of states) {
+    const job = await insertTestJob(t.db, { dueAt, source, state: state === 'sent' ? 'sent' : 'pending', recipientEmail: `r${randomBytes(3).toString('hex')}@${source}.test` });
+    if (state) {
+      await t.db.insert(noticeLedger).values({
+        noticeKey: job.noticeKey, noticeType: job.noticeType, identity: job.identity, jobId: job.id, state,
+        sentAt: state === 'sent' ? new Date() : null, claimToken: null, claimedBy: 'seed', recipientDomain: `${source}.test`,
+      });
+    }
+    jobs.push(job);
+  }
+  return jobs;
+}
+
+async function approvedReplay(source: string): Promise<ReplayRow> {
+  const requested = await requestReplay(t.db, { actor: operator, input: { reason: 'lost wake-ups', filter: { source } }, secret });
+  if (!requested.ok) throw new Error(requested.refusal.message);
+  const approved = await decideReplay(t.db, { id: requested.value.replay.id, actor: manager, decision: 'approve', reason: 'checked' });
+  if (!approved.ok) throw new Error(approved.refusal.message);
+  const started = await startReplay(t.db, { id: approved.value.id, actor: operator, reason: 'go' });
+  if (!started.ok) throw new Error(started.refusal.message);
+  return started.value;
+}
+
+function newQueue(): PgBossQueue {
+  return createPgBossQueue({ url: t.url, queueName: `replay-${randomBytes(4).toString('hex')}`, visibilityTimeoutMs: 30_000, retryDelaySeconds: 0, pollingIntervalMs: 100 });
+}
+
+async function wakeupsIn(queue: PgBossQueue): Promise<{ jobId: string; batchId?: string }[]> {
+  const result = await t.pool.query<{ data: { jobId: string; batchId?: string } }>('select data from pgboss.job where name = $1', [queue.queueName]);
+  return result.rows.map((row) => row.data);
+}
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  operator = await user('operator');
+  operator2 = await user('operator');
+  manager = await user('manager');
+  manager2 = await user('manager');
+});
+
+afterAll(async () => {
+  await t?.drop();
+});
+
+describe('dry run', () => {
+  it('counts new vs existing keys by ledger state for a filter and says when the backlog was already delivered', async () => {
+    await seedWindow([null, null, 'sent', 'sent', 'sent', 'claimed', 'released', 'suppressed'], 'dry-a');
+    const mixed = await dryRunFilter(t.db, { filter: { source: 'dry-a' } });
+    expect(mixed.counts).toEqual({ total: 8, newKeys: 2, existing: { sent: 3, claimed: 1, released: 1, suppressed: 1 } });
+    expect(mixed.verdict.kind).toBe('mixed');
+    expect(mixed.verdict.wouldSend).toBe(3);
+
+    await seedWindow([null, ...Array<'sent'>(99).fill('sent')], 'dry-b');
+    const delivered = await dryRunFilter(t.db, { filter: { source: 'dry-b' } });
+    expect(delivered.counts).toEqual({ total: 100, newKeys: 1, existing: { sent: 99 } });
+    expect(delivered.verdict.kind).toBe('already_delivered');
+    expect(delivered.verdict.message).toMatch(/already delivered.*Stopping is the safe choice/);
+  });
+
+  it('counts uploaded keys set-based, de-duplicating repeats', async () => {
+    const jobs = await seedWindow(['sent', 'claimed', null], 'dry-c');
+    const unknown = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
+    const keys = [...jobs.map((job) => job.noticeKey), ...unknown, jobs[0]?.noticeKey ?? ''];
+    const result = await dryRunKeys(t.db, { keys });
+    // The third job has no ledger row: it is new, like the two unknown keys.
+    expect(result.counts).toEqual({ total: 5, newKeys: 3, existing: { sent: 1, claimed: 1 } });
+  });
+
+  it('filters by due window and notice type', async () => {
+    const inside = await insertTestJob(t.db, { dueAt: new Date('2026-01-10T10:00:00Z'), deadlineAt: new Date('2026-01-12T10:00:00Z'), source: 'dry-d' });
+    await insertTestJob(t.db, { dueAt: new Date('2026-01-11T10:00:00Z'), deadlineAt: new Date('2026-01-12T10:00:00Z'), source: 'dry-d' });
+    const result = await dryRunFilter(t.db, { filter: { dueFrom: '2026-01-10T00:00:00Z', dueTo: '2026-01-11T00:00:00Z', noticeType: inside.noticeType } });
+    expect(result.counts.total).toBe(1);
+    const none = await dryRunFilter(t.db, { filter: { dueFrom: '2026-01-10T00:00:00Z', dueTo: '2026-01-11T00:00:00Z', noticeType: 'payment_recovery' } });
+    expect(none.counts.total).toBe(0);
+    expect(none.verdict.kind).toBe('empty');
+  });
+});
+
+describe('request → approve (four-eyes)', () => {
+  async function snapshot(id: string) {
+    const [row] = await t.db.select().from(replays).where(eq(replays.id, id));
+    const audits = await t.db.select().from(auditLog).where(eq(auditLog.targetId, row?.batchId ?? ''));
+    return { row, audits: audits.length };
+  }
+
+  it('refuses the requester’s own approval and a non-manager, leaving the row unchanged, then a second manager approves', async () => {
+    await seedWindow(['sent', null], 'four-eyes');
+    const requested = await requestReplay(t.db, { actor: manager, input: { reason: 'incident 42', filter: { source: 'four-eyes' } }, secret });
+    if (!requested.ok) throw new Error(requested.refusal.message);
+    const id = requested.value.replay.id;
+    const before = await snapshot(id);
+    expect(before.row?.state).toBe('requested');
+    expect(before.audits).toBe(1);
+
+    const own = await decideReplay(t.db, { id, actor: manager, decision: 'approve', reason: 'mine' });
+    expect(own).toEqual({ ok: false, refusal: { code: 'four_eyes', message: expect.stringMatching(/Four-eyes.*different manager/) } });
+    const byOperator = await decideReplay(t.db, { id, actor: operator2, decision: 'approve', reason: 'looks fine' });
+    expect(byOperator).toEqual({ ok: false, refusal: { code: 'forbidden', message: expect.stringMatching(/Only a manager/) } });
+    expect(await snapshot(id)).toEqual(before);
+
+    const approved = await decideReplay(t.db, { id, actor: manager2, decision: 'approve', reason: 'second pair of eyes' });
+    expect(approved.ok && approved.value.state).toBe('approved');
+    const after = await snapshot(id);
+    expect(after.row?.decidedBy).toBe(manager2.id);
+    const [entry] = await t.db.select().from(auditLog).where(sql`${auditLog.targetId} = ${before.row?.batchId} and ${auditLog.action} = 'replay.approve'`);
+    expect(entry).toMatchObject({ actor: manager2.email, reason: 'second pair of eyes', before: { state: 'requested' }, after: { state: 'approved' } });
+  });
+
+  it('the database refuses a self-approval even if the lib check were bypassed', async () => {
+    await seedWindow([null], 'four-eyes-db');
+    const requested = await requestReplay(t.db, { actor: manager, input: { reason: 'x', filter: { source: 'four-eyes-db' } }, secret });
+    if (!requested.ok) throw new Error(requested.refusal.message);
+    await expect(t.pool.query("update replays set state = 'approved', decided_by = requested_by where id = $1", [requested.value.replay.id])).rejects.toThrow(/replays_four_eyes/);
+  });
+
+  it('a rejection is final and audited; an operator cannot request with an empty filter match', async () => {
+    await seedWindow([null], 'reject-me');
+    const requested = await requestReplay(t.db, { actor: operator, input: { reason: 'x', filter: { source: 'reject-me' } }, secret });
+    if (!requested.ok) throw new Error(requested.refusal.message);
+    const rejected = await decideReplay(t.db, { id: requested.value.replay.id, actor: manager, decision: 'reject', reason: 'already delivered' });
+    expect(rejected.ok && rejected.value.state).toBe('rejected');
+    const run = await startReplay(t.db, { id: requested.value.replay.id, actor: operator, reason: 'try' });
+    expect(run.ok).toBe(false);
+    const empty = await requestReplay(t.db, { actor: operator, input: { reason: 'x', filter: { source: 'no-such-source' } }, secret });
+    expect(empty.ok).toBe(false);
+  });
+});
+
+describe('run', () => {
+  it('publishes each job once with the batch id, and cancel between batches stops publishing', async () => {
+    await seedWindow(Array<null>(10).fill(null), 'cancel-run');
+    const replay = await approvedReplay('cancel-run');
+    const queue = newQueue();
+    await queue.start();
+    try {
+      const result = await runReplay({
+        db: t.db, queue, replayId: replay.id, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 10_000, batchSize: 3, logger: silent,
+        onBatch: async ({ published }) => {
+          if (published === 3) {
+            const cancelled = await cancelReplay(t.db, { id: replay.id, actor: operator, reason: 'wrong window' });
+            expect(cancelled.ok).toBe(true);
+          }
+        },
+      });
+      expect(result).toEqual({ state: 'cancelled', published: 3 });
+      const wakeups = await wakeupsIn(queue);
+      expect(wakeups).toHaveLength(3);
+      expect(new Set(wakeups.map((w) => w.batchId))).toEqual(new Set([replay.batchId]));
+      const [row] = await t.db.select().from(replays).where(eq(replays.id, replay.id));
+      expect(row).toMatchObject({ state: 'cancelled', published: 3, total: 10 });
+      // A second run of a cancelled replay publishes nothing.
+      const again = await startReplay(t.db, { id: replay.id, actor: operator, reason: 'again' });
+      expect(again.ok).toBe(false);
+      expect(await wakeupsIn(queue)).toHaveLength(3);
+      const actions = await t.db.select({ action: auditLog.action }).from(auditLog).where(eq(auditLog.targetId, replay.batchId)).orderBy(auditLog.id);
+      expect(actions.map((a) => a.action)).toEqual(['replay.request', 'replay.approve', 'replay.run', 'replay.cancel']);
+    } finally {
+      await queue.stop();
+    }
+  });
+
+  it('through the real send path: the new keys are sent exactly once, the delivered ones are suppressed, a resumed run publishes nothing more', async () => {
+    const jobs = await seedWindow(['sent', 'sent', 'sent', null, null], 'e2e-run');
+    // The "sent" jobs stand for notices that went out: their messages are not in this sink.
+    const replay = await approvedReplay('e2e-run');
+    expect(replay.total).toBe(5);
+    const sink: SmtpSink = await startSmtpSink();
+    const queue = newQueue();
+    await queue.start();
+    try {
+      const limiter = await createDomainRateLimiter({ pool: t.pool, pointsPerSecond: 1_000 });
+      const mail = createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'Notices <n@notices.test>', messageIdDomain: 'notices.test' });
+      const handler = createWakeupHandler({
+        db: t.db, mail, rateLimiter: limiter, workerId: 'replay-test', logger: silent,
+        settings: { mode: 'enforce', quietHours: null, retryBaseMs: 1_000, retryCapMs: 10_000, maxAttempts: 3, secret, cancelBaseUrl: 'https://notices.test', maxTokenWaitMs: 1_000 },
+      });
+      await queue.consume(handler, { concurrency: 2 });
+      const result = await runReplay({ db: t.db, queue, replayId: replay.id, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 10_000, batchSize: 2, logger: silent });
+      expect(result).toEqual({ state: 'completed', published: 5 });
+      await vi.waitFor(async () => {
+        const progress = await replayProgress(t.db, { id: replay.id });
+        expect(progress).toMatchObject({ published: 5, sent: 2, suppressed: 3, failed: 0 });
+      }, { timeout: 20_000, interval: 100 });
+      const newOnes = jobs.slice(3);
+      for (const job of newOnes) expect(sink.countByCorrelation(correlationOf(job.noticeKey))).toBe(1);
+      expect(sink.messages()).toHaveLength(2);
+      const attempts = await t.db.select().from(deliveryAttempts).where(eq(deliveryAttempts.batchId, replay.batchId));
+      expect(attempts.filter((a) => a.outcome === 'sent').map((a) => a.jobId).sort()).toEqual(newOnes.map((j) => j.id).sort());
+      // The batch id is on the attempts, never in the key.
+      const ledgerKeys = await t.db.select({ key: noticeLedger.noticeKey }).from(noticeLedger).where(sql`${noticeLedger.jobId} = any(${sql.param(newOnes.map((j) => j.id))}::uuid[])`);
+      expect(ledgerKeys.map((r) => r.key).sort()).toEqual(newOnes.map((j) => j.noticeKey).sort());
+
+      const resumed = await runReplay({ db: t.db, queue, replayId: replay.id, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 10_000, logger: silent });
+      expect(resumed).toEqual({ state: 'stopped', published: 0 });
+      expect(await wakeupsIn(queue)).toHaveLength(5);
+    } finally {
+      await queue.stop();
+      await sink.stop();
+    }
+  });
+
+  it('an uploaded list schedules its rows as a producer would (idempotent on the key) before publishing', async () => {
+    const [existing] = await seedWindow(['sent'], 'upload-run');
+    if (!existing) throw new Error('no job');
+    const due = new Date(Date.now() - 3_600_000).toISOString();
+    const deadline = new Date(Date.now() + 86_400_000).toISOString();
+    const identity = existing.identity as Record<string, string>;
+    const csv = [
+      'notice_type,subscription_id,period_start,revision,recipient_email,due_at,deadline_at',
+      `${existing.noticeType},${identity.subscription_id},${identity.period_start},0,${existing.recipientEmail},${due},${deadline}`,
+      `renewal_notice_t24,sub_upload_1,2026-12-01,0,new@upload.test,${due},${deadline}`,
+      `renewal_notice_t24,sub_upload_2,not-a-date,0,new@upload.test,${due},${deadline}`,
+    ].join('\n');
+    const requested = await requestReplay(t.db, { actor: operator, input: { reason: 'upstream export', csv }, secret });
+    if (!requested.ok) throw new Error(requested.refusal.message);
+    expect(requested.value.dryRun.counts).toEqual({ total: 2, newKeys: 1, existing: { sent: 1 } });
+    expect(requested.value.replay.uploadRejections).toEqual([{ line: 4, reason: expect.stringMatching(/period_start/), raw: expect.stringContaining('sub_upload_2') }]);
+    const id = requested.value.replay.id;
+    expect((await decideReplay(t.db, { id, actor: manager, decision: 'approve', reason: 'ok' })).ok).toBe(true);
+    expect((await startReplay(t.db, { id, actor: operator, reason: 'go' })).ok).toBe(true);
+    const queue = newQueue();
+    await queue.start();
+    try {
+      const result = await runReplay({ db: t.db, queue, replayId: id, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 10_000, logger: silent });
+      expect(result).toEqual({ state: 'completed', published: 2 });
+      const created = await t.db.select().from(reminderJobs).where(eq(reminderJobs.source, `replay:${requested.value.replay.batchId}`));
+      expect(created.map((job) => job.subjectId)).toEqual(['sub_upload_1']);
+      expect(created[0]?.batchId).toBe(requested.value.replay.batchId);
+      const items = await t.db.select().from(replayItems).where(eq(replayItems.replayId, id));
+      expect(items.map((item) => item.jobId).sort()).toEqual([existing.id, created[0]?.id].sort());
+      expect((await wakeupsIn(queue)).map((w) => w.jobId).sort()).toEqual([existing.id, created[0]?.id].sort());
+    } finally {
+      await queue.stop();
+    }
+  });
+});

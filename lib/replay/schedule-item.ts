@@ -1,0 +1,33 @@
+import { insertJobUnlessExists } from '../../db/queries/scheduling';
+import { parseNoticeFact, subjectOf } from '../ledger/notice-types';
+import type { ScheduleItem } from './runner';
+
+/**
+ * An uploaded row becomes a job the way a producer's request does: idempotent on the notice
+ * key, so a row whose notice already has a job wakes that job instead of making a second one.
+ */
+export const scheduleUploadedItem: ScheduleItem = async (tx, { item, batchId }) => {
+  if (!item.noticeType || !item.identity || item.revision === null || !item.recipientEmail || !item.dueAt || !item.deadlineAt) {
+    throw new Error(`replay item ${item.noticeKey.slice(0, 12)} has no uploaded fact to schedule`);
+  }
+  // Validated at upload; parsed again because the row has been at rest since.
+  const fact = parseNoticeFact({ type: item.noticeType, identity: item.identity, revision: item.revision });
+  const { job } = await insertJobUnlessExists(tx, {
+    noticeKey: item.noticeKey,
+    noticeType: fact.type,
+    identity: fact.identity,
+    revision: fact.revision,
+    subjectId: subjectOf(fact),
+    customerId: item.customerId,
+    recipientEmail: item.recipientEmail,
+    recipientTimeZone: item.recipientTimeZone ?? 'UTC',
+    dueAt: item.dueAt,
+    deadlineAt: item.deadlineAt,
+    evidenceRef: item.evidenceRef,
+    source: `replay:${batchId}`,
+    batchId,
+    payload: item.payload ?? {},
+    wakeupPublishedAt: new Date(),
+  });
+  return job.id;
+};

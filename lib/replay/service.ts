@@ -1,0 +1,215 @@
+import { randomBytes } from 'node:crypto';
+import type { Db, DbOrTx } from '../../db/client';
+import { insertAuditEntries } from '../../db/queries/audit';
+import {
+  cancelReplayRow,
+  countFilterKeysByLedgerState,
+  countKeysByLedgerState,
+  countReplayItems,
+  decideReplay as decideReplayRow,
+  getReplay,
+  insertReplay,
+  insertUploadedItems,
+  materializeFilterItems,
+  startReplayRun,
+} from '../../db/queries/replays';
+import type { DryRunCounts, ReplayFilter, ReplayRow } from '../../db/schema/replays';
+import { checkCancel, checkDecision, checkRequest, checkRun, type Actor, type Refusal } from './transitions';
+import { MAX_STORED_REJECTIONS, validateUpload, type RowRejection, type UploadedRow } from './upload';
+import { dryRunVerdict, mergeDryRunCounts, type DryRunVerdict } from './verdict';
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
+
+export type DryRun = { counts: DryRunCounts; verdict: DryRunVerdict; elapsedMs: number };
+export type UploadDryRun = DryRun & { accepted: number; rejections: RowRejection[] };
+
+/** Keys per statement: large enough to amortise the round trip, small enough to keep one parameter under ~7 MB. */
+export const DRY_RUN_CHUNK = 100_000;
+
+function refuse<T>(code: Refusal['code'], message: string): Outcome<T> {
+  return { ok: false, refusal: { code, message } };
+}
+
+export function newBatchId(now = new Date()): string {
+  return `replay-${now.toISOString().slice(0, 10).replace(/-/g, '')}-${randomBytes(4).toString('hex')}`;
+}
+
+export async function dryRunFilter(db: DbOrTx, { filter }: { filter: ReplayFilter }): Promise<DryRun> {
+  const started = performance.now();
+  const counts = await countFilterKeysByLedgerState(db, { filter });
+  return { counts, verdict: dryRunVerdict(counts), elapsedMs: Math.round(performance.now() - started) };
+}
+
+/** Distinct keys against the ledger, one set-based statement per chunk. */
+export async function dryRunKeys(db: DbOrTx, { keys }: { keys: readonly string[] }): Promise<DryRun> {
+  const started = performance.now();
+  const distinct = [...new Set(keys)];
+  const parts: DryRunCounts[] = [];
+  for (let offset = 0; offset < distinct.length; offset += DRY_RUN_CHUNK) {
+    parts.push(await countKeysByLedgerState(db, { keys: distinct.slice(offset, offset + DRY_RUN_CHUNK) }));
+  }
+  const counts = mergeDryRunCounts(parts);
+  return { counts, verdict: dryRunVerdict(counts), elapsedMs: Math.round(performance.now() - started) };
+}
+
+export type UploadCheck = { ok: true; rows: UploadedRow[]; dryRun: UploadDryRun } | { ok: false; error: string };
+
+export async function dryRunUpload(db: DbOrTx, { csv, secret }: { csv: string; secret: string }): Promise<UploadCheck> {
+  const validation = validateUpload({ csv, secret });
+  if (!validation.ok) return validation;
+  const dryRun = await dryRunKeys(db, { keys: validation.rows.map((row) => row.key) });
+  return { ok: true, rows: validation.rows, dryRun: { ...dryRun, accepted: validation.rows.length, rejections: validation.rejections } };
+}
+
+export type RequestInput = { reason: string } & ({ filter: Omit<ReplayFilter, 'uploaded'> } | { csv: string });
+
+export type RequestResult = { replay: ReplayRow; dryRun: DryRun | UploadDryRun };
+
+/** An operator's request: dry run, replay row, uploaded items and the audit row in one transaction. */
+export async function requestReplay(db: Db, { actor, input, secret }: { actor: Actor; input: RequestInput; secret: string }): Promise<Outcome<RequestResult>> {
+  const refusal = checkRequest({ actor });
+  if (refusal) return { ok: false, refusal };
+  let rows: UploadedRow[] = [];
+  let dryRun: DryRun | UploadDryRun;
+  let filter: ReplayFilter;
+  if ('csv' in input) {
+    const check = await dryRunUpload(db, { csv: input.csv, secret });
+    if (!check.ok) return refuse('conflict', check.error);
+    if (check.rows.length === 0) return refuse('conflict', `No row of the file is valid (${check.dryRun.rejections.length} rejected); download the rejected rows to see why.`);
+    rows = check.rows;
+    dryRun = check.dryRun;
+    filter = { uploaded: true };
+  } else {
+    filter = input.filter;
+    dryRun = await dryRunFilter(db, { filter });
+    if (dryRun.counts.total === 0) return refuse('conflict', dryRun.verdict.message);
+  }
+  const rejections = 'rejections' in dryRun ? dryRun.rejections.slice(0, MAX_STORED_REJECTIONS) : null;
+  const replay = await db.transaction(async (tx) => {
+    const row = await insertReplay(tx, {
+      batchId: newBatchId(),
+      filter,
+      dryRun: dryRun.counts,
+      requestedBy: actor.id,
+      requestReason: input.reason,
+      total: dryRun.counts.total,
+      uploadRejections: rejections,
+    });
+    await insertUploadedItems(tx, {
+      replayId: row.id,
+      items: rows.map((r) => ({
+        noticeKey: r.key,
+        line: r.line,
+        noticeType: r.fact.type,
+        identity: r.fact.identity,
+        revision: r.fact.revision,
+        recipientEmail: r.recipientEmail,
+        recipientTimeZone: r.recipientTimeZone,
+        customerId: r.customerId,
+        dueAt: r.dueAt,
+        deadlineAt: r.deadlineAt,
+        evidenceRef: r.evidenceRef,
+        payload: r.payload,
+      })),
+    });
+    await insertAuditEntries(tx, {
+      entries: [
+        {
+          actor: actor.email,
+          action: 'replay.request',
+          targetType: 'replay',
+          targetId: row.batchId,
+          reason: input.reason,
+          before: null,
+          after: { id: row.id, state: row.state, filter, dryRun: dryRun.counts, rejectedRows: rejections?.length ?? 0 },
+        },
+      ],
+    });
+    return row;
+  });
+  return { ok: true, value: { replay, dryRun } };
+}
+
+/** A manager's approval or rejection; never the requester's own (four-eyes, also a DB check). */
+export async function decideReplay(
+  db: Db,
+  { id, actor, decision, reason }: { id: string; actor: Actor; decision: 'approve' | 'reject'; reason: string },
+): Promise<Outcome<ReplayRow>> {
+  return db.transaction(async (tx) => {
+    const replay = await getReplay(tx, { id });
+    if (!replay) return refuse<ReplayRow>('conflict', 'No such replay.');
+    const refusal = checkDecision({ replay, actor });
+    if (refusal) return { ok: false, refusal };
+    const updated = await decideReplayRow(tx, { id, decidedBy: actor.id, state: decision === 'approve' ? 'approved' : 'rejected', reason });
+    if (!updated) return refuse<ReplayRow>('conflict', 'The replay changed meanwhile; reload and try again.');
+    await insertAuditEntries(tx, {
+      entries: [
+        {
+          actor: actor.email,
+          action: `replay.${decision}`,
+          targetType: 'replay',
+          targetId: replay.batchId,
+          reason,
+          before: { state: replay.state },
+          after: { state: updated.state, decidedBy: actor.email },
+        },
+      ],
+    });
+    return { ok: true, value: updated };
+  });
+}
+
+export async function cancelReplay(db: Db, { id, actor, reason }: { id: string; actor: Actor; reason: string }): Promise<Outcome<ReplayRow>> {
+  return db.transaction(async (tx) => {
+    const replay = await getReplay(tx, { id });
+    if (!replay) return refuse<ReplayRow>('conflict', 'No such replay.');
+    const refusal = checkCancel({ replay, actor });
+    if (refusal) return { ok: false, refusal };
+    // Waits for a runner's in-flight batch (it holds the row `for share`), so nothing is published after this commits.
+    const updated = await cancelReplayRow(tx, { id });
+    if (!updated) return refuse<ReplayRow>('conflict', 'The replay finished meanwhile.');
+    const items = await countReplayItems(tx, { replayId: id });
+    await insertAuditEntries(tx, {
+      entries: [
+        {
+          actor: actor.email,
+          action: 'replay.cancel',
+          targetType: 'replay',
+          targetId: replay.batchId,
+          reason,
+          before: { state: replay.state, published: replay.published },
+          after: { state: updated.state, published: items.published, unpublished: items.total - items.published },
+        },
+      ],
+    });
+    return { ok: true, value: updated };
+  });
+}
+
+/** Moves an approved replay to running and freezes its job set; the runner then publishes it. */
+export async function startReplay(db: Db, { id, actor, reason }: { id: string; actor: Actor; reason: string }): Promise<Outcome<ReplayRow>> {
+  return db.transaction(async (tx) => {
+    const replay = await getReplay(tx, { id });
+    if (!replay) return refuse<ReplayRow>('conflict', 'No such replay.');
+    const refusal = checkRun({ replay, actor });
+    if (refusal) return { ok: false, refusal };
+    if (!replay.filter.uploaded) await materializeFilterItems(tx, { replayId: id, filter: replay.filter });
+    const items = await countReplayItems(tx, { replayId: id });
+    const updated = await startReplayRun(tx, { id, total: items.total });
+    if (!updated) return refuse<ReplayRow>('conflict', 'The replay changed meanwhile; reload and try again.');
+    await insertAuditEntries(tx, {
+      entries: [
+        {
+          actor: actor.email,
+          action: 'replay.run',
+          targetType: 'replay',
+          targetId: replay.batchId,
+          reason,
+          before: { state: replay.state, published: items.published },
+          after: { state: updated.state, total: items.total },
+        },
+      ],
+    });
+    return { ok: true, value: updated };
+  });
+}

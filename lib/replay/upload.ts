@@ -1,0 +1,156 @@
+import { z } from 'zod';
+import { noticeKey } from '../ledger/notice-key';
+import { InvalidNoticeError, noticeTypeNames, noticeTypes, parseNoticeFact, subjectOf, type NoticeFact } from '../ledger/notice-types';
+import { parseCsv, toCsv } from './csv';
+
+/**
+ * An uploaded list of upstream jobs, validated row by row: each row either becomes a fact
+ * with its key and recipient, or a rejection naming the line and the reason. One bad row
+ * never refuses the file; a file with no usable header does.
+ */
+
+export type UploadedRow = {
+  line: number;
+  key: string;
+  fact: NoticeFact;
+  subjectId: string;
+  recipientEmail: string;
+  recipientTimeZone: string;
+  customerId: string | null;
+  dueAt: Date;
+  deadlineAt: Date;
+  evidenceRef: string | null;
+  payload: Record<string, unknown>;
+};
+
+export type RowRejection = { line: number; reason: string; raw: string };
+
+export type UploadValidation =
+  | { ok: true; rows: UploadedRow[]; rejections: RowRejection[] }
+  | { ok: false; error: string };
+
+export const identityColumns = [...new Set(noticeTypeNames.flatMap((type) => Object.keys(noticeTypes[type].identity.shape)))];
+export const requiredColumns = ['notice_type', 'recipient_email', 'due_at', 'deadline_at'] as const;
+export const optionalColumns = ['revision', 'recipient_time_zone', 'customer_id', 'evidence_ref', 'payload'] as const;
+export const uploadColumns = [...requiredColumns.slice(0, 1), ...identityColumns, 'revision', ...requiredColumns.slice(1), ...optionalColumns.slice(1)];
+
+/** Rejections shown and stored per upload; a file that is mostly wrong needs fixing at source, not a longer list. */
+export const MAX_STORED_REJECTIONS = 10_000;
+
+const emailSchema = z.email();
+const timestampSchema = z.iso.datetime({ offset: true });
+const revisionText = /^\d{1,7}$/;
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function parsePayload(text: string): Record<string, unknown> | string {
+  if (text === '') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // fall through to the message
+  }
+  return 'payload must be a JSON object';
+}
+
+type Cells = (name: string) => string;
+
+function validateRow(cell: Cells, secret: string): { row: Omit<UploadedRow, 'line'> } | { reason: string } {
+  const type = cell('notice_type');
+  if (!type) return { reason: 'notice_type is empty' };
+  const known = noticeTypeNames.find((name) => name === type);
+  if (!known) return { reason: `unknown notice_type "${type.slice(0, 64)}"; known: ${noticeTypeNames.join(', ')}` };
+  const identity: Record<string, string> = {};
+  for (const field of Object.keys(noticeTypes[known].identity.shape)) {
+    const value = cell(field);
+    if (!value) return { reason: `${field} is empty (identity field of ${known})` };
+    identity[field] = value;
+  }
+  const revisionCell = cell('revision');
+  if (revisionCell !== '' && !revisionText.test(revisionCell)) return { reason: `revision "${revisionCell.slice(0, 32)}" is not a whole number` };
+  let fact: NoticeFact;
+  try {
+    fact = parseNoticeFact({ type: known, identity, revision: revisionCell === '' ? 0 : Number(revisionCell) });
+  } catch (error) {
+    if (error instanceof InvalidNoticeError) return { reason: error.message };
+    throw error;
+  }
+  const email = cell('recipient_email').toLowerCase();
+  if (!emailSchema.safeParse(email).success) return { reason: `recipient_email "${email.slice(0, 64)}" is not an email address` };
+  const timeZone = cell('recipient_time_zone') || 'UTC';
+  if (!isTimeZone(timeZone)) return { reason: `recipient_time_zone "${timeZone.slice(0, 64)}" is not an IANA time zone` };
+  const due = cell('due_at');
+  if (!timestampSchema.safeParse(due).success) return { reason: `due_at "${due.slice(0, 40)}" is not an ISO timestamp with offset (2026-11-29T08:00:00Z)` };
+  const deadline = cell('deadline_at');
+  if (!timestampSchema.safeParse(deadline).success) return { reason: `deadline_at "${deadline.slice(0, 40)}" is not an ISO timestamp with offset` };
+  const dueAt = new Date(due);
+  const deadlineAt = new Date(deadline);
+  if (deadlineAt < dueAt) return { reason: 'deadline_at is before due_at' };
+  const payload = parsePayload(cell('payload'));
+  if (typeof payload === 'string') return { reason: payload };
+  return {
+    row: {
+      key: noticeKey(secret, fact),
+      fact,
+      subjectId: subjectOf(fact),
+      recipientEmail: email,
+      recipientTimeZone: timeZone,
+      customerId: cell('customer_id') || null,
+      dueAt,
+      deadlineAt,
+      evidenceRef: cell('evidence_ref') || null,
+      payload,
+    },
+  };
+}
+
+/** Validates an uploaded CSV; `secret` derives each row's notice key exactly as the producer API does. */
+export function validateUpload({ csv, secret }: { csv: string; secret: string }): UploadValidation {
+  const records = parseCsv(csv);
+  const header = records[0];
+  if (!header) return { ok: false, error: 'The file is empty.' };
+  const columns = header.fields.map((name) => name.trim().toLowerCase());
+  const missing = requiredColumns.filter((name) => !columns.includes(name));
+  if (missing.length > 0) return { ok: false, error: `The header lacks ${missing.join(', ')}. Expected columns: ${uploadColumns.join(', ')}.` };
+  const position = new Map(columns.map((name, index) => [name, index]));
+  const rows: UploadedRow[] = [];
+  const rejections: RowRejection[] = [];
+  const firstLineOfKey = new Map<string, number>();
+  for (const record of records.slice(1)) {
+    const raw = toCsv([record.fields]).trimEnd();
+    if (record.fields.length !== columns.length) {
+      rejections.push({ line: record.line, reason: `has ${record.fields.length} fields, the header has ${columns.length}`, raw });
+      continue;
+    }
+    const cell: Cells = (name) => {
+      const index = position.get(name);
+      return index === undefined ? '' : (record.fields[index] ?? '').trim();
+    };
+    const result = validateRow(cell, secret);
+    if ('reason' in result) {
+      rejections.push({ line: record.line, reason: result.reason, raw });
+      continue;
+    }
+    const earlier = firstLineOfKey.get(result.row.key);
+    if (earlier !== undefined) {
+      rejections.push({ line: record.line, reason: `same notice as line ${earlier} (type, identity and revision)`, raw });
+      continue;
+    }
+    firstLineOfKey.set(result.row.key, record.line);
+    rows.push({ line: record.line, ...result.row });
+  }
+  return { ok: true, rows, rejections };
+}
+
+/** The downloadable list of refused rows: line, reason, and the row as uploaded. */
+export function rejectionsCsv(rejections: readonly RowRejection[]): string {
+  return toCsv([['line', 'reason', 'row'], ...rejections.map((rejection) => [String(rejection.line), rejection.reason, rejection.raw])]);
+}

@@ -1,0 +1,61 @@
+import type { DryRunCounts } from '../../db/schema/replays';
+
+/**
+ * Below this share of keys that would actually be sent, a replay is re-announcing work the
+ * ledger already holds: the seed's example is 4 unknown keys out of 900 (0.4 %). 2 % leaves
+ * room for the odd straggler while still calling a mostly-delivered backlog what it is.
+ */
+export const TINY_NEW_SHARE = 0.02;
+
+export type DryRunVerdict = {
+  kind: 'empty' | 'already_delivered' | 'mostly_new' | 'mixed';
+  /** Keys the run could send: absent from the ledger, or released for resend. */
+  wouldSend: number;
+  share: number;
+  message: string;
+};
+
+export function wouldSendOf(counts: DryRunCounts): number {
+  return counts.newKeys + (counts.existing.released ?? 0);
+}
+
+export function dryRunVerdict(counts: DryRunCounts): DryRunVerdict {
+  const wouldSend = wouldSendOf(counts);
+  if (counts.total === 0) return { kind: 'empty', wouldSend, share: 0, message: 'The filter matches no jobs: there is nothing to replay.' };
+  const share = wouldSend / counts.total;
+  const percent = formatPercent(share);
+  if (share < TINY_NEW_SHARE) {
+    return {
+      kind: 'already_delivered',
+      wouldSend,
+      share,
+      message: `Only ${wouldSend.toLocaleString('en')} of ${counts.total.toLocaleString('en')} keys (${percent}) are new: this backlog was already delivered. Stopping is the safe choice; the ledger would refuse the rest as duplicates.`,
+    };
+  }
+  if (share >= 0.9) return { kind: 'mostly_new', wouldSend, share, message: `${wouldSend.toLocaleString('en')} of ${counts.total.toLocaleString('en')} keys (${percent}) are new and would be sent.` };
+  return {
+    kind: 'mixed',
+    wouldSend,
+    share,
+    message: `${wouldSend.toLocaleString('en')} of ${counts.total.toLocaleString('en')} keys (${percent}) are new and would be sent; the ledger refuses the other ${(counts.total - wouldSend).toLocaleString('en')}.`,
+  };
+}
+
+export function formatPercent(share: number): string {
+  if (share === 0) return '0 %';
+  if (share < 0.001) return '<0.1 %';
+  return `${(share * 100).toFixed(share < 0.1 ? 1 : 0)} %`;
+}
+
+/** Adds per-state counts from several batches of the same dry run. */
+export function mergeDryRunCounts(parts: readonly DryRunCounts[]): DryRunCounts {
+  const existing: Record<string, number> = {};
+  let total = 0;
+  let newKeys = 0;
+  for (const part of parts) {
+    total += part.total;
+    newKeys += part.newKeys;
+    for (const [state, count] of Object.entries(part.existing)) existing[state] = (existing[state] ?? 0) + count;
+  }
+  return { total, newKeys, existing };
+}
