@@ -1,0 +1,33 @@
+import { eq, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../client';
+import { recipientSuppressions } from '../schema/events';
+import type { RecipientSuppressionReason } from '../schema/states';
+
+export type RecipientSuppression = typeof recipientSuppressions.$inferSelect;
+
+/**
+ * Idempotent: the first reason recorded for an address stays (a later complaint about an
+ * address that already hard-bounced changes nothing the send path does). Returns true when
+ * this call added the address.
+ */
+export async function addRecipientSuppression(
+  db: DbOrTx,
+  { email, reason, sourceEventId, note }: { email: string; reason: RecipientSuppressionReason; sourceEventId: string | null; note?: string | null },
+): Promise<boolean> {
+  const rows = await db
+    .insert(recipientSuppressions)
+    .values({ email: email.trim().toLowerCase(), reason, sourceEventId, note: note ?? null })
+    .onConflictDoNothing({ target: recipientSuppressions.email })
+    .returning({ email: recipientSuppressions.email });
+  return rows.length > 0;
+}
+
+export async function findRecipientSuppression(db: DbOrTx, { email }: { email: string }): Promise<RecipientSuppression | null> {
+  const rows = await db.select().from(recipientSuppressions).where(eq(recipientSuppressions.email, email.trim().toLowerCase())).limit(1);
+  return rows[0] ?? null;
+}
+
+export async function countRecipientSuppressions(db: DbOrTx): Promise<number> {
+  const rows = await db.select({ count: sql<number>`count(*)::int` }).from(recipientSuppressions);
+  return rows[0]?.count ?? 0;
+}

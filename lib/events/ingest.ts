@@ -1,0 +1,90 @@
+import type { DbOrTx } from '../../db/client';
+import { confirmClaimSentByEvidence, findLedgerLink, insertProviderEvent, linkProviderEvent, listClaimsWithSendEvidence } from '../../db/queries/events';
+import { addRecipientSuppression } from '../../db/queries/suppressions';
+import { provesHandOver, suppressionFor, type NormalizedEvent } from './types';
+
+export type IngestSummary = {
+  received: number;
+  stored: number;
+  duplicates: number;
+  linked: number;
+  /** Notice keys moved claimed → sent by this batch. */
+  confirmed: string[];
+  suppressed: string[];
+};
+
+/**
+ * Stores each event once and applies what it proves, each event in its own transaction
+ * (a provider retries the whole POST on a 5xx; the event ids make the retry harmless):
+ *  - link it to its ledger row (correlation tag / our Message-ID, else provider message id);
+ *  - accepted/delivered for a `claimed` row: claimed → sent, at any age of the claim — it
+ *    only ever moves a claim to sent, so it is safe before quarantine too;
+ *  - hard bounce / complaint: the recipient joins the suppression list.
+ * Order does not matter: an event that arrives before its row can be linked stays stored and
+ * `reconcileQuarantine` applies it later; a duplicate is stored nowhere and changes nothing.
+ */
+export async function ingestEvents(db: DbOrTx, { events }: { events: NormalizedEvent[] }): Promise<IngestSummary> {
+  const summary: IngestSummary = { received: events.length, stored: 0, duplicates: 0, linked: 0, confirmed: [], suppressed: [] };
+  for (const event of events) {
+    await db.transaction(async (tx) => {
+      const link = await findLedgerLink(tx, { correlationId: event.correlationId, providerMessageId: event.providerMessageId });
+      const rowId = await insertProviderEvent(tx, {
+        event: {
+          provider: event.provider,
+          eventId: event.eventId,
+          eventType: event.type,
+          rawType: event.rawType,
+          correlationId: event.correlationId,
+          providerMessageId: event.providerMessageId,
+          noticeKey: link?.noticeKey ?? null,
+          recipient: event.recipient,
+          bounceType: event.bounceType,
+          occurredAt: event.occurredAt,
+          details: event.messageId ? { ...event.details, messageId: event.messageId } : event.details,
+        },
+      });
+      if (rowId === null) {
+        summary.duplicates += 1;
+        return;
+      }
+      summary.stored += 1;
+      if (link) summary.linked += 1;
+      if (link && link.state === 'claimed' && provesHandOver(event.type)) {
+        const confirmed = await confirmClaimSentByEvidence(tx, {
+          noticeKey: link.noticeKey,
+          evidence: { rowId, provider: event.provider, eventId: event.eventId, eventType: event.type, occurredAt: event.occurredAt, providerMessageId: event.providerMessageId },
+        });
+        if (confirmed) summary.confirmed.push(link.noticeKey);
+      }
+      const reason = suppressionFor(event);
+      if (reason && event.recipient) {
+        const added = await addRecipientSuppression(tx, {
+          email: event.recipient,
+          reason,
+          sourceEventId: `${event.provider}:${event.eventId}`,
+          note: `${event.provider} ${event.rawType}${event.bounceType ? ` (${event.bounceType})` : ''}`,
+        });
+        if (added) summary.suppressed.push(event.recipient);
+      }
+    });
+  }
+  return summary;
+}
+
+/**
+ * Re-checks stored events against claims still `claimed` and confirms those with
+ * accepted/delivered evidence. For the worker to call periodically (and after a restart):
+ * it catches events that arrived before their row could be linked. Never releases a claim.
+ */
+export async function reconcileQuarantine(db: DbOrTx, { limit = 500 }: { limit?: number } = {}): Promise<{ confirmed: string[] }> {
+  const candidates = await listClaimsWithSendEvidence(db, { limit });
+  const confirmed: string[] = [];
+  for (const candidate of candidates) {
+    const done = await db.transaction(async (tx) => {
+      await linkProviderEvent(tx, { id: candidate.evidence.rowId, noticeKey: candidate.noticeKey });
+      return confirmClaimSentByEvidence(tx, candidate);
+    });
+    if (done) confirmed.push(candidate.noticeKey);
+  }
+  return { confirmed };
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { correlationFromMessageId } from '../../ledger/notice-key';
+import { GENERIC_SIGNATURE_HEADER, GENERIC_TIMESTAMP_HEADER, verifyGenericSignature } from '../generic-signature';
+import { normaliseCorrelation, normaliseRecipient, parseJson, reject, type NormalizedEvent, type ParsedWebhook } from '../types';
+
+const genericEvent = z.object({
+  id: z.string().min(1).max(200),
+  type: z.enum(['accepted', 'delivered', 'deferred', 'bounce', 'soft_bounce', 'complaint', 'dropped', 'other']),
+  correlation: z.string().max(200).nullish(),
+  messageId: z.string().max(998).nullish(),
+  providerMessageId: z.string().max(200).nullish(),
+  recipient: z.string().max(320).nullish(),
+  occurredAt: z.iso.datetime({ offset: true }),
+  bounceType: z.enum(['hard', 'soft']).nullish(),
+});
+
+export const genericWebhookBody = z.object({ events: z.array(genericEvent).min(1).max(1000) });
+export type GenericWebhookBody = z.infer<typeof genericWebhookBody>;
+
+export function parseGenericWebhook({
+  headers,
+  body,
+  secret,
+  now = new Date(),
+}: {
+  headers: Headers;
+  body: Buffer;
+  secret: string | undefined;
+  now?: Date;
+}): ParsedWebhook {
+  if (!secret) return reject(503, 'generic webhook is not configured (WEBHOOK_SECRET)');
+  const text = body.toString('utf8');
+  const check = verifyGenericSignature({
+    secret,
+    body: text,
+    timestampHeader: headers.get(GENERIC_TIMESTAMP_HEADER),
+    signatureHeader: headers.get(GENERIC_SIGNATURE_HEADER),
+    now,
+  });
+  if (!check.ok) return reject(401, `signature ${check.reason}`);
+  const json = parseJson(text);
+  if (!json.ok) return reject(400, 'body is not JSON');
+  const parsed = genericWebhookBody.safeParse(json.value);
+  if (!parsed.success) return reject(400, `body does not match the generic event schema: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  return { ok: true, events: parsed.data.events.map((event) => normaliseGenericEvent(event)) };
+}
+
+function normaliseGenericEvent(event: z.infer<typeof genericEvent>): NormalizedEvent {
+  const messageId = event.messageId ?? null;
+  const bounceType = event.type === 'bounce' ? (event.bounceType ?? 'hard') : event.type === 'soft_bounce' ? 'soft' : null;
+  return {
+    provider: 'generic',
+    eventId: event.id,
+    type: event.type === 'bounce' && bounceType === 'soft' ? 'soft_bounce' : event.type,
+    rawType: event.type,
+    correlationId: normaliseCorrelation(event.correlation) ?? (messageId ? correlationFromMessageId(messageId) : null),
+    messageId,
+    providerMessageId: event.providerMessageId ?? null,
+    recipient: normaliseRecipient(event.recipient),
+    bounceType,
+    occurredAt: new Date(event.occurredAt),
+    details: { ...event },
+  };
+}

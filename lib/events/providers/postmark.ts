@@ -1,0 +1,142 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { CORRELATION_TAG, normaliseCorrelation, normaliseRecipient, parseJson, reject, type NormalizedEvent, type ParsedWebhook } from '../types';
+
+/**
+ * Postmark webhooks carry no signature: the documented protection is HTTP Basic credentials
+ * embedded in the webhook URL (https://user:pass@host/...). Postmark sends one record per
+ * request, typed by RecordType, and echoes the message's Metadata on every record.
+ * There is no timestamp to bound a replay; replays are absorbed by the idempotent event id.
+ */
+
+const metadata = z.record(z.string(), z.unknown()).optional();
+
+const delivery = z
+  .object({ RecordType: z.literal('Delivery'), MessageID: z.string().min(1), Recipient: z.string(), DeliveredAt: z.iso.datetime({ offset: true }), Metadata: metadata })
+  .loose();
+const bounceLike = z
+  .object({
+    RecordType: z.enum(['Bounce', 'SpamComplaint']),
+    ID: z.union([z.number(), z.string().min(1)]),
+    Type: z.string(),
+    TypeCode: z.number().int().optional(),
+    MessageID: z.string().min(1),
+    Email: z.string(),
+    BouncedAt: z.iso.datetime({ offset: true }),
+    Metadata: metadata,
+  })
+  .loose();
+const other = z.object({ RecordType: z.string().min(1), MessageID: z.string().min(1), Metadata: metadata }).loose();
+
+const hardBounceTypes = new Set(['HardBounce', 'BadEmailAddress']);
+
+function credentialsMatch(header: string | null, user: string, password: string): boolean {
+  if (!header?.startsWith('Basic ')) return false;
+  const given = Buffer.from(header.slice(6).trim(), 'base64');
+  const expected = Buffer.from(`${user}:${password}`, 'utf8');
+  // Compare digests so the comparison time does not depend on the credentials' length either.
+  const digest = (value: Buffer) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+export function parsePostmarkWebhook({
+  headers,
+  body,
+  user,
+  password,
+}: {
+  headers: Headers;
+  body: Buffer;
+  user: string | undefined;
+  password: string | undefined;
+}): ParsedWebhook {
+  if (!user || !password) return reject(503, 'postmark webhook is not configured (POSTMARK_WEBHOOK_USER/PASSWORD)');
+  if (!credentialsMatch(headers.get('authorization'), user, password)) return reject(401, 'bad or missing Basic credentials');
+  const json = parseJson(body.toString('utf8'));
+  if (!json.ok) return reject(400, 'body is not JSON');
+  const record = json.value;
+  const deliveryRecord = delivery.safeParse(record);
+  if (deliveryRecord.success) {
+    const d = deliveryRecord.data;
+    return {
+      ok: true,
+      events: [
+        base({
+          record: d,
+          // Postmark gives deliveries no id of their own; one delivery per message and recipient.
+          eventId: `delivery:${d.MessageID}:${d.Recipient.toLowerCase()}`,
+          type: 'delivered',
+          recipient: d.Recipient,
+          occurredAt: d.DeliveredAt,
+        }),
+      ],
+    };
+  }
+  const bounceRecord = bounceLike.safeParse(record);
+  if (bounceRecord.success) {
+    const b = bounceRecord.data;
+    const complaint = b.RecordType === 'SpamComplaint';
+    const hard = hardBounceTypes.has(b.Type);
+    return {
+      ok: true,
+      events: [
+        base({
+          record: b,
+          eventId: `${complaint ? 'complaint' : 'bounce'}:${rawRecordId(body) ?? String(b.ID)}`,
+          type: complaint ? 'complaint' : hard ? 'bounce' : 'soft_bounce',
+          recipient: b.Email,
+          occurredAt: b.BouncedAt,
+          bounceType: complaint ? null : b.Type,
+        }),
+      ],
+    };
+  }
+  const otherRecord = other.safeParse(record);
+  if (!otherRecord.success || ['Delivery', 'Bounce', 'SpamComplaint'].includes(otherRecord.data.RecordType)) {
+    return reject(400, 'body is not a Postmark Delivery, Bounce or SpamComplaint record');
+  }
+  const o = otherRecord.data;
+  const digest = createHash('sha256').update(body).digest('hex').slice(0, 32);
+  const when = typeof o.ReceivedAt === 'string' ? o.ReceivedAt : typeof o.ChangedAt === 'string' ? o.ChangedAt : null;
+  return {
+    ok: true,
+    events: [base({ record: o, eventId: `${o.RecordType.toLowerCase()}:${digest}`, type: 'other', recipient: typeof o.Recipient === 'string' ? o.Recipient : null, occurredAt: when ?? new Date().toISOString() })],
+  };
+}
+
+/** Postmark's bounce IDs exceed 2^53; JSON.parse would round two of them to one number. */
+function rawRecordId(body: Buffer): string | null {
+  return /"ID"\s*:\s*"?(\d{1,30})"?/.exec(body.toString('utf8'))?.[1] ?? null;
+}
+
+function base({
+  record,
+  eventId,
+  type,
+  recipient,
+  occurredAt,
+  bounceType = null,
+}: {
+  record: { RecordType: string; MessageID: string; Metadata?: Record<string, unknown> } & Record<string, unknown>;
+  eventId: string;
+  type: NormalizedEvent['type'];
+  recipient: string | null;
+  occurredAt: string;
+  bounceType?: string | null;
+}): NormalizedEvent {
+  const { Content: _content, Subject: _subject, Details: _details, ...kept } = record;
+  const occurred = new Date(occurredAt);
+  return {
+    provider: 'postmark',
+    eventId,
+    type,
+    rawType: record.RecordType,
+    correlationId: normaliseCorrelation(record.Metadata?.[CORRELATION_TAG]),
+    messageId: null,
+    providerMessageId: record.MessageID,
+    recipient: normaliseRecipient(recipient),
+    bounceType,
+    occurredAt: Number.isNaN(occurred.getTime()) ? new Date() : occurred,
+    details: kept,
+  };
+}

@@ -1,0 +1,147 @@
+import { X509Certificate, createPublicKey, createVerify, type KeyObject } from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * Amazon SNS HTTP(S) notifications: the envelope SES event publishing arrives in, and the
+ * check that it really came from SNS. The signature is RSA over a canonical "Key\nValue\n"
+ * string (SHA1 for SignatureVersion 1, SHA256 for 2); the key comes from an X.509 certificate
+ * we fetch from SigningCertURL — only ever over https from sns.<region>.amazonaws.com, since
+ * a URL chosen by the sender would let anyone sign with their own certificate.
+ */
+
+export const snsEnvelope = z.object({
+  Type: z.enum(['Notification', 'SubscriptionConfirmation', 'UnsubscribeConfirmation']),
+  MessageId: z.string().min(1).max(200),
+  TopicArn: z.string().min(1).max(400),
+  Subject: z.string().max(200).optional(),
+  Message: z.string().max(300_000),
+  Timestamp: z.iso.datetime({ offset: true }),
+  SignatureVersion: z.enum(['1', '2']),
+  Signature: z.string().min(1).max(4096),
+  SigningCertURL: z.string().max(2048),
+  SubscribeURL: z.string().max(2048).optional(),
+  Token: z.string().max(2048).optional(),
+  UnsubscribeURL: z.string().max(2048).optional(),
+});
+export type SnsEnvelope = z.infer<typeof snsEnvelope>;
+
+const snsHost = /^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/;
+
+/** https, no credentials or odd port, an SNS host, a .pem path. */
+export function isTrustedSnsUrl(text: string, { pem }: { pem: boolean }): boolean {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'https:' || url.username || url.password || (url.port !== '' && url.port !== '443')) return false;
+  if (!snsHost.test(url.hostname)) return false;
+  return pem ? url.pathname.endsWith('.pem') : true;
+}
+
+export function snsStringToSign(message: SnsEnvelope): string | null {
+  const keys =
+    message.Type === 'Notification'
+      ? ['Message', 'MessageId', ...(message.Subject !== undefined ? ['Subject'] : []), 'Timestamp', 'TopicArn', 'Type']
+      : ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'];
+  let text = '';
+  for (const key of keys) {
+    const value = message[key as keyof SnsEnvelope];
+    if (value === undefined) return null;
+    text += `${key}\n${value}\n`;
+  }
+  return text;
+}
+
+/** Returns the PEM at a (validated) URL. Injected in tests; the machine may have no network. */
+export type SnsCertFetcher = (url: string) => Promise<string>;
+
+export const fetchSnsCertificate: SnsCertFetcher = async (url) => {
+  const response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(5_000) });
+  if (!response.ok) throw new Error(`certificate fetch answered ${response.status}`);
+  const text = await response.text();
+  if (text.length > 20_000) throw new Error('certificate too large');
+  return text;
+};
+
+export type SnsKeyResolver = (url: string) => Promise<KeyObject>;
+
+/**
+ * Certificates rotate rarely and every notification names one: cache the parsed key per URL
+ * (bounded, with a TTL), and forget failures so a transient fetch error is retried.
+ */
+export function createSnsKeyResolver({
+  fetcher = fetchSnsCertificate,
+  ttlMs = 6 * 3_600_000,
+  maxEntries = 32,
+  now = () => Date.now(),
+}: { fetcher?: SnsCertFetcher; ttlMs?: number; maxEntries?: number; now?: () => number } = {}): SnsKeyResolver {
+  const cache = new Map<string, { at: number; key: Promise<KeyObject> }>();
+  return (url) => {
+    const hit = cache.get(url);
+    if (hit && now() - hit.at < ttlMs) return hit.key;
+    if (cache.size >= maxEntries) {
+      const oldest = cache.keys().next();
+      if (!oldest.done) cache.delete(oldest.value);
+    }
+    const key = fetcher(url).then((pem) => {
+      const certificate = new X509Certificate(pem);
+      const at = now();
+      if (Date.parse(certificate.validFrom) > at || Date.parse(certificate.validTo) < at) throw new Error('signing certificate is not valid now');
+      return createPublicKey(certificate.publicKey.export({ type: 'spki', format: 'pem' }));
+    });
+    key.catch(() => cache.delete(url));
+    cache.set(url, { at: now(), key });
+    return key;
+  };
+}
+
+let processResolver: SnsKeyResolver | undefined;
+export function defaultSnsKeyResolver(): SnsKeyResolver {
+  processResolver ??= createSnsKeyResolver();
+  return processResolver;
+}
+
+export type SnsCheck = { ok: true; message: SnsEnvelope } | { ok: false; status: 400 | 401 | 403; error: string };
+
+export async function verifySnsMessage({
+  value,
+  resolveKey,
+  allowedTopics,
+  now = new Date(),
+  toleranceMs = 3_600_000,
+}: {
+  value: unknown;
+  resolveKey: SnsKeyResolver;
+  allowedTopics: string[];
+  now?: Date;
+  toleranceMs?: number;
+}): Promise<SnsCheck> {
+  const parsed = snsEnvelope.safeParse(value);
+  if (!parsed.success) return { ok: false, status: 400, error: 'not an SNS message' };
+  const message = parsed.data;
+  if (allowedTopics.length > 0 && !allowedTopics.includes(message.TopicArn)) return { ok: false, status: 403, error: 'unexpected TopicArn' };
+  if (!isTrustedSnsUrl(message.SigningCertURL, { pem: true })) return { ok: false, status: 401, error: 'SigningCertURL is not an https SNS URL' };
+  // SNS keeps a notification's Timestamp across its own retries, so the window is wider than
+  // a per-request signature's; duplicates inside it are absorbed by the (provider, event_id) key.
+  if (Math.abs(now.getTime() - Date.parse(message.Timestamp)) > toleranceMs) return { ok: false, status: 401, error: 'timestamp outside the replay window' };
+  const stringToSign = snsStringToSign(message);
+  if (stringToSign === null) return { ok: false, status: 400, error: 'SNS message lacks a signed field' };
+  let key: KeyObject;
+  try {
+    key = await resolveKey(message.SigningCertURL);
+  } catch {
+    return { ok: false, status: 401, error: 'signing certificate unavailable' };
+  }
+  const verifier = createVerify(message.SignatureVersion === '1' ? 'RSA-SHA1' : 'RSA-SHA256');
+  verifier.update(stringToSign, 'utf8');
+  let valid = false;
+  try {
+    valid = verifier.verify(key, message.Signature, 'base64');
+  } catch {
+    valid = false;
+  }
+  if (!valid) return { ok: false, status: 401, error: 'signature mismatch' };
+  return { ok: true, message };
+}

@@ -1,0 +1,74 @@
+import type { ProviderEventType } from '../../db/schema/states';
+
+export const webhookProviders = ['ses', 'postmark', 'sendgrid', 'generic'] as const;
+export type WebhookProvider = (typeof webhookProviders)[number];
+
+/**
+ * The name of the metadata field every send sets to the notice's correlation (first 32 hex of
+ * the notice key): SES message tag, Postmark `Metadata`, SendGrid `custom_args`. SES replaces
+ * any Message-ID we set, so for SES this tag and the provider message id are the only links.
+ */
+export const CORRELATION_TAG = 'notice_correlation';
+export const CORRELATION_HEADER = 'X-Notice-Correlation';
+
+/** One provider event, whatever provider sent it. */
+export type NormalizedEvent = {
+  provider: WebhookProvider;
+  /** Unique per provider; the idempotency key together with `provider`. */
+  eventId: string;
+  type: ProviderEventType;
+  rawType: string;
+  correlationId: string | null;
+  /** Our Message-ID when the provider echoes it (SMTP relays); SES does not. */
+  messageId: string | null;
+  providerMessageId: string | null;
+  /** Lower-cased. */
+  recipient: string | null;
+  bounceType: string | null;
+  occurredAt: Date;
+  /** The event without message content or foreign headers. */
+  details: Record<string, unknown>;
+};
+
+export type WebhookRejection = { status: 400 | 401 | 403 | 413 | 503; error: string };
+export type ParsedWebhook = { ok: true; events: NormalizedEvent[]; note?: string } | ({ ok: false } & WebhookRejection);
+
+export function reject(status: WebhookRejection['status'], error: string): ParsedWebhook {
+  return { ok: false, status, error };
+}
+
+const correlationPattern = /^[0-9a-f]{32}$/;
+
+/** A correlation we could have minted, else null (anything else cannot link to a ledger row). */
+export function normaliseCorrelation(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim().toLowerCase();
+  return correlationPattern.test(trimmed) ? trimmed : null;
+}
+
+export function normaliseRecipient(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim().toLowerCase();
+  return trimmed.length > 0 && trimmed.length <= 320 ? trimmed : null;
+}
+
+/** Events that prove the provider took the message: safe grounds to confirm a claim as sent. */
+export function provesHandOver(type: ProviderEventType): boolean {
+  return type === 'accepted' || type === 'delivered';
+}
+
+/** What an event means for the recipient's address, if anything. */
+export function suppressionFor(event: Pick<NormalizedEvent, 'type' | 'recipient'>): 'hard_bounce' | 'complaint' | null {
+  if (!event.recipient) return null;
+  if (event.type === 'bounce') return 'hard_bounce';
+  if (event.type === 'complaint') return 'complaint';
+  return null;
+}
+
+export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
