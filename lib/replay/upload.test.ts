@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { noticeKey } from '../ledger/notice-key';
+import { parseCsv, toCsv } from './csv';
+import { rejectionsCsv, validateUpload } from './upload';
+
+const secret = 'unit-secret-0123456789abcdef0123456789abcdef';
+const header = 'notice_type,subscription_id,period_start,account_id,reconciliation_id,exception_id,revision,recipient_email,recipient_time_zone,due_at,deadline_at,payload';
+const due = '2026-11-28T08:00:00Z';
+const deadline = '2026-11-29T08:00:00Z';
+
+describe('parseCsv', () => {
+  it('handles quotes, escaped quotes, commas and line breaks inside fields, CRLF and a BOM', () => {
+    const records = parseCsv('\ufeffa,b\r\n"x, y","say ""hi"""\r\n"multi\nline",z\n\n3,4');
+    expect(records).toEqual([
+      { line: 1, fields: ['a', 'b'] },
+      { line: 2, fields: ['x, y', 'say "hi"'] },
+      { line: 3, fields: ['multi\nline', 'z'] },
+      { line: 6, fields: ['3', '4'] },
+    ]);
+  });
+
+  it('round-trips through toCsv', () => {
+    const rows = [['a,b', 'c"d', 'e\nf'], ['', 'plain', '1']];
+    expect(parseCsv(toCsv(rows)).map((record) => record.fields)).toEqual(rows);
+  });
+
+  it('neutralises spreadsheet formulas on export', () => {
+    expect(toCsv([['=SUM(A1)', '-3', '@x']])).toBe("'=SUM(A1),-3,'@x\r\n");
+  });
+});
+
+describe('validateUpload', () => {
+  it('accepts good rows with their keys and rejects each bad row with its line and reason', () => {
+    const csv = [
+      header,
+      `renewal_notice_t72,sub_1,2026-12-01,,,,0,A@Example.com,Europe/Berlin,${due},${deadline},"{""plan"":""Basic""}"`,
+      `payment_recovery,,,acct_1,recon_1,exc_1,2,billing@example.com,,${due},${deadline},`,
+      `renewal_notice_t99,sub_2,2026-12-01,,,,0,a@example.com,,${due},${deadline},`,
+      `renewal_notice_t72,,2026-12-01,,,,0,a@example.com,,${due},${deadline},`,
+      `renewal_notice_t72,sub_3,2026-12-01,,,,x1,a@example.com,,${due},${deadline},`,
+      `renewal_notice_t72,sub_4,2026-12-01,,,,0,not-an-email,,${due},${deadline},`,
+      `renewal_notice_t72,sub_5,2026-12-01,,,,0,a@example.com,Mars/Olympus,${due},${deadline},`,
+      `renewal_notice_t72,sub_6,2026-12-01,,,,0,a@example.com,,tomorrow,${deadline},`,
+      `renewal_notice_t72,sub_7,2026-12-01,,,,0,a@example.com,,${deadline},${due},`,
+      `renewal_notice_t72,sub_1,2026-12-01,,,,0,b@example.com,,${due},${deadline},`,
+      `renewal_notice_t72,sub_8,2026-12-01,,,,0,a@example.com,,${due},${deadline},[1]`,
+      'renewal_notice_t72,sub_9',
+      `renewal_notice_t72,sub|x,2026-12-01,,,,0,a@example.com,,${due},${deadline},`,
+    ].join('\n');
+    const result = validateUpload({ csv, secret });
+    if (!result.ok) throw new Error(result.error);
+    expect(result.rows.map((row) => row.line)).toEqual([2, 3]);
+    const [first, second] = result.rows;
+    expect(first).toMatchObject({ recipientEmail: 'a@example.com', recipientTimeZone: 'Europe/Berlin', payload: { plan: 'Basic' }, subjectId: 'sub_1' });
+    expect(first?.key).toBe(noticeKey(secret, { type: 'renewal_notice_t72', identity: { subscription_id: 'sub_1', period_start: '2026-12-01' }, revision: 0 }));
+    expect(second?.fact).toEqual({ type: 'payment_recovery', identity: { account_id: 'acct_1', reconciliation_id: 'recon_1', exception_id: 'exc_1' }, revision: 2 });
+    expect(second?.recipientTimeZone).toBe('UTC');
+    expect(result.rejections.map((r) => [r.line, r.reason])).toEqual([
+      [4, expect.stringMatching(/unknown notice_type "renewal_notice_t99"/)],
+      [5, 'subscription_id is empty (identity field of renewal_notice_t72)'],
+      [6, 'revision "x1" is not a whole number'],
+      [7, expect.stringMatching(/recipient_email "not-an-email"/)],
+      [8, expect.stringMatching(/recipient_time_zone "Mars\/Olympus"/)],
+      [9, expect.stringMatching(/due_at "tomorrow"/)],
+      [10, 'deadline_at is before due_at'],
+      [11, 'same notice as line 2 (type, identity and revision)'],
+      [12, 'payload must be a JSON object'],
+      [13, 'has 2 fields, the header has 12'],
+      [14, expect.stringMatching(/subscription_id/)],
+    ]);
+    expect(result.rejections[0]?.raw).toContain('renewal_notice_t99,sub_2');
+  });
+
+  it('refuses a file without the required header, and an empty one', () => {
+    expect(validateUpload({ csv: 'a,b\n1,2', secret })).toEqual({ ok: false, error: expect.stringMatching(/lacks notice_type, recipient_email, due_at, deadline_at/) });
+    expect(validateUpload({ csv: '', secret })).toEqual({ ok: false, error: 'The file is empty.' });
+  });
+
+  it('exports the rejected rows as CSV that parses back to line, reason and row', () => {
+    const csv = rejectionsCsv([{ line: 7, reason: 'due_at "x" is not an ISO timestamp', raw: 'renewal_notice_t72,"a,b"' }]);
+    expect(parseCsv(csv).map((r) => r.fields)).toEqual([
+      ['line', 'reason', 'row'],
+      ['7', 'due_at "x" is not an ISO timestamp', 'renewal_notice_t72,"a,b"'],
+    ]);
+  });
+});
