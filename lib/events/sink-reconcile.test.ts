@@ -1,0 +1,138 @@
+import { createServer, type Server } from 'node:http';
+import nodemailer from 'nodemailer';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { countAcceptedVsDelivered } from '../../db/queries/events';
+import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { resetConfigForTests } from '../config';
+import { correlationOf, messageIdFor, noticeKey } from '../ledger/notice-key';
+import { startSmtpSink, type SmtpSink } from '../mail/sink';
+import { registerDeliveryGauges } from '../metrics/delivery-gap';
+import { insertClaimedNotice } from './testing';
+
+/**
+ * The crash window end to end: a worker claimed, handed the mail to the relay and died before
+ * committing. The relay (our real SMTP sink) posts its signed event to the console's route
+ * handler, and the claim becomes `sent` without anyone touching it.
+ */
+
+const secret = 'sink-to-console-secret-0123456789abcdef';
+let t: TestDatabase;
+let server: Server;
+let sink: SmtpSink;
+let posts = 0;
+const savedEnv = { DATABASE_URL: process.env.DATABASE_URL, WEBHOOK_SECRET: process.env.WEBHOOK_SECRET };
+
+const keyFor = (subscription: string) =>
+  noticeKey(process.env.NOTICE_KEY_SECRET ?? '', { type: 'renewal_notice_t72', identity: { subscription_id: subscription, period_start: '2026-12-01' }, revision: 0 });
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  process.env.DATABASE_URL = t.url;
+  process.env.WEBHOOK_SECRET = secret;
+  resetConfigForTests();
+  const { POST } = await import('../../app/api/webhooks/generic/route');
+  server = createServer((incoming, outgoing) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      posts += 1;
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(incoming.headers)) if (typeof value === 'string') headers.set(name, value);
+      void POST(new Request(`http://127.0.0.1${incoming.url ?? '/'}`, { method: 'POST', headers, body: Buffer.concat(chunks) })).then(async (response) => {
+        outgoing.writeHead(response.status, { 'content-type': 'application/json' }).end(await response.text());
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  sink = await startSmtpSink({ eventsUrl: `http://127.0.0.1:${port}/api/webhooks/generic`, eventsSecret: secret, eventDelayMs: 20 });
+});
+
+afterAll(async () => {
+  await sink.stop();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  const { getDb } = await import('../../db/client');
+  await getDb().$client.end();
+  await t.drop();
+  for (const [name, value] of Object.entries(savedEnv)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  resetConfigForTests();
+});
+
+async function state(key: string): Promise<{ ledger: string | undefined; job: string | undefined }> {
+  const ledger = await t.pool.query<{ state: string }>('select state from notice_ledger where notice_key = $1', [key]);
+  const job = await t.pool.query<{ state: string }>('select state from reminder_jobs where notice_key = $1', [key]);
+  return { ledger: ledger.rows[0]?.state, job: job.rows[0]?.state };
+}
+
+function sendAs(key: string, to: string) {
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: sink.port, secure: false, ignoreTLS: true, socketTimeout: 3_000 });
+  return transport
+    .sendMail({
+      from: 'notices@notices.localhost',
+      to,
+      subject: 'Your subscription renews in 3 days',
+      text: 'hello',
+      messageId: messageIdFor(key, 'notices.localhost'),
+      headers: { 'X-Notice-Correlation': correlationOf(key) },
+    })
+    .finally(() => transport.close());
+}
+
+describe('a claim whose worker died after the hand-over', () => {
+  it('is confirmed sent by the sink event; claims with no event stay claimed', async () => {
+    const handedOver = keyFor('sub_handed_over');
+    const neverSent = keyFor('sub_never_sent');
+    const cutOff = keyFor('sub_cut_off');
+    await insertClaimedNotice(t.db, { noticeKey: handedOver, email: 'alice@example.com' });
+    await insertClaimedNotice(t.db, { noticeKey: neverSent, email: 'bob@example.com' });
+    await insertClaimedNotice(t.db, { noticeKey: cutOff, email: 'carol@example.com' });
+
+    await sendAs(handedOver, 'alice@example.com');
+    // The relay read the whole message and the connection died before its reply: it may be
+    // out, but no provider evidence ever arrives for it.
+    sink.setFault({ kind: 'drop-after-data', times: 1 });
+    await expect(sendAs(cutOff, 'carol@example.com')).rejects.toThrow();
+
+    await vi.waitFor(async () => expect(await state(handedOver)).toEqual({ ledger: 'sent', job: 'sent' }), { timeout: 10_000, interval: 50 });
+    await sink.flushEvents();
+    expect(sink.postedEvents().every((p) => p.status === 200)).toBe(true);
+    expect(posts).toBe(1);
+    expect(sink.countByCorrelation(correlationOf(cutOff))).toBe(1);
+    expect(await state(neverSent)).toEqual({ ledger: 'claimed', job: 'claimed' });
+    expect(await state(cutOff)).toEqual({ ledger: 'claimed', job: 'claimed' });
+
+    const evidence = await t.pool.query<{ event_type: string; provider_message_id: string }>('select event_type, provider_message_id from provider_events where notice_key = $1 order by event_type', [handedOver]);
+    const queueId = sink.messages().find((m) => m.correlation === correlationOf(handedOver))?.queueId;
+    expect(evidence.rows).toEqual([
+      { event_type: 'accepted', provider_message_id: queueId },
+      { event_type: 'delivered', provider_message_id: queueId },
+    ]);
+    const ledger = await t.pool.query<{ provider_message_id: string; resolution: string }>('select provider_message_id, resolution from notice_ledger where notice_key = $1', [handedOver]);
+    expect(ledger.rows[0]).toEqual({ provider_message_id: queueId, resolution: 'provider_evidence' });
+  });
+
+  it('counts accepted vs delivered per provider and notice type, and exports them as gauges', async () => {
+    const pending = keyFor('sub_accepted_only');
+    await insertClaimedNotice(t.db, { noticeKey: pending, email: 'dave@example.com' });
+    const { POST } = await import('../../app/api/webhooks/generic/route');
+    const { signGenericRequest } = await import('./generic-signature');
+    const body = JSON.stringify({ events: [{ id: 'acc-only', type: 'accepted', correlation: correlationOf(pending), recipient: 'dave@example.com', occurredAt: new Date().toISOString() }] });
+    const response = await POST(new Request('http://127.0.0.1/api/webhooks/generic', { method: 'POST', body, headers: signGenericRequest({ secret, body }) }));
+    expect(response.status).toBe(200);
+
+    const rows = await countAcceptedVsDelivered(t.db, { from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 1_000) });
+    expect(rows).toEqual([{ provider: 'generic', noticeType: 'renewal_notice_t72', accepted: 2, delivered: 1, bounced: 0, complained: 0, gap: 1 }]);
+    expect(await countAcceptedVsDelivered(t.db, { from: new Date(Date.now() + 60_000), to: new Date(Date.now() + 120_000) })).toEqual([]);
+
+    const registry = new Registry();
+    registerDeliveryGauges({ registry, db: () => t.db });
+    const text = await registry.metrics();
+    expect(text).toContain('notice_ledger_delivery_gap{provider="generic",notice_type="renewal_notice_t72"} 1');
+    expect(text).toContain('notice_ledger_provider_messages{provider="generic",notice_type="renewal_notice_t72",status="accepted"} 2');
+  });
+});
