@@ -59,3 +59,5 @@ export async function resolveQuarantine(
     return { action: params.action, resolved: resolvedKeys, skipped: requested - resolvedKeys.length };
   });
 }
+
+export type { QuarantineAction, QuarantineSelection } from '@/db/queries/quarantine';

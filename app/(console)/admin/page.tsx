@@ -1,0 +1,31 @@
+import type { Metadata } from 'next';
+import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
+import { getDb } from '@/db/client';
+import { loadUsersPage } from '@/lib/console/users';
+import { UsersAdmin } from '@/components/admin/users-admin';
+import { queryKeys } from '@/components/query/keys';
+import { Forbidden } from '@/components/ui/states';
+import { requirePage } from '../../_server/auth';
+
+export const metadata: Metadata = { title: 'Admin' };
+export const dynamic = 'force-dynamic';
+
+export default async function AdminPage() {
+  const auth = await requirePage('users.manage', '/admin');
+  if (!auth.ok) return <Forbidden message={auth.error.message} />;
+  const client = new QueryClient();
+  await client.prefetchQuery({ queryKey: queryKeys.users(undefined), queryFn: async () => JSON.parse(JSON.stringify(await loadUsersPage(getDb(), {}))) as unknown });
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Admin</h1>
+          <p>Console users and producer API tokens. Every change is audited.</p>
+        </div>
+      </div>
+      <HydrationBoundary state={dehydrate(client)}>
+        <UsersAdmin selfId={auth.session.user.id} />
+      </HydrationBoundary>
+    </>
+  );
+}

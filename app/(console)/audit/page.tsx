@@ -1,0 +1,35 @@
+import type { Metadata } from 'next';
+import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
+import { getDb } from '@/db/client';
+import { loadAuditPage } from '@/lib/console/audit-view';
+import { auditQuery } from '@/lib/console/requests';
+import { AuditView, type AuditQuery } from '@/components/audit/audit-view';
+import { queryKeys } from '@/components/query/keys';
+import { Forbidden } from '@/components/ui/states';
+import { requirePage } from '../../_server/auth';
+
+export const metadata: Metadata = { title: 'Audit' };
+export const dynamic = 'force-dynamic';
+
+export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
+  const auth = await requirePage('audit.read', '/audit');
+  if (!auth.ok) return <Forbidden message={auth.error.message} />;
+  const raw = Object.fromEntries(Object.entries(await searchParams).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = auditQuery.safeParse(raw);
+  const query: AuditQuery = parsed.success ? parsed.data : {};
+  const client = new QueryClient();
+  await client.prefetchQuery({ queryKey: queryKeys.audit(query), queryFn: async () => JSON.parse(JSON.stringify(await loadAuditPage(getDb(), query))) as unknown });
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Audit log</h1>
+          <p>Who did what, when and why. Read-only for everyone; entries are never edited.</p>
+        </div>
+      </div>
+      <HydrationBoundary state={dehydrate(client)}>
+        <AuditView query={query} />
+      </HydrationBoundary>
+    </>
+  );
+}

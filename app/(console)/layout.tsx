@@ -1,0 +1,47 @@
+import type { ReactNode } from 'react';
+import Link from 'next/link';
+import { redirect } from 'next/navigation';
+import { getDb } from '@/db/client';
+import { countQuarantined } from '@/db/queries/quarantine';
+import { can } from '@/lib/auth/permissions';
+import { roleLabels } from '@/lib/auth/roles';
+import { config } from '@/lib/config';
+import { SignOutButton } from '@/components/auth/sign-out-button';
+import { Nav, type NavItem } from '@/components/ui/nav';
+import { currentSession } from '../_server/auth';
+
+export const dynamic = 'force-dynamic';
+
+export default async function ConsoleLayout({ children }: { children: ReactNode }) {
+  const session = await currentSession();
+  if (!session) redirect('/signin');
+  const role = session.user.role;
+  const quarantined = can(role, 'quarantine.read') ? await countQuarantined(getDb(), { quarantineAfterMs: config().QUARANTINE_AFTER }) : 0;
+  const items: NavItem[] = [
+    { href: '/', label: 'Overview' },
+    ...(can(role, 'lookup.read') ? [{ href: '/lookup', label: 'Lookup' }] : []),
+    ...(can(role, 'quarantine.read') ? [{ href: '/quarantine', label: 'Quarantine', badge: quarantined }] : []),
+    ...(can(role, 'audit.read') ? [{ href: '/audit', label: 'Audit' }] : []),
+    ...(can(role, 'users.manage') || can(role, 'tokens.manage') ? [{ href: '/admin', label: 'Admin' }] : []),
+  ];
+  return (
+    <>
+      <header className="shell-header">
+        <div className="shell-header-inner">
+          <Link href="/" className="brand">
+            notice-ledger<small>console</small>
+          </Link>
+          <Nav items={items} />
+          <div className="who" data-testid="who">
+            <span className="name">{session.user.email}</span>
+            <span className="role" data-testid="who-role">
+              {roleLabels[role]}
+            </span>
+            <SignOutButton />
+          </div>
+        </div>
+      </header>
+      <main>{children}</main>
+    </>
+  );
+}

@@ -1,0 +1,37 @@
+import type { Metadata } from 'next';
+import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
+import { getDb } from '@/db/client';
+import { config } from '@/lib/config';
+import { lookupNotices } from '@/lib/console/lookup';
+import { LookupView } from '@/components/lookup/lookup-view';
+import { queryKeys } from '@/components/query/keys';
+import { Forbidden } from '@/components/ui/states';
+import { requirePage } from '../../_server/auth';
+
+export const metadata: Metadata = { title: 'Lookup' };
+export const dynamic = 'force-dynamic';
+
+export default async function LookupPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
+  const q = ((await searchParams).q ?? '').trim().slice(0, 320);
+  const auth = await requirePage('lookup.read', q ? `/lookup?q=${encodeURIComponent(q)}` : '/lookup');
+  if (!auth.ok) return <Forbidden message={auth.error.message} />;
+  const client = new QueryClient();
+  if (q) {
+    const result = await lookupNotices(getDb(), { query: q, secret: config().NOTICE_KEY_SECRET, messageIdDomain: config().MESSAGE_ID_DOMAIN });
+    // Prefetch the same JSON shape the route handler returns (dates as strings).
+    if (!('error' in result)) client.setQueryData(queryKeys.lookup(q), JSON.parse(JSON.stringify(result)) as unknown);
+  }
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Lookup</h1>
+          <p>Why did this customer get this email, twice, or not at all?</p>
+        </div>
+      </div>
+      <HydrationBoundary state={dehydrate(client)}>
+        <LookupView q={q} />
+      </HydrationBoundary>
+    </>
+  );
+}

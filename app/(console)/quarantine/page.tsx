@@ -1,0 +1,46 @@
+import type { Metadata } from 'next';
+import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
+import { getDb } from '@/db/client';
+import { can } from '@/lib/auth/permissions';
+import { config } from '@/lib/config';
+import { noticeTypeNames } from '@/lib/ledger/notice-types';
+import { loadQuarantinePage } from '@/lib/console/quarantine-view';
+import { quarantineListQuery } from '@/lib/console/requests';
+import { formatDuration } from '@/lib/console/format';
+import { QuarantineView, type QuarantineQuery } from '@/components/quarantine/quarantine-view';
+import { queryKeys } from '@/components/query/keys';
+import { Forbidden } from '@/components/ui/states';
+import { requirePage } from '../../_server/auth';
+
+export const metadata: Metadata = { title: 'Quarantine' };
+export const dynamic = 'force-dynamic';
+
+export default async function QuarantinePage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
+  const auth = await requirePage('quarantine.read', '/quarantine');
+  if (!auth.ok) return <Forbidden message={auth.error.message} />;
+  const raw = Object.fromEntries(Object.entries(await searchParams).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = quarantineListQuery.safeParse(raw);
+  const query: QuarantineQuery = parsed.success ? parsed.data : {};
+  const client = new QueryClient();
+  await client.prefetchQuery({
+    queryKey: queryKeys.quarantine(query),
+    queryFn: async () => JSON.parse(JSON.stringify(await loadQuarantinePage(getDb(), { query, quarantineAfterMs: config().QUARANTINE_AFTER }))) as unknown,
+  });
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Quarantine</h1>
+          <p>
+            Claims still <code>claimed</code> {formatDuration(config().QUARANTINE_AFTER)} after the claim: the worker may have died mid-send. Read the provider&apos;s evidence, then
+            confirm, release or suppress.
+          </p>
+        </div>
+      </div>
+      {!parsed.success ? <div className="notice error">The filter was not understood and has been ignored: {parsed.error.issues[0]?.message}</div> : null}
+      <HydrationBoundary state={dehydrate(client)}>
+        <QuarantineView query={query} canResolve={can(auth.session.user.role, 'quarantine.resolve')} noticeTypes={noticeTypeNames} />
+      </HydrationBoundary>
+    </>
+  );
+}

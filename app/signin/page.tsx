@@ -1,0 +1,28 @@
+import type { Metadata } from 'next';
+import { redirect } from 'next/navigation';
+import { oidcEnabled } from '@/lib/auth/options';
+import { SignInForm } from '@/components/auth/sign-in-form';
+import { currentSession } from '../_server/auth';
+
+export const metadata: Metadata = { title: 'Sign in' };
+export const dynamic = 'force-dynamic';
+
+/** Only same-site paths: an open redirect through the sign-in page is a phishing gift. */
+function safeCallback(value: string | undefined): string {
+  return value && value.startsWith('/') && !value.startsWith('//') ? value : '/';
+}
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
+  const params = await searchParams;
+  const callbackUrl = safeCallback(params.callbackUrl);
+  if (await currentSession()) redirect(callbackUrl);
+  return (
+    <div className="signin">
+      <div className="card">
+        <h1>notice-ledger</h1>
+        <p className="muted">Sign in to the console.</p>
+        <SignInForm callbackUrl={callbackUrl} oidc={oidcEnabled()} initialError={params.error ?? null} />
+      </div>
+    </div>
+  );
+}

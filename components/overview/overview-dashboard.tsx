@@ -1,0 +1,60 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import { timeRangeNames, timeRanges, type TimeRange } from '@/lib/console/overview-model';
+import { Section } from '../ui/boundary';
+import { SkeletonChart, SkeletonLines } from '../ui/states';
+import { ClaimsChart, DeliveryChart, FailuresChart, LatencyChart } from './charts';
+import { AlertBanner, PendingTable, StatusTiles } from './status';
+
+export function OverviewDashboard({ initialRange }: { initialRange: TimeRange }) {
+  const [range, setRange] = useState<TimeRange>(initialRange);
+  const router = useRouter();
+
+  function choose(next: TimeRange) {
+    setRange(next);
+    router.replace(`/?range=${next}`, { scroll: false });
+  }
+
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Overview</h1>
+          <p>Refreshes every 15 seconds.</p>
+        </div>
+        <div className="segmented" role="group" aria-label="Time range" data-testid="range-picker">
+          {timeRangeNames.map((name) => (
+            <button key={name} type="button" aria-pressed={name === range} onClick={() => choose(name)} title={timeRanges[name].label}>
+              {name}
+            </button>
+          ))}
+        </div>
+      </div>
+      <Section fallback={<SkeletonLines lines={2} />}>
+        <AlertBanner range={range} />
+      </Section>
+      <Section fallback={<SkeletonLines lines={3} />}>
+        <StatusTiles range={range} />
+      </Section>
+      <Section fallback={<div className="card"><SkeletonLines lines={5} /></div>}>
+        <PendingTable />
+      </Section>
+      <div className="grid">
+        <Section fallback={<div className="card"><SkeletonChart /></div>}>
+          <LatencyChart range={range} />
+        </Section>
+        <Section fallback={<div className="card"><SkeletonChart /></div>}>
+          <ClaimsChart range={range} />
+        </Section>
+        <Section fallback={<div className="card"><SkeletonChart /></div>}>
+          <FailuresChart range={range} />
+        </Section>
+        <Section fallback={<div className="card"><SkeletonChart /></div>}>
+          <DeliveryChart range={range} />
+        </Section>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,135 @@
+'use client';
+
+import Link from 'next/link';
+import { dueBuckets, type TimeRange } from '@/lib/console/overview-model';
+import { formatCount, formatDuration, formatUtc } from '@/lib/console/format';
+import { usePending, useStatus } from './queries';
+
+export function AlertBanner({ range }: { range: TimeRange }) {
+  const { data } = useStatus(range);
+  if (data.alerts.length === 0) {
+    return (
+      <div className="banner ok" data-testid="all-clear">
+        <span className="icon">✓</span>
+        <span>Nothing needs attention: no stuck claims, nothing near its deadline, p99 steady.</span>
+      </div>
+    );
+  }
+  return (
+    <div data-testid="alert-banner">
+      {data.alerts.map((alert) => (
+        <div key={alert.id} className={`banner ${alert.severity}`} data-testid={`alert-${alert.id}`}>
+          <span className="icon">{alert.severity === 'critical' ? '!' : '▲'}</span>
+          <span>
+            {alert.message} {alert.href !== '/' ? <Link href={alert.href}>Open {alert.href.slice(1)} →</Link> : null}
+          </span>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+export function StatusTiles({ range }: { range: TimeRange }) {
+  const { data: status } = useStatus(range);
+  const { data: pending } = usePending();
+  const oldest = pending.oldest[0];
+  const generatedAt = new Date(pending.generatedAt).getTime();
+  const totalPending = pending.rows.reduce((sum, row) => sum + row.total, 0);
+  const overdue = pending.rows.reduce((sum, row) => sum + row.counts.overdue, 0);
+  return (
+    <div className="tiles">
+      <div className={`tile ${status.quarantined > 0 ? 'bad' : 'good'}`} data-testid="tile-quarantine">
+        <div className="label">Stuck claims (quarantine)</div>
+        <div className="value">{formatCount(status.quarantined)}</div>
+        <div className="hint">
+          claimed over {formatDuration(status.quarantineAfterMs)} ago{status.quarantined > 0 ? <> · <Link href="/quarantine">resolve</Link></> : null}
+        </div>
+      </div>
+      <div className={`tile ${overdue > 0 ? 'warn' : ''}`} data-testid="tile-pending">
+        <div className="label">Pending jobs</div>
+        <div className="value">{formatCount(totalPending)}</div>
+        <div className="hint">{formatCount(overdue)} overdue</div>
+      </div>
+      <div className={`tile ${status.nearDeadline > 0 ? 'warn' : ''}`} data-testid="tile-oldest">
+        <div className="label">Oldest pending</div>
+        {oldest ? (
+          <>
+            <div className="value">{formatDuration(Math.max(0, generatedAt - new Date(oldest.dueAt).getTime()))}</div>
+            <div className="hint">
+              past due · deadline {new Date(oldest.deadlineAt).getTime() < generatedAt ? 'passed' : `in ${formatDuration(new Date(oldest.deadlineAt).getTime() - generatedAt)}`}
+            </div>
+          </>
+        ) : (
+          <>
+            <div className="value">—</div>
+            <div className="hint">nothing pending</div>
+          </>
+        )}
+      </div>
+      <div className={`tile ${status.nearDeadline > 0 ? 'warn' : ''}`} data-testid="tile-deadline">
+        <div className="label">Due, under 1 h to deadline</div>
+        <div className="value">{formatCount(status.nearDeadline)}</div>
+        <div className="hint">updated {formatUtc(status.generatedAt).slice(11)}</div>
+      </div>
+    </div>
+  );
+}
+
+export function PendingTable() {
+  const { data } = usePending();
+  const generatedAt = new Date(data.generatedAt).getTime();
+  return (
+    <div className="card" data-testid="pending-table">
+      <h2>Pending jobs by due time</h2>
+      <div className="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th>Notice type</th>
+              {dueBuckets.map((bucket) => (
+                <th key={bucket.id} className="num">
+                  {bucket.label}
+                </th>
+              ))}
+              <th className="num">Total</th>
+              <th className="hide-sm">Oldest pending</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.rows.map((row) => {
+              const oldest = data.oldest.find((entry) => entry.noticeType === row.noticeType);
+              return (
+                <tr key={row.noticeType} data-testid={`pending-row-${row.noticeType}`}>
+                  <td>
+                    {row.label}
+                    <span className="sub mono">{row.noticeType}</span>
+                  </td>
+                  {dueBuckets.map((bucket) => (
+                    <td key={bucket.id} className="num" data-testid={`pending-${row.noticeType}-${bucket.id}`}>
+                      {row.counts[bucket.id] > 0 && bucket.id === 'overdue' ? <span className="badge warn">{formatCount(row.counts[bucket.id])}</span> : formatCount(row.counts[bucket.id])}
+                    </td>
+                  ))}
+                  <td className="num">
+                    <strong>{formatCount(row.total)}</strong>
+                  </td>
+                  <td className="hide-sm small">
+                    {oldest ? (
+                      <>
+                        due {formatUtc(oldest.dueAt)}
+                        <span className="sub">
+                          deadline {new Date(oldest.deadlineAt).getTime() < generatedAt ? <span className="badge bad">passed</span> : `in ${formatDuration(new Date(oldest.deadlineAt).getTime() - generatedAt)}`}
+                        </span>
+                      </>
+                    ) : (
+                      '—'
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}

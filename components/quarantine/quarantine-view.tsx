@@ -1,0 +1,313 @@
+'use client';
+
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import type { QuarantineAction, QuarantineSelection, ResolveOutcome } from '@/lib/console/quarantine';
+import type { QuarantinePage, QuarantineRowView } from '@/lib/console/quarantine-view';
+import { formatCount, formatDuration, formatUtc, shortKey } from '@/lib/console/format';
+import { getJson, postJson, toQueryString } from '../query/api';
+import { LIVE_REFRESH_MS, queryKeys } from '../query/keys';
+import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
+
+export type QuarantineQuery = { olderThanMinutes?: number; recipientDomain?: string; noticeType?: string; afterClaimedAt?: string; afterKey?: string };
+
+const actionLabels: Record<QuarantineAction, string> = { confirm_sent: 'Confirm sent', release: 'Release for resend', suppress: 'Suppress' };
+const actionExplain: Record<QuarantineAction, string> = {
+  confirm_sent: 'The ledger records these as sent and no email goes out again.',
+  release: 'The claims are released and the jobs are due now: the worker sends again, reusing the stored one-time code.',
+  suppress: 'The notices will never be sent; the jobs are suppressed with reason "operator".',
+};
+
+type Pending = { action: QuarantineAction; selection: QuarantineSelection; describe: string };
+
+export function QuarantineView({ query, canResolve, noticeTypes }: { query: QuarantineQuery; canResolve: boolean; noticeTypes: string[] }) {
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const list = useQuery({
+    queryKey: queryKeys.quarantine(query),
+    queryFn: () => getJson<QuarantinePage>(`/api/console/quarantine${toQueryString(query)}`),
+    refetchInterval: LIVE_REFRESH_MS,
+  });
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [pending, setPending] = useState<Pending | null>(null);
+  const [result, setResult] = useState<{ tone: 'ok' | 'critical'; text: string } | null>(null);
+  const filter = { olderThanMinutes: query.olderThanMinutes, recipientDomain: query.recipientDomain, noticeType: query.noticeType };
+  const filtered = Boolean(query.olderThanMinutes || query.recipientDomain || query.noticeType);
+
+  function toggle(key: string) {
+    setSelected((current) => {
+      const next = new Set(current);
+      if (next.has(key)) next.delete(key);
+      else next.add(key);
+      return next;
+    });
+  }
+
+  async function done(outcome: ResolveOutcome) {
+    setPending(null);
+    setSelected(new Set());
+    const verb = { confirm_sent: 'Confirmed as sent', release: 'Released for resend', suppress: 'Suppressed' }[outcome.action];
+    setResult({
+      tone: 'ok',
+      text: `${verb}: ${outcome.resolved.length} claim${outcome.resolved.length === 1 ? '' : 's'}.${outcome.skipped > 0 ? ` ${outcome.skipped} skipped: already resolved or no longer stuck.` : ''} Recorded in the audit log.`,
+    });
+    await queryClient.invalidateQueries({ queryKey: ['quarantine'] });
+    await queryClient.invalidateQueries({ queryKey: ['overview'] });
+    router.refresh();
+  }
+
+  return (
+    <>
+      <form className="card row" action="/quarantine" method="get" data-testid="quarantine-filter">
+        <div>
+          <label htmlFor="olderThanMinutes">Stuck at least (extra minutes)</label>
+          <input id="olderThanMinutes" name="olderThanMinutes" type="number" min={0} defaultValue={query.olderThanMinutes ?? ''} style={{ width: 120 }} />
+        </div>
+        <div>
+          <label htmlFor="recipientDomain">Recipient domain</label>
+          <input id="recipientDomain" name="recipientDomain" defaultValue={query.recipientDomain ?? ''} placeholder="example.com" />
+        </div>
+        <div>
+          <label htmlFor="noticeType">Notice type</label>
+          <select id="noticeType" name="noticeType" defaultValue={query.noticeType ?? ''}>
+            <option value="">any</option>
+            {noticeTypes.map((type) => (
+              <option key={type} value={type}>
+                {type}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit">Filter</button>
+        {filtered ? (
+          <Link href="/quarantine" className="button">
+            Clear
+          </Link>
+        ) : null}
+      </form>
+
+      {result ? (
+        <div className={`banner ${result.tone}`} data-testid="resolve-result">
+          <span className="icon">{result.tone === 'ok' ? '✓' : '!'}</span>
+          <span>{result.text}</span>
+        </div>
+      ) : null}
+
+      {!canResolve ? (
+        <div className="notice" data-testid="read-only-note" style={{ marginBottom: 16 }}>
+          You can read quarantine. Resolving a stuck claim needs the on-call role or higher.
+        </div>
+      ) : null}
+
+      {list.isPending ? (
+        <div className="card">
+          <SkeletonLines lines={6} />
+        </div>
+      ) : list.isError ? (
+        <ErrorState error={list.error} retry={() => void list.refetch()} />
+      ) : list.data.rows.length === 0 ? (
+        <EmptyState testId="quarantine-empty">
+          {filtered ? 'No stuck claims match this filter. Clear the filter to see all of them.' : `No stuck claims. Every claim older than ${formatDuration(list.data.quarantineAfterMs)} has its result recorded.`}
+        </EmptyState>
+      ) : (
+        <div className="card">
+          <div className="page-head" style={{ marginBottom: 8 }}>
+            <p data-testid="quarantine-total">
+              <strong>{formatCount(list.data.total)}</strong> stuck claim{list.data.total === 1 ? '' : 's'}
+              {filtered ? ' match the filter' : ''}, oldest first. Claimed over {formatDuration(list.data.quarantineAfterMs)} ago with no recorded result.
+            </p>
+            {canResolve ? (
+              <div className="actions" data-testid="quarantine-actions">
+                <span className="small muted">{selected.size} selected:</span>
+                {(Object.keys(actionLabels) as QuarantineAction[]).map((action) => (
+                  <button
+                    key={action}
+                    type="button"
+                    disabled={selected.size === 0}
+                    data-testid={`bulk-${action}`}
+                    onClick={() => setPending({ action, selection: { keys: [...selected] }, describe: `${selected.size} selected claim${selected.size === 1 ? '' : 's'}` })}
+                  >
+                    {actionLabels[action]}
+                  </button>
+                ))}
+                <select
+                  aria-label="Apply to every claim matching the filter"
+                  value=""
+                  data-testid="filter-action"
+                  onChange={(event) => {
+                    const action = event.target.value as QuarantineAction;
+                    if (action) setPending({ action, selection: { filter }, describe: filtered ? 'every stuck claim matching the filter' : 'every stuck claim' });
+                  }}
+                >
+                  <option value="">All {filtered ? 'matching' : 'stuck'}…</option>
+                  {(Object.keys(actionLabels) as QuarantineAction[]).map((action) => (
+                    <option key={action} value={action}>
+                      {actionLabels[action]}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            ) : null}
+          </div>
+          {pending ? <ConfirmPanel pending={pending} onCancel={() => setPending(null)} onDone={done} onError={(text) => setResult({ tone: 'critical', text })} /> : null}
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  {canResolve ? (
+                    <th>
+                      <input
+                        type="checkbox"
+                        aria-label="Select all on this page"
+                        checked={list.data.rows.every((row) => selected.has(row.noticeKey))}
+                        onChange={(event) => setSelected(event.target.checked ? new Set(list.data.rows.map((row) => row.noticeKey)) : new Set())}
+                      />
+                    </th>
+                  ) : null}
+                  <th>Stuck for</th>
+                  <th>Notice</th>
+                  <th>Deadline</th>
+                  <th className="hide-sm">Domain</th>
+                  <th>Provider evidence</th>
+                  <th>Suggested</th>
+                  {canResolve ? <th>Act</th> : null}
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.rows.map((row) => (
+                  <Row
+                    key={row.noticeKey}
+                    row={row}
+                    canResolve={canResolve}
+                    selected={selected.has(row.noticeKey)}
+                    onToggle={() => toggle(row.noticeKey)}
+                    onAct={(action) => setPending({ action, selection: { keys: [row.noticeKey] }, describe: `claim ${shortKey(row.noticeKey)}` })}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <div className="pager">
+            {query.afterKey ? (
+              <Link className="button" href={`/quarantine${toQueryString(filter)}`}>
+                ← Oldest
+              </Link>
+            ) : null}
+            {list.data.next ? (
+              <Link className="button" href={`/quarantine${toQueryString({ ...filter, ...list.data.next })}`} data-testid="next-page">
+                Next page →
+              </Link>
+            ) : null}
+          </div>
+        </div>
+      )}
+    </>
+  );
+}
+
+function Row({ row, canResolve, selected, onToggle, onAct }: { row: QuarantineRowView; canResolve: boolean; selected: boolean; onToggle: () => void; onAct: (action: QuarantineAction) => void }) {
+  return (
+    <tr className={selected ? 'selected' : undefined} data-testid="quarantine-row" data-notice-key={row.noticeKey}>
+      {canResolve ? (
+        <td>
+          <input type="checkbox" aria-label={`Select ${row.noticeKey}`} checked={selected} onChange={onToggle} />
+        </td>
+      ) : null}
+      <td>
+        <strong>{formatDuration(row.ageMs)}</strong>
+        <span className="sub">since {formatUtc(row.claimedAt).slice(5)}</span>
+      </td>
+      <td>
+        <Link className="mono" href={`/lookup?q=${row.noticeKey}`}>
+          {shortKey(row.noticeKey)}
+        </Link>
+        <span className="sub">
+          {row.noticeType}
+          {row.subjectId ? ` · ${row.subjectId}` : ''}
+        </span>
+        <span className="sub">{row.claimedBy ? `claimed by ${row.claimedBy}` : ''}</span>
+      </td>
+      <td>
+        {row.deadlineInMs === null ? '—' : row.deadlineInMs <= 0 ? <span className="badge bad">passed</span> : <span className={row.deadlineInMs < 3_600_000 ? 'badge warn' : undefined}>in {formatDuration(row.deadlineInMs)}</span>}
+        <span className="sub">{formatUtc(row.deadlineAt).slice(5)}</span>
+      </td>
+      <td className="hide-sm">{row.recipientDomain ?? '—'}</td>
+      <td data-testid="evidence">
+        {row.evidence.length === 0 ? (
+          <span className="muted">none received</span>
+        ) : (
+          row.evidence.map((event, index) => (
+            <span key={index} className="sub">
+              <span className={`badge ${event.eventType === 'accepted' || event.eventType === 'delivered' ? 'good' : 'bad'}`}>{event.eventType}</span> {formatUtc(event.occurredAt).slice(11)} · {event.provider}
+              {event.providerMessageId ? <span className="mono"> {event.providerMessageId}</span> : null}
+              <span className="muted"> (by {event.matchedBy.replace('_', ' ')})</span>
+            </span>
+          ))
+        )}
+      </td>
+      <td>
+        <span className="badge">{actionLabels[row.suggestion]}</span>
+        <span className="sub">{row.suggestionWhy}</span>
+      </td>
+      {canResolve ? (
+        <td>
+          <div className="actions">
+            {(Object.keys(actionLabels) as QuarantineAction[]).map((action) => (
+              <button key={action} type="button" className={action === row.suggestion ? 'primary' : undefined} data-testid={`row-${action}`} onClick={() => onAct(action)}>
+                {actionLabels[action]}
+              </button>
+            ))}
+          </div>
+        </td>
+      ) : null}
+    </tr>
+  );
+}
+
+function ConfirmPanel({ pending, onCancel, onDone, onError }: { pending: Pending; onCancel: () => void; onDone: (outcome: ResolveOutcome) => Promise<void>; onError: (text: string) => void }) {
+  const count = useQuery({
+    queryKey: ['quarantine-count', pending.selection],
+    queryFn: async () => {
+      const result = await postJson<{ count: number }>('/api/console/quarantine/count', { selection: pending.selection });
+      if (!result.ok) throw new Error(result.error.message);
+      return result.data.count;
+    },
+  });
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const ready = reason.trim().length >= 3 && count.isSuccess && count.data > 0 && !busy;
+
+  async function confirm() {
+    setBusy(true);
+    const result = await postJson<ResolveOutcome>('/api/console/quarantine/resolve', { action: pending.action, selection: pending.selection, reason: reason.trim() });
+    setBusy(false);
+    if (result.ok) await onDone(result.data);
+    else onError(result.error.message);
+  }
+
+  return (
+    <div className={`confirm ${pending.action === 'suppress' ? 'danger' : ''}`} data-testid="confirm-panel">
+      <h3>
+        {actionLabels[pending.action]}: {pending.describe}
+      </h3>
+      <p data-testid="confirm-count">
+        {count.isPending ? 'Counting…' : count.isError ? `Could not count: ${count.error.message}` : <><strong>{formatCount(count.data)}</strong> stuck claim{count.data === 1 ? '' : 's'} will change.</>}
+      </p>
+      <p className="small">{actionExplain[pending.action]}</p>
+      <div className="field">
+        <label htmlFor="reason">Reason (required, goes to the audit log)</label>
+        <textarea id="reason" value={reason} onChange={(event) => setReason(event.target.value)} placeholder="e.g. SES shows accepted at 02:14; worker was killed mid-send" data-testid="confirm-reason" />
+      </div>
+      <div className="actions">
+        <button type="button" className={pending.action === 'suppress' ? 'danger' : 'primary'} disabled={!ready} onClick={() => void confirm()} data-testid="confirm-submit">
+          {busy ? 'Working…' : `${actionLabels[pending.action]}${count.isSuccess ? ` (${count.data})` : ''}`}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </div>
+  );
+}
