@@ -135,6 +135,7 @@ describe('smtp sink events', () => {
   let eventsUrl: string;
   const bodies: { body: string; timestamp: string | null; signature: string | null }[] = [];
   let sink: SmtpSink;
+  let failNext = 0;
 
   beforeAll(async () => {
     server = createServer((request, response) => {
@@ -146,6 +147,11 @@ describe('smtp sink events', () => {
           timestamp: request.headers['x-notice-timestamp']?.toString() ?? null,
           signature: request.headers['x-notice-signature']?.toString() ?? null,
         });
+        if (failNext > 0) {
+          failNext -= 1;
+          response.writeHead(503).end('{}');
+          return;
+        }
         response.writeHead(200).end('{}');
       });
     });
@@ -180,5 +186,28 @@ describe('smtp sink events', () => {
       ]),
     );
     expect(all).toHaveLength(3);
+    await sink.stop();
+  });
+
+  it('retries a batch the console answered with a 5xx', async () => {
+    bodies.length = 0;
+    failNext = 2;
+    sink = await startSmtpSink({ eventsUrl, eventsSecret: secret, eventDelayMs: 10, eventRetryDelaysMs: [20, 20, 20] });
+    const transport = transportFor(sink);
+    await transport.sendMail(mail());
+    transport.close();
+    await sink.flushEvents();
+    expect(bodies).toHaveLength(3);
+    expect(sink.postedEvents().map((p) => p.status)).toEqual([200]);
+  });
+
+  it('reports an unreachable console after its retries', async () => {
+    const unreachable = await startSmtpSink({ eventsUrl: 'http://127.0.0.1:1/events', eventsSecret: secret, eventDelayMs: 10, eventRetryDelaysMs: [10] });
+    const transport = transportFor(unreachable);
+    await transport.sendMail(mail());
+    transport.close();
+    await unreachable.flushEvents();
+    expect(unreachable.postedEvents()).toMatchObject([{ status: null }]);
+    await unreachable.stop();
   });
 });

@@ -63,6 +63,8 @@ export type SmtpSinkOptions = {
   bounce?: (recipient: string) => boolean;
   /** Largest message kept in memory; larger ones are answered 552. */
   maxBytes?: number;
+  /** Pauses between attempts to post an event batch that failed with no answer or a 5xx. */
+  eventRetryDelaysMs?: number[];
 };
 
 export type SmtpSink = {
@@ -151,6 +153,7 @@ export async function startSmtpSink({
   eventTypes = ['accepted', 'delivered'],
   bounce,
   maxBytes = 10 * 1024 * 1024,
+  eventRetryDelaysMs = [250, 1_000, 3_000, 10_000],
 }: SmtpSinkOptions = {}): Promise<SmtpSink> {
   if (eventsUrl && (!eventsSecret || eventsSecret.length < 32)) {
     throw new Error('startSmtpSink: eventsSecret (at least 32 characters) is required with eventsUrl');
@@ -161,6 +164,7 @@ export async function startSmtpSink({
   const posted: PostedEvents[] = [];
   const pendingPosts = new Set<Promise<void>>();
   const timers = new Set<NodeJS.Timeout>();
+  const retryTimers = new Map<NodeJS.Timeout, () => void>();
   const sockets = new Map<number, Socket>();
   const changes = new EventEmitter();
   changes.setMaxListeners(0);
@@ -203,12 +207,34 @@ export async function startSmtpSink({
       });
       const body = JSON.stringify({ events });
       const post = (async () => {
-        try {
-          const response = await fetch(url, { method: 'POST', headers: signGenericRequest({ secret, body }), body, signal: AbortSignal.timeout(10_000) });
-          await response.arrayBuffer().catch(() => undefined);
-          posted.push({ queueId: message.queueId, status: response.status });
-        } catch (error) {
-          posted.push({ queueId: message.queueId, status: null, error: error instanceof Error ? error.message : String(error) });
+        // Like a real provider, retry a refused connection or a 5xx (the console may still be
+        // starting in `npm run demo`); a 4xx is final. Each attempt is signed afresh.
+        for (let attempt = 0; ; attempt += 1) {
+          let outcome: PostedEvents;
+          try {
+            const response = await fetch(url, { method: 'POST', headers: signGenericRequest({ secret, body }), body, signal: AbortSignal.timeout(10_000) });
+            await response.arrayBuffer().catch(() => undefined);
+            outcome = { queueId: message.queueId, status: response.status };
+          } catch (error) {
+            outcome = { queueId: message.queueId, status: null, error: error instanceof Error ? error.message : String(error) };
+          }
+          const retryable = outcome.status === null || outcome.status >= 500;
+          const delay = eventRetryDelaysMs[attempt];
+          if (!retryable || delay === undefined || stopped) {
+            posted.push(outcome);
+            break;
+          }
+          await new Promise<void>((resolve) => {
+            const retry = setTimeout(() => {
+              retryTimers.delete(retry);
+              resolve();
+            }, delay);
+            retryTimers.set(retry, resolve);
+          });
+          if (stopped) {
+            posted.push(outcome);
+            break;
+          }
         }
         changes.emit('change');
       })();
@@ -361,6 +387,11 @@ export async function startSmtpSink({
       held.clear();
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
+      for (const [timer, wake] of retryTimers) {
+        clearTimeout(timer);
+        wake();
+      }
+      retryTimers.clear();
       await Promise.allSettled([...pendingPosts]);
       for (const socket of sockets.values()) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
