@@ -112,7 +112,7 @@ export async function startEmbeddedPostgres({ dir, database = EMBEDDED_DATABASE,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on'],
     onLog: onLog ?? (() => undefined),
-    onError: onLog ?? (() => undefined),
+    onError: onLog ? (error: unknown) => onLog(error instanceof Error ? error.message : String(error)) : () => undefined,
   });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     await mkdir(path.dirname(databaseDir), { recursive: true });
