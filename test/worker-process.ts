@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+
+/**
+ * A real worker process (worker/main.ts under tsx) for tests that kill, restart and scrape
+ * it. stdout is pino JSON; `ready` resolves from the "worker ready" line.
+ */
+export type WorkerProcess = {
+  child: ChildProcess;
+  ready: Promise<{ workerId: string; metricsPort: number }>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  logs: () => Array<Record<string, unknown>>;
+  scrape: () => Promise<string>;
+  /** SIGTERM and wait for a clean exit. */
+  stop: () => Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+};
+
+const root = path.resolve(import.meta.dirname, '..');
+// `node --import tsx` rather than the tsx binary: the binary is a wrapper process, and a
+// SIGKILL must reach the worker itself, not a parent that leaves it orphaned.
+const tsxLoader = path.join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs');
+
+export function spawnWorker(env: Record<string, string>): WorkerProcess {
+  const child = spawn(process.execPath, ['--import', pathToFileURL(tsxLoader).href, 'worker/main.ts'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NODE_ENV: 'test',
+      NOTICE_KEY_SECRET: process.env.NOTICE_KEY_SECRET ?? '',
+      LOG_LEVEL: 'info',
+      WORKER_METRICS_PORT: '0',
+      SWEEP_EVERY: '1h',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: Array<Record<string, unknown>> = [];
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-4_000);
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const ready = new Promise<{ workerId: string; metricsPort: number }>((resolve, reject) => {
+    const reader = createInterface({ input: child.stdout ?? process.stdin });
+    reader.on('line', (line) => {
+      let parsed: Record<string, unknown>;
+      try {
+        parsed = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      lines.push(parsed);
+      if (parsed.msg === 'worker ready') resolve({ workerId: String(parsed.workerId), metricsPort: Number(parsed.metricsPort) });
+    });
+    void exited.then(({ code, signal }) => reject(new Error(`worker exited before ready (code ${code}, signal ${signal}): ${stderr}`)));
+  });
+  ready.catch(() => undefined);
+  return {
+    child,
+    ready,
+    exited,
+    logs: () => [...lines],
+    scrape: async () => {
+      const { metricsPort } = await ready;
+      const response = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+      if (!response.ok) throw new Error(`metrics answered ${response.status}`);
+      return response.text();
+    },
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** The value of one sample in Prometheus text, summed over series matching `labels`. */
+export function metricValue(text: string, name: string, labels: Record<string, string> = {}): number {
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([^}]*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const present = Object.fromEntries([...(match[3] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([key, value]) => present[key] === value)) total += Number(match[4]);
+  }
+  return total;
+}
