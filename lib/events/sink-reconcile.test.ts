@@ -88,7 +88,8 @@ describe('a claim whose worker died after the hand-over', () => {
     const handedOver = keyFor('sub_handed_over');
     const neverSent = keyFor('sub_never_sent');
     const cutOff = keyFor('sub_cut_off');
-    await insertClaimedNotice(t.db, { noticeKey: handedOver, email: 'alice@example.com' });
+    // Claimed a moment ago, well before QUARANTINE_AFTER: evidence may confirm it already.
+    await insertClaimedNotice(t.db, { noticeKey: handedOver, email: 'alice@example.com', claimedAt: new Date() });
     await insertClaimedNotice(t.db, { noticeKey: neverSent, email: 'bob@example.com' });
     await insertClaimedNotice(t.db, { noticeKey: cutOff, email: 'carol@example.com' });
 

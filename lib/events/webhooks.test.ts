@@ -1,6 +1,7 @@
 import { createPublicKey } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { confirmClaimSentByEvidence } from '../../db/queries/events';
 import { findRecipientSuppression } from '../../db/queries/suppressions';
 import { signGenericRequest } from './generic-signature';
 import { reconcileQuarantine } from './ingest';
@@ -289,6 +290,22 @@ describe('linking and reconciliation', () => {
     expect(await count('audit_log', 'target_id = $1', [noticeKey])).toBe(1);
     expect(await count('provider_events', 'notice_key = $1', [noticeKey])).toBe(3);
     expect(await findRecipientSuppression(t.db, { email: 'order@example.com' })).toMatchObject({ reason: 'complaint' });
+  });
+
+  it('confirmClaimSentByEvidence moves only claimed rows, once, under concurrency', async () => {
+    const noticeKey = keyWithCorrelation('0d0000000000000000000000000000e7');
+    await insertClaimedNotice(t.db, { noticeKey, email: 'race@example.com' });
+    const evidence = (eventId: string) => ({ rowId: 0, provider: 'generic', eventId, eventType: 'delivered' as const, occurredAt: new Date(), providerMessageId: 'Q-RACE' });
+    const results = await Promise.all(
+      ['race-1', 'race-2', 'race-3'].map((eventId) => t.db.transaction((tx) => confirmClaimSentByEvidence(tx, { noticeKey, evidence: evidence(eventId) }))),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await count('audit_log', "target_id = $1 and action = 'ledger.confirm_sent'", [noticeKey])).toBe(1);
+    for (const state of ['released', 'suppressed']) {
+      await t.pool.query('update notice_ledger set state = $2, sent_at = null where notice_key = $1', [noticeKey, state]);
+      expect(await confirmClaimSentByEvidence(t.db, { noticeKey, evidence: evidence(`after-${state}`) })).toBe(false);
+      expect((await ledger(noticeKey)).state).toBe(state);
+    }
   });
 
   it('answers 413 to an oversized body and 503 when a provider is not configured', async () => {
