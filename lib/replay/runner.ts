@@ -26,6 +26,8 @@ export type RunReplayParams = {
   batchSize?: number;
   logger?: Logger;
   wait?: (ms: number) => Promise<void>;
+  /** Stops between batches (process shutdown); the replay stays `running` and can be resumed. */
+  signal?: AbortSignal;
   /** Called after each committed batch (progress output, tests). */
   onBatch?: (progress: { published: number; total: number }) => void | Promise<void>;
 };
@@ -59,6 +61,10 @@ export async function runReplay(params: RunReplayParams): Promise<RunResult> {
   log.info({ total: replay.total }, 'replay run started');
 
   for (;;) {
+    if (params.signal?.aborted) {
+      log.info({ published: publishedNow }, 'replay run interrupted; resume with --run');
+      return { state: 'stopped', published: publishedNow };
+    }
     const started = Date.now();
     const batch = await db.transaction(async (tx) => {
       const state = await lockReplayState(tx, { id: replayId });

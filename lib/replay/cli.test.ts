@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser } from '../../db/queries/users';
+import { insertTestJob } from '../../test/fixtures/jobs';
+import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { parseReplayArgs } from './cli-args';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/ledger-cli.ts'), ...args], {
+      cwd: root,
+      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('parseReplayArgs', () => {
+  const id = '6f1d2c3b-1111-4222-8333-944455556666';
+  it('defaults to a dry run and builds each command', () => {
+    expect(parseReplayArgs(['replay', '--source', 'billing'])).toEqual({ ok: true, command: { kind: 'dry-run', filter: { source: 'billing', dueFrom: undefined, dueTo: undefined, noticeType: undefined }, csvPath: null, as: null, reason: null } });
+    expect(parseReplayArgs(['replay', '--csv', 'x.csv', '--request', '--as', 'o@x', '--reason', 'r'])).toMatchObject({ ok: true, command: { kind: 'request', csvPath: 'x.csv', filter: null } });
+    expect(parseReplayArgs(['replay', '--approve', id, '--as', 'm@x', '--reason', 'ok'])).toEqual({ ok: true, command: { kind: 'approve', id, as: 'm@x', reason: 'ok' } });
+    expect(parseReplayArgs(['replay', '--run', id, '--as', 'o@x'])).toMatchObject({ ok: true, command: { kind: 'run', id } });
+    expect(parseReplayArgs(['replay', '--list'])).toEqual({ ok: true, command: { kind: 'list' } });
+  });
+
+  it('explains every usage error', () => {
+    const error = (argv: string[]) => {
+      const parsed = parseReplayArgs(argv);
+      return parsed.ok ? null : parsed.error;
+    };
+    expect(error([])).toBe('missing command');
+    expect(error(['backfill'])).toBe('unknown command "backfill"');
+    expect(error(['replay'])).toMatch(/give a filter/);
+    expect(error(['replay', '--bogus'])).toMatch(/bogus/);
+    expect(error(['replay', '--approve', 'nope', '--as', 'm@x', '--reason', 'r'])).toMatch(/needs a replay id/);
+    expect(error(['replay', '--approve', id, '--reason', 'r'])).toBe('--approve needs --as <email>');
+    expect(error(['replay', '--approve', id, '--as', 'm@x'])).toBe('--approve needs --reason <text>');
+    expect(error(['replay', '--approve', id, '--run', id, '--as', 'm@x'])).toMatch(/choose one of/);
+    expect(error(['replay', '--from', 'yesterday'])).toMatch(/ISO time/);
+    expect(error(['replay', '--from', '2026-11-02T00:00:00Z', '--to', '2026-11-01T00:00:00Z'])).toBe('--from must be before --to');
+    expect(error(['replay', '--type', 'sms'])).toMatch(/--type must be one of/);
+    expect(error(['replay', '--csv', 'a.csv', '--source', 'x'])).toMatch(/cannot be combined/);
+    expect(error(['replay', '--source', 'x', '--request', '--as', 'o@x'])).toBe('--request needs --reason <text>');
+  });
+});
+
+describe('ledger CLI process', () => {
+  let t: TestDatabase;
+  let env: Record<string, string>;
+  const operatorEmail = `op-${randomBytes(3).toString('hex')}@cli.test`;
+
+  async function counts() {
+    const result = await t.pool.query<{ replays: number; audits: number }>('select (select count(*) from replays)::int as replays, (select count(*) from audit_log)::int as audits');
+    return result.rows[0];
+  }
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    env = { DATABASE_URL: t.url };
+    await createUser(t.db, { email: operatorEmail, name: 'op', role: 'operator', passwordHash: null });
+    for (let i = 0; i < 3; i += 1) await insertTestJob(t.db, { source: 'cli-src' });
+  });
+
+  afterAll(async () => {
+    await t?.drop();
+  });
+
+  it('a usage error exits 2 with the usage text and changes nothing', async () => {
+    const before = await counts();
+    const result = await runCli(['replay', '--approve', 'not-a-uuid', '--as', operatorEmail, '--reason', 'x'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/needs a replay id[\s\S]*Usage:/);
+    expect(await counts()).toEqual(before);
+  });
+
+  it('dry-runs by default, then requests; the requesting operator cannot approve (exit 1)', async () => {
+    const before = await counts();
+    const dry = await runCli(['replay', '--source', 'cli-src'], env);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/keys: 3 {2}new: 3/);
+    expect(dry.stdout).toMatch(/nothing was changed/);
+    expect(await counts()).toEqual(before);
+
+    const requested = await runCli(['replay', '--source', 'cli-src', '--request', '--as', operatorEmail, '--reason', 'lost wake-ups'], env);
+    expect(requested.code).toBe(0);
+    const id = /Requested replay ([0-9a-f-]{36})/.exec(requested.stdout)?.[1] ?? '';
+    expect(id).not.toBe('');
+    const refused = await runCli(['replay', '--approve', id, '--as', operatorEmail, '--reason', 'mine'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/Only a manager may approve/);
+    const state = await t.pool.query<{ state: string }>('select state from replays where id = $1', [id]);
+    expect(state.rows[0]?.state).toBe('requested');
+  });
+});

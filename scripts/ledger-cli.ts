@@ -1,0 +1,185 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createDb, createPool, type Db } from '../db/client';
+import { startEmbeddedPostgres, type EmbeddedServer } from '../db/embedded';
+import { findUserByEmail } from '../db/queries/users';
+import { isRole } from '../lib/auth/roles';
+import { config } from '../lib/config';
+import { createLogger } from '../lib/log';
+import { createQueue } from '../lib/queue';
+import { parseReplayArgs, replayUsage, type ReplayCommand } from '../lib/replay/cli-args';
+import { runReplay } from '../lib/replay/runner';
+import { scheduleUploadedItem } from '../lib/replay/schedule-item';
+import { cancelReplay, decideReplay, dryRunFilter, dryRunUpload, requestReplay, startReplay, type DryRun } from '../lib/replay/service';
+import type { Actor } from '../lib/replay/transitions';
+import { rejectionsCsv } from '../lib/replay/upload';
+import { formatPercent } from '../lib/replay/verdict';
+import { getReplayView, listReplayViews, type ReplayView } from '../lib/replay/view';
+
+/**
+ * The replay operations from a terminal, through the same lib/replay functions as the
+ * console: `npm run ledger -- replay --help`. Exit codes: 0 done, 1 refused or failed, 2 usage.
+ */
+
+class Refused extends Error {}
+
+function printDryRun(dryRun: DryRun): void {
+  const { counts, verdict } = dryRun;
+  console.log(`keys: ${counts.total}  new: ${counts.newKeys}  already in the ledger: ${Object.entries(counts.existing).map(([state, n]) => `${state} ${n}`).join(', ') || 'none'}`);
+  console.log(`would send: ${verdict.wouldSend} (${formatPercent(verdict.share)})  [dry run took ${dryRun.elapsedMs} ms]`);
+  console.log(verdict.message);
+}
+
+function printView(view: ReplayView): void {
+  const p = view.progress;
+  console.log(`${view.id}  ${view.batchId}  ${view.state.padEnd(9)}  by ${view.requesterEmail ?? view.requestedBy}${view.deciderEmail ? `, decided by ${view.deciderEmail}` : ''}`);
+  console.log(`    published ${p.published}/${p.total}  suppressed ${p.suppressed}  sent ${p.sent}  failed ${p.failed}${view.verdict ? `  dry run: ${view.verdict.message}` : ''}`);
+}
+
+async function actorFor(db: Db, email: string): Promise<Actor> {
+  const user = await findUserByEmail(db, { email: email.toLowerCase() });
+  if (!user || user.disabledAt || !isRole(user.role)) throw new Refused(`no active console user ${email}`);
+  return { id: user.id, email: user.email, role: user.role };
+}
+
+function readCsv(file: string): string {
+  if (!existsSync(file)) throw new Refused(`no such file: ${file}`);
+  return readFileSync(file, 'utf8');
+}
+
+async function execute(db: Db, databaseUrl: string, command: ReplayCommand): Promise<void> {
+  const secret = config().NOTICE_KEY_SECRET;
+  switch (command.kind) {
+    case 'list': {
+      for (const view of await listReplayViews(db, { limit: 50 })) printView(view);
+      return;
+    }
+    case 'status': {
+      const view = await getReplayView(db, { id: command.id });
+      if (!view) throw new Refused('no such replay');
+      printView(view);
+      return;
+    }
+    case 'dry-run':
+    case 'request': {
+      if (command.csvPath) {
+        const check = await dryRunUpload(db, { csv: readCsv(command.csvPath), secret });
+        if (!check.ok) throw new Refused(check.error);
+        console.log(`rows accepted: ${check.dryRun.accepted}  rejected: ${check.dryRun.rejections.length}`);
+        if (check.dryRun.rejections.length > 0) {
+          const out = `${command.csvPath}.rejected.csv`;
+          writeFileSync(out, rejectionsCsv(check.dryRun.rejections));
+          console.log(`rejected rows and why: ${path.resolve(out)}`);
+        }
+        printDryRun(check.dryRun);
+      } else if (command.filter) {
+        printDryRun(await dryRunFilter(db, { filter: command.filter }));
+      }
+      if (command.kind === 'dry-run') {
+        console.log('Dry run only: nothing was changed. Add --request --as <email> --reason <text> to ask for approval.');
+        return;
+      }
+      const actor = await actorFor(db, command.as ?? '');
+      const input = command.csvPath ? { reason: command.reason ?? '', csv: readCsv(command.csvPath) } : { reason: command.reason ?? '', filter: command.filter ?? {} };
+      const result = await requestReplay(db, { actor, input, secret });
+      if (!result.ok) throw new Refused(result.refusal.message);
+      console.log(`Requested replay ${result.value.replay.id} (batch ${result.value.replay.batchId}); a manager other than you must approve it.`);
+      return;
+    }
+    case 'approve':
+    case 'reject': {
+      const actor = await actorFor(db, command.as);
+      const result = await decideReplay(db, { id: command.id, actor, decision: command.kind, reason: command.reason });
+      if (!result.ok) throw new Refused(result.refusal.message);
+      console.log(`Replay ${result.value.id} is ${result.value.state}.`);
+      return;
+    }
+    case 'cancel': {
+      const actor = await actorFor(db, command.as);
+      const result = await cancelReplay(db, { id: command.id, actor, reason: command.reason });
+      if (!result.ok) throw new Refused(result.refusal.message);
+      console.log(`Replay ${result.value.id} is cancelled; no further wake-ups will be published.`);
+      return;
+    }
+    case 'run': {
+      const actor = await actorFor(db, command.as);
+      const started = await startReplay(db, { id: command.id, actor, reason: command.reason });
+      if (!started.ok) throw new Refused(started.refusal.message);
+      const queue = createQueue({ config: config(), databaseUrl, db, logger: createLogger('replay-cli') });
+      await queue.start();
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      try {
+        const result = await runReplay({
+          db,
+          queue,
+          replayId: command.id,
+          scheduleItem: scheduleUploadedItem,
+          perDomainPerSecond: config().RATE_LIMIT_PER_DOMAIN,
+          signal: controller.signal,
+          onBatch: ({ published, total }) => {
+            process.stdout.write(`\rpublished ${published}/${total}`);
+          },
+        });
+        console.log(`\nReplay ${command.id}: ${result.state}, ${result.published} wake-ups published by this run (batch ${started.value.batchId}).`);
+      } finally {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        await queue.stop();
+      }
+      return;
+    }
+  }
+}
+
+/** The demo keeps its generated secrets in .data; read them so the CLI derives the same keys. */
+function loadDemoSecrets(): void {
+  const file = path.resolve('.data/demo-secrets.json');
+  if (process.env.NOTICE_KEY_SECRET || !existsSync(file)) return;
+  const stored = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  if (typeof stored.NOTICE_KEY_SECRET === 'string') process.env.NOTICE_KEY_SECRET = stored.NOTICE_KEY_SECRET;
+}
+
+async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(replayUsage);
+    return 0;
+  }
+  const parsed = parseReplayArgs(argv);
+  if (!parsed.ok) {
+    console.error(`ledger: ${parsed.error}\n\n${replayUsage}`);
+    return 2;
+  }
+  loadDemoSecrets();
+  let server: EmbeddedServer | null = null;
+  let databaseUrl = config().DATABASE_URL;
+  if (!databaseUrl) {
+    server = await startEmbeddedPostgres({ dir: config().EMBEDDED_PG_DIR });
+    databaseUrl = server.url;
+  }
+  const pool = createPool(databaseUrl, { max: 4, applicationName: 'notice-ledger-cli' });
+  try {
+    await execute(createDb(pool), databaseUrl, parsed.command);
+    return 0;
+  } catch (error) {
+    if (error instanceof Refused) {
+      console.error(`ledger: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await pool.end();
+    if (server?.owned) await server.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);
