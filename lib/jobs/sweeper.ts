@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../../db/client';
-import { takeDueUndispatched, takeStaleWakeups, type WakeupTarget } from '../../db/queries/scheduling';
+import { takeStaleWakeups, type WakeupTarget } from '../../db/queries/scheduling';
 import { createLogger, type Logger } from '../log';
 import type { QueueAdapter, Wakeup } from '../queue/types';
 
@@ -46,15 +46,6 @@ export async function sweepOnce({ db, queue, now, graceMs, limit = 500 }: SweepP
     // next pass tries again.
     const republished = await publishTargets({ tx, queue, targets });
     return { found: targets.length, republished };
-  });
-}
-
-/** For brokers without durable delays: wakes jobs that have become due since their last wake-up. */
-export async function dispatchDueOnce({ db, queue, now, limit = 500 }: Omit<SweepParams, 'graceMs'>): Promise<number> {
-  return db.transaction(async (tx) => {
-    const targets = await takeDueUndispatched(tx, { now, limit });
-    for (const target of targets) await queue.publish(toWakeup(target));
-    return targets.length;
   });
 }
 

@@ -2,6 +2,7 @@ import type { Db } from '../../db/client';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import { createPgBossQueue } from './pgboss';
+import { createRabbitQueue } from './rabbitmq';
 import type { QueueAdapter } from './types';
 
 export type CreateQueueParams = {
@@ -15,9 +16,11 @@ export type CreateQueueParams = {
 };
 
 /** The adapter QUEUE_BACKEND names. Call `start()` on it before publishing or consuming. */
-export function createQueue({ config, databaseUrl, queueName, logger }: CreateQueueParams): QueueAdapter {
+export function createQueue({ config, databaseUrl, db, queueName, logger }: CreateQueueParams): QueueAdapter {
   if (config.QUEUE_BACKEND === 'pgboss') {
     return createPgBossQueue({ url: databaseUrl, visibilityTimeoutMs: config.VISIBILITY_TIMEOUT, queueName, logger });
   }
-  throw new Error('QUEUE_BACKEND=rabbitmq is not available yet');
+  if (!config.AMQP_URL) throw new Error('AMQP_URL is required when QUEUE_BACKEND=rabbitmq');
+  // Without a database this process publishes and consumes but does not dispatch due jobs.
+  return createRabbitQueue({ url: config.AMQP_URL, visibilityTimeoutMs: config.VISIBILITY_TIMEOUT, queueName, db, logger });
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../../../db/client';
 import { createPgBossQueue } from '../pgboss';
+import { createRabbitQueue } from '../rabbitmq';
 import type { QueueAdapter } from '../types';
 
 export type TestBackend = 'pgboss' | 'rabbitmq';
@@ -22,5 +23,12 @@ export function createTestAdapter(params: {
       pollingIntervalMs: 100,
     });
   }
-  throw new Error('rabbitmq test adapter not available yet');
+  if (!params.amqpUrl) throw new Error('AMQP_URL is not set');
+  return createRabbitQueue({
+    url: params.amqpUrl,
+    queueName: params.queueName,
+    visibilityTimeoutMs: params.visibilityTimeoutMs,
+    db: params.db,
+    dispatchEveryMs: 100,
+  });
 }
