@@ -1,5 +1,9 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { asc, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../client';
+import { deliveryAttempts, reminderJobs } from '../schema/jobs';
+import { evidence, providerEvents, recipientSuppressions } from '../schema/events';
+import { noticeLedger } from '../schema/ledger';
+import { toDateOrNull } from './console-dates';
 
 /**
  * Support lookup. Every search goes through an index: lower(recipient_email), subject_id,
@@ -58,7 +62,7 @@ export async function findNotices(db: DbOrTx, { search, limit }: { search: Looku
     left join notice_ledger l on l.notice_key = k.notice_key
     order by j.due_at desc nulls last, k.notice_key
     limit ${limit}`);
-  return result.rows.map((row) => ({ ...row, dueAt: row.dueAt ? new Date(row.dueAt) : null }));
+  return result.rows.map((row) => ({ ...row, dueAt: toDateOrNull(row.dueAt) }));
 }
 
 export type NoticeJob = {
@@ -132,64 +136,125 @@ export type NoticeProviderEvent = {
 };
 
 export async function findNoticeJob(db: DbOrTx, { noticeKey }: { noticeKey: string }): Promise<NoticeJob | null> {
-  const result = await db.execute<NoticeJob>(sql`
-    select id, notice_key as "noticeKey", notice_type as "noticeType", identity, revision, subject_id as "subjectId",
-      customer_id as "customerId", recipient_email as "recipientEmail", due_at as "dueAt", deadline_at as "deadlineAt",
-      state, suppression_reason as "suppressionReason", attempts, next_attempt_at as "nextAttemptAt",
-      last_error_class as "lastErrorClass", evidence_ref as "evidenceRef", source, batch_id as "batchId",
-      created_at as "createdAt", updated_at as "updatedAt"
-    from reminder_jobs where notice_key = ${noticeKey}`);
-  return result.rows[0] ?? null;
+  const [row] = await db
+    .select({
+      id: reminderJobs.id,
+      noticeKey: reminderJobs.noticeKey,
+      noticeType: reminderJobs.noticeType,
+      identity: reminderJobs.identity,
+      revision: reminderJobs.revision,
+      subjectId: reminderJobs.subjectId,
+      customerId: reminderJobs.customerId,
+      recipientEmail: reminderJobs.recipientEmail,
+      dueAt: reminderJobs.dueAt,
+      deadlineAt: reminderJobs.deadlineAt,
+      state: reminderJobs.state,
+      suppressionReason: reminderJobs.suppressionReason,
+      attempts: reminderJobs.attempts,
+      nextAttemptAt: reminderJobs.nextAttemptAt,
+      lastErrorClass: reminderJobs.lastErrorClass,
+      evidenceRef: reminderJobs.evidenceRef,
+      source: reminderJobs.source,
+      batchId: reminderJobs.batchId,
+      createdAt: reminderJobs.createdAt,
+      updatedAt: reminderJobs.updatedAt,
+    })
+    .from(reminderJobs)
+    .where(eq(reminderJobs.noticeKey, noticeKey))
+    .limit(1);
+  return row ?? null;
 }
 
 export async function findNoticeLedgerEntry(db: DbOrTx, { noticeKey }: { noticeKey: string }): Promise<NoticeLedgerEntry | null> {
-  const result = await db.execute<NoticeLedgerEntry>(sql`
-    select notice_key as "noticeKey", notice_type as "noticeType", identity, revision, state, claimed_by as "claimedBy",
-      claimed_at as "claimedAt", sent_at as "sentAt", provider_message_id as "providerMessageId",
-      recipient_domain as "recipientDomain", source, resolution, resolved_at as "resolvedAt",
-      one_time_code is not null as "hasOneTimeCode"
-    from notice_ledger where notice_key = ${noticeKey}`);
-  return result.rows[0] ?? null;
+  const [row] = await db
+    .select({
+      noticeKey: noticeLedger.noticeKey,
+      noticeType: noticeLedger.noticeType,
+      identity: noticeLedger.identity,
+      revision: noticeLedger.revision,
+      state: noticeLedger.state,
+      claimedBy: noticeLedger.claimedBy,
+      claimedAt: noticeLedger.claimedAt,
+      sentAt: noticeLedger.sentAt,
+      providerMessageId: noticeLedger.providerMessageId,
+      recipientDomain: noticeLedger.recipientDomain,
+      source: noticeLedger.source,
+      resolution: noticeLedger.resolution,
+      resolvedAt: noticeLedger.resolvedAt,
+      hasOneTimeCode: sql<boolean>`${noticeLedger.oneTimeCode} is not null`,
+    })
+    .from(noticeLedger)
+    .where(eq(noticeLedger.noticeKey, noticeKey))
+    .limit(1);
+  return row ?? null;
 }
 
 export async function listNoticeAttempts(db: DbOrTx, { noticeKey }: { noticeKey: string }): Promise<NoticeAttempt[]> {
-  const result = await db.execute<NoticeAttempt>(sql`
-    select id, worker_id as "workerId", started_at as "startedAt", finished_at as "finishedAt", outcome, detail,
-      error_class as "errorClass", queue_message_id as "queueMessageId", batch_id as "batchId",
-      correlation_id as "correlationId", claim_to_commit_ms as "claimToCommitMs", mode
-    from delivery_attempts where notice_key = ${noticeKey}
-    order by started_at, id limit 500`);
-  return result.rows;
+  return db
+    .select({
+      id: deliveryAttempts.id,
+      workerId: deliveryAttempts.workerId,
+      startedAt: deliveryAttempts.startedAt,
+      finishedAt: deliveryAttempts.finishedAt,
+      outcome: deliveryAttempts.outcome,
+      detail: deliveryAttempts.detail,
+      errorClass: deliveryAttempts.errorClass,
+      queueMessageId: deliveryAttempts.queueMessageId,
+      batchId: deliveryAttempts.batchId,
+      correlationId: deliveryAttempts.correlationId,
+      claimToCommitMs: deliveryAttempts.claimToCommitMs,
+      mode: deliveryAttempts.mode,
+    })
+    .from(deliveryAttempts)
+    .where(eq(deliveryAttempts.noticeKey, noticeKey))
+    .orderBy(asc(deliveryAttempts.startedAt), asc(deliveryAttempts.id))
+    .limit(500);
 }
 
 export async function listNoticeProviderEvents(
   db: DbOrTx,
   { noticeKey, providerMessageId }: { noticeKey: string; providerMessageId: string | null },
 ): Promise<NoticeProviderEvent[]> {
-  const byProviderId = providerMessageId ? sql`or provider_message_id = ${providerMessageId}` : sql``;
-  const result = await db.execute<NoticeProviderEvent>(sql`
-    select id, provider, event_id as "eventId", event_type as "eventType", raw_type as "rawType",
-      correlation_id as "correlationId", provider_message_id as "providerMessageId", recipient,
-      bounce_type as "bounceType", occurred_at as "occurredAt", received_at as "receivedAt"
-    from provider_events
-    where notice_key = ${noticeKey} or correlation_id = ${noticeKey.slice(0, 32)} ${byProviderId}
-    order by occurred_at, id limit 200`);
-  return result.rows;
+  const matches = [eq(providerEvents.noticeKey, noticeKey), eq(providerEvents.correlationId, noticeKey.slice(0, 32))];
+  if (providerMessageId) matches.push(eq(providerEvents.providerMessageId, providerMessageId));
+  return db
+    .select({
+      id: providerEvents.id,
+      provider: providerEvents.provider,
+      eventId: providerEvents.eventId,
+      eventType: providerEvents.eventType,
+      rawType: providerEvents.rawType,
+      correlationId: providerEvents.correlationId,
+      providerMessageId: providerEvents.providerMessageId,
+      recipient: providerEvents.recipient,
+      bounceType: providerEvents.bounceType,
+      occurredAt: providerEvents.occurredAt,
+      receivedAt: providerEvents.receivedAt,
+    })
+    .from(providerEvents)
+    .where(or(...matches))
+    .orderBy(asc(providerEvents.occurredAt), asc(providerEvents.id))
+    .limit(200);
 }
 
 export type RecipientSuppressionEntry = { email: string; reason: string; note: string | null; createdAt: Date };
 
 export async function findRecipientSuppression(db: DbOrTx, { email }: { email: string }): Promise<RecipientSuppressionEntry | null> {
-  const result = await db.execute<RecipientSuppressionEntry>(sql`
-    select email, reason, note, created_at as "createdAt" from recipient_suppressions where email = ${email.toLowerCase()}`);
-  return result.rows[0] ?? null;
+  const [row] = await db
+    .select({ email: recipientSuppressions.email, reason: recipientSuppressions.reason, note: recipientSuppressions.note, createdAt: recipientSuppressions.createdAt })
+    .from(recipientSuppressions)
+    .where(eq(recipientSuppressions.email, email.toLowerCase()))
+    .limit(1);
+  return row ?? null;
 }
 
 export type EvidenceEntry = { ref: string; kind: string; state: string; summary: string | null; openedAt: Date; resolvedAt: Date | null; resolvedBy: string | null };
 
 export async function findEvidence(db: DbOrTx, { ref }: { ref: string }): Promise<EvidenceEntry | null> {
-  const result = await db.execute<EvidenceEntry>(sql`
-    select ref, kind, state, summary, opened_at as "openedAt", resolved_at as "resolvedAt", resolved_by as "resolvedBy"
-    from evidence where ref = ${ref}`);
-  return result.rows[0] ?? null;
+  const [row] = await db
+    .select({ ref: evidence.ref, kind: evidence.kind, state: evidence.state, summary: evidence.summary, openedAt: evidence.openedAt, resolvedAt: evidence.resolvedAt, resolvedBy: evidence.resolvedBy })
+    .from(evidence)
+    .where(eq(evidence.ref, ref))
+    .limit(1);
+  return row ?? null;
 }

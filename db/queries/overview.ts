@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '../client';
+import { toDate } from './console-dates';
 
 /**
  * The overview's figures. Each one reads through an index that stays small or ranged at
@@ -45,7 +46,7 @@ export async function findOldestPending(
   { now, noticeTypes, nearMs }: { now: Date; noticeTypes: string[]; nearMs: number },
 ): Promise<OldestPendingRow[]> {
   const at = sql`${now.toISOString()}::timestamptz`;
-  const result = await db.execute<Omit<OldestPendingRow, 'dueAt' | 'deadlineAt'> & { dueAt: string; deadlineAt: string }>(sql`
+  const result = await db.execute<Omit<OldestPendingRow, 'dueAt' | 'deadlineAt'> & { dueAt: unknown; deadlineAt: unknown }>(sql`
     select t.type as "noticeType", o.notice_key as "noticeKey", o.subject_id as "subjectId",
       o.due_at as "dueAt", o.deadline_at as "deadlineAt", n.count as "nearDeadline"
     from unnest(${sql.param(noticeTypes)}::text[]) as t(type)
@@ -60,7 +61,7 @@ export async function findOldestPending(
         and deadline_at < ${at} + make_interval(secs => ${nearMs / 1000})
     ) n
     order by o.due_at`);
-  return result.rows.map((row) => ({ ...row, dueAt: new Date(row.dueAt), deadlineAt: new Date(row.deadlineAt) }));
+  return result.rows.map((row) => ({ ...row, dueAt: toDate(row.dueAt), deadlineAt: toDate(row.deadlineAt) }));
 }
 
 export type AttemptSeriesRow = {

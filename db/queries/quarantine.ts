@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../client';
+import { toDate, toDateOrNull } from './console-dates';
 
 /**
  * Stuck claims: notice_ledger rows still `claimed` QUARANTINE_AFTER after the claim. Every
@@ -72,14 +73,14 @@ const evidenceSubquery = sql`coalesce((
   ) e
 ), '[]'::json)`;
 
-type RawClaim = Omit<QuarantinedClaim, 'claimedAt' | 'dueAt' | 'deadlineAt'> & { claimedAt: Date | string; dueAt: Date | string | null; deadlineAt: Date | string | null };
+type RawClaim = Omit<QuarantinedClaim, 'claimedAt' | 'dueAt' | 'deadlineAt'> & { claimedAt: unknown; dueAt: unknown; deadlineAt: unknown };
 
 function toClaim(row: RawClaim): QuarantinedClaim {
   return {
     ...row,
-    claimedAt: new Date(row.claimedAt),
-    dueAt: row.dueAt ? new Date(row.dueAt) : null,
-    deadlineAt: row.deadlineAt ? new Date(row.deadlineAt) : null,
+    claimedAt: toDate(row.claimedAt),
+    dueAt: toDateOrNull(row.dueAt),
+    deadlineAt: toDateOrNull(row.deadlineAt),
   };
 }
 

@@ -97,7 +97,12 @@ export async function lookupNotices(
 }
 
 function derive({ type, identity, revision, key, secret }: { type: string; identity: Record<string, string>; revision: number; key: string; secret: string }): KeyDerivation {
-  const fields = Object.entries(identity).map(([name, value]) => ({ name, value: String(value) }));
+  // jsonb stores keys in its own order; show them in the order the canonical encoding uses.
+  const order = type in noticeTypes ? Object.keys(noticeTypes[type as keyof typeof noticeTypes].identity.shape) : [];
+  const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
+  const fields = Object.entries(identity)
+    .map(([name, value]) => ({ name, value: String(value) }))
+    .sort((a, b) => rank(a.name) - rank(b.name));
   try {
     const fact = parseNoticeFact({ type, identity, revision });
     return { noticeType: type, fields, revision, canonical: canonicalNotice(fact), verified: noticeKey(secret, fact) === key };

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { can, permissionNames, permissions, permissionsOf } from './permissions';
+import { roles } from './roles';
+
+describe('permission map', () => {
+  it('gives each role exactly what DESIGN.md says', () => {
+    expect(permissionsOf('support').sort()).toEqual(['audit.read', 'lookup.read', 'overview.read', 'quarantine.read', 'replay.read']);
+    expect(permissionsOf('oncall').filter((p) => !can('support', p))).toEqual(['quarantine.resolve']);
+    expect(permissionsOf('operator').filter((p) => !can('oncall', p))).toEqual(['replay.request']);
+    expect(permissionsOf('manager').filter((p) => !can('operator', p)).sort()).toEqual(['replay.approve', 'reports.read']);
+    expect(permissionsOf('admin').filter((p) => !can('manager', p)).sort()).toEqual(['tokens.manage', 'users.manage']);
+  });
+
+  it('is cumulative: every role holds everything the role below it holds', () => {
+    for (let index = 1; index < roles.length; index += 1) {
+      const lower = roles[index - 1];
+      const higher = roles[index];
+      if (!lower || !higher) throw new Error('roles list has holes');
+      for (const permission of permissionsOf(lower)) expect(can(higher, permission), `${higher} lacks ${permission}`).toBe(true);
+    }
+  });
+
+  it('lists only known roles, without repeats', () => {
+    for (const name of permissionNames) {
+      const holders: readonly string[] = permissions[name];
+      expect(new Set(holders).size).toBe(holders.length);
+      for (const holder of holders) expect(roles).toContain(holder);
+    }
+  });
+
+  it('refuses nobody-signed-in and unknown roles', () => {
+    expect(can(null, 'overview.read')).toBe(false);
+    expect(can(undefined, 'audit.read')).toBe(false);
+  });
+
+  it('keeps mutations away from support', () => {
+    for (const permission of ['quarantine.resolve', 'replay.request', 'replay.approve', 'users.manage', 'tokens.manage'] as const) expect(can('support', permission)).toBe(false);
+  });
+});

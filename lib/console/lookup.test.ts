@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { seedConsoleScenario, type ConsoleScenario } from '../../e2e/fixtures/console-data';
+import { lookupNotices, type LookupResult } from './lookup';
+
+const secret = 'test-secret-0123456789abcdef0123456789abcdef';
+let t: TestDatabase;
+let scenario: ConsoleScenario;
+
+async function lookup(query: string): Promise<LookupResult> {
+  const result = await lookupNotices(t.db, { query, secret, messageIdDomain: 'notices.example.com' });
+  if ('error' in result) throw new Error(result.error);
+  return result;
+}
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  scenario = await seedConsoleScenario(t.db, { secret });
+});
+afterAll(async () => {
+  await t.drop();
+});
+
+describe('support lookup', () => {
+  it('finds both notices of the customer who got two emails, by email, customer and subscription', async () => {
+    const expected = [...scenario.duplicateCustomer.keys].sort();
+    for (const query of ['TWICE@example.com', scenario.duplicateCustomer.customerId, scenario.duplicateCustomer.subscriptionId]) {
+      expect((await lookup(query)).matches.map((match) => match.noticeKey).sort(), query).toEqual(expected);
+    }
+  });
+
+  it('explains the two emails: two revisions each sent once, and the duplicate that was suppressed', async () => {
+    const result = await lookup(scenario.duplicateCustomer.email);
+    const revisionOne = result.notices.find((notice) => notice.derivation.revision === 1);
+    expect(revisionOne?.verdict).toMatch(/^Sent once at .* 1 duplicate attempt was suppressed, so it went out once\.$/);
+    expect(revisionOne?.timeline.map((entry) => entry.kind)).toEqual(['scheduled', 'attempt', 'claim', 'attempt', 'ledger', 'provider', 'attempt']);
+    expect(revisionOne?.timeline.find((entry) => entry.title.startsWith('Duplicate suppressed'))?.facts).toContainEqual({ label: 'worker', value: 'worker-2' });
+    expect(revisionOne?.timeline[1]?.title).toBe("Deferred because of the recipient's quiet hours");
+    expect(result.notices.every((notice) => notice.ledgerState === 'sent')).toBe(true);
+  });
+
+  it('shows how the key was derived and that it recomputes, without the secret or the one-time code', async () => {
+    const result = await lookup(scenario.duplicateCustomer.email);
+    const notice = result.notices[0];
+    expect(notice?.derivation).toMatchObject({ noticeType: 'renewal_notice_t72', verified: true, fields: [{ name: 'subscription_id', value: scenario.duplicateCustomer.subscriptionId }, { name: 'period_start', value: '2026-12-01' }] });
+    const text = JSON.stringify(result);
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain('CODE-NEVER-SHOWN');
+    expect(text).not.toContain('"payload"');
+    expect(text).toContain('stored (kept for resends, never shown)');
+  });
+
+  it('finds a notice by Message-ID, key prefix and provider id', async () => {
+    const key = scenario.duplicateCustomer.keys[1] ?? '';
+    expect((await lookup(`<${key.slice(0, 32)}@notices.example.com>`)).matches.map((match) => match.noticeKey)).toEqual([key]);
+    expect((await lookup(key.slice(0, 10))).matches.map((match) => match.noticeKey)).toContain(key);
+    expect((await lookup('ses-1')).matches.map((match) => match.noticeKey)).toEqual([key]);
+    expect((await lookup('ses-alpha')).matches.map((match) => match.noticeKey)).toEqual([scenario.stuckWithEvidence]);
+  });
+
+  it('answers an empty result, not an error, for an unknown customer', async () => {
+    expect((await lookup('nobody@example.com')).matches).toEqual([]);
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { bucketStarts, deriveAlerts, densify, dueBucketOf, emptyPoint, p99Rising, type SeriesPoint } from './overview-model';
+
+const now = new Date('2026-11-29T02:07:30Z');
+const at = (offsetMs: number) => new Date(now.getTime() + offsetMs);
+const H = 3_600_000;
+
+describe('due buckets', () => {
+  it('puts each due time in exactly one bucket, edges going to the later bucket', () => {
+    expect(dueBucketOf(at(-1), now)).toBe('overdue');
+    expect(dueBucketOf(at(0), now)).toBe('lt_1h');
+    expect(dueBucketOf(at(H - 1), now)).toBe('lt_1h');
+    expect(dueBucketOf(at(H), now)).toBe('h1_6');
+    expect(dueBucketOf(at(6 * H), now)).toBe('h6_24');
+    expect(dueBucketOf(at(24 * H), now)).toBe('d1_3');
+    expect(dueBucketOf(at(72 * H - 1), now)).toBe('d1_3');
+    expect(dueBucketOf(at(72 * H), now)).toBe('gt_3d');
+  });
+});
+
+describe('series', () => {
+  it('covers the range with epoch-aligned buckets', () => {
+    const starts = bucketStarts({ now, range: '1h' });
+    expect(starts[0]?.toISOString()).toBe('2026-11-29T01:05:00.000Z');
+    expect(starts[starts.length - 1]?.toISOString()).toBe('2026-11-29T02:05:00.000Z');
+    expect(starts).toHaveLength(13);
+  });
+
+  it('densifies sparse rows and merges attempt and provider rows for one bucket', () => {
+    const points = densify({ now, range: '1h', rows: [{ at: '2026-11-29T01:35:00.000Z', claims: 3 }, { at: '2026-11-29T01:35:00.000Z', delivered: 2 }] });
+    expect(points).toHaveLength(13);
+    expect(points.find((point) => point.at === '2026-11-29T01:35:00.000Z')).toMatchObject({ claims: 3, delivered: 2, duplicates: 0 });
+    expect(points[0]).toEqual(emptyPoint('2026-11-29T01:05:00.000Z'));
+  });
+});
+
+function series(p99s: (number | null)[]): SeriesPoint[] {
+  return p99s.map((p99, index) => ({ ...emptyPoint(new Date(index * 60_000).toISOString()), p99 }));
+}
+
+describe('alerts', () => {
+  it('calls p99 rising only when the latest doubles a stable baseline above 250 ms', () => {
+    expect(p99Rising(series([100, 110, 90, 400]))).toBe(true);
+    expect(p99Rising(series([100, 110, 90, 150]))).toBe(false);
+    expect(p99Rising(series([10, 12, 9, 200]))).toBe(false);
+    expect(p99Rising(series([100, null, 400]))).toBe(false);
+    expect(p99Rising(series([100, 120, null, 95, 500, null]))).toBe(true);
+  });
+
+  it('raises quarantine as critical and names the count', () => {
+    const alerts = deriveAlerts({ quarantined: 3, nearDeadline: 1, series: series([]) });
+    expect(alerts.map((alert) => [alert.id, alert.severity])).toEqual([
+      ['quarantine', 'critical'],
+      ['deadline', 'warning'],
+    ]);
+    expect(alerts[0]?.message).toMatch(/^3 claims are stuck/);
+    expect(deriveAlerts({ quarantined: 0, nearDeadline: 0, series: series([1, 1, 1, 1]) })).toEqual([]);
+  });
+});
