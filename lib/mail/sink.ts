@@ -18,13 +18,28 @@ import { correlationFromMessageId } from '../ledger/notice-key';
  * `stalled()` until it is released or its `ms` passes; then it is accepted — even if the
  * client gave up and hung up meanwhile, because a real relay that has the bytes may still
  * deliver them.
+ *
+ * Chaos runs use a `per-message` fault: a callback decides each message's fault at DATA from
+ * its correlation and how often that correlation reached DATA before, so a seeded decision
+ * does not depend on the order in which concurrent workers arrive.
  */
 
 export type SinkFault =
   | { kind: 'none' }
   | { kind: 'reject'; code: 451 | 550; times?: number; at?: 'data' | 'rcpt' }
   | { kind: 'stall'; ms?: number; times?: number }
-  | { kind: 'drop-after-data'; times?: number };
+  | { kind: 'drop-after-data'; times?: number }
+  | { kind: 'per-message'; decide: (message: FaultContext) => MessageFault };
+
+/** What a `per-message` fault decision sees at the end of DATA. */
+export type FaultContext = {
+  correlation: string | null;
+  to: string[];
+  /** How many earlier messages with this correlation reached the end of DATA (0 on the first). */
+  previousAttempts: number;
+};
+
+export type MessageFault = { kind: 'none' } | { kind: 'reject'; code: 451 | 550 } | { kind: 'stall'; ms?: number } | { kind: 'drop-after-data' };
 
 export type SinkEventType = 'accepted' | 'delivered';
 
@@ -65,6 +80,11 @@ export type SmtpSinkOptions = {
   maxBytes?: number;
   /** Pauses between attempts to post an event batch that failed with no answer or a 5xx. */
   eventRetryDelaysMs?: number[];
+  /**
+   * Also post events for dropped-after-data messages. Off by default; chaos runs turn it on:
+   * the relay holds the whole message, so a real provider would deliver it and report it.
+   */
+  eventsForDropped?: boolean;
 };
 
 export type SmtpSink = {
@@ -154,6 +174,7 @@ export async function startSmtpSink({
   bounce,
   maxBytes = 10 * 1024 * 1024,
   eventRetryDelaysMs = [250, 1_000, 3_000, 10_000],
+  eventsForDropped = false,
 }: SmtpSinkOptions = {}): Promise<SmtpSink> {
   if (eventsUrl && (!eventsSecret || eventsSecret.length < 32)) {
     throw new Error('startSmtpSink: eventsSecret (at least 32 characters) is required with eventsUrl');
@@ -170,12 +191,14 @@ export async function startSmtpSink({
   changes.setMaxListeners(0);
   let fault: SinkFault = { kind: 'none' };
   let faultUses = 0;
+  const attemptsByCorrelation = new Map<string, number>();
   let stopped = false;
 
   /** The fault that applies to this message (or RCPT), consuming one of its `times`. */
   const takeFault = (stage: 'rcpt' | 'data'): SinkFault => {
     const current = fault;
     if (current.kind === 'none') return current;
+    if (current.kind === 'per-message') return { kind: 'none' };
     const faultStage = current.kind === 'reject' ? (current.at ?? 'data') : 'data';
     if (faultStage !== stage) return { kind: 'none' };
     faultUses += 1;
@@ -184,6 +207,12 @@ export async function startSmtpSink({
       faultUses = 0;
     }
     return current;
+  };
+
+  const decideFor = (decide: (message: FaultContext) => MessageFault, parsed: { correlation: string | null; to: string[] }): MessageFault => {
+    const previousAttempts = parsed.correlation ? (attemptsByCorrelation.get(parsed.correlation) ?? 0) : 0;
+    if (parsed.correlation) attemptsByCorrelation.set(parsed.correlation, previousAttempts + 1);
+    return decide({ correlation: parsed.correlation, to: parsed.to, previousAttempts });
   };
 
   const schedulePost = (message: SunkMessage) => {
@@ -247,7 +276,7 @@ export async function startSmtpSink({
   const record = (message: SunkMessage) => {
     received.push(message);
     changes.emit('change');
-    if (message.outcome === 'accepted') schedulePost(message);
+    if (message.outcome === 'accepted' || eventsForDropped) schedulePost(message);
   };
 
   const server = new SMTPServer({
@@ -282,7 +311,7 @@ export async function startSmtpSink({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
           queueId,
         });
-        const current = takeFault('data');
+        const current = fault.kind === 'per-message' ? decideFor(fault.decide, parsed) : takeFault('data');
         if (current.kind === 'reject') {
           rejected.push({ code: current.code, stage: 'data', correlation: parsed.correlation, to: parsed.to, at: new Date() });
           changes.emit('change');
