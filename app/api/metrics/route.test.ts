@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { seedConsoleScenario } from '@/e2e/fixtures/console-data';
+import { resetConfigForTests } from '@/lib/config';
+
+const token = 'metrics-token-0123456789';
+let t: TestDatabase;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  process.env.DATABASE_URL = t.url;
+  await seedConsoleScenario(t.db, { secret: process.env.NOTICE_KEY_SECRET ?? '' });
+});
+afterAll(async () => {
+  delete process.env.METRICS_TOKEN;
+  resetConfigForTests();
+  const { getDb } = await import('@/db/client');
+  await getDb().$client.end();
+  await t.drop();
+});
+
+async function scrape(authorization?: string): Promise<Response> {
+  const { GET } = await import('./route');
+  return GET(new Request('http://console.test/api/metrics', { headers: authorization ? { authorization } : {} }));
+}
+
+describe('/api/metrics', () => {
+  it('is off without METRICS_TOKEN', async () => {
+    delete process.env.METRICS_TOKEN;
+    resetConfigForTests();
+    expect((await scrape(`Bearer ${token}`)).status).toBe(404);
+  });
+
+  it('wants the bearer token, then serves Prometheus text with the database gauges', async () => {
+    process.env.METRICS_TOKEN = token;
+    resetConfigForTests();
+    expect((await scrape()).status).toBe(401);
+    expect((await scrape('Bearer wrong-token-0123456789')).status).toBe(401);
+    const response = await scrape(`Bearer ${token}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+    const body = await response.text();
+    expect(body).toMatch(/^notice_ledger_quarantined_claims 3$/m);
+    expect(body).toContain('# TYPE notice_ledger_pending_jobs gauge');
+  });
+});
