@@ -25,12 +25,15 @@ export async function loadJobForSend(db: DbOrTx, { jobId }: { jobId: string }): 
   return { job: row.job, recipientSuppression: row.recipientSuppression ?? null, evidenceState: row.evidenceState ?? null };
 }
 
-/** Early wake-up or quiet hours: move next_attempt_at; attempts unchanged. */
-export async function deferJob(db: DbOrTx, { jobId, until }: { jobId: string; until: Date }): Promise<boolean> {
+/**
+ * Early wake-up, quiet hours, throttle: move next_attempt_at; attempts unchanged. With
+ * `reopen`, a `claimed` job whose claim was released becomes pending again.
+ */
+export async function deferJob(db: DbOrTx, { jobId, until, reopen = false }: { jobId: string; until: Date; reopen?: boolean }): Promise<boolean> {
   const rows = await db
     .update(reminderJobs)
-    .set({ nextAttemptAt: until, updatedAt: sql`now()` })
-    .where(and(eq(reminderJobs.id, jobId), eq(reminderJobs.state, 'pending')))
+    .set({ state: 'pending', nextAttemptAt: until, updatedAt: sql`now()` })
+    .where(and(eq(reminderJobs.id, jobId), inArray(reminderJobs.state, reopen ? ['pending', 'claimed'] : ['pending'])))
     .returning({ id: reminderJobs.id });
   return rows.length > 0;
 }

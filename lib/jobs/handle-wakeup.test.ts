@@ -263,4 +263,36 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     expect(sink.countByCorrelation(correlationOf(enforceJob.noticeKey))).toBe(0);
     expect(await readJob(t.db, enforceJob.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'duplicate' });
   });
+
+  it('applies policy to a claimed job whose claim was released: a suppression still wins', async () => {
+    const job = await insertTestJob(t.db, { recipientEmail: 'released@example.test' });
+    sink.setFault({ kind: 'drop-after-data', times: 1 });
+    await handlerFor()(delivery(job.id));
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'claimed' });
+    // The ledger row alone is released (as a console action might leave it); the job still says claimed.
+    await t.db.update(noticeLedger).set({ state: 'released', claimToken: null }).where(eq(noticeLedger.noticeKey, job.noticeKey));
+    await t.db.insert(recipientSuppressions).values({ email: 'released@example.test', reason: 'complaint' });
+    expect(await handlerFor()(delivery(job.id))).toEqual({ ack: true });
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'complaint' });
+    expect(sink.countByCorrelation(correlationOf(job.noticeKey))).toBe(1);
+  });
+
+  it('shares one token bucket per recipient domain across workers and defers when it is empty', async () => {
+    const bucketA = await createDomainRateLimiter({ pool: t.pool, points: 1, windowSeconds: 60 });
+    const bucketB = await createDomainRateLimiter({ pool: t.pool, points: 1, windowSeconds: 60 });
+    const domain = `throttled-${Date.now()}.test`;
+    const first = await insertTestJob(t.db, { recipientEmail: `a@${domain}` });
+    const second = await insertTestJob(t.db, { recipientEmail: `b@${domain}` });
+    const other = await insertTestJob(t.db, { recipientEmail: 'c@elsewhere.test' });
+    const make = (rateLimiter: DomainRateLimiter, workerId: string) =>
+      createWakeupHandler({ db: t.db, mail: createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'n@notices.test', messageIdDomain: 'notices.test' }), rateLimiter, settings: { ...settings, maxTokenWaitMs: 0 }, workerId, logger: createLogger('test', 'silent'), now });
+    expect(await make(bucketA, 'worker-a')(delivery(first.id))).toEqual({ ack: true });
+    const throttled = await make(bucketB, 'worker-b')(delivery(second.id));
+    expect(throttled).toMatchObject({ ack: true, wakeAt: expect.any(Date) });
+    expect(await readJob(t.db, second.id)).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(await getLedgerRow(t.db, { noticeKey: second.noticeKey })).toBeNull();
+    expect((await listAttemptsForJob(t.db, { jobId: second.id })).map((a) => [a.outcome, a.detail])).toEqual([['deferred', 'rate_limited']]);
+    expect(await make(bucketB, 'worker-b')(delivery(other.id))).toEqual({ ack: true });
+    expect((await readJob(t.db, other.id)).state).toBe('sent');
+  });
 });

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Db } from '../../db/client';
 import { recordAttempt, type AttemptRecord } from '../../db/queries/attempts';
 import { deferJob, failJob, loadJobForSend, markJobSent, recordUnknownOutcome, retryJob, suppressJob } from '../../db/queries/jobs';
-import { claimNotice, getLedgerRow, markClaimSent, releaseClaim } from '../../db/queries/ledger';
+import { claimNotice, getLedgerRow, getLedgerState, markClaimSent, releaseClaim } from '../../db/queries/ledger';
 import type { JobRow } from '../../db/schema';
 import type { Logger } from '../log';
 import { cancellationUrl, mintOneTimeCode } from '../ledger/one-time-code';
@@ -110,17 +110,19 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       log.info({ state: decision.state }, 'job already final; discarded');
       return { ack: true };
     }
-    // A claimed job belongs to the claim: only the claim attempt below may decide about it.
-    if (job.state === 'pending' && decision.kind === 'defer') {
+    // A job whose claim is still held belongs to that claim: only the claim attempt below
+    // may decide about it (it will be refused). A released claim is fair game for policy.
+    const policyApplies = (decision.kind === 'defer' || decision.kind === 'suppress') && (job.state === 'pending' || !(await isClaimHeld(db, job.noticeKey)));
+    if (policyApplies && decision.kind === 'defer') {
       await db.transaction(async (tx) => {
-        await deferJob(tx, { jobId: job.id, until: decision.until });
+        await deferJob(tx, { jobId: job.id, until: decision.until, reopen: true });
         await recordAttempt(tx, attempt('deferred', { detail: decision.cause }));
       });
       deferrals.inc({ notice_type: job.noticeType, cause: decision.cause });
       log.info({ cause: decision.cause, until: decision.until.toISOString() }, 'deferred');
       return { ack: true, wakeAt: decision.until };
     }
-    if (job.state === 'pending' && decision.kind === 'suppress') {
+    if (policyApplies && decision.kind === 'suppress') {
       await db.transaction(async (tx) => {
         await suppressJob(tx, { jobId: job.id, reason: decision.reason });
         await recordAttempt(tx, attempt('suppressed_policy', { detail: decision.reason }));
@@ -194,6 +196,11 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
     log.info({ outcome: outcome.kind, errorClass: outcome.kind === 'accepted' ? undefined : outcome.errorClass }, 'send finished');
     return result;
   };
+}
+
+async function isClaimHeld(db: Db, noticeKey: string): Promise<boolean> {
+  const state = await getLedgerState(db, { noticeKey });
+  return state !== null && state !== 'released';
 }
 
 /** null when a token was taken; otherwise how long the domain's bucket needs. */

@@ -15,12 +15,16 @@ export type DomainRateLimiter = {
 
 /**
  * One token bucket per recipient domain, stored in PostgreSQL so every worker (and replay
- * traffic) draws from the same bucket. RATE_LIMIT_PER_DOMAIN tokens per second.
+ * traffic) draws from the same bucket: `points` tokens per `windowSeconds` (RATE_LIMIT_PER_DOMAIN per second).
  */
-export async function createDomainRateLimiter({ pool, pointsPerSecond }: { pool: pg.Pool; pointsPerSecond: number }): Promise<DomainRateLimiter> {
+export type DomainRateLimiterParams = { pool: pg.Pool } & ({ pointsPerSecond: number } | { points: number; windowSeconds: number });
+
+export async function createDomainRateLimiter(params: DomainRateLimiterParams): Promise<DomainRateLimiter> {
+  const { pool } = params;
+  const [points, windowSeconds] = 'pointsPerSecond' in params ? [params.pointsPerSecond, 1] : [params.points, params.windowSeconds];
   const limiter = await new Promise<RateLimiterPostgres>((resolve, reject) => {
     const created: RateLimiterPostgres = new RateLimiterPostgres(
-      { storeClient: pool, storeType: 'pool', tableName: 'rate_limit_domains', keyPrefix: 'domain', points: pointsPerSecond, duration: 1 },
+      { storeClient: pool, storeType: 'pool', tableName: 'rate_limit_domains', keyPrefix: 'domain', points, duration: windowSeconds },
       (error?: unknown) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(created)),
     );
   });
