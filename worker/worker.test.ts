@@ -101,6 +101,7 @@ describe.concurrent('worker processes', () => {
       expect(sink.countByCorrelation(corr)).toBe(0);
       const outcomes = (await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => a.outcome).filter((o) => o !== 'deferred');
       expect(outcomes).toEqual(['retryable_failure', 'permanent_failure']);
+      sink.setFault({ kind: 'none' });
 
       const bounced = await insertTestJob(t.db, { recipientEmail: 'soon-bounced@example.test' });
       sink.setFault({ kind: 'reject', code: 451, times: 1 });
@@ -110,11 +111,19 @@ describe.concurrent('worker processes', () => {
       await vi.waitFor(async () => expect(await readJob(t.db, bounced.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'hard_bounce' }), { timeout: 20_000, interval: 100 });
       expect(sink.countByCorrelation(correlationOf(bounced.noticeKey))).toBe(0);
 
+      // Connection cut after the message was handed over: unknown, the claim stays.
+      const dropped = await insertTestJob(t.db);
+      sink.setFault({ kind: 'drop-after-data', times: 1 });
+      await publisher.publish({ jobId: dropped.id });
+      await vi.waitFor(async () => expect(await readJob(t.db, dropped.id)).toMatchObject({ state: 'claimed', lastErrorClass: 'connection_lost' }), { timeout: 20_000, interval: 100 });
+      expect(await getLedgerRow(t.db, { noticeKey: dropped.noticeKey })).toMatchObject({ state: 'claimed' });
+
       const metrics = await worker.scrape();
+      expect(metricValue(metrics, 'notice_ledger_send_outcomes_total', { ...type, outcome: 'unknown' })).toBe(1);
       expect(metricValue(metrics, 'notice_ledger_send_outcomes_total', { ...type, outcome: 'retryable' })).toBe(2);
       expect(metricValue(metrics, 'notice_ledger_send_outcomes_total', { ...type, outcome: 'permanent' })).toBe(1);
       expect(metricValue(metrics, 'notice_ledger_send_outcomes_total', { ...type, outcome: 'accepted' })).toBe(0);
-      expect(metricValue(metrics, 'notice_ledger_claims_minted_total', type)).toBe(3);
+      expect(metricValue(metrics, 'notice_ledger_claims_minted_total', type)).toBe(4);
       expect(metricValue(metrics, 'notice_ledger_policy_suppressions_total', { ...type, reason: 'hard_bounce' })).toBe(1);
     });
   }, 90_000);
@@ -155,6 +164,36 @@ describe.concurrent('worker processes', () => {
       const enforceMetrics = await enforce.scrape();
       expect(metricValue(enforceMetrics, 'notice_ledger_duplicates_suppressed_total', { ...type, reason: 'ledger_sent' })).toBe(1);
       expect(metricValue(enforceMetrics, 'notice_ledger_would_suppress_total')).toBe(0);
+    });
+  }, 90_000);
+
+  it('SIGTERM during a send: no new work, the in-flight send finishes and commits before its ack', async () => {
+    await withRig(30_000, async (rig) => {
+      const { t, sink, publisher } = rig;
+      const job = await insertTestJob(t.db);
+      const corr = correlationOf(job.noticeKey);
+      sink.setFault({ kind: 'stall' });
+      const worker = start(rig);
+      await worker.ready;
+      const wakeupId = await publisher.publish({ jobId: job.id });
+      await sink.waitFor(() => sink.stalled().some((m) => m.correlation === corr), 20_000);
+
+      worker.child.kill('SIGTERM');
+      await vi.waitFor(() => expect(worker.logs().some((line) => line.msg === 'stopping: no new work, finishing in-flight sends')).toBe(true), { timeout: 10_000, interval: 50 });
+      expect(worker.child.exitCode).toBeNull();
+      const later = await insertTestJob(t.db);
+      await publisher.publish({ jobId: later.id });
+
+      sink.setFault({ kind: 'none' });
+      expect(sink.releaseStalled()).toBe(1);
+      expect(await worker.exited).toEqual({ code: 0, signal: null });
+      expect(await readJob(t.db, job.id)).toMatchObject({ state: 'sent' });
+      expect(sink.countByCorrelation(corr)).toBe(1);
+      const acked = await t.pool.query<{ state: string }>('select state from pgboss.job where id = $1', [wakeupId]);
+      expect(acked.rows[0]?.state).toBe('completed');
+      // Published after the stop began: left for the next worker.
+      expect((await readJob(t.db, later.id)).state).toBe('pending');
+      expect(await getLedgerRow(t.db, { noticeKey: later.noticeKey })).toBeNull();
     });
   }, 90_000);
 });
