@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client';
-import type { Config } from '../config';
+import { config as processConfig, type Config } from '../config';
 import type { Logger } from '../log';
-import { createPgBossQueue } from './pgboss';
+import { createPgBossQueue, type PgBossQueue } from './pgboss';
 import { createRabbitQueue } from './rabbitmq';
 import type { QueueAdapter } from './types';
 
@@ -23,4 +23,32 @@ export function createQueue({ config, databaseUrl, db, queueName, logger }: Crea
   if (!config.AMQP_URL) throw new Error('AMQP_URL is required when QUEUE_BACKEND=rabbitmq');
   // Without a database this process publishes and consumes but does not dispatch due jobs.
   return createRabbitQueue({ url: config.AMQP_URL, visibilityTimeoutMs: config.VISIBILITY_TIMEOUT, queueName, db, logger });
+}
+
+let publisher: Promise<PgBossQueue | null> | undefined;
+
+/**
+ * The web process's publisher for in-transaction wake-ups. pg-boss only: with RabbitMQ the
+ * workers' dispatcher publishes once a job is due, so the web app needs no broker connection.
+ */
+export function getWakeupPublisher(): Promise<PgBossQueue | null> {
+  publisher ??= (async () => {
+    const settings = processConfig();
+    const url = process.env.DATABASE_URL;
+    if (settings.QUEUE_BACKEND !== 'pgboss' || !url) return null;
+    const queue = createPgBossQueue({ url, visibilityTimeoutMs: settings.VISIBILITY_TIMEOUT, supervise: false, poolSize: 2 });
+    await queue.start();
+    return queue;
+  })().catch((error: unknown) => {
+    publisher = undefined;
+    throw error;
+  });
+  return publisher;
+}
+
+export async function closeWakeupPublisher(): Promise<void> {
+  const current = publisher;
+  publisher = undefined;
+  const queue = await current?.catch(() => null);
+  await queue?.stop();
 }

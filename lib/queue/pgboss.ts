@@ -29,6 +29,8 @@ export type PgBossQueueOptions = {
   /** Delay before an expired or failed wake-up is offered again. */
   retryDelaySeconds?: number;
   poolSize?: number;
+  /** False for a publish-only process (the web app): expiry maintenance is the workers' job. */
+  supervise?: boolean;
   logger?: Logger;
 };
 
@@ -86,7 +88,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
     application_name: 'notice-ledger-pgboss',
     // Maintenance is what moves an expired `active` wake-up back to `retry` when its worker
     // died; run it at half the visibility window so a crash costs at most ~1.5 windows.
-    supervise: true,
+    supervise: options.supervise ?? true,
     maintenanceIntervalSeconds: Math.max(1, Math.min(60, Math.floor(visibilitySeconds / 2))),
     schedule: false,
   });

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import type { Db } from '../../db/client';
+import { insertAuditEntries } from '../../db/queries/audit';
+import { findEvidence, insertEvidenceUnlessExists, insertResolvedEvidence, markEvidenceResolved, type EvidenceRow } from '../../db/queries/evidence';
+import { suppressPendingJobsForEvidence } from '../../db/queries/scheduling';
+import { compactPayload, refId } from './schedule';
+
+/**
+ * Evidence is the business fact a reminder is about (a reconciliation exception). Resolving
+ * it suppresses the pending reminders that cite it here, in the same transaction; the send
+ * path checks the evidence state again before it claims, for a job already in flight.
+ */
+
+export const evidenceRef = refId;
+
+export const openEvidenceRequest = z.strictObject({
+  kind: z.string().regex(/^[a-z0-9][a-z0-9_.:-]{0,63}$/i, 'must be a short name such as reconciliation_exception'),
+  summary: z.string().trim().min(1).max(500).optional(),
+  details: compactPayload.default({}),
+});
+export type OpenEvidenceRequest = z.infer<typeof openEvidenceRequest>;
+
+export const resolveEvidenceRequest = z.strictObject({
+  kind: openEvidenceRequest.shape.kind.optional(),
+  reason: z.string().trim().min(1).max(500).optional(),
+});
+export type ResolveEvidenceRequest = z.infer<typeof resolveEvidenceRequest>;
+
+export type OpenEvidenceResult =
+  | { kind: 'created'; evidence: EvidenceRow }
+  | { kind: 'existing'; evidence: EvidenceRow }
+  | { kind: 'conflict'; evidence: EvidenceRow; message: string };
+
+export async function openEvidence({ db, ref, request, actor, now }: { db: Db; ref: string; request: OpenEvidenceRequest; actor: string; now: Date }): Promise<OpenEvidenceResult> {
+  return db.transaction(async (tx) => {
+    const { row, created } = await insertEvidenceUnlessExists(tx, { ref, kind: request.kind, summary: request.summary ?? null, details: request.details, now });
+    if (!created) {
+      if (row.state === 'resolved') return { kind: 'conflict', evidence: row, message: `evidence ${ref} is already resolved; open a new reference instead` };
+      if (row.kind !== request.kind) return { kind: 'conflict', evidence: row, message: `evidence ${ref} is already open with kind ${row.kind}` };
+      return { kind: 'existing', evidence: row };
+    }
+    await insertAuditEntries(tx, {
+      entries: [{ actor, action: 'evidence.open', targetType: 'evidence', targetId: ref, reason: 'opened by producer', after: { kind: row.kind, state: row.state } }],
+    });
+    return { kind: 'created', evidence: row };
+  });
+}
+
+export type ResolveEvidenceResult = { kind: 'resolved' | 'already_resolved'; evidence: EvidenceRow; suppressedJobIds: string[] };
+
+/**
+ * Idempotent: resolving twice answers the same and still suppresses anything pending that
+ * cites the reference (a job scheduled after the first resolve, say). Resolving a reference
+ * nobody opened records it resolved, so jobs scheduled with it later are suppressed too.
+ */
+export async function resolveEvidence({ db, ref, request, actor, now }: { db: Db; ref: string; request: ResolveEvidenceRequest; actor: string; now: Date }): Promise<ResolveEvidenceResult> {
+  return db.transaction(async (tx) => {
+    const before = await findEvidence(tx, { ref, lock: true });
+    let evidence: EvidenceRow | null = before;
+    const alreadyResolved = before?.state === 'resolved';
+    if (!before) evidence = await insertResolvedEvidence(tx, { ref, kind: request.kind ?? 'unspecified', resolvedBy: actor, now });
+    if (before && !alreadyResolved) evidence = await markEvidenceResolved(tx, { ref, resolvedBy: actor, now });
+    // A concurrent resolve inserted first: read what it wrote.
+    evidence ??= await findEvidence(tx, { ref, lock: true });
+    if (!evidence) throw new Error(`evidence ${ref} vanished while resolving`);
+    const suppressedJobIds = await suppressPendingJobsForEvidence(tx, { evidenceRef: ref, now });
+    if (!alreadyResolved || suppressedJobIds.length > 0) {
+      await insertAuditEntries(tx, {
+        entries: [
+          {
+            actor,
+            action: 'evidence.resolve',
+            targetType: 'evidence',
+            targetId: ref,
+            reason: request.reason ?? 'resolved by producer',
+            before: before ? { state: before.state } : null,
+            after: { state: 'resolved', suppressedJobIds },
+          },
+        ],
+      });
+    }
+    return { kind: alreadyResolved ? 'already_resolved' : 'resolved', evidence, suppressedJobIds };
+  });
+}
