@@ -64,6 +64,12 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...base, METRICS_TOKEN: 'short' }).map((p) => p.split(' ')[0])).toEqual(['METRICS_TOKEN']);
   });
 
+  it('reads the retention detail window and batch size', () => {
+    expect(loadConfig(base).RETENTION_EVENT_DETAILS).toBe(30 * 86_400_000);
+    expect(loadConfig({ ...base, RETENTION_EVENT_DETAILS: '7d', RETENTION_BATCH: '200' })).toMatchObject({ RETENTION_EVENT_DETAILS: 7 * 86_400_000, RETENTION_BATCH: 200 });
+    expect(problemsOf({ ...base, RETENTION_BATCH: '0' }).map((p) => p.split(' ')[0])).toEqual(['RETENTION_BATCH']);
+  });
+
   it('treats blank values as unset', () => {
     expect(loadConfig({ ...base, LEDGER_MODE: '' }).LEDGER_MODE).toBe('enforce');
   });

@@ -77,6 +77,10 @@ export const envSchema = z.object({
   RETENTION_PROVIDER_EVENTS: duration('180d'),
   RETENTION_EVIDENCE: duration('730d'),
   RETENTION_LEDGER: duration('400d'),
+  /** Provider event payloads are redacted to their ids and type after this; the row stays. */
+  RETENTION_EVENT_DETAILS: duration('30d'),
+  /** Rows deleted per statement, so retention never holds long locks. */
+  RETENTION_BATCH: int(1_000, 1, 100_000),
   MAX_DELAY: duration('60d'),
   REPLAY_HORIZON: duration('30d'),
   NEXTAUTH_SECRET: secret.optional(),
