@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
 import { listAttemptsForJob } from '../db/queries/attempts';
-import { getLedgerRow } from '../db/queries/ledger';
+import { getLedgerRow, releaseStuckClaimForResend } from '../db/queries/ledger';
 import { deliveryAttempts, recipientSuppressions } from '../db/schema';
 import { backfillFromCsv } from '../lib/ledger/backfill';
 import { correlationOf } from '../lib/ledger/notice-key';
@@ -82,7 +82,7 @@ describe.concurrent('worker processes', () => {
     });
   }, 90_000);
 
-  it('451 then 550: retried with backoff, then failed, no claim left; a 451 never bypasses a later bounce', async () => {
+  it('451 then 550: retried, then failed, no claim left; a 451 never bypasses a later bounce; unknown keeps the claim; a resend reuses the code', async () => {
     await withRig(5_000, async (rig) => {
       const { t, sink, publisher } = rig;
       const worker = start(rig);
@@ -118,12 +118,21 @@ describe.concurrent('worker processes', () => {
       await vi.waitFor(async () => expect(await readJob(t.db, dropped.id)).toMatchObject({ state: 'claimed', lastErrorClass: 'connection_lost' }), { timeout: 20_000, interval: 100 });
       expect(await getLedgerRow(t.db, { noticeKey: dropped.noticeKey })).toMatchObject({ state: 'claimed' });
 
+      // On-call finds no provider trace and releases it for resend: the resend carries the first code.
+      expect(await releaseStuckClaimForResend(t.db, { noticeKey: dropped.noticeKey, resolution: 'no provider evidence' })).toBe(true);
+      await publisher.publish({ jobId: dropped.id });
+      await vi.waitFor(async () => expect((await readJob(t.db, dropped.id)).state).toBe('sent'), { timeout: 20_000, interval: 100 });
+      const codes = sink.messages().filter((m) => m.correlation === correlationOf(dropped.noticeKey)).map((m) => /confirmation code: ([A-Z2-9]{10})/.exec(m.raw)?.[1]);
+      expect(codes).toHaveLength(2);
+      expect(codes[0]).toMatch(/^[A-Z2-9]{10}$/);
+      expect(codes[1]).toBe(codes[0]);
+
       const metrics = await worker.scrape();
       expect(metricValue(metrics, 'notice_ledger_send_outcomes_total', { ...type, outcome: 'unknown' })).toBe(1);
       expect(metricValue(metrics, 'notice_ledger_send_outcomes_total', { ...type, outcome: 'retryable' })).toBe(2);
       expect(metricValue(metrics, 'notice_ledger_send_outcomes_total', { ...type, outcome: 'permanent' })).toBe(1);
-      expect(metricValue(metrics, 'notice_ledger_send_outcomes_total', { ...type, outcome: 'accepted' })).toBe(0);
-      expect(metricValue(metrics, 'notice_ledger_claims_minted_total', type)).toBe(4);
+      expect(metricValue(metrics, 'notice_ledger_send_outcomes_total', { ...type, outcome: 'accepted' })).toBe(1);
+      expect(metricValue(metrics, 'notice_ledger_claims_minted_total', type)).toBe(5);
       expect(metricValue(metrics, 'notice_ledger_policy_suppressions_total', { ...type, reason: 'hard_bounce' })).toBe(1);
     });
   }, 90_000);
