@@ -1,0 +1,52 @@
+import { expect, snap, test } from '../fixtures/test';
+
+test('on-call confirms a stuck claim from provider evidence, releases another, and audit shows both', async ({ pageAs, seed, sql }, testInfo) => {
+  const { stuckWithEvidence, stuckWithoutEvidence } = seed.scenarios.oncall;
+  const page = await pageAs('oncall');
+
+  await page.goto('/');
+  await expect(page.getByTestId('alert-quarantine')).toContainText('stuck in quarantine');
+  await expect(page.getByTestId('tile-quarantine')).toContainText('9');
+  await expect(page.getByTestId('chart-latency')).toBeVisible();
+  await snap(page, testInfo, 'overview-oncall');
+
+  await page.goto('/quarantine');
+  const confirmRow = page.locator(`[data-testid="quarantine-row"][data-notice-key="${stuckWithEvidence}"]`);
+  await expect(confirmRow.getByTestId('evidence')).toContainText('accepted');
+  await expect(confirmRow.getByTestId('evidence')).toContainText('ses-alpha-o');
+  await snap(page, testInfo, 'quarantine-oncall');
+
+  await confirmRow.getByTestId('row-confirm_sent').click();
+  const panel = page.getByTestId('confirm-panel');
+  await expect(panel.getByTestId('confirm-count')).toContainText('1 stuck claim will change');
+  await expect(panel.getByTestId('confirm-submit')).toBeDisabled();
+  await panel.getByTestId('confirm-reason').fill('SES accepted it at claim time; worker died before commit');
+  await snap(page, testInfo, 'quarantine-confirm-panel');
+  await panel.getByTestId('confirm-submit').click();
+  await expect(page.getByTestId('resolve-result')).toContainText('Confirmed as sent: 1 claim');
+  await expect(confirmRow).toHaveCount(0);
+
+  const releaseRow = page.locator(`[data-testid="quarantine-row"][data-notice-key="${stuckWithoutEvidence}"]`);
+  await releaseRow.getByTestId('row-release').click();
+  await expect(page.getByTestId('confirm-count')).toContainText('1 stuck claim will change');
+  await page.getByTestId('confirm-reason').fill('No provider evidence; resend with the same code');
+  await page.getByTestId('confirm-submit').click();
+  await expect(page.getByTestId('resolve-result')).toContainText('Released for resend: 1 claim');
+  await expect(releaseRow).toHaveCount(0);
+
+  const [confirmed] = await sql<{ state: string; provider_message_id: string }>('select state, provider_message_id from notice_ledger where notice_key = $1', [stuckWithEvidence]);
+  expect(confirmed).toEqual({ state: 'sent', provider_message_id: 'ses-alpha-o' });
+  const [released] = await sql<{ state: string; one_time_code: string; job_state: string }>(
+    'select l.state, l.one_time_code, j.state as job_state from notice_ledger l join reminder_jobs j using (notice_key) where notice_key = $1',
+    [stuckWithoutEvidence],
+  );
+  expect(released).toEqual({ state: 'released', one_time_code: 'OTC-bravo', job_state: 'pending' });
+
+  await page.goto(`/audit?actor=${encodeURIComponent(seed.users.oncall.email)}`);
+  const rows = page.getByTestId('audit-row');
+  await expect(rows).toHaveCount(2);
+  await expect(page.locator(`[data-testid="audit-row"][data-target="${stuckWithEvidence}"]`)).toContainText('quarantine.confirm_sent');
+  await expect(page.locator(`[data-testid="audit-row"][data-target="${stuckWithoutEvidence}"]`)).toContainText('quarantine.release');
+  await expect(page.locator(`[data-testid="audit-row"][data-target="${stuckWithoutEvidence}"]`)).toContainText('No provider evidence; resend with the same code');
+  await snap(page, testInfo, 'audit-oncall');
+});

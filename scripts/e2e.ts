@@ -1,0 +1,103 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createDb, createPool } from '../db/client';
+import { freePort, startEmbeddedPostgres } from '../db/embedded';
+import { migrateDatabase } from '../db/migrate';
+import { seedE2e, E2E_SEED_FILE_ENV } from '../e2e/fixtures/seed';
+import { assertLocalDatabaseUrl, withDatabase } from '../test/local-database';
+
+/**
+ * npm run test:e2e [-- playwright args]: a fresh database (embedded in a temp dir, or a new
+ * database on a local DATABASE_URL server), migrated and seeded; `next build`; then Playwright,
+ * which starts `next start` on a free port itself (reuseExistingServer: false) and stops it.
+ * Everything started here is stopped here, on success, failure or Ctrl-C.
+ */
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: 'inherit', env });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+async function main(): Promise<number> {
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanup = async () => {
+    for (const step of cleanups.reverse()) await step().catch((error: unknown) => console.error('[e2e] cleanup:', error));
+  };
+  process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  try {
+    const tempDir = await mkdtemp(path.join(os.tmpdir(), 'notice-ledger-e2e-'));
+    await chmod(tempDir, 0o755);
+    cleanups.push(() => rm(tempDir, { recursive: true, force: true }));
+
+    let serverUrl: string;
+    const external = process.env.DATABASE_URL;
+    if (external) {
+      assertLocalDatabaseUrl(external);
+      serverUrl = external;
+    } else {
+      console.log('[e2e] starting embedded PostgreSQL');
+      const server = await startEmbeddedPostgres({ dir: path.join(tempDir, 'pg'), database: 'postgres' });
+      serverUrl = server.url;
+      cleanups.push(server.stop);
+    }
+    const database = `nl_e2e_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`create database ${database}`);
+    await admin.end();
+    cleanups.push(async () => {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${database} with (force)`);
+      await client.end();
+    });
+    const databaseUrl = withDatabase(serverUrl, database);
+    await migrateDatabase(databaseUrl);
+
+    const noticeKeySecret = process.env.NOTICE_KEY_SECRET ?? randomBytes(32).toString('hex');
+    const pool = createPool(databaseUrl, { max: 2 });
+    const seed = await seedE2e(createDb(pool), { secret: noticeKeySecret });
+    await pool.end();
+    const seedFile = path.join(tempDir, 'seed.json');
+    await writeFile(seedFile, JSON.stringify(seed, null, 2));
+
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: 'production',
+      NEXT_TELEMETRY_DISABLED: '1',
+      DATABASE_URL: databaseUrl,
+      NOTICE_KEY_SECRET: noticeKeySecret,
+      NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? randomBytes(32).toString('hex'),
+      METRICS_TOKEN: 'e2e-metrics-token-0123456789',
+      MESSAGE_ID_DOMAIN: 'notices.example.com',
+      QUARANTINE_AFTER: '15m',
+      LOG_LEVEL: 'warn',
+      E2E_PORT: String(await freePort()),
+      [E2E_SEED_FILE_ENV]: seedFile,
+    };
+    if (!process.env.E2E_SKIP_BUILD) {
+      console.log('[e2e] next build');
+      const built = await run('npx', ['next', 'build'], env);
+      if (built !== 0) return built;
+    }
+    console.log(`[e2e] playwright on port ${env.E2E_PORT}`);
+    return await run('npx', ['playwright', 'test', ...process.argv.slice(2)], env);
+  } finally {
+    await cleanup();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error('[e2e] failed:', error);
+    process.exit(1);
+  },
+);
