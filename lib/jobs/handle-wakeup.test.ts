@@ -78,6 +78,7 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     const [message] = sink.messages().filter((m) => m.correlation === corr);
     expect(message?.messageId).toBe(`<${corr}@notices.test>`);
     expect(message?.headers['x-notice-correlation']).toBe(corr);
+    expect(message?.headers['x-ses-message-tags']).toBe(`notice_correlation=${corr}`);
 
     const ledger = await getLedgerRow(t.db, { noticeKey: job.noticeKey });
     expect(ledger).toMatchObject({ state: 'sent', source: 'worker', providerMessageId: message?.queueId, recipientDomain: 'example.test' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifySendError, providerIdFromResponse } from './transport';
+import { classifySendError, correlationHeaders, providerIdFromResponse } from './transport';
 
 const err = (fields: Record<string, unknown>, message = 'failed') => Object.assign(new Error(message), fields);
 
@@ -31,5 +31,17 @@ describe('providerIdFromResponse', () => {
     expect(providerIdFromResponse('250 Ok: queued as 9F3A1C')).toBe('9F3A1C');
     expect(providerIdFromResponse('250 2.0.0 OK 1700000000 abc.123 - gsmtp')).toBe('OK 1700000000 abc.123 - gsmtp');
     expect(providerIdFromResponse(undefined)).toBeNull();
+  });
+});
+
+describe('correlationHeaders', () => {
+  it('carries the correlation in our header and in each relay metadata header', () => {
+    const corr = 'ab'.repeat(16);
+    expect(correlationHeaders(corr)).toEqual({
+      'X-Notice-Correlation': corr,
+      'X-SES-MESSAGE-TAGS': `notice_correlation=${corr}`,
+      'X-PM-Metadata-notice_correlation': corr,
+      'X-SMTPAPI': `{"unique_args":{"notice_correlation":"${corr}"}}`,
+    });
   });
 });

@@ -1,5 +1,6 @@
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
+import { CORRELATION_HEADER, CORRELATION_TAG } from '../events/types';
 import { correlationOf, messageIdFor } from '../ledger/notice-key';
 
 /**
@@ -51,6 +52,19 @@ export function classifySendError(error: unknown): Exclude<SendOutcome, { kind: 
   return { kind: 'unknown', errorClass: (err.code ?? 'error').toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 40) };
 }
 
+/**
+ * The correlation as our own header plus each relay's metadata header, so provider events
+ * echo it back even where the Message-ID is replaced (SES). Unknown headers are harmless.
+ */
+export function correlationHeaders(correlation: string): Record<string, string> {
+  return {
+    [CORRELATION_HEADER]: correlation,
+    'X-SES-MESSAGE-TAGS': `${CORRELATION_TAG}=${correlation}`,
+    [`X-PM-Metadata-${CORRELATION_TAG}`]: correlation,
+    'X-SMTPAPI': JSON.stringify({ unique_args: { [CORRELATION_TAG]: correlation } }),
+  };
+}
+
 /** The relay's queue id from "250 2.0.0 Ok: queued as ABC123", else the whole reply line. */
 export function providerIdFromResponse(response: string | undefined): string | null {
   if (!response) return null;
@@ -83,7 +97,7 @@ export function createMailTransport({ smtpUrl, timeoutMs, from, messageIdDomain 
           text: mail.text,
           html: mail.html,
           messageId: messageIdFor(mail.noticeKey, messageIdDomain),
-          headers: { 'X-Notice-Correlation': correlationOf(mail.noticeKey) },
+          headers: correlationHeaders(correlationOf(mail.noticeKey)),
         });
         return { kind: 'accepted', providerMessageId: providerIdFromResponse(info.response) ?? info.messageId ?? null };
       } catch (error) {
