@@ -1,0 +1,146 @@
+import type { Permission } from '@/lib/auth/permissions';
+
+/**
+ * The one list of console route handlers the fuzz suite and the authorization matrix walk.
+ * `permission` is what DESIGN.md ("Security") says the route needs — written here, not read
+ * from the route, so a route guarded by the wrong permission fails the matrix.
+ * A new console route (or server action) is added here and is fuzzed and matrix-checked at once.
+ */
+
+export type ConsoleHandler = {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  permission: Permission;
+  /** The handler as Next calls it. */
+  load: () => Promise<(request: Request) => Promise<Response>>;
+  /** Query parameter names the handler reads (GET). */
+  queryNames?: readonly string[];
+  /** A body the handler accepts (POST); the fuzzer mutates it. Ids are filled in by the test. */
+  validBody?: (ids: ValidIds) => Record<string, unknown>;
+  mutates: boolean;
+  /** Inputs that once broke the handler (always run, before the random ones). */
+  regressions?: readonly (readonly [string, string])[][];
+  regressionBodies?: readonly string[];
+};
+
+export type ValidIds = { victimUserId: string; victimNoticeKey: string };
+
+export const consoleHandlers: readonly ConsoleHandler[] = [
+  {
+    name: 'overview/pending',
+    method: 'GET',
+    path: '/api/console/overview/pending',
+    permission: 'overview.read',
+    load: async () => (await import('@/app/api/console/overview/pending/route')).GET,
+    queryNames: [],
+    mutates: false,
+  },
+  {
+    name: 'overview/series',
+    method: 'GET',
+    path: '/api/console/overview/series',
+    permission: 'overview.read',
+    load: async () => (await import('@/app/api/console/overview/series/route')).GET,
+    queryNames: ['range'],
+    mutates: false,
+  },
+  {
+    name: 'overview/status',
+    method: 'GET',
+    path: '/api/console/overview/status',
+    permission: 'overview.read',
+    load: async () => (await import('@/app/api/console/overview/status/route')).GET,
+    queryNames: ['range'],
+    mutates: false,
+  },
+  {
+    name: 'lookup',
+    method: 'GET',
+    path: '/api/console/lookup',
+    permission: 'lookup.read',
+    load: async () => (await import('@/app/api/console/lookup/route')).GET,
+    queryNames: ['q'],
+    mutates: false,
+    regressions: [[['q', 'a\u0000b']], [['q', 'a\u0000b@example.com']]],
+  },
+  {
+    name: 'quarantine (list)',
+    method: 'GET',
+    path: '/api/console/quarantine',
+    permission: 'quarantine.read',
+    load: async () => (await import('@/app/api/console/quarantine/route')).GET,
+    queryNames: ['olderThanMinutes', 'recipientDomain', 'noticeType', 'afterClaimedAt', 'afterKey'],
+    mutates: false,
+    regressions: [[['afterClaimedAt', '2026-02-30 10:00:00+00'], ['afterKey', 'a'.repeat(64)]], [['afterClaimedAt', '2026-11-29 25:00:00+00'], ['afterKey', 'a'.repeat(64)]]],
+  },
+  {
+    name: 'quarantine/count',
+    method: 'POST',
+    path: '/api/console/quarantine/count',
+    permission: 'quarantine.resolve',
+    load: async () => (await import('@/app/api/console/quarantine/count/route')).POST,
+    validBody: () => ({ selection: { filter: { olderThanMinutes: 0, recipientDomain: 'example.com', noticeType: 'renewal_notice_t72' } } }),
+    mutates: false,
+  },
+  {
+    name: 'quarantine/resolve',
+    method: 'POST',
+    path: '/api/console/quarantine/resolve',
+    permission: 'quarantine.resolve',
+    load: async () => (await import('@/app/api/console/quarantine/resolve/route')).POST,
+    validBody: ({ victimNoticeKey }) => ({ action: 'release', selection: { keys: [victimNoticeKey] }, reason: 'fuzz: provider confirmed nothing' }),
+    mutates: true,
+  },
+  {
+    name: 'audit',
+    method: 'GET',
+    path: '/api/console/audit',
+    permission: 'audit.read',
+    load: async () => (await import('@/app/api/console/audit/route')).GET,
+    queryNames: ['actor', 'action', 'target', 'beforeAt', 'beforeId'],
+    mutates: false,
+    regressions: [[['actor', 'a\u0000b']], [['beforeAt', '2026-99-99 10:00'], ['beforeId', '1']], [['beforeAt', '2026-02-30 10:00:00+00'], ['beforeId', '1']]],
+  },
+  {
+    name: 'users (list)',
+    method: 'GET',
+    path: '/api/console/users',
+    permission: 'users.manage',
+    load: async () => (await import('@/app/api/console/users/route')).GET,
+    queryNames: ['after'],
+    mutates: false,
+    regressions: [[['after', 'a\u0000']]],
+  },
+  {
+    name: 'users (create)',
+    method: 'POST',
+    path: '/api/console/users',
+    permission: 'users.manage',
+    load: async () => (await import('@/app/api/console/users/route')).POST,
+    validBody: () => ({ email: 'fuzz-new@example.com', name: 'Fuzz New', role: 'support', reason: 'fuzz: new starter' }),
+    mutates: true,
+    regressionBodies: [
+      JSON.stringify({ email: 'fuzz-nul@example.com', name: 'a\u0000b', role: 'support', reason: 'because' }),
+      JSON.stringify({ email: 'fuzz-nul@example.com', name: 'ab', role: 'support', reason: 'bec\u0000ause' }),
+    ],
+  },
+  {
+    name: 'users/role',
+    method: 'POST',
+    path: '/api/console/users/role',
+    permission: 'users.manage',
+    load: async () => (await import('@/app/api/console/users/role/route')).POST,
+    validBody: ({ victimUserId }) => ({ id: victimUserId, role: 'oncall', reason: 'fuzz: joined the rota' }),
+    mutates: true,
+  },
+  {
+    name: 'users/disable',
+    method: 'POST',
+    path: '/api/console/users/disable',
+    permission: 'users.manage',
+    load: async () => (await import('@/app/api/console/users/disable/route')).POST,
+    validBody: ({ victimUserId }) => ({ id: victimUserId, disabled: true, reason: 'fuzz: left the company' }),
+    mutates: true,
+  },
+];
