@@ -19,6 +19,7 @@ describe('loadConfig', () => {
     expect(config.LEDGER_MODE).toBe('enforce');
     expect(config.QUARANTINE_AFTER).toBe(15 * 60_000);
     expect(config.QUEUE_BACKEND).toBe('pgboss');
+    expect(config.QUEUE_NAME).toBe('notice-wakeup');
   });
 
   it('names a missing secret instead of defaulting it', () => {

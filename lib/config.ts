@@ -55,6 +55,8 @@ export const envSchema = z.object({
   QUARANTINE_AFTER: duration('15m'),
   QUEUE_BACKEND: z.enum(['pgboss', 'rabbitmq']).default('pgboss'),
   AMQP_URL: optionalUrl,
+  /** The wake-up queue's name (pg-boss queue or RabbitMQ queue): one per environment. */
+  QUEUE_NAME: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,99}$/i, 'must be letters, digits, . _ - (at most 100)').default('notice-wakeup'),
   SMTP_URL: z.url().default('smtp://127.0.0.1:2525'),
   SMTP_TIMEOUT: duration('30s'),
   MAIL_FROM: z.string().default('Notices <notices@notices.localhost>'),

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import amqp from 'amqplib';
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
 import { listAttemptsForJob } from '../db/queries/attempts';
@@ -204,5 +206,40 @@ describe.concurrent('worker processes', () => {
       expect((await readJob(t.db, later.id)).state).toBe('pending');
       expect(await getLedgerRow(t.db, { noticeKey: later.noticeKey })).toBeNull();
     });
+  }, 90_000);
+
+  // The same worker against a real broker, when one is configured (the code never needs it).
+  it.each(process.env.AMQP_URL ? [process.env.AMQP_URL] : [])('RabbitMQ: a requeue after the visibility window mid-send is suppressed; one email', async (amqpUrl) => {
+    const queueName = `nl-test-${randomBytes(6).toString('hex')}`;
+    try {
+      await withRig(1_000, async (rig) => {
+        const { t, sink } = rig;
+        const env = { QUEUE_BACKEND: 'rabbitmq', AMQP_URL: amqpUrl, QUEUE_NAME: queueName };
+        const job = await insertTestJob(t.db);
+        const corr = correlationOf(job.noticeKey);
+        sink.setFault({ kind: 'stall' });
+        // No publish: the worker's dispatcher wakes the due job itself.
+        const first = start(rig, env);
+        await first.ready;
+        await sink.waitFor(() => sink.stalled().some((m) => m.correlation === corr), 20_000);
+        const second = start(rig, env);
+        await second.ready;
+        await vi.waitFor(
+          async () => expect((await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => a.outcome)).toContain('suppressed_duplicate'),
+          { timeout: 30_000, interval: 200 },
+        );
+        sink.setFault({ kind: 'none' });
+        expect(sink.releaseStalled()).toBe(1);
+        await vi.waitFor(async () => expect((await readJob(t.db, job.id)).state).toBe('sent'), { timeout: 20_000, interval: 100 });
+        expect(sink.countByCorrelation(corr)).toBe(1);
+        const suppressed = metricValue(await first.scrape(), 'notice_ledger_duplicates_suppressed_total', { reason: 'ledger_claimed' }) + metricValue(await second.scrape(), 'notice_ledger_duplicates_suppressed_total', { reason: 'ledger_claimed' });
+        expect(suppressed).toBeGreaterThanOrEqual(1);
+      });
+    } finally {
+      const connection = await amqp.connect(amqpUrl);
+      const channel = await connection.createChannel();
+      await channel.deleteQueue(queueName).catch(() => undefined);
+      await connection.close();
+    }
   }, 90_000);
 });
