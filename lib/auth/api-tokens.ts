@@ -25,12 +25,12 @@ export function mintApiToken(): { token: string; prefix: string; tokenHash: stri
 /** Creates a token; the clear token is returned once and never stored or logged. */
 export async function createApiToken(
   db: DbOrTx,
-  { name, createdBy, actor }: { name: string; createdBy: string | null; actor: string },
+  { name, createdBy, actor, reason }: { name: string; createdBy: string | null; actor: string; reason?: string },
 ): Promise<{ token: string; summary: ApiTokenSummary }> {
   const minted = mintApiToken();
   const summary = await insertApiToken(db, { name: name.trim().slice(0, 100), prefix: minted.prefix, tokenHash: minted.tokenHash, createdBy });
   await insertAuditEntries(db, {
-    entries: [{ actor, action: 'api_token.create', targetType: 'api_token', targetId: summary.id, reason: `created token ${summary.prefix}`, after: { name: summary.name, prefix: summary.prefix } }],
+    entries: [{ actor, action: 'api_token.create', targetType: 'api_token', targetId: summary.id, reason: reason ?? `created token ${summary.prefix}`, after: { name: summary.name, prefix: summary.prefix } }],
   });
   return { token: minted.token, summary };
 }

@@ -1,7 +1,10 @@
 import type { Metadata } from 'next';
 import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
 import { getDb } from '@/db/client';
+import { can } from '@/lib/auth/permissions';
+import { loadTokens } from '@/lib/console/tokens';
 import { loadUsersPage } from '@/lib/console/users';
+import { TokensAdmin } from '@/components/admin/tokens-admin';
 import { UsersAdmin } from '@/components/admin/users-admin';
 import { queryKeys } from '@/components/query/keys';
 import { Forbidden } from '@/components/ui/states';
@@ -14,7 +17,11 @@ export default async function AdminPage() {
   const auth = await requirePage('users.manage', '/admin');
   if (!auth.ok) return <Forbidden message={auth.error.message} />;
   const client = new QueryClient();
-  await client.prefetchQuery({ queryKey: queryKeys.users(undefined), queryFn: async () => JSON.parse(JSON.stringify(await loadUsersPage(getDb(), {}))) as unknown });
+  const tokens = can(auth.session.user.role, 'tokens.manage');
+  await Promise.all([
+    client.prefetchQuery({ queryKey: queryKeys.users(undefined), queryFn: async () => JSON.parse(JSON.stringify(await loadUsersPage(getDb(), {}))) as unknown }),
+    tokens ? client.prefetchQuery({ queryKey: ['tokens'], queryFn: async () => loadTokens(getDb()) }) : Promise.resolve(),
+  ]);
   return (
     <>
       <div className="page-head">
@@ -25,6 +32,7 @@ export default async function AdminPage() {
       </div>
       <HydrationBoundary state={dehydrate(client)}>
         <UsersAdmin selfId={auth.session.user.id} />
+        {tokens ? <TokensAdmin /> : null}
       </HydrationBoundary>
     </>
   );

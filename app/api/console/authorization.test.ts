@@ -5,6 +5,7 @@ import { encode } from 'next-auth/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { insertUser, seedConsoleScenario, type ConsoleScenario } from '@/e2e/fixtures/console-data';
+import { createApiToken } from '@/lib/auth/api-tokens';
 import { permissions, type Permission } from '@/lib/auth/permissions';
 import { roles, type Role } from '@/lib/auth/roles';
 import { resetConfigForTests } from '@/lib/config';
@@ -17,7 +18,7 @@ import { resetConfigForTests } from '@/lib/config';
  */
 
 type Handler = (request: Request) => Promise<Response>;
-type Context = { scenario: ConsoleScenario; targetUserId: string; call: number };
+type Context = { scenario: ConsoleScenario; targetUserId: string; tokenIds: string[]; call: number };
 type Endpoint = {
   path: string;
   method: 'GET' | 'POST';
@@ -52,6 +53,9 @@ const endpoints: Endpoint[] = [
   },
   { path: '/api/console/users/role', method: 'POST', permission: 'users.manage', load: () => import('./users/role/route'), body: ({ targetUserId, call }) => ({ id: targetUserId, role: call % 2 ? 'oncall' : 'operator', reason: 'matrix' }) },
   { path: '/api/console/users/disable', method: 'POST', permission: 'users.manage', load: () => import('./users/disable/route'), body: ({ targetUserId, call }) => ({ id: targetUserId, disabled: call % 2 === 1, reason: 'matrix' }) },
+  { path: '/api/console/tokens', method: 'GET', permission: 'tokens.manage', load: () => import('./tokens/route') },
+  { path: '/api/console/tokens', method: 'POST', permission: 'tokens.manage', load: () => import('./tokens/route'), body: ({ call }) => ({ name: `producer-${call}`, reason: 'matrix' }) },
+  { path: '/api/console/tokens/revoke', method: 'POST', permission: 'tokens.manage', load: () => import('./tokens/revoke/route'), body: ({ tokenIds, call }) => ({ id: tokenIds[call % tokenIds.length], reason: 'matrix' }) },
 ];
 
 /** Route handlers that are public on purpose, with the reason. */
@@ -73,6 +77,7 @@ const nextAuthSecret = 'nextauth-matrix-secret-0123456789abcdef';
 let t: TestDatabase;
 let scenario: ConsoleScenario;
 let targetUserId: string;
+const tokenIds: string[] = [];
 const cookies = new Map<Role, string>();
 let calls = 0;
 
@@ -83,6 +88,8 @@ beforeAll(async () => {
   resetConfigForTests();
   scenario = await seedConsoleScenario(t.db, { secret: process.env.NOTICE_KEY_SECRET ?? '' });
   targetUserId = await insertUser(t.db, { email: 'target@example.com', role: 'support', password: 'target-password-1' });
+  // Enough live tokens that each allowed revoke call finds one still to revoke.
+  for (let index = 0; index < 64; index += 1) tokenIds.push((await createApiToken(t.db, { name: `seed-${index}`, createdBy: null, actor: 'test' })).summary.id);
   for (const role of roles) {
     const id = await insertUser(t.db, { email: `${role}@example.com`, role, password: `${role}-password-1` });
     cookies.set(role, `next-auth.session-token=${await encode({ token: { sub: id, role, email: `${role}@example.com` }, secret: nextAuthSecret })}`);
@@ -101,13 +108,14 @@ async function snapshot(): Promise<string> {
     (select string_agg(l::text, ',' order by notice_key) from notice_ledger l),
     (select string_agg(j::text, ',' order by notice_key) from reminder_jobs j),
     (select string_agg(u::text, ',' order by email) from users u),
+    (select string_agg(k::text, ',' order by id) from api_tokens k),
     (select count(*)::text from audit_log)) as state`);
   return result.rows[0]?.state ?? '';
 }
 
 async function invoke(endpoint: Endpoint, cookie: string | null): Promise<Response> {
   calls += 1;
-  const context = { scenario, targetUserId, call: calls };
+  const context = { scenario, targetUserId, tokenIds, call: calls };
   const module = await endpoint.load();
   const handler = module[endpoint.method] as Handler;
   const headers: Record<string, string> = { 'content-type': 'application/json' };

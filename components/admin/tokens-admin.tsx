@@ -1,0 +1,106 @@
+'use client';
+
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import type { TokenView } from '@/lib/console/tokens';
+import { formatUtc } from '@/lib/console/format';
+import { getJson, postJson } from '../query/api';
+import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
+
+export function TokensAdmin() {
+  const queryClient = useQueryClient();
+  const list = useQuery({ queryKey: ['tokens'], queryFn: () => getJson<TokenView[]>('/api/console/tokens') });
+  const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
+  const [message, setMessage] = useState<{ tone: 'ok' | 'critical'; text: string } | null>(null);
+
+  async function create(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const name = String(form.get('name') ?? '');
+    const result = await postJson<{ token: string; summary: TokenView }>('/api/console/tokens', { name, reason: String(form.get('reason') ?? '') });
+    if (!result.ok) {
+      setMessage({ tone: 'critical', text: result.error.message });
+      return;
+    }
+    setMessage(null);
+    setCreated({ name, token: result.data.token });
+    event.currentTarget.reset();
+    await queryClient.invalidateQueries({ queryKey: ['tokens'] });
+  }
+
+  async function revoke(token: TokenView) {
+    const reason = window.prompt(`Why revoke ${token.name} (nlk_${token.prefix}_…)? Producers using it will get 401 at once.`);
+    if (!reason || reason.trim().length < 3) return;
+    const result = await postJson<TokenView>('/api/console/tokens/revoke', { id: token.id, reason: reason.trim() });
+    setMessage(result.ok ? { tone: 'ok', text: `Revoked ${token.name}.` } : { tone: 'critical', text: result.error.message });
+    await queryClient.invalidateQueries({ queryKey: ['tokens'] });
+  }
+
+  return (
+    <section className="card" data-testid="tokens-admin">
+      <h2>Producer API tokens</h2>
+      <p className="muted small">Producers send these as <code>Authorization: Bearer …</code>. Only a hash is stored: a new token is shown once, here.</p>
+      {created ? (
+        <div className="banner warning" data-testid="new-token">
+          <span>
+            Copy the token for <strong>{created.name}</strong> now; it will not be shown again:
+            <br />
+            <code style={{ userSelect: 'all' }}>{created.token}</code>
+          </span>
+        </div>
+      ) : null}
+      {message ? <div className={`banner ${message.tone}`}>{message.text}</div> : null}
+      <form className="row" onSubmit={(event) => void create(event)} style={{ marginBottom: 16 }}>
+        <div>
+          <label htmlFor="token-name">Name (which producer)</label>
+          <input id="token-name" name="name" required placeholder="billing-service" />
+        </div>
+        <div className="grow">
+          <label htmlFor="token-reason">Reason (audited)</label>
+          <input id="token-reason" name="reason" required minLength={3} placeholder="billing-service moves to the v1 API" />
+        </div>
+        <button type="submit" className="primary">
+          Create token
+        </button>
+      </form>
+      {list.isPending ? (
+        <SkeletonLines lines={3} />
+      ) : list.isError ? (
+        <ErrorState error={list.error} retry={() => void list.refetch()} />
+      ) : list.data.length === 0 ? (
+        <EmptyState>No tokens yet. Create one per producing service so each can be revoked alone.</EmptyState>
+      ) : (
+        <div className="table-wrap">
+          <table className="stack">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Token</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.map((token) => (
+                <tr key={token.id} data-testid="token-row">
+                  <td data-label="Name">{token.name}</td>
+                  <td data-label="Token" className="mono">
+                    nlk_{token.prefix}_…
+                  </td>
+                  <td data-label="Created" className="small">
+                    {formatUtc(token.createdAt)}
+                  </td>
+                  <td data-label="Last used" className="small">
+                    {formatUtc(token.lastUsedAt)}
+                  </td>
+                  <td>{token.revokedAt ? <span className="badge bad">revoked {formatUtc(token.revokedAt).slice(0, 10)}</span> : <button type="button" onClick={() => void revoke(token)}>Revoke</button>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
