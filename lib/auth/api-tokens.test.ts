@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { createApiToken, hashApiToken, mintApiToken, recordApiTokenUse, revokeApiToken, verifyApiToken } from './api-tokens';
+
+describe('mintApiToken', () => {
+  it('mints distinct tokens whose stored form is the SHA-256 hex of the token', () => {
+    const a = mintApiToken();
+    const b = mintApiToken();
+    expect(a.token).toMatch(/^nlk_[0-9a-f]{8}_[A-Za-z0-9_-]{43}$/);
+    expect(a.token.startsWith(`nlk_${a.prefix}_`)).toBe(true);
+    expect(a.tokenHash).toBe(hashApiToken(a.token));
+    expect(a.tokenHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(a.token).not.toBe(b.token);
+  });
+});
+
+describe('api tokens in the database', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await t.drop();
+  });
+
+  it('stores only the hash, verifies, refuses after revocation, and records use at most once a minute', async () => {
+    const { token, summary } = await createApiToken(t.db, { name: 'billing', createdBy: null, actor: 'admin@example.test' });
+    const secretPart = token.split('_').slice(2).join('_');
+    const stored = await t.pool.query(`select row_to_json(x)::text as row from api_tokens x`);
+    expect(stored.rows[0]?.row).not.toContain(secretPart);
+    const audit = await t.pool.query(`select row_to_json(x)::text as row from audit_log x`);
+    expect(audit.rows.map((r) => String(r.row)).join()).not.toContain(secretPart);
+
+    const ok = await verifyApiToken(t.db, { authorization: `Bearer ${token}` });
+    expect(ok).toMatchObject({ ok: true, actor: `token:${summary.prefix}` });
+    expect(await verifyApiToken(t.db, { authorization: `bearer   ${token}` })).toMatchObject({ ok: true });
+    expect(await verifyApiToken(t.db, { authorization: null })).toEqual({ ok: false, reason: 'missing' });
+    expect(await verifyApiToken(t.db, { authorization: token })).toEqual({ ok: false, reason: 'malformed' });
+    expect(await verifyApiToken(t.db, { authorization: `Bearer ${token}x` })).toEqual({ ok: false, reason: 'malformed' });
+    expect(await verifyApiToken(t.db, { authorization: `Bearer ${mintApiToken().token}` })).toEqual({ ok: false, reason: 'unknown' });
+
+    const first = new Date('2026-11-29T10:00:00Z');
+    await recordApiTokenUse(t.db, { id: summary.id, now: first });
+    await recordApiTokenUse(t.db, { id: summary.id, now: new Date(first.getTime() + 30_000) });
+    const lastUsed = async () => (await t.pool.query(`select last_used_at from api_tokens where id = $1`, [summary.id])).rows[0]?.last_used_at as Date;
+    expect(await lastUsed()).toEqual(first);
+    await recordApiTokenUse(t.db, { id: summary.id, now: new Date(first.getTime() + 61_000) });
+    expect((await lastUsed()).getTime()).toBe(first.getTime() + 61_000);
+
+    await revokeApiToken(t.db, { id: summary.id, actor: 'admin@example.test', reason: 'leaked in a log' });
+    expect(await verifyApiToken(t.db, { authorization: `Bearer ${token}` })).toEqual({ ok: false, reason: 'revoked' });
+  });
+});
