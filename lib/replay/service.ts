@@ -43,7 +43,7 @@ export async function dryRunFilter(db: DbOrTx, { filter }: { filter: ReplayFilte
 /** Distinct keys against the ledger, one set-based statement per chunk. */
 export async function dryRunKeys(db: DbOrTx, { keys }: { keys: readonly string[] }): Promise<DryRun> {
   const started = performance.now();
-  const distinct = [...new Set(keys)];
+  const distinct = [...new Set(keys)].sort();
   const parts: DryRunCounts[] = [];
   for (let offset = 0; offset < distinct.length; offset += DRY_RUN_CHUNK) {
     parts.push(await countKeysByLedgerState(db, { keys: distinct.slice(offset, offset + DRY_RUN_CHUNK) }));
