@@ -9,6 +9,8 @@ import { migrateDatabase } from '../db/migrate';
 import { assertLocalDatabaseUrl, withDatabase } from './local-database';
 
 declare module 'vitest' {
+  // Declaration merging with vitest's own ProvidedContext needs an interface.
+  // eslint-disable-next-line @typescript-eslint/consistent-type-definitions
   export interface ProvidedContext {
     pgServerUrl: string;
     pgTemplateDatabase: string;
