@@ -1,7 +1,7 @@
 import type { DbOrTx } from '../../db/client';
 import { confirmClaimSentByEvidence, findLedgerLink, insertProviderEvent, linkProviderEvent, listClaimsWithSendEvidence } from '../../db/queries/events';
 import { addRecipientSuppression } from '../../db/queries/suppressions';
-import { provesHandOver, suppressionFor, type NormalizedEvent } from './types';
+import { provesHandOver, storableEvent, suppressionFor, type NormalizedEvent } from './types';
 
 export type IngestSummary = {
   received: number;
@@ -25,7 +25,7 @@ export type IngestSummary = {
  */
 export async function ingestEvents(db: DbOrTx, { events }: { events: NormalizedEvent[] }): Promise<IngestSummary> {
   const summary: IngestSummary = { received: events.length, stored: 0, duplicates: 0, linked: 0, confirmed: [], suppressed: [] };
-  for (const event of events) {
+  for (const event of events.map(storableEvent)) {
     await db.transaction(async (tx) => {
       const link = await findLedgerLink(tx, { correlationId: event.correlationId, providerMessageId: event.providerMessageId });
       const rowId = await insertProviderEvent(tx, {

@@ -65,6 +65,27 @@ export function suppressionFor(event: Pick<NormalizedEvent, 'type' | 'recipient'
   return null;
 }
 
+// A NUL, or a UTF-16 half without its partner, cannot be stored in PostgreSQL text or jsonb.
+const unstorable = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+function storableValue(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(unstorable, '\uFFFD');
+  if (Array.isArray(value)) return value.map(storableValue);
+  if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [storableValue(key), storableValue(inner)]));
+  }
+  return value;
+}
+
+/**
+ * An authentic event may still carry characters PostgreSQL refuses; they become U+FFFD so the
+ * event is stored (and its siblings in the batch too) instead of failing the POST as a 5xx that
+ * the provider would retry for days. Deterministic, so a retried event keeps its id.
+ */
+export function storableEvent(event: NormalizedEvent): NormalizedEvent {
+  return { ...event, ...(storableValue({ ...event, occurredAt: null }) as Omit<NormalizedEvent, 'occurredAt'>), occurredAt: event.occurredAt };
+}
+
 export function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
