@@ -58,7 +58,9 @@ describe.concurrent('worker crash positions (real processes, real SIGKILL)', () 
       await vi.waitFor(
         async () => {
           const rows = await t.db.select().from(deliveryAttempts).where(and(eq(deliveryAttempts.jobId, job.id), eq(deliveryAttempts.workerId, workerId)));
-          expect(rows.map((row) => row.outcome)).toEqual([expected[position].redelivery]);
+          // One or more wake-ups (the redelivery, perhaps the sweeper's too): each one refused.
+          expect(rows.length).toBeGreaterThan(0);
+          expect(new Set(rows.map((row) => row.outcome))).toEqual(new Set([expected[position].redelivery]));
         },
         { timeout: 30_000, interval: 200 },
       );

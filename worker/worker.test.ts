@@ -60,12 +60,13 @@ describe.concurrent('worker processes', () => {
       await vi.waitFor(
         async () => {
           const rows = await t.db.select().from(deliveryAttempts).where(and(eq(deliveryAttempts.jobId, job.id), eq(deliveryAttempts.workerId, secondId)));
-          expect(rows.map((row) => [row.outcome, row.detail])).toEqual([['suppressed_duplicate', 'ledger_claimed']]);
+          expect(rows.length).toBeGreaterThan(0);
+          expect(new Set(rows.map((row) => `${row.outcome}:${row.detail}`))).toEqual(new Set(['suppressed_duplicate:ledger_claimed']));
         },
         { timeout: 30_000, interval: 200 },
       );
       const secondMetrics = await second.scrape();
-      expect(metricValue(secondMetrics, 'notice_ledger_duplicates_suppressed_total', { reason: 'ledger_claimed' })).toBe(1);
+      expect(metricValue(secondMetrics, 'notice_ledger_duplicates_suppressed_total', { reason: 'ledger_claimed' })).toBeGreaterThanOrEqual(1);
       expect(metricValue(secondMetrics, 'notice_ledger_claims_minted_total')).toBe(0);
 
       sink.setFault({ kind: 'none' });
@@ -101,7 +102,7 @@ describe.concurrent('worker processes', () => {
       expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toMatchObject({ state: 'released', claimToken: null });
       expect(sink.rejections().filter((r) => r.correlation === corr).map((r) => r.code)).toEqual([451, 550]);
       expect(sink.countByCorrelation(corr)).toBe(0);
-      const outcomes = (await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => a.outcome).filter((o) => o !== 'deferred');
+      const outcomes = (await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => a.outcome).filter((o) => o.endsWith('_failure'));
       expect(outcomes).toEqual(['retryable_failure', 'permanent_failure']);
       sink.setFault({ kind: 'none' });
 
@@ -186,7 +187,7 @@ describe.concurrent('worker processes', () => {
       sink.setFault({ kind: 'stall' });
       const worker = start(rig);
       await worker.ready;
-      const wakeupId = await publisher.publish({ jobId: job.id });
+      await publisher.publish({ jobId: job.id });
       await sink.waitFor(() => sink.stalled().some((m) => m.correlation === corr), 20_000);
 
       worker.child.kill('SIGTERM');
@@ -200,7 +201,9 @@ describe.concurrent('worker processes', () => {
       expect(await worker.exited).toEqual({ code: 0, signal: null });
       expect(await readJob(t.db, job.id)).toMatchObject({ state: 'sent' });
       expect(sink.countByCorrelation(corr)).toBe(1);
-      const acked = await t.pool.query<{ state: string }>('select state from pgboss.job where id = $1', [wakeupId]);
+      // The wake-up that carried the send (ours, or the sweeper's for the same job) was acked.
+      const [sent] = (await listAttemptsForJob(t.db, { jobId: job.id })).filter((a) => a.outcome === 'sent');
+      const acked = await t.pool.query<{ state: string }>('select state from pgboss.job where id = $1', [sent?.queueMessageId]);
       expect(acked.rows[0]?.state).toBe('completed');
       // Published after the stop began: left for the next worker.
       expect((await readJob(t.db, later.id)).state).toBe('pending');
