@@ -6,6 +6,7 @@ import { createWakeupHandler, type CrashPoint } from '../lib/jobs/handle-wakeup'
 import { parseQuietHours } from '../lib/jobs/quiet-hours';
 import { createDomainRateLimiter } from '../lib/jobs/rate-limit';
 import { startSweeper } from '../lib/jobs/sweeper';
+import { retentionPolicyFrom, startRetention } from '../lib/retention';
 import type { Logger } from '../lib/log';
 import { createMailTransport } from '../lib/mail/transport';
 import { createQueue } from '../lib/queue';
@@ -71,6 +72,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   });
   await queue.consume(handler, { concurrency: config.WORKER_CONCURRENCY });
   const sweeper = startSweeper({ db, queue, every: config.SWEEP_EVERY, graceMs: 2 * config.VISIBILITY_TIMEOUT, logger });
+  const retention = startRetention({ db, policy: retentionPolicyFrom(config), every: 3_600_000, logger });
 
   let stopping: Promise<void> | null = null;
   return {
@@ -79,6 +81,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     stop: () => {
       stopping ??= (async () => {
         await sweeper.stop();
+        await retention.stop();
         // The adapter aborts deliveries that have not claimed yet and waits for the rest:
         // a send already handed over is finished and committed before its ack.
         await queue.stop();

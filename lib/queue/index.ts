@@ -6,7 +6,7 @@ import { createRabbitQueue } from './rabbitmq';
 import type { QueueAdapter } from './types';
 
 export type CreateQueueParams = {
-  config: Pick<Config, 'QUEUE_BACKEND' | 'VISIBILITY_TIMEOUT' | 'AMQP_URL'>;
+  config: Pick<Config, 'QUEUE_BACKEND' | 'VISIBILITY_TIMEOUT' | 'AMQP_URL'> & Partial<Pick<Config, 'QUEUE_NAME'>>;
   /** The PostgreSQL URL: pg-boss keeps its own schema there. */
   databaseUrl: string;
   /** RabbitMQ's dispatcher reads due jobs from here; pg-boss ignores it. */
@@ -16,7 +16,8 @@ export type CreateQueueParams = {
 };
 
 /** The adapter QUEUE_BACKEND names. Call `start()` on it before publishing or consuming. */
-export function createQueue({ config, databaseUrl, db, queueName, logger }: CreateQueueParams): QueueAdapter {
+export function createQueue({ config, databaseUrl, db, queueName: explicitName, logger }: CreateQueueParams): QueueAdapter {
+  const queueName = explicitName ?? config.QUEUE_NAME;
   if (config.QUEUE_BACKEND === 'pgboss') {
     return createPgBossQueue({ url: databaseUrl, visibilityTimeoutMs: config.VISIBILITY_TIMEOUT, queueName, logger });
   }
@@ -36,7 +37,7 @@ export function getWakeupPublisher(): Promise<PgBossQueue | null> {
     const settings = processConfig();
     const url = process.env.DATABASE_URL;
     if (settings.QUEUE_BACKEND !== 'pgboss' || !url) return null;
-    const queue = createPgBossQueue({ url, visibilityTimeoutMs: settings.VISIBILITY_TIMEOUT, supervise: false, poolSize: 2 });
+    const queue = createPgBossQueue({ url, queueName: settings.QUEUE_NAME, visibilityTimeoutMs: settings.VISIBILITY_TIMEOUT, supervise: false, poolSize: 2 });
     await queue.start();
     return queue;
   })().catch((error: unknown) => {

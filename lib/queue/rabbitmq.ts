@@ -175,9 +175,14 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
         // next_attempt_at and the dispatcher wakes it then.
         if ('wakeAt' in result) await publishOrDefer(wakeup, result.wakeAt);
       } catch (error) {
-        // The row stays pending; the sweeper re-wakes it after the grace window, which is a
-        // gentler retry than an immediate requeue loop.
         log.warn({ queueMessageId: messageId, jobId: wakeup.jobId, err: errorMessage(error) }, 'wake-up handler failed');
+        // Given up because this worker is stopping: hand it to another worker now. Any other
+        // failure is acked: the row stays pending and the sweeper re-wakes it after the grace
+        // window, a gentler retry than an immediate requeue loop.
+        if (controller.signal.aborted && !settled) {
+          settled = true;
+          settle(channel, gen, message, 'requeue');
+        }
       } finally {
         clearTimeout(expiry);
         if (!settled) {
