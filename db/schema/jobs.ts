@@ -45,6 +45,8 @@ export const reminderJobs = pgTable(
     index('reminder_jobs_customer_idx').on(table.customerId).where(sql`customer_id is not null`),
     index('reminder_jobs_batch_idx').on(table.batchId).where(sql`batch_id is not null`),
     index('reminder_jobs_evidence_idx').on(table.evidenceRef).where(sql`evidence_ref is not null`),
+    // Retention deletes finished jobs oldest first in small batches; without this each batch scans.
+    index('reminder_jobs_finished_idx').on(table.updatedAt).where(sql`state in ('sent', 'suppressed', 'failed', 'cancelled')`),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX "reminder_jobs_finished_idx" ON "reminder_jobs" USING btree ("updated_at") WHERE state in ('sent', 'suppressed', 'failed', 'cancelled');
