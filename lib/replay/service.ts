@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Db, DbOrTx } from '../../db/client';
+import type { DbOrTx } from '../../db/client';
 import { insertAuditEntries } from '../../db/queries/audit';
 import {
   cancelReplayRow,
@@ -66,7 +66,7 @@ export type RequestInput = { reason: string } & ({ filter: Omit<ReplayFilter, 'u
 export type RequestResult = { replay: ReplayRow; dryRun: DryRun | UploadDryRun };
 
 /** An operator's request: dry run, replay row, uploaded items and the audit row in one transaction. */
-export async function requestReplay(db: Db, { actor, input, secret }: { actor: Actor; input: RequestInput; secret: string }): Promise<Outcome<RequestResult>> {
+export async function requestReplay(db: DbOrTx, { actor, input, secret }: { actor: Actor; input: RequestInput; secret: string }): Promise<Outcome<RequestResult>> {
   const refusal = checkRequest({ actor });
   if (refusal) return { ok: false, refusal };
   let rows: UploadedRow[] = [];
@@ -132,7 +132,7 @@ export async function requestReplay(db: Db, { actor, input, secret }: { actor: A
 
 /** A manager's approval or rejection; never the requester's own (four-eyes, also a DB check). */
 export async function decideReplay(
-  db: Db,
+  db: DbOrTx,
   { id, actor, decision, reason }: { id: string; actor: Actor; decision: 'approve' | 'reject'; reason: string },
 ): Promise<Outcome<ReplayRow>> {
   return db.transaction(async (tx) => {
@@ -159,7 +159,7 @@ export async function decideReplay(
   });
 }
 
-export async function cancelReplay(db: Db, { id, actor, reason }: { id: string; actor: Actor; reason: string }): Promise<Outcome<ReplayRow>> {
+export async function cancelReplay(db: DbOrTx, { id, actor, reason }: { id: string; actor: Actor; reason: string }): Promise<Outcome<ReplayRow>> {
   return db.transaction(async (tx) => {
     const replay = await getReplay(tx, { id });
     if (!replay) return refuse<ReplayRow>('conflict', 'No such replay.');
@@ -187,7 +187,7 @@ export async function cancelReplay(db: Db, { id, actor, reason }: { id: string; 
 }
 
 /** Moves an approved replay to running and freezes its job set; the runner then publishes it. */
-export async function startReplay(db: Db, { id, actor, reason }: { id: string; actor: Actor; reason: string }): Promise<Outcome<ReplayRow>> {
+export async function startReplay(db: DbOrTx, { id, actor, reason }: { id: string; actor: Actor; reason: string }): Promise<Outcome<ReplayRow>> {
   return db.transaction(async (tx) => {
     const replay = await getReplay(tx, { id });
     if (!replay) return refuse<ReplayRow>('conflict', 'No such replay.');
