@@ -116,6 +116,17 @@ describe('POST /api/v1/reminders', () => {
     expect(await snapshot()).toBe(before);
   });
 
+  it('two concurrent retries of one notice make one job: one 201, one 200', async () => {
+    const body = reminder();
+    const results = await Promise.all([call(scheduleRoute, { body }), call(scheduleRoute, { body })]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 201]);
+    expect(results[0]?.json.id).toBe(results[1]?.json.id);
+    const jobs = await t.pool.query(`select count(*)::int as n from reminder_jobs where id = $1`, [results[0]?.json.id]);
+    expect(jobs.rows[0]?.n).toBe(1);
+    const wakeups = await t.pool.query(`select count(*)::int as n from pgboss.job where data->>'jobId' = $1`, [results[0]?.json.id]);
+    expect(wakeups.rows[0]?.n).toBe(1);
+  });
+
   it('the same notice with a different body is a 409 naming the fields, and nothing changes', async () => {
     const body = reminder();
     const first = await call(scheduleRoute, { body });
