@@ -102,7 +102,10 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
                       aria-label={`Role of ${user.email}`}
                       value={user.role}
                       disabled={user.id === selfId}
-                      onChange={(event) => void run('/api/console/users/role', { id: user.id, role: event.target.value as Role }, `${user.email} is now ${event.target.value}.`)}
+                      onChange={(event) => {
+                        const role = event.target.value as Role;
+                        if (window.confirm(`Make ${user.email} ${roleLabels[role]}?`)) void run('/api/console/users/role', { id: user.id, role }, `${user.email} is now ${roleLabels[role]}.`);
+                      }}
                     >
                       {roles.map((role) => (
                         <option key={role} value={role}>

@@ -3,25 +3,35 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import type { AuditEntryView, AuditPage } from '@/lib/console/audit-view';
-import { formatUtc } from '@/lib/console/format';
+import { formatUtc, shortKey } from '@/lib/console/format';
 import { getJson, toQueryString } from '../query/api';
 import { queryKeys } from '../query/keys';
 import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
 
 export type AuditQuery = { actor?: string; action?: string; target?: string; beforeAt?: string; beforeId?: number };
 
+/** Changed fields as "before → after"; fields only one side records are shown as context. */
 function Change({ entry }: { entry: AuditEntryView }) {
-  const keys = [...new Set([...Object.keys(entry.before ?? {}), ...Object.keys(entry.after ?? {})])];
+  const before = entry.before ?? {};
+  const after = entry.after ?? {};
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => (before[key] ?? null) !== null || (after[key] ?? null) !== null);
   if (keys.length === 0) return <span className="muted">—</span>;
+  const show = (value: unknown) => (value === null || value === undefined ? '∅' : String(value));
   return (
     <div className="facts">
       {keys.map((key) => {
-        const before = entry.before?.[key];
-        const after = entry.after?.[key];
-        const changed = JSON.stringify(before) !== JSON.stringify(after);
+        const inBoth = key in before && key in after;
+        const changed = inBoth && JSON.stringify(before[key] ?? null) !== JSON.stringify(after[key] ?? null);
         return (
-          <span key={key}>
-            <b>{key}</b> {changed ? <>{String(before ?? '∅')} → <strong>{String(after ?? '∅')}</strong></> : String(after ?? before ?? '∅')}
+          <span key={key} className={changed ? undefined : 'muted'}>
+            <b>{key}</b>{' '}
+            {changed ? (
+              <>
+                {show(before[key])} → <strong>{show(after[key])}</strong>
+              </>
+            ) : (
+              show(key in after ? after[key] : before[key])
+            )}
           </span>
         );
       })}
@@ -66,7 +76,7 @@ export function AuditView({ query }: { query: AuditQuery }) {
       ) : (
         <div className="card">
           <div className="table-wrap">
-            <table data-testid="audit-table">
+            <table className="stack" data-testid="audit-table">
               <thead>
                 <tr>
                   <th>When</th>
@@ -80,23 +90,25 @@ export function AuditView({ query }: { query: AuditQuery }) {
               <tbody>
                 {list.data.rows.map((entry) => (
                   <tr key={entry.id} data-testid="audit-row" data-action={entry.action} data-target={entry.targetId}>
-                    <td className="small mono">{formatUtc(entry.at)}</td>
-                    <td>{entry.actor}</td>
-                    <td>
+                    <td className="small mono nowrap" data-label="When">
+                      {formatUtc(entry.at)}
+                    </td>
+                    <td data-label="Who">{entry.actor}</td>
+                    <td data-label="Did what">
                       <span className="badge">{entry.action}</span>
                     </td>
-                    <td>
+                    <td data-label="To" className="nowrap">
                       {entry.targetType === 'notice' ? (
                         <Link className="mono small" href={`/lookup?q=${entry.targetId}`}>
-                          {entry.targetId.slice(0, 16)}…
+                          {shortKey(entry.targetId)}
                         </Link>
                       ) : (
                         <span className="mono small">{entry.targetId}</span>
                       )}
                       <span className="sub">{entry.targetType}</span>
                     </td>
-                    <td>{entry.reason}</td>
-                    <td>
+                    <td data-label="Why">{entry.reason}</td>
+                    <td data-label="Change">
                       <Change entry={entry} />
                     </td>
                   </tr>

@@ -37,8 +37,8 @@ export function LatencyChart({ range }: { range: TimeRange }) {
         <YAxis unit=" ms" width={64} fontSize={12} />
         <Tooltip labelFormatter={tooltipLabel} />
         <Legend />
-        <Line type="monotone" dataKey="p50" name="p50" stroke={colors.p50} dot={false} connectNulls strokeWidth={2} isAnimationActive={false} />
-        <Line type="monotone" dataKey="p99" name="p99" stroke={colors.p99} dot={false} connectNulls strokeWidth={2} isAnimationActive={false} />
+        <Line type="monotone" dataKey="p50" name="p50" stroke={colors.p50} dot={{ r: 2 }} connectNulls strokeWidth={2} isAnimationActive={false} />
+        <Line type="monotone" dataKey="p99" name="p99" stroke={colors.p99} dot={{ r: 2 }} connectNulls strokeWidth={2} isAnimationActive={false} />
       </LineChart>
     </ChartCard>
   );
@@ -89,8 +89,8 @@ export function DeliveryChart({ range }: { range: TimeRange }) {
         <YAxis allowDecimals={false} width={48} fontSize={12} />
         <Tooltip labelFormatter={tooltipLabel} />
         <Legend />
-        <Line type="monotone" dataKey="accepted" name="accepted" stroke={colors.accepted} dot={false} strokeWidth={2} isAnimationActive={false} />
-        <Line type="monotone" dataKey="delivered" name="delivered" stroke={colors.delivered} dot={false} strokeWidth={2} isAnimationActive={false} />
+        <Line type="linear" dataKey="accepted" name="accepted" stroke={colors.accepted} dot={false} strokeWidth={2} isAnimationActive={false} />
+        <Line type="linear" dataKey="delivered" name="delivered" stroke={colors.delivered} dot={false} strokeWidth={2} isAnimationActive={false} />
       </LineChart>
     </ChartCard>
   );

@@ -102,7 +102,7 @@ export function PendingTable() {
                 <tr key={row.noticeType} data-testid={`pending-row-${row.noticeType}`}>
                   <td>
                     {row.label}
-                    <span className="sub mono">{row.noticeType}</span>
+                    <span className="sub mono hide-sm">{row.noticeType}</span>
                   </td>
                   {dueBuckets.map((bucket) => (
                     <td key={bucket.id} className="num" data-testid={`pending-${row.noticeType}-${bucket.id}`}>

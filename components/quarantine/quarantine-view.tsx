@@ -14,6 +14,7 @@ import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
 export type QuarantineQuery = { olderThanMinutes?: number; recipientDomain?: string; noticeType?: string; afterClaimedAt?: string; afterKey?: string };
 
 const actionLabels: Record<QuarantineAction, string> = { confirm_sent: 'Confirm sent', release: 'Release for resend', suppress: 'Suppress' };
+const shortLabels: Record<QuarantineAction, string> = { confirm_sent: 'Confirm', release: 'Release', suppress: 'Suppress' };
 const actionExplain: Record<QuarantineAction, string> = {
   confirm_sent: 'The ledger records these as sent and no email goes out again.',
   release: 'The claims are released and the jobs are due now: the worker sends again, reusing the stored one-time code.',
@@ -153,7 +154,7 @@ export function QuarantineView({ query, canResolve, noticeTypes }: { query: Quar
           </div>
           {pending ? <ConfirmPanel pending={pending} onCancel={() => setPending(null)} onDone={done} onError={(text) => setResult({ tone: 'critical', text })} /> : null}
           <div className="table-wrap">
-            <table>
+            <table className="stack">
               <thead>
                 <tr>
                   {canResolve ? (
@@ -169,7 +170,7 @@ export function QuarantineView({ query, canResolve, noticeTypes }: { query: Quar
                   <th>Stuck for</th>
                   <th>Notice</th>
                   <th>Deadline</th>
-                  <th className="hide-sm">Domain</th>
+                  <th>Domain</th>
                   <th>Provider evidence</th>
                   <th>Suggested</th>
                   {canResolve ? <th>Act</th> : null}
@@ -182,6 +183,7 @@ export function QuarantineView({ query, canResolve, noticeTypes }: { query: Quar
                     row={row}
                     canResolve={canResolve}
                     selected={selected.has(row.noticeKey)}
+                    targeted={pending !== null && 'keys' in pending.selection && pending.selection.keys.includes(row.noticeKey)}
                     onToggle={() => toggle(row.noticeKey)}
                     onAct={(action) => setPending({ action, selection: { keys: [row.noticeKey] }, describe: `claim ${shortKey(row.noticeKey)}` })}
                   />
@@ -207,19 +209,33 @@ export function QuarantineView({ query, canResolve, noticeTypes }: { query: Quar
   );
 }
 
-function Row({ row, canResolve, selected, onToggle, onAct }: { row: QuarantineRowView; canResolve: boolean; selected: boolean; onToggle: () => void; onAct: (action: QuarantineAction) => void }) {
+function Row({
+  row,
+  canResolve,
+  selected,
+  targeted,
+  onToggle,
+  onAct,
+}: {
+  row: QuarantineRowView;
+  canResolve: boolean;
+  selected: boolean;
+  targeted: boolean;
+  onToggle: () => void;
+  onAct: (action: QuarantineAction) => void;
+}) {
   return (
-    <tr className={selected ? 'selected' : undefined} data-testid="quarantine-row" data-notice-key={row.noticeKey}>
+    <tr className={selected || targeted ? 'selected' : undefined} data-testid="quarantine-row" data-notice-key={row.noticeKey}>
       {canResolve ? (
-        <td>
+        <td className="select">
           <input type="checkbox" aria-label={`Select ${row.noticeKey}`} checked={selected} onChange={onToggle} />
         </td>
       ) : null}
-      <td>
+      <td data-label="Stuck for">
         <strong>{formatDuration(row.ageMs)}</strong>
         <span className="sub">since {formatUtc(row.claimedAt).slice(5)}</span>
       </td>
-      <td>
+      <td data-label="Notice">
         <Link className="mono" href={`/lookup?q=${row.noticeKey}`}>
           {shortKey(row.noticeKey)}
         </Link>
@@ -229,12 +245,12 @@ function Row({ row, canResolve, selected, onToggle, onAct }: { row: QuarantineRo
         </span>
         <span className="sub">{row.claimedBy ? `claimed by ${row.claimedBy}` : ''}</span>
       </td>
-      <td>
+      <td data-label="Deadline">
         {row.deadlineInMs === null ? '—' : row.deadlineInMs <= 0 ? <span className="badge bad">passed</span> : <span className={row.deadlineInMs < 3_600_000 ? 'badge warn' : undefined}>in {formatDuration(row.deadlineInMs)}</span>}
         <span className="sub">{formatUtc(row.deadlineAt).slice(5)}</span>
       </td>
-      <td className="hide-sm">{row.recipientDomain ?? '—'}</td>
-      <td data-testid="evidence">
+      <td data-label="Domain">{row.recipientDomain ?? '—'}</td>
+      <td data-testid="evidence" data-label="Evidence">
         {row.evidence.length === 0 ? (
           <span className="muted">none received</span>
         ) : (
@@ -247,16 +263,24 @@ function Row({ row, canResolve, selected, onToggle, onAct }: { row: QuarantineRo
           ))
         )}
       </td>
-      <td>
+      <td data-label="Suggested">
         <span className="badge">{actionLabels[row.suggestion]}</span>
         <span className="sub">{row.suggestionWhy}</span>
       </td>
       {canResolve ? (
         <td>
-          <div className="actions">
+          <div className="actions nowrap">
             {(Object.keys(actionLabels) as QuarantineAction[]).map((action) => (
-              <button key={action} type="button" className={action === row.suggestion ? 'primary' : undefined} data-testid={`row-${action}`} onClick={() => onAct(action)}>
-                {actionLabels[action]}
+              <button
+                key={action}
+                type="button"
+                className={`compact ${action === row.suggestion ? 'primary' : ''}`}
+                data-testid={`row-${action}`}
+                aria-label={`${actionLabels[action]}: ${row.noticeKey}`}
+                title={actionLabels[action]}
+                onClick={() => onAct(action)}
+              >
+                {shortLabels[action]}
               </button>
             ))}
           </div>

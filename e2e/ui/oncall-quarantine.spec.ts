@@ -7,6 +7,8 @@ test('on-call confirms a stuck claim from provider evidence, releases another, a
   await page.goto('/');
   await expect(page.getByTestId('alert-quarantine')).toContainText('stuck in quarantine');
   await expect(page.getByTestId('tile-quarantine')).toContainText('9');
+  await expect(page.getByTestId('alert-deadline')).toContainText('within an hour of the deadline');
+  await expect(page.getByTestId('pending-renewal_notice_t24-overdue')).toHaveText('1');
   await expect(page.getByTestId('chart-latency')).toBeVisible();
   await snap(page, testInfo, 'overview-oncall');
 

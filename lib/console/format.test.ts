@@ -10,6 +10,9 @@ describe('format', () => {
     expect(formatDuration(95_000)).toBe('1 min 35 s');
     expect(formatDuration(26 * 3_600_000 + 5 * 60_000)).toBe('1 d 2 h');
     expect(formatDuration(-90 * 60_000)).toBe('1 h 30 min');
+    expect(formatDuration(3_616_000)).toBe('1 h');
+    expect(formatDuration(15 * 60_000)).toBe('15 min');
+    expect(formatDuration(59_000)).toBe('59 s');
   });
 
   it('prints UTC minutes and shortens keys', () => {

@@ -11,26 +11,22 @@ export function formatTimeOfDay(iso: string): string {
   return new Date(iso).toISOString().slice(11, 16);
 }
 
-/** 95 s → "1 min 35 s"; 26 h → "1 d 2 h": two units, enough to act on. */
+/** 95 s → "1 min 35 s"; 26 h → "1 d 2 h"; 15 min → "15 min": the largest unit and the next, enough to act on. */
 export function formatDuration(ms: number): string {
-  const abs = Math.abs(ms);
-  const s = Math.floor(abs / 1000);
+  const s = Math.floor(Math.abs(ms) / 1000);
   const units: [number, string][] = [
     [86_400, 'd'],
     [3_600, 'h'],
     [60, 'min'],
     [1, 's'],
   ];
-  const parts: string[] = [];
-  let rest = s;
-  for (const [size, label] of units) {
-    if (rest >= size || (parts.length === 0 && size === 1)) {
-      parts.push(`${Math.floor(rest / size)} ${label}`);
-      rest %= size;
-    }
-    if (parts.length === 2) break;
-  }
-  return parts.join(' ');
+  const first = units.findIndex(([size]) => s >= size);
+  if (first === -1) return '0 s';
+  const [size, label] = units[first] ?? [1, 's'];
+  const next = units[first + 1];
+  if (!next) return `${s} ${label}`;
+  const rest = Math.floor((s % size) / next[0]);
+  return rest === 0 ? `${Math.floor(s / size)} ${label}` : `${Math.floor(s / size)} ${label} ${rest} ${next[1]}`;
 }
 
 export function formatCount(value: number): string {

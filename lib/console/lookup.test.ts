@@ -32,7 +32,7 @@ describe('support lookup', () => {
   it('explains the two emails: two revisions each sent once, and the duplicate that was suppressed', async () => {
     const result = await lookup(scenario.duplicateCustomer.email);
     const revisionOne = result.notices.find((notice) => notice.derivation.revision === 1);
-    expect(revisionOne?.verdict).toMatch(/^Sent once at .* 1 duplicate attempt was suppressed, so it went out once\.$/);
+    expect(revisionOne?.verdict).toMatch(/^Sent once at .* 1 duplicate attempt was suppressed, so it went out once\. This is revision 1: the producer corrected the notice/);
     expect(revisionOne?.timeline.map((entry) => entry.kind)).toEqual(['scheduled', 'attempt', 'claim', 'attempt', 'ledger', 'provider', 'attempt']);
     expect(revisionOne?.timeline.find((entry) => entry.title.startsWith('Duplicate suppressed'))?.facts).toContainEqual({ label: 'worker', value: 'worker-2' });
     expect(revisionOne?.timeline[1]?.title).toBe("Deferred because of the recipient's quiet hours");

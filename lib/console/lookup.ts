@@ -143,7 +143,14 @@ export async function loadNoticeView(
     batchId: job?.batchId ?? null,
     sentAt: ledger?.sentAt?.toISOString() ?? null,
     providerMessageId: ledger?.providerMessageId ?? null,
-    verdict: verdictOf({ jobState: job?.state ?? null, ledgerState: ledger?.state ?? null, suppressionReason: job?.suppressionReason ?? null, sentAt: ledger?.sentAt ?? null, duplicatesSuppressed }),
+    verdict: verdictOf({
+      jobState: job?.state ?? null,
+      ledgerState: ledger?.state ?? null,
+      suppressionReason: job?.suppressionReason ?? null,
+      sentAt: ledger?.sentAt ?? null,
+      duplicatesSuppressed,
+      revision: job?.revision ?? ledger?.revision ?? 0,
+    }),
     duplicatesSuppressed,
     derivation: derive({
       type,
@@ -163,15 +170,18 @@ export function verdictOf({
   suppressionReason,
   sentAt,
   duplicatesSuppressed,
+  revision = 0,
 }: {
   jobState: string | null;
   ledgerState: string | null;
   suppressionReason: string | null;
   sentAt: Date | null;
   duplicatesSuppressed: number;
+  revision?: number;
 }): string {
   const duplicates = duplicatesSuppressed > 0 ? ` ${duplicatesSuppressed} duplicate attempt${duplicatesSuppressed === 1 ? ' was' : 's were'} suppressed, so it went out once.` : '';
-  if (ledgerState === 'sent') return `Sent once${sentAt ? ` at ${sentAt.toISOString().replace('T', ' ').slice(0, 16)} UTC` : ''}.${duplicates}`;
+  const corrected = revision > 0 ? ` This is revision ${revision}: the producer corrected the notice (plan, amount or date changed), and a corrected notice is a new email by design.` : '';
+  if (ledgerState === 'sent') return `Sent once${sentAt ? ` at ${sentAt.toISOString().replace('T', ' ').slice(0, 16)} UTC` : ''}.${duplicates}${corrected}`;
   if (ledgerState === 'claimed') return 'Being sent, or stuck: a worker claimed it and has not recorded the result. If it is older than the quarantine threshold, on-call resolves it in Quarantine.';
   if (jobState === 'suppressed' || ledgerState === 'suppressed') return `Not sent: ${explainSuppression(suppressionReason) ?? 'it was suppressed'}.`;
   if (ledgerState === 'released') return 'Released for resend after a failed or unresolved attempt; it will be sent again with the same one-time code.';

@@ -1,5 +1,6 @@
 import type { AuditRow } from '@/db/schema/audit';
 import type { EvidenceEntry, NoticeAttempt, NoticeJob, NoticeLedgerEntry, NoticeProviderEvent, RecipientSuppressionEntry } from '@/db/queries/lookup';
+import { formatUtc } from './format';
 import { explainAttempt, explainSuppression, providerEventText, recipientSuppressionText } from './words';
 
 export type TimelineTone = 'neutral' | 'good' | 'warn' | 'bad';
@@ -56,8 +57,8 @@ export function buildTimeline({
       kind: 'scheduled',
       title: `Scheduled by ${job.source}${job.batchId ? ` (replay batch ${job.batchId})` : ''}`,
       facts: [
-        ...fact('due', job.dueAt.toISOString()),
-        ...fact('deadline', job.deadlineAt.toISOString()),
+        ...fact('due', formatUtc(job.dueAt.toISOString())),
+        ...fact('deadline', formatUtc(job.deadlineAt.toISOString())),
         ...fact('revision', job.revision),
         ...fact('evidence', job.evidenceRef),
       ],

@@ -1,0 +1,191 @@
+'use client';
+
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { ReplayView } from '@/lib/replay/view';
+import { formatPercent } from '@/lib/replay/verdict';
+import { getJson, postJson } from '../query/api';
+import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
+import { RequestForm } from './request-form';
+
+export const replaysKey = ['replays'] as const;
+
+export type Viewer = { id: string; canRequest: boolean; canApprove: boolean };
+
+const stateTone: Record<string, string> = { requested: 'warn', approved: '', running: 'warn', completed: 'good', rejected: 'bad', cancelled: 'bad', failed: 'bad' };
+
+function ProgressBar({ view }: { view: ReplayView }) {
+  const { total, published, suppressed, sent, failed } = view.progress;
+  if (!view.startedAt) return <span className="muted small">not started</span>;
+  const pct = (n: number) => `${total === 0 ? 0 : Math.min(100, (n / total) * 100)}%`;
+  return (
+    <div data-testid={`progress-${view.id}`}>
+      <div className="replay-bar" role="progressbar" aria-valuemin={0} aria-valuemax={total} aria-valuenow={published} aria-label="Wake-ups published">
+        <span className="replay-bar-fill" style={{ width: pct(published) }} />
+      </div>
+      <div className="facts">
+        <span>
+          <b>published</b> <span data-testid="progress-published">{published}</span>/{total}
+        </span>
+        <span>
+          <b>suppressed</b> <span data-testid="progress-suppressed">{suppressed}</span>
+        </span>
+        <span>
+          <b>sent</b> <span data-testid="progress-sent">{sent}</span>
+        </span>
+        <span>
+          <b>failed</b> <span data-testid="progress-failed">{failed}</span>
+        </span>
+      </div>
+    </div>
+  );
+}
+
+function describeFilter(view: ReplayView): string {
+  const f = view.filter;
+  if (f.uploaded) return `uploaded list${view.rejectedRows ? ` (${view.rejectedRows} rows rejected)` : ''}`;
+  const parts = [
+    f.dueFrom || f.dueTo ? `due ${f.dueFrom ? f.dueFrom.replace('T', ' ').slice(0, 16) : '…'} → ${f.dueTo ? f.dueTo.replace('T', ' ').slice(0, 16) : '…'}` : null,
+    f.noticeType ? `type ${f.noticeType}` : null,
+    f.source ? `source ${f.source}` : null,
+  ].filter(Boolean);
+  return parts.join(', ');
+}
+
+function Actions({ view, viewer, onDone }: { view: ReplayView; viewer: Viewer; onDone: (text: string, tone: 'ok' | 'critical') => void }) {
+  const [reason, setReason] = useState('');
+  const [busy, setBusy] = useState(false);
+  const act = async (url: string, payload: Record<string, unknown>, success: string) => {
+    setBusy(true);
+    const result = await postJson<{ state: string }>(url, payload);
+    setBusy(false);
+    if (result.ok) {
+      setReason('');
+      onDone(success, 'ok');
+    } else onDone(result.error.message, 'critical');
+  };
+  const mayDecide = viewer.canApprove && view.state === 'requested';
+  const own = view.requestedBy === viewer.id;
+  const mayRun = viewer.canRequest && view.state === 'approved';
+  const mayCancel = viewer.canRequest && ['requested', 'approved', 'running'].includes(view.state);
+  if (!mayDecide && !mayRun && !mayCancel) return null;
+  return (
+    <div className="actions" data-testid={`actions-${view.id}`}>
+      {mayDecide && own ? <span className="small muted">You requested this: another manager must decide.</span> : null}
+      {(mayDecide && !own) || mayCancel ? (
+        <input aria-label="Reason" placeholder="Reason" value={reason} onChange={(event) => setReason(event.target.value)} data-testid={`reason-${view.id}`} />
+      ) : null}
+      {mayDecide && !own ? (
+        <>
+          <button type="button" className="primary compact" disabled={busy || reason.trim().length < 3} onClick={() => void act('/api/console/replays/decide', { id: view.id, decision: 'approve', reason }, 'Approved.')} data-testid={`approve-${view.id}`}>
+            Approve
+          </button>
+          <button type="button" className="compact" disabled={busy || reason.trim().length < 3} onClick={() => void act('/api/console/replays/decide', { id: view.id, decision: 'reject', reason }, 'Rejected.')} data-testid={`reject-${view.id}`}>
+            Reject
+          </button>
+        </>
+      ) : null}
+      {mayRun ? (
+        <button type="button" className="primary compact" disabled={busy} onClick={() => void act('/api/console/replays/run', { id: view.id }, 'Running: wake-ups are published at the per-domain rate.')} data-testid={`run-${view.id}`}>
+          Run
+        </button>
+      ) : null}
+      {mayCancel ? (
+        <button type="button" className="danger compact" disabled={busy || reason.trim().length < 3} onClick={() => void act('/api/console/replays/cancel', { id: view.id, reason }, 'Cancelled: nothing more will be published.')} data-testid={`cancel-${view.id}`}>
+          Cancel
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+export function ReplaysView({ viewer }: { viewer: Viewer }) {
+  const queryClient = useQueryClient();
+  const [message, setMessage] = useState<{ text: string; tone: 'ok' | 'critical' } | null>(null);
+  const list = useQuery({
+    queryKey: replaysKey,
+    queryFn: () => getJson<ReplayView[]>('/api/console/replays'),
+    refetchInterval: (query) => ((query.state.data ?? []).some((view) => view.state === 'running') ? 2_000 : 15_000),
+  });
+  const done = async (text: string, tone: 'ok' | 'critical') => {
+    setMessage({ text, tone });
+    await queryClient.invalidateQueries({ queryKey: replaysKey });
+  };
+  return (
+    <>
+      {message ? (
+        <div className={`banner ${message.tone}`} role="status" data-testid="replay-message">
+          {message.text}
+        </div>
+      ) : null}
+      {viewer.canRequest ? <RequestForm onRequested={(text) => void done(text, 'ok')} /> : null}
+      <section className="card">
+        <h2>Replays</h2>
+        {list.isPending ? <SkeletonLines /> : null}
+        {list.isError ? <ErrorState error={list.error} retry={() => void list.refetch()} /> : null}
+        {list.data && list.data.length === 0 ? <EmptyState>No replays yet.</EmptyState> : null}
+        {list.data && list.data.length > 0 ? (
+          <div className="table-wrap">
+            <table className="stack" data-testid="replays-table">
+              <thead>
+                <tr>
+                  <th>State</th>
+                  <th>Batch / what</th>
+                  <th>Requested</th>
+                  <th>Dry run</th>
+                  <th>Progress</th>
+                  <th>Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.map((view) => (
+                  <tr key={view.id} data-testid={`replay-${view.id}`} data-batch={view.batchId}>
+                    <td data-label="State">
+                      <span className={`badge ${stateTone[view.state] ?? ''}`} data-testid="replay-state">
+                        {view.state}
+                      </span>
+                    </td>
+                    <td data-label="Batch / what">
+                      <code>{view.batchId}</code>
+                      <span className="sub">{describeFilter(view)}</span>
+                      {view.rejectedRows > 0 ? (
+                        <a className="small" href={`/api/console/replays/rejected?id=${view.id}`}>
+                          Rejected rows (CSV)
+                        </a>
+                      ) : null}
+                    </td>
+                    <td data-label="Requested">
+                      {view.requesterEmail ?? view.requestedBy}
+                      <span className="sub">{view.requestReason}</span>
+                      {view.deciderEmail ? (
+                        <span className="sub">
+                          {view.state === 'rejected' ? 'rejected' : 'approved'} by {view.deciderEmail}: {view.decisionReason}
+                        </span>
+                      ) : null}
+                    </td>
+                    <td data-label="Dry run">
+                      {view.dryRun && view.verdict ? (
+                        <>
+                          <span data-testid="dry-run-new">{view.dryRun.newKeys}</span> new of {view.dryRun.total} ({formatPercent(view.verdict.share)})
+                          {view.verdict.kind === 'already_delivered' ? <span className="sub badge warn">already delivered</span> : null}
+                        </>
+                      ) : (
+                        '—'
+                      )}
+                    </td>
+                    <td data-label="Progress">
+                      <ProgressBar view={view} />
+                    </td>
+                    <td data-label="Actions">
+                      <Actions view={view} viewer={viewer} onDone={(text, tone) => void done(text, tone)} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ) : null}
+      </section>
+    </>
+  );
+}
