@@ -14,7 +14,9 @@ export function parseDuration(text: string): number | null {
   const match = durationPattern.exec(text.trim());
   if (!match) return null;
   const unit = (match[2] ?? 's') as keyof typeof unitMs;
-  return Number(match[1]) * unitMs[unit];
+  const ms = Number(match[1]) * unitMs[unit];
+  // "99999…9d" would otherwise become Infinity (or lose precision) and pass as a duration.
+  return Number.isSafeInteger(ms) ? ms : null;
 }
 
 const duration = (fallback: string) =>
