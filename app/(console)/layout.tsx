@@ -21,6 +21,8 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     { href: '/', label: 'Overview' },
     ...(can(role, 'lookup.read') ? [{ href: '/lookup', label: 'Lookup' }] : []),
     ...(can(role, 'quarantine.read') ? [{ href: '/quarantine', label: 'Quarantine', badge: quarantined }] : []),
+    ...(can(role, 'replay.read') ? [{ href: '/replays', label: 'Replays' }] : []),
+    ...(can(role, 'reports.read') ? [{ href: '/reports', label: 'Reports' }] : []),
     ...(can(role, 'audit.read') ? [{ href: '/audit', label: 'Audit' }] : []),
     ...(can(role, 'users.manage') || can(role, 'tokens.manage') ? [{ href: '/admin', label: 'Admin' }] : []),
   ];

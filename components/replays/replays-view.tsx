@@ -6,9 +6,9 @@ import type { ReplayView } from '@/lib/replay/view';
 import { formatPercent } from '@/lib/replay/verdict';
 import { getJson, postJson } from '../query/api';
 import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
+import { replaysKey } from './keys';
 import { RequestForm } from './request-form';
 
-export const replaysKey = ['replays'] as const;
 
 export type Viewer = { id: string; canRequest: boolean; canApprove: boolean };
 
@@ -20,8 +20,11 @@ function ProgressBar({ view }: { view: ReplayView }) {
   const pct = (n: number) => `${total === 0 ? 0 : Math.min(100, (n / total) * 100)}%`;
   return (
     <div data-testid={`progress-${view.id}`}>
-      <div className="replay-bar" role="progressbar" aria-valuemin={0} aria-valuemax={total} aria-valuenow={published} aria-label="Wake-ups published">
-        <span className="replay-bar-fill" style={{ width: pct(published) }} />
+      <div role="progressbar" aria-valuemin={0} aria-valuemax={total} aria-valuenow={published} aria-label="Wake-ups published" style={{ height: 10, minWidth: 160, background: '#e2e8f0', borderRadius: 999, overflow: 'hidden', display: 'flex' }}>
+        <span title="suppressed" style={{ width: pct(suppressed), background: '#a35200' }} />
+        <span title="sent" style={{ width: pct(sent), background: '#15803d' }} />
+        <span title="failed" style={{ width: pct(failed), background: '#b91c1c' }} />
+        <span title="published, not yet handled" style={{ width: pct(Math.max(0, published - suppressed - sent - failed)), background: '#1d4ed8' }} />
       </div>
       <div className="facts">
         <span>
