@@ -47,7 +47,8 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   const pool = createPool(databaseUrl, { max: config.WORKER_CONCURRENCY + 4, applicationName: 'notice-ledger-worker' });
   const db = createDb(pool);
   const rateLimiter = await createDomainRateLimiter({ pool, pointsPerSecond: config.RATE_LIMIT_PER_DOMAIN });
-  const mail = createMailTransport({ smtpUrl: config.SMTP_URL, timeoutMs: config.SMTP_TIMEOUT, from: config.MAIL_FROM, messageIdDomain: config.MESSAGE_ID_DOMAIN });
+  // One pooled SMTP connection per handler slot: a connection per message cost more than the send.
+  const mail = createMailTransport({ smtpUrl: config.SMTP_URL, timeoutMs: config.SMTP_TIMEOUT, from: config.MAIL_FROM, messageIdDomain: config.MESSAGE_ID_DOMAIN, maxConnections: config.WORKER_CONCURRENCY });
   const queue = createQueue({ config, databaseUrl, db, queueName: config.QUEUE_NAME, logger });
   await queue.start();
   const metrics = await startMetricsServer({ port: config.WORKER_METRICS_PORT, db, quarantineAfterMs: config.QUARANTINE_AFTER, logger });

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { classifySendError, correlationHeaders, providerIdFromResponse } from './transport';
+import { freePort } from '../../db/embedded';
+import { correlationOf } from '../ledger/notice-key';
+import { startSmtpSink } from './sink';
+import { classifySendError, correlationHeaders, createMailTransport, providerIdFromResponse } from './transport';
 
 const err = (fields: Record<string, unknown>, message = 'failed') => Object.assign(new Error(message), fields);
 
@@ -43,5 +46,50 @@ describe('correlationHeaders', () => {
       'X-PM-Metadata-notice_correlation': corr,
       'X-SMTPAPI': `{"unique_args":{"notice_correlation":"${corr}"}}`,
     });
+  });
+});
+
+describe('pooled transport against a real SMTP peer', () => {
+  const send = (transport: ReturnType<typeof createMailTransport>, n: number) =>
+    transport.send({ noticeKey: n.toString(16).padStart(2, '0').repeat(32), to: `r${String(n)}@example.org`, subject: 's', text: 't', html: '<p>t</p>' });
+
+  it('never resends a message whose connection was cut after DATA: unknown, and the peer holds it once', async () => {
+    const sink = await startSmtpSink();
+    const transport = createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'from@example.org', messageIdDomain: 'example.org', maxConnections: 2 });
+    try {
+      expect(await send(transport, 1)).toMatchObject({ kind: 'accepted' });
+      sink.setFault({ kind: 'drop-after-data', times: 1 });
+      expect(await send(transport, 2)).toEqual({ kind: 'unknown', errorClass: 'connection_lost' });
+      // A requeue would reach the peer on another pooled connection within milliseconds.
+      expect(await send(transport, 3)).toMatchObject({ kind: 'accepted' });
+      expect(sink.countByCorrelation(correlationOf('02'.repeat(32)))).toBe(1);
+      expect(sink.messages()).toHaveLength(3);
+    } finally {
+      transport.close();
+      await sink.stop();
+    }
+  });
+
+  it('keeps a 4xx a definite rejection and the pooled connection usable', async () => {
+    const sink = await startSmtpSink();
+    const transport = createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'from@example.org', messageIdDomain: 'example.org', maxConnections: 1 });
+    try {
+      sink.setFault({ kind: 'reject', code: 451, times: 1 });
+      expect(await send(transport, 4)).toEqual({ kind: 'rejected', permanent: false, code: 451, errorClass: 'smtp_451' });
+      expect(await send(transport, 5)).toMatchObject({ kind: 'accepted' });
+    } finally {
+      transport.close();
+      await sink.stop();
+    }
+  });
+
+  it('calls a refused connection definitely not sent', async () => {
+    const port = await freePort();
+    const transport = createMailTransport({ smtpUrl: `smtp://127.0.0.1:${String(port)}`, timeoutMs: 5_000, from: 'from@example.org', messageIdDomain: 'example.org', maxConnections: 2 });
+    try {
+      expect(await send(transport, 6)).toMatchObject({ kind: 'rejected', permanent: false, errorClass: 'connect_failed' });
+    } finally {
+      transport.close();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import nodemailer from 'nodemailer';
+import type SMTPPool from 'nodemailer/lib/smtp-pool';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { CORRELATION_HEADER, CORRELATION_TAG } from '../events/types';
 import { correlationOf, messageIdFor } from '../ledger/notice-key';
@@ -74,10 +75,19 @@ export function providerIdFromResponse(response: string | undefined): string | n
   return trimmed ? trimmed.slice(0, 200) : null;
 }
 
-export function createMailTransport({ smtpUrl, timeoutMs, from, messageIdDomain }: { smtpUrl: string; timeoutMs: number; from: string; messageIdDomain: string }): MailTransport {
+export type MailTransportParams = {
+  smtpUrl: string;
+  timeoutMs: number;
+  from: string;
+  messageIdDomain: string;
+  /** Pooled SMTP connections (≈ worker concurrency); 0 opens one connection per message. */
+  maxConnections?: number;
+};
+
+export function createMailTransport({ smtpUrl, timeoutMs, from, messageIdDomain, maxConnections = 0 }: MailTransportParams): MailTransport {
   const url = new URL(smtpUrl);
   const secure = url.protocol === 'smtps:';
-  const options: SMTPTransport.Options = {
+  const base: SMTPTransport.Options = {
     host: url.hostname,
     port: url.port ? Number(url.port) : secure ? 465 : 587,
     secure,
@@ -86,7 +96,13 @@ export function createMailTransport({ smtpUrl, timeoutMs, from, messageIdDomain 
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
   };
-  const transporter = nodemailer.createTransport(options);
+  // A pooled connection that closes while a message is on it is NOT retried on another one:
+  // nodemailer's default (maxRequeues unset) would resend a message the relay may already
+  // hold. With 0 the send fails with ECONNECTION, which classifySendError calls unknown.
+  const transporter =
+    maxConnections > 0
+      ? nodemailer.createTransport({ ...base, pool: true, maxConnections, maxMessages: 1_000, maxRequeues: 0 } as SMTPPool.Options)
+      : nodemailer.createTransport(base);
   return {
     send: async (mail) => {
       try {

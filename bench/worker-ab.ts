@@ -1,0 +1,170 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { createPool } from '../db/client';
+import { startSmtpSink } from '../lib/mail/sink';
+import { createPgBossQueue, DEFAULT_QUEUE_NAME } from '../lib/queue/pgboss';
+import { startNoopPeer } from './noop-peer';
+import { printTable, startBenchDatabase } from './support';
+
+/**
+ * Before/after for the worker, in ONE bench process on ONE database: each variant is a source
+ * tree (e.g. `git archive <commit>` of the state before a change, or this tree) plus extra
+ * worker env and the SMTP peer. Variants run interleaved for BENCH_ROUNDS rounds so a change in
+ * machine load hits all of them alike; the median is reported.
+ *
+ *   tsx bench/worker-ab.ts base=/tmp/trees/base new=.:noop new-info=.:sink:LOG_LEVEL=info
+ *
+ * A variant is `label=dir[:peer][:KEY=value...]`, peer `sink` (lib/mail/sink.ts, default) or `noop`.
+ */
+process.env.NOTICE_KEY_SECRET ??= 'bench-secret-0123456789abcdef0123456789abcdef';
+
+type Variant = { label: string; root: string; peer: 'sink' | 'noop'; env: Record<string, string> };
+type Sample = { perSecond: number; duplicates: number; peakRssMb: number };
+
+function parseVariant(arg: string): Variant {
+  const [label, rest] = arg.split('=', 2) as [string, string | undefined];
+  if (!rest) throw new Error(`variant ${arg}: expected label=dir[:peer][:KEY=value...]`);
+  const [dir = '.', ...parts] = rest.split(':');
+  let peer: Variant['peer'] = 'sink';
+  const env: Record<string, string> = {};
+  for (const part of parts) {
+    if (part === 'sink' || part === 'noop') peer = part;
+    else {
+      const eq = part.indexOf('=');
+      if (eq > 0) env[part.slice(0, eq)] = part.slice(eq + 1);
+    }
+  }
+  return { label, root: path.resolve(dir), peer, env };
+}
+
+function spawnFrom(root: string, env: Record<string, string>) {
+  const loader = pathToFileURL(path.join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+  const child = spawn(process.execPath, ['--import', loader, 'worker/main.ts'], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', NOTICE_KEY_SECRET: process.env.NOTICE_KEY_SECRET ?? '', WORKER_METRICS_PORT: '0', SWEEP_EVERY: '1h', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2_000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ready = new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (line.includes('"worker ready"')) resolve();
+    });
+    void exited.then(() => reject(new Error(`worker exited before ready: ${stderr}`)));
+  });
+  ready.catch(() => undefined);
+  return {
+    ready,
+    peakRssMb: () => {
+      try {
+        const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${String(child.pid)}/status`, 'utf8'));
+        return match ? Number(match[1]) / 1024 : 0;
+      } catch {
+        return 0;
+      }
+    },
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function insertDueJobs(pool: pg.Pool, tag: string, count: number): Promise<string[]> {
+  const result = await pool.query<{ id: string }>(
+    `insert into reminder_jobs (notice_key, notice_type, identity, subject_id, recipient_email, due_at, deadline_at, state, next_attempt_at, source, payload)
+     select md5($1 || i) || md5($1 || '-' || i), 'renewal_notice_t72', jsonb_build_object('subscription_id', $1 || i, 'period_start', '2026-12-01'),
+       $1 || i, 'bench' || i || '@d' || (i % 200) || '.example', now() - interval '1 minute', now() + interval '2 days', 'pending',
+       now() - interval '1 minute', 'bench', '{"plan_name":"Coffee Box","amount":"19.00","currency":"EUR"}'
+     from generate_series(1, $2::int) as i returning id`,
+    [tag, count],
+  );
+  return result.rows.map((row) => row.id);
+}
+
+export async function runVariant(url: string, variant: Variant, { processes, concurrency, notices }: { processes: number; concurrency: number; notices: number }): Promise<Sample> {
+  const pool = createPool(url, { max: 2 });
+  const peer = variant.peer === 'noop' ? await startNoopPeer() : null;
+  const sink = variant.peer === 'sink' ? await startSmtpSink() : null;
+  const publisher = createPgBossQueue({ url, visibilityTimeoutMs: 60_000, supervise: false });
+  const workers: ReturnType<typeof spawnFrom>[] = [];
+  try {
+    await publisher.start();
+    const tag = `ab${String(Date.now())}_`;
+    const ids = await insertDueJobs(pool, tag, notices);
+    for (let offset = 0; offset < ids.length; offset += 5_000) {
+      await publisher.boss.insert(ids.slice(offset, offset + 5_000).map((jobId) => ({ name: DEFAULT_QUEUE_NAME, data: { jobId }, expireInSeconds: 60, retryLimit: 20 })));
+    }
+    const env = { DATABASE_URL: url, SMTP_URL: peer?.url ?? sink?.url ?? '', WORKER_CONCURRENCY: String(concurrency), RATE_LIMIT_PER_DOMAIN: '100000', VISIBILITY_TIMEOUT: '60s', LOG_LEVEL: 'info', ...variant.env };
+    for (let i = 0; i < processes; i += 1) workers.push(spawnFrom(variant.root, env));
+    await Promise.all(workers.map((w) => w.ready));
+    const started = performance.now();
+    let peak = 0;
+    for (let sent = 0; sent < notices; ) {
+      if (performance.now() - started > 300_000) throw new Error(`${variant.label}: only ${String(sent)} sent after 300 s`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const counted = await pool.query<{ n: number }>("select count(*)::int as n from reminder_jobs where subject_id like $1 || '%' and state = 'sent'", [tag]);
+      sent = counted.rows[0]?.n ?? 0;
+      peak = Math.max(peak, ...workers.map((w) => w.peakRssMb()));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    let duplicates = peer?.duplicates() ?? 0;
+    if (sink) {
+      const per = new Map<string, number>();
+      for (const m of sink.messages()) per.set(m.correlation ?? '', (per.get(m.correlation ?? '') ?? 0) + 1);
+      duplicates = [...per.values()].reduce((s, n) => s + Math.max(0, n - 1), 0);
+    }
+    return { perSecond: notices / seconds, duplicates, peakRssMb: peak };
+  } finally {
+    await Promise.all(workers.map((w) => w.stop()));
+    await publisher.stop();
+    await sink?.stop();
+    await peer?.stop();
+    await pool.end();
+  }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
+};
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const variants = process.argv.slice(2).map(parseVariant);
+  if (variants.length === 0) throw new Error('usage: tsx bench/worker-ab.ts label=dir[:peer][:KEY=value...] ...');
+  const shape = { processes: Number(process.env.BENCH_PROCESSES ?? 1), concurrency: Number(process.env.BENCH_CONCURRENCY ?? 16), notices: Number(process.env.BENCH_NOTICES ?? 2_000) };
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+  const database = await startBenchDatabase('bench_worker_ab');
+  const samples = new Map<string, Sample[]>(variants.map((v) => [v.label, []]));
+  try {
+    for (let round = 0; round < rounds; round += 1) {
+      for (const variant of variants) {
+        const sample = await runVariant(database.url, variant, shape);
+        samples.get(variant.label)?.push(sample);
+        console.log(`round ${String(round + 1)} ${variant.label}: ${Math.round(sample.perSecond).toString()} notices/s, ${String(sample.duplicates)} duplicates, ${Math.round(sample.peakRssMb).toString()} MB`);
+      }
+    }
+  } finally {
+    await database.stop();
+  }
+  printTable(
+    `worker A/B: ${String(shape.processes)}×${String(shape.concurrency)}, ${String(shape.notices)} notices, median of ${String(rounds)}`,
+    variants.map((v) => {
+      const s = samples.get(v.label) ?? [];
+      return {
+        variant: v.label,
+        peer: v.peer,
+        env: Object.entries(v.env).map(([k, val]) => `${k}=${val}`).join(' '),
+        'notices/s': Math.round(median(s.map((x) => x.perSecond))),
+        runs: s.map((x) => Math.round(x.perSecond)).join(' / '),
+        duplicates: s.reduce((sum, x) => sum + x.duplicates, 0),
+        'peak RSS MB': Math.round(Math.max(0, ...s.map((x) => x.peakRssMb))),
+      };
+    }),
+  );
+}
