@@ -118,6 +118,13 @@ describe('sweepOnce', () => {
     expect(await sweepOnce({ db: t.db, queue, now, graceMs: GRACE })).toEqual({ found: 1, republished: 1 });
   });
 
+  it('startSweeper drains more than one batch in a single tick', async () => {
+    const ids = await Promise.all(Array.from({ length: 1_200 }, () => job({ nextAttemptAt: at(-3_600 * SECOND), wakeupPublishedAt: null })));
+    const sweeper = startSweeper({ db: t.db, queue, every: 3_600_000, graceMs: GRACE, clock: () => now });
+    await vi.waitFor(async () => expect((await wakeupsFor(ids)).size).toBe(1_200), { timeout: 20_000, interval: 100 });
+    await sweeper.stop();
+  });
+
   it('startSweeper sweeps on start and on its interval until stopped', async () => {
     const id = await job({ nextAttemptAt: at(-3_600 * SECOND), wakeupPublishedAt: null });
     const sweeper = startSweeper({ db: t.db, queue, every: 50, graceMs: GRACE, clock: () => now });

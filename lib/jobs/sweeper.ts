@@ -49,6 +49,8 @@ export async function sweepOnce({ db, queue, now, graceMs, limit = 500 }: SweepP
   });
 }
 
+const SWEEP_BATCH = 500;
+
 export type SweeperHandle = { stop: () => Promise<void> };
 
 /**
@@ -74,8 +76,13 @@ export function startSweeper(params: {
     busy = true;
     running = (async () => {
       try {
-        const result = await sweepOnce({ db: params.db, queue: params.queue, now: clock(), graceMs: params.graceMs });
-        if (result.found > 0) log.info(result, 'sweeper re-published lost wake-ups');
+        // A mass loss (queue purged, broker restored from backup) is drained in consecutive
+        // passes, not one batch per interval: 100k lost wake-ups would otherwise take hours.
+        for (let pass = 0; pass < 200 && !stopped; pass += 1) {
+          const result = await sweepOnce({ db: params.db, queue: params.queue, now: clock(), graceMs: params.graceMs, limit: SWEEP_BATCH });
+          if (result.found > 0) log.info(result, 'sweeper re-published lost wake-ups');
+          if (result.found < SWEEP_BATCH) break;
+        }
       } catch (error) {
         log.warn({ err: error instanceof Error ? error.message : String(error) }, 'sweep failed');
       } finally {
