@@ -1,0 +1,88 @@
+import { parseArgs } from 'node:util';
+
+/**
+ * `npm run chaos [-- --seed 42 --notices 10000 --workers 3 --concurrency 8 --keep]`
+ * Runs the chaos suite (test/chaos/harness.ts) once against a throw-away database and prints
+ * its summary table. Exit 1 when an invariant fails. Replay a failure with the printed seed
+ * (CHAOS_SEED or --seed).
+ */
+
+const usage = 'usage: npm run chaos -- [--seed N] [--notices N] [--workers N] [--concurrency N] [--keep]';
+
+async function main(): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        seed: { type: 'string' },
+        notices: { type: 'string', short: 'n' },
+        workers: { type: 'string' },
+        concurrency: { type: 'string' },
+        keep: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(usage);
+    return 0;
+  }
+  const whole = (text: string | undefined, fallback: number, name: string): number => {
+    if (text === undefined) return fallback;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
+    return value;
+  };
+  // Set before any module reads its configuration: this process serves the route handlers.
+  process.env.LOG_LEVEL ??= 'warn';
+  process.env.NOTICE_LEDGER_PROCESS ??= 'notice-ledger-chaos';
+  if (!process.env.NOTICE_KEY_SECRET) {
+    const { randomBytes } = await import('node:crypto');
+    process.env.NOTICE_KEY_SECRET = randomBytes(32).toString('hex');
+  }
+  const { parseSeed } = await import('../test/chaos/prng');
+  const { provisionChaosDatabase } = await import('../test/chaos/database');
+  const { runChaos } = await import('../test/chaos/harness');
+
+  const seed = parseSeed(values.seed ?? process.env.CHAOS_SEED);
+  const notices = whole(values.notices ?? process.env.CHAOS_NOTICES, 10_000, 'notices');
+  console.log(`chaos: seed ${seed} (replay with CHAOS_SEED=${seed} or --seed ${seed}), ${notices} notices`);
+  const database = await provisionChaosDatabase({ serverUrl: process.env.DATABASE_URL });
+  console.log(`chaos: ${database.describe}`);
+  let failed = true;
+  try {
+    const report = await runChaos({
+      seed,
+      notices,
+      databaseUrl: database.url,
+      workers: whole(values.workers, 3, 'workers'),
+      workerConcurrency: whole(values.concurrency, 8, 'concurrency'),
+      log: (line) => console.log(`chaos: ${line}`),
+    });
+    console.log(report.table);
+    for (const example of report.counts.examples) console.log(`  ${example}`);
+    if (report.failures.length > 0) {
+      console.log(`FAILED (seed ${seed}):`);
+      for (const failure of report.failures) console.log(`  - ${failure}`);
+    } else {
+      console.log(`OK (seed ${seed}): no duplicate, nothing lost, no unresolved claim with evidence`);
+    }
+    failed = report.failures.length > 0;
+  } finally {
+    await database.release(values.keep || failed);
+    if (values.keep || failed) console.log(`chaos: kept ${database.describe} (${database.url})`);
+  }
+  return failed ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    process.exit(1);
+  },
+);

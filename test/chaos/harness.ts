@@ -1,0 +1,449 @@
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { sql } from 'drizzle-orm';
+import { createDb, createPool, type Db } from '../../db/client';
+import { createUser } from '../../db/queries/users';
+import { createApiToken } from '../../lib/auth/api-tokens';
+import { reconcileQuarantine } from '../../lib/events/ingest';
+import { startSmtpSink, type MessageFault, type SmtpSink } from '../../lib/mail/sink';
+import { createPgBossQueue } from '../../lib/queue/pgboss';
+import { runReplay } from '../../lib/replay/runner';
+import { scheduleUploadedItem } from '../../lib/replay/schedule-item';
+import { decideReplay, requestReplay, startReplay } from '../../lib/replay/service';
+import type { Actor } from '../../lib/replay/transitions';
+import { spawnConsoleProcess, type ConsoleProcess } from './app-server';
+import { isBouncingRecipient, planNotices, type PlannedNotice } from './plan';
+import { createPrng, hashUnit, type Prng } from './prng';
+import { classifyRun, countRows, formatTable, invariantFailures, type Classified, type NoticeOutcome } from './verdict';
+import { createWorkerPool, type PoolStats, type WorkerPool } from './workers';
+
+/**
+ * The chaos run (`npm run chaos`, and a small fixed seed in `npm test`): N notices scheduled
+ * over the real producer API, processed by several real worker processes against the real
+ * SMTP sink while workers are SIGKILLed and restarted and the sink rejects (451/550), stalls
+ * past the visibility timeout and drops connections after DATA; every producer request is
+ * posted twice; the whole window is then replayed (request → approve by another user → run).
+ * The sink's signed events go through the generic webhook route into lib/events, and
+ * reconcileQuarantine runs before the final count. Every random choice derives from `seed`.
+ *
+ * Evidence for dropped-after-data messages: the sink posts the same `accepted` (and
+ * `delivered`) events for them as for a 250 (`eventsForDropped`). The relay read the whole
+ * message before the connection was cut, so a real provider would deliver it and report it;
+ * the ledger must then confirm that claim from the event, not leave it to on-call.
+ */
+
+export type FaultRates = { reject451: number; reject550: number; stallPastVisibility: number; stallPastTimeout: number; dropAfterData: number };
+
+export type ChaosOptions = {
+  seed: number;
+  notices: number;
+  /** A migrated, otherwise empty database this run may fill. */
+  databaseUrl: string;
+  workers?: number;
+  workerConcurrency?: number;
+  /** Due times spread over this window after the start. */
+  spreadMs?: number;
+  faults?: Partial<FaultRates>;
+  /** A random worker is SIGKILLed every [min, max] ms while work is in flight. */
+  killEveryMs?: [number, number];
+  /** Share of restarts that carry WORKER_CRASH_AT (the new process kills itself mid-send). */
+  crashPointChance?: number;
+  /** Each settle phase gives up after this long. */
+  settleTimeoutMs?: number;
+  log?: (line: string) => void;
+};
+
+export type ChaosReport = {
+  seed: number;
+  counts: Classified;
+  failures: string[];
+  kills: PoolStats;
+  faults: Record<string, number>;
+  producer: { posts: number; statuses: Record<string, number>; created: number; createdTwice: number; jobIdMismatches: number; evidenceResolved: number };
+  replay: { batchId: string; state: string; published: number; dryRun: { total: number; newKeys: number } };
+  reconciliation: { confirmedByEvents: number; confirmedByReconcile: number; eventsPosted: number; eventPostFailures: number };
+  phasesMs: Record<string, number>;
+  elapsedMs: number;
+  table: string;
+};
+
+const defaultFaults: FaultRates = { reject451: 0.04, reject550: 0.01, stallPastVisibility: 0.015, stallPastTimeout: 0.01, dropAfterData: 0.02 };
+
+const VISIBILITY_MS = 3_000;
+const QUARANTINE_AFTER_MS = 5_000;
+const SMTP_TIMEOUT_MS = 6_000;
+const RATE_LIMIT_PER_DOMAIN = 40;
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function semaphore(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async (task) => {
+    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    active += 1;
+    try {
+      return await task();
+    } finally {
+      active -= 1;
+      waiting.shift()?.();
+    }
+  };
+}
+
+/** The per-message fault: fixed by the seed, the correlation and how often it came before. */
+function faultDecider(seed: number, rates: FaultRates, injected: Record<string, number>): (context: { correlation: string | null; previousAttempts: number }) => MessageFault {
+  return ({ correlation, previousAttempts }) => {
+    if (!correlation) return { kind: 'none' };
+    const roll = hashUnit(seed, 'fault', correlation, previousAttempts);
+    const note = (name: string, fault: MessageFault): MessageFault => {
+      injected[name] = (injected[name] ?? 0) + 1;
+      return fault;
+    };
+    let edge = rates.reject451;
+    if (roll < edge) return note('reject_451', { kind: 'reject', code: 451 });
+    edge += rates.reject550;
+    if (roll < edge) return note('reject_550', { kind: 'reject', code: 550 });
+    edge += rates.stallPastVisibility;
+    // Longer than the visibility window, shorter than SMTP_TIMEOUT: the wake-up goes to another
+    // worker while the first is still waiting for its 250, which then arrives.
+    if (roll < edge) return note('stall_past_visibility', { kind: 'stall', ms: VISIBILITY_MS + 1_000 + Math.floor(hashUnit(seed, 'stall', correlation) * 1_500) });
+    edge += rates.stallPastTimeout;
+    // Longer than SMTP_TIMEOUT: the worker records an unknown outcome, the relay delivers later.
+    if (roll < edge) return note('stall_past_timeout', { kind: 'stall', ms: SMTP_TIMEOUT_MS + 2_000 });
+    edge += rates.dropAfterData;
+    if (roll < edge) return note('drop_after_data', { kind: 'drop-after-data' });
+    return { kind: 'none' };
+  };
+}
+
+type Producer = { done: Promise<void>; stats: ChaosReport['producer']; problems: string[] };
+
+function requestBody(notice: PlannedNotice, startedAt: number): Record<string, unknown> {
+  const dueAt = startedAt + notice.dueOffsetMs;
+  return {
+    type: notice.fact.type,
+    identity: notice.fact.identity,
+    revision: notice.fact.revision,
+    recipient: { email: notice.recipientEmail, timeZone: 'UTC' },
+    dueAt: new Date(dueAt).toISOString(),
+    // Tight deadlines count from when the request is made, so the API never refuses one as already past.
+    deadlineAt: new Date(Math.max(dueAt, Date.now()) + notice.deadlineAfterMs).toISOString(),
+    payload: notice.payload,
+    ...(notice.evidenceRef ? { evidenceRef: notice.evidenceRef } : {}),
+    source: 'chaos',
+  };
+}
+
+/** Posts every notice, then the identical request again (at once, racing, or later); retries 5xx/network errors like a producer would. */
+function runProducer({ appUrl, token, planned, startedAt }: { appUrl: string; token: string; planned: readonly PlannedNotice[]; startedAt: number }): Producer {
+  const stats: ChaosReport['producer'] = { posts: 0, statuses: {}, created: 0, createdTwice: 0, jobIdMismatches: 0, evidenceResolved: 0 };
+  const problems: string[] = [];
+  const limit = semaphore(8);
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+
+  const call = async (method: string, path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const response = await fetch(`${appUrl}${path}`, { method, headers, body: JSON.stringify(body) });
+        const json = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+        stats.posts += 1;
+        stats.statuses[String(response.status)] = (stats.statuses[String(response.status)] ?? 0) + 1;
+        if (response.status < 500 || attempt >= 5) return { status: response.status, json };
+      } catch (error) {
+        if (attempt >= 5) throw error;
+      }
+      await delay(100 * (attempt + 1));
+    }
+  };
+
+  const post = async (notice: PlannedNotice, body: () => Record<string, unknown>) => {
+    const { status, json } = await limit(() => call('POST', '/api/v1/reminders', body()));
+    if (status !== 200 && status !== 201) problems.push(`producer: notice #${notice.index} answered ${status}: ${JSON.stringify(json).slice(0, 200)}`);
+    return { created: json.created === true, jobId: typeof json.id === 'string' ? json.id : null };
+  };
+
+  const schedule = async (notice: PlannedNotice) => {
+    let body: Record<string, unknown> | null = null;
+    // Built when the first request actually goes out, and sent identically by the retry.
+    const once = () => post(notice, () => (body ??= requestBody(notice, startedAt)));
+    const first = once();
+    const second = notice.retryAfterMs === 0 ? once() : first.then(async () => {
+      await delay(notice.retryAfterMs);
+      return once();
+    });
+    const answers = await Promise.all([first, second]);
+    const created = answers.filter((answer) => answer.created).length;
+    stats.created += created;
+    if (created !== 1) {
+      stats.createdTwice += created > 1 ? 1 : 0;
+      problems.push(`producer: notice #${notice.index} created ${created} times over two identical requests`);
+    }
+    if (answers[0].jobId !== answers[1].jobId) {
+      stats.jobIdMismatches += 1;
+      problems.push(`producer: notice #${notice.index} got two job ids`);
+    }
+  };
+
+  const resolve = async (notice: PlannedNotice) => {
+    if (!notice.evidenceRef || notice.resolveEvidenceAtMs === null) return;
+    const path = `/api/v1/evidence/${encodeURIComponent(notice.evidenceRef)}`;
+    const opened = await limit(() => call('PUT', path, { kind: 'reconciliation_exception' }));
+    if (opened.status >= 300) problems.push(`producer: opening evidence for #${notice.index} answered ${opened.status}`);
+    await delay(Math.max(0, startedAt + notice.resolveEvidenceAtMs - Date.now()));
+    const resolved = await limit(() => call('POST', `${path}/resolve`, { reason: 'chaos: exception cleared' }));
+    if (resolved.status !== 200) problems.push(`producer: resolving evidence for #${notice.index} answered ${resolved.status}`);
+    else stats.evidenceResolved += 1;
+  };
+
+  const ordered = [...planned].sort((a, b) => a.dueOffsetMs - b.dueOffsetMs);
+  const done = Promise.all([...ordered.map((notice) => schedule(notice)), ...ordered.map((notice) => resolve(notice))]).then(() => undefined);
+  return { done, stats, problems };
+}
+
+type Progress = { jobs: number; pending: number; claimed: number; youngestClaimAgeMs: number | null };
+
+async function readProgress(db: Db): Promise<Progress> {
+  const result = await db.execute<{ jobs: number; pending: number; claimed: number; youngest: number | null }>(sql`
+    select (select count(*)::int from reminder_jobs) as jobs,
+           (select count(*)::int from reminder_jobs where state = 'pending') as pending,
+           (select count(*)::int from notice_ledger where state = 'claimed') as claimed,
+           (select (extract(epoch from now() - max(claimed_at)) * 1000)::float8 from notice_ledger where state = 'claimed') as youngest`);
+  const row = result.rows[0];
+  return { jobs: row?.jobs ?? 0, pending: row?.pending ?? 0, claimed: row?.claimed ?? 0, youngestClaimAgeMs: row?.youngest ?? null };
+}
+
+async function liveWakeups(db: Db, batchId?: string): Promise<number> {
+  const result = await db.execute<{ live: number }>(sql`
+    select count(*)::int as live from pgboss.job
+    where name = 'notice-wakeup' and state in ('created', 'retry', 'active')
+      ${batchId ? sql`and data->>'batchId' = ${batchId}` : sql``}`);
+  return result.rows[0]?.live ?? 0;
+}
+
+/**
+ * Settled: every scheduled job exists, nothing pending, no stalled message at the sink, and
+ * every open claim older than QUARANTINE_AFTER and SMTP_TIMEOUT (no send can still be in
+ * flight for it).
+ */
+async function waitUntilSettled({ db, sink, expectedJobs, timeoutMs, log, extra }: { db: Db; sink: SmtpSink; expectedJobs: number; timeoutMs: number; log: (line: string) => void; extra?: () => Promise<boolean> }): Promise<string | null> {
+  const deadline = Date.now() + timeoutMs;
+  let lastLog = 0;
+  for (;;) {
+    const progress = await readProgress(db);
+    const claimsOld = progress.claimed === 0 || (progress.youngestClaimAgeMs ?? 0) > Math.max(QUARANTINE_AFTER_MS, SMTP_TIMEOUT_MS + 1_000);
+    const settled = progress.jobs >= expectedJobs && progress.pending === 0 && claimsOld && sink.stalled().length === 0 && (extra ? await extra() : true);
+    if (settled) return null;
+    if (Date.now() - lastLog > 10_000) {
+      lastLog = Date.now();
+      log(`  … jobs ${progress.jobs}/${expectedJobs}, pending ${progress.pending}, claimed ${progress.claimed}, stalled at sink ${sink.stalled().length}, messages ${sink.messages().length}`);
+    }
+    if (Date.now() > deadline) return `did not settle within ${timeoutMs} ms: ${JSON.stringify(progress)}, stalled ${sink.stalled().length}`;
+    await delay(250);
+  }
+}
+
+async function readOutcomes(db: Db, keys: readonly string[]): Promise<NoticeOutcome[]> {
+  const result = await db.execute<{ notice_key: string; job_state: string | null; suppression_reason: string | null; last_error_class: string | null; ledger_state: string | null; claimed_at: Date | string | null }>(sql`
+    select k.key as notice_key, j.state as job_state, j.suppression_reason, j.last_error_class, l.state as ledger_state, l.claimed_at
+    from unnest(${sql.param(keys)}::text[]) as k(key)
+    left join reminder_jobs j on j.notice_key = k.key
+    left join notice_ledger l on l.notice_key = k.key`);
+  return result.rows.map((row) => ({
+    noticeKey: row.notice_key,
+    jobState: row.job_state,
+    suppressionReason: row.suppression_reason,
+    lastErrorClass: row.last_error_class,
+    ledgerState: row.ledger_state,
+    claimedAt: row.claimed_at === null ? null : new Date(row.claimed_at),
+  }));
+}
+
+async function countConfirmations(db: Db): Promise<number> {
+  const result = await db.execute<{ count: number }>(sql`select count(*)::int as count from audit_log where action = 'ledger.confirm_sent'`);
+  return result.rows[0]?.count ?? 0;
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
+  const started = performance.now();
+  const log = options.log ?? (() => undefined);
+  const seed = options.seed;
+  const prng: Prng = createPrng(seed);
+  const rates: FaultRates = { ...defaultFaults, ...options.faults };
+  const workerCount = options.workers ?? 3;
+  const spreadMs = options.spreadMs ?? Math.max(5_000, options.notices * 8);
+  const settleTimeoutMs = options.settleTimeoutMs ?? Math.max(60_000, spreadMs * 4);
+  const secret = process.env.NOTICE_KEY_SECRET ?? '';
+  if (secret.length < 32) throw new Error('NOTICE_KEY_SECRET must be set (the workers derive the same keys)');
+  const phases: Record<string, number> = {};
+  let phaseStart = performance.now();
+  const phase = (name: string) => {
+    phases[name] = Math.round(performance.now() - phaseStart);
+    phaseStart = performance.now();
+  };
+
+  const webhookSecret = randomBytes(24).toString('hex');
+
+  const pool = createPool(options.databaseUrl, { max: 6, applicationName: 'notice-ledger-chaos' });
+  const db = createDb(pool);
+  const faults: Record<string, number> = {};
+  let app: ConsoleProcess | null = null;
+  let sink: SmtpSink | null = null;
+  let workers: WorkerPool | null = null;
+  const replayQueue = createPgBossQueue({ url: options.databaseUrl, visibilityTimeoutMs: VISIBILITY_MS, supervise: false, poolSize: 2 });
+  const failures: string[] = [];
+  try {
+    const planned = planNotices({ prng: prng.fork('plan'), secret, notices: options.notices, spreadMs });
+    const operator = await createUser(db, { email: `operator-${seed}@chaos.test`, name: 'Chaos Operator', role: 'operator', passwordHash: null });
+    const manager = await createUser(db, { email: `manager-${seed}@chaos.test`, name: 'Chaos Manager', role: 'manager', passwordHash: null });
+    if (!operator || !manager) throw new Error('could not create the replay users');
+    const { token } = await createApiToken(db, { name: 'chaos producer', createdBy: null, actor: 'system:chaos' });
+
+    // The producer API and the webhook run in their own process, as the console does in production.
+    app = await spawnConsoleProcess({
+      DATABASE_URL: options.databaseUrl,
+      NOTICE_KEY_SECRET: secret,
+      WEBHOOK_SECRET: webhookSecret,
+      VISIBILITY_TIMEOUT: `${VISIBILITY_MS}ms`,
+      QUEUE_BACKEND: 'pgboss',
+      LOG_LEVEL: 'warn',
+    });
+    sink = await startSmtpSink({
+      eventsUrl: `${app.url}/api/webhooks/generic`,
+      eventsSecret: webhookSecret,
+      eventDelayMs: 50,
+      eventTypes: ['accepted', 'delivered'],
+      bounce: isBouncingRecipient,
+      eventsForDropped: true,
+    });
+    sink.setFault({ kind: 'per-message', decide: faultDecider(seed, rates, faults) });
+
+    workers = createWorkerPool({
+      size: workerCount,
+      log,
+      env: {
+        DATABASE_URL: options.databaseUrl,
+        SMTP_URL: sink.url,
+        VISIBILITY_TIMEOUT: `${VISIBILITY_MS}ms`,
+        QUARANTINE_AFTER: `${QUARANTINE_AFTER_MS}ms`,
+        SMTP_TIMEOUT: `${SMTP_TIMEOUT_MS}ms`,
+        WORKER_CONCURRENCY: String(options.workerConcurrency ?? 8),
+        RETRY_BASE: '1s',
+        RETRY_CAP: '4s',
+        MAX_ATTEMPTS: '4',
+        SWEEP_EVERY: '2s',
+        RATE_LIMIT_PER_DOMAIN: String(RATE_LIMIT_PER_DOMAIN),
+      },
+    });
+    await workers.start();
+    phase('setup');
+    log(`seed ${seed}: ${planned.length} notices over ${spreadMs} ms, ${workerCount} workers, app ${app.url}, sink ${sink.url}`);
+
+    const [killMin, killMax] = options.killEveryMs ?? [3_000, 8_000];
+    workers.startChaos({ prng: prng.fork('kills'), minMs: killMin, maxMs: killMax, crashPointChance: options.crashPointChance ?? 0.3 });
+    const startedAt = Date.now();
+    const producer = runProducer({ appUrl: app.url, token, planned, startedAt });
+    await producer.done;
+    failures.push(...producer.problems.slice(0, 20));
+    phase('produce');
+    log(`producer done: ${producer.stats.posts} requests ${JSON.stringify(producer.stats.statuses)}`);
+
+    const scheduled = producer.stats.created;
+    const firstSettle = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log });
+    if (firstSettle) failures.push(`first pass ${firstSettle}`);
+    phase('process');
+    log(`first pass settled: ${sink.messages().length} messages at the sink, ${workers.stats().kills} kills`);
+
+    // The whole window again, through the replay path, with the chaos still running.
+    const actor = (row: { id: string; email: string; role: Actor['role'] }): Actor => ({ id: row.id, email: row.email, role: row.role });
+    const windowFilter = { dueFrom: new Date(startedAt - 60_000).toISOString(), dueTo: new Date(startedAt + spreadMs + 60_000).toISOString() };
+    const requested = await requestReplay(db, { actor: actor(operator), input: { reason: 'chaos: replay the whole window', filter: windowFilter }, secret });
+    if (!requested.ok) throw new Error(`replay request refused: ${requested.refusal.message}`);
+    const replayId = requested.value.replay.id;
+    const selfApproval = await decideReplay(db, { id: replayId, actor: { ...actor(operator), role: 'manager' }, decision: 'approve', reason: 'approving my own' });
+    if (selfApproval.ok) failures.push('replay: the requester could approve their own replay');
+    const approved = await decideReplay(db, { id: replayId, actor: actor(manager), decision: 'approve', reason: 'chaos: approved by a second person' });
+    if (!approved.ok) throw new Error(`replay approval refused: ${approved.refusal.message}`);
+    const running = await startReplay(db, { id: replayId, actor: actor(operator), reason: 'chaos: run' });
+    if (!running.ok) throw new Error(`replay start refused: ${running.refusal.message}`);
+    await replayQueue.start();
+    // The runner's pacing is not what is under test; the workers' shared domain buckets still apply.
+    const ran = await runReplay({ db, queue: replayQueue, replayId, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 2_000, batchSize: 500 });
+    const batchId = requested.value.replay.batchId;
+    const replayReport: ChaosReport['replay'] = { batchId, state: ran.state, published: ran.published, dryRun: { total: requested.value.dryRun.counts.total, newKeys: requested.value.dryRun.counts.newKeys } };
+    if (ran.state !== 'completed') failures.push(`replay ended ${ran.state}`);
+    const secondSettle = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log, extra: async () => (await liveWakeups(db, batchId)) === 0 });
+    if (secondSettle) failures.push(`replay pass ${secondSettle}`);
+    phase('replay');
+    log(`replay ${batchId} ${ran.state}: ${ran.published} wake-ups published`);
+
+    await workers.stopChaos();
+    await workers.stop();
+    phase('stop');
+
+    // Provider evidence: every event the sink still owes, then the periodic reconciliation.
+    sink.releaseStalled();
+    await sink.flushEvents();
+    const confirmedByEvents = await countConfirmations(db);
+    let confirmedByReconcile = 0;
+    for (;;) {
+      const { confirmed } = await reconcileQuarantine(db, { limit: 500 });
+      confirmedByReconcile += confirmed.length;
+      if (confirmed.length === 0) break;
+    }
+    const quarantineWait = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: QUARANTINE_AFTER_MS * 4, log });
+    if (quarantineWait) failures.push(`after reconciliation ${quarantineWait}`);
+    phase('reconcile');
+
+    const outcomes = await readOutcomes(db, planned.map((notice) => notice.noticeKey));
+    const dbNow = (await db.execute<{ now: Date | string }>(sql`select now() as now`)).rows[0]?.now ?? new Date();
+    const messages = sink.messages().map((message) => ({ correlation: message.correlation, outcome: message.outcome, handOver: !message.to.every(isBouncingRecipient) }));
+    const counts = classifyRun({ planned, outcomes, messages, quarantineAfterMs: QUARANTINE_AFTER_MS, now: new Date(dbNow) });
+    failures.push(...invariantFailures(counts));
+    const kills = workers.stats();
+    failures.push(...kills.unexpectedExits);
+    const posted = sink.postedEvents();
+    const eventPostFailures = posted.filter((entry) => entry.status !== 200).length;
+    if (eventPostFailures > 0) failures.push(`${eventPostFailures} event posts to the webhook failed`);
+    const elapsedMs = Math.round(performance.now() - started);
+    const crashPointKills = Object.values(kills.crashPointKills).reduce((total, count) => total + count, 0);
+    const faultTotal = Object.values(faults).reduce((total, count) => total + count, 0);
+    const table = formatTable([
+      ['seed', seed],
+      ...countRows(counts),
+      ['kills (SIGKILL at random)', kills.kills],
+      ['kills (WORKER_CRASH_AT)', `${crashPointKills}${crashPointKills ? ` (${Object.entries(kills.crashPointKills).map(([point, count]) => `${point} ${count}`).join(', ')})` : ''}`],
+      ['worker restarts', kills.restarts],
+      ['faults injected', `${faultTotal} (${Object.entries(faults).sort(([a], [b]) => a.localeCompare(b)).map(([kind, count]) => `${kind} ${count}`).join(', ')})`],
+      ['producer requests', `${producer.stats.posts} (${Object.entries(producer.stats.statuses).map(([status, count]) => `${status}: ${count}`).join(', ')})`],
+      ['evidence resolved by producer', producer.stats.evidenceResolved],
+      ['replay', `${ran.state}, ${ran.published} wake-ups, dry run ${replayReport.dryRun.newKeys} new of ${replayReport.dryRun.total}`],
+      ['claims confirmed by events', confirmedByEvents],
+      ['claims confirmed by reconcileQuarantine', confirmedByReconcile],
+      ['provider event posts', `${posted.length} (${eventPostFailures} failed)`],
+      ['phases (ms)', Object.entries(phases).map(([name, ms]) => `${name} ${ms}`).join(', ')],
+      ['elapsed', `${(elapsedMs / 1000).toFixed(1)} s`],
+    ]);
+    return {
+      seed,
+      counts,
+      failures,
+      kills,
+      faults,
+      producer: producer.stats,
+      replay: replayReport,
+      reconciliation: { confirmedByEvents, confirmedByReconcile, eventsPosted: posted.length, eventPostFailures },
+      phasesMs: phases,
+      elapsedMs,
+      table,
+    };
+  } finally {
+    await workers?.stopChaos();
+    await workers?.stop();
+    await replayQueue.stop().catch(() => undefined);
+    await sink?.stop();
+    const consoleExit = await app?.stop();
+    if (consoleExit && consoleExit.code !== 0) log(`console process exited with code ${consoleExit.code}`);
+    await pool.end();
+  }
+}

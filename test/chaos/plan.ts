@@ -1,0 +1,95 @@
+import { correlationOf, noticeKey } from '../../lib/ledger/notice-key';
+import type { NoticeFact, NoticeType } from '../../lib/ledger/notice-types';
+import type { Prng } from './prng';
+
+/**
+ * The notices of one chaos run, derived from the seed alone: types, recipients (some shared,
+ * some on bouncing mailboxes), due offsets, tight deadlines, evidence that gets resolved, and
+ * when the producer re-posts each request. Keys are computed here, independently of the
+ * product, so the final count can map every message at the sink back to its business fact.
+ */
+
+export const chaosDomains = ['example.com', 'example.org', 'example.net', 'mail.test', 'corp.test', 'inbox.test'] as const;
+// One hot domain: its bucket runs dry and the throttle path (defer + wake later) is exercised.
+const domainWeights = [4, 2, 1, 1, 1, 1];
+
+export type PlannedNotice = {
+  index: number;
+  fact: NoticeFact;
+  noticeKey: string;
+  correlation: string;
+  recipientEmail: string;
+  /** Due this long after the run's start. */
+  dueOffsetMs: number;
+  /** The deadline is this long after the due time (a few are tight: the notice may be suppressed as late). */
+  deadlineAfterMs: number;
+  evidenceRef: string | null;
+  /** The producer resolves this notice's evidence this long after the run's start. */
+  resolveEvidenceAtMs: number | null;
+  /** The producer re-posts the identical request: at once (racing the first) or this much later. */
+  retryAfterMs: number;
+  payload: Record<string, string>;
+};
+
+export type PlanOptions = { prng: Prng; secret: string; notices: number; spreadMs: number };
+
+const weightedDomain = (prng: Prng): string => {
+  const total = domainWeights.reduce((sum, weight) => sum + weight, 0);
+  let roll = prng.next() * total;
+  for (const [index, weight] of domainWeights.entries()) {
+    roll -= weight;
+    if (roll < 0) return chaosDomains[index] ?? 'example.com';
+  }
+  return 'example.com';
+};
+
+/** Local parts starting `bounce-` get a hard bounce from the sink instead of a delivery. */
+export function isBouncingRecipient(email: string): boolean {
+  return email.startsWith('bounce-');
+}
+
+export function planNotices({ prng, secret, notices, spreadMs }: PlanOptions): PlannedNotice[] {
+  const planned: PlannedNotice[] = [];
+  const mailboxes = Math.max(10, Math.floor(notices * 0.7));
+  const bouncing = Math.max(2, Math.floor(notices / 200));
+  for (let index = 0; index < notices; index += 1) {
+    const type = prng.pick<NoticeType>(['renewal_notice_t72', 'renewal_notice_t72', 'renewal_notice_t24', 'payment_recovery']);
+    // A corrected notice is a new notice: the previous entry's fact with the revision bumped.
+    const previous = planned[planned.length - 1];
+    const correction = previous !== undefined && previous.fact.type !== 'payment_recovery' && prng.chance(0.03);
+    const fact: NoticeFact = correction
+      ? { type: previous.fact.type, identity: previous.fact.identity, revision: previous.fact.revision + 1 }
+      : type === 'payment_recovery'
+        ? { type, identity: { account_id: `acct_${index}`, reconciliation_id: `rec_${prng.int(1, 30)}`, exception_id: `exc_${index}` }, revision: 0 }
+        : { type, identity: { subscription_id: `sub_${index}`, period_start: `2026-${String(prng.int(1, 12)).padStart(2, '0')}-01` }, revision: 0 };
+    const recipientEmail = correction
+      ? previous.recipientEmail
+      : prng.chance(0.02)
+        ? `bounce-${prng.int(1, bouncing)}@${weightedDomain(prng)}`
+        : `user${prng.int(1, mailboxes)}@${weightedDomain(prng)}`;
+    const key = noticeKey(secret, fact);
+    const dueOffsetMs = prng.int(0, spreadMs);
+    const evidenceRef = fact.type === 'payment_recovery' ? `exc:${fact.identity.exception_id}` : null;
+    planned.push({
+      index,
+      fact,
+      noticeKey: key,
+      correlation: correlationOf(key),
+      recipientEmail,
+      dueOffsetMs,
+      deadlineAfterMs: prng.chance(0.02) ? prng.int(1_000, 4_000) : 48 * 3_600_000,
+      evidenceRef,
+      resolveEvidenceAtMs: evidenceRef && prng.chance(0.1) ? Math.max(0, dueOffsetMs + prng.int(-3_000, 1_000)) : null,
+      retryAfterMs: prng.chance(0.2) ? 0 : prng.int(50, Math.max(100, Math.floor(spreadMs / 2))),
+      payload: { plan_name: prng.pick(['Coffee Box', 'Tea Club', 'Pro Plan']), amount: `${prng.int(5, 99)}.00`, currency: 'EUR', charge_date: '2026-12-01' },
+    });
+  }
+  return planned;
+}
+
+/** The business fact as one string (type, identity in schema order, revision): what "the same notice" means. */
+export function businessKeyOf(fact: NoticeFact): string {
+  return `${fact.type}|${Object.entries(fact.identity)
+    .map(([field, value]) => `${field}=${value}`)
+    .join(',')}|r${fact.revision}`;
+}
