@@ -3,7 +3,7 @@ import { finishReplayRun, getReplay, listRunningReplayIds } from '../../db/queri
 import { insertAuditEntries } from '../../db/queries/audit';
 import { config } from '../config';
 import { createLogger } from '../log';
-import { createQueue } from '../queue';
+import { createQueue, getWakeupPublisher } from '../queue';
 import { runReplay } from './runner';
 import { scheduleUploadedItem } from './schedule-item';
 
@@ -21,12 +21,14 @@ export function startBackgroundRun({ db, replayId }: { db: Db; replayId: string 
   const run = (async () => {
     const databaseUrl = config().DATABASE_URL ?? process.env.DATABASE_URL;
     if (!databaseUrl) throw new Error('DATABASE_URL is not set');
-    const queue = createQueue({ config: config(), databaseUrl, db, logger: log });
-    await queue.start();
+    // pg-boss: the console's shared publisher (wake-ups commit with each batch). RabbitMQ: a connection for this run.
+    const shared = await getWakeupPublisher();
+    const queue = shared ?? createQueue({ config: config(), databaseUrl, db, logger: log });
+    if (!shared) await queue.start();
     try {
       await runReplay({ db, queue, replayId, scheduleItem: scheduleUploadedItem, perDomainPerSecond: config().RATE_LIMIT_PER_DOMAIN, logger: log });
     } finally {
-      await queue.stop();
+      if (!shared) await queue.stop();
     }
   })()
     .catch(async (error: unknown) => {

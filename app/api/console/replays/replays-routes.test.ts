@@ -82,6 +82,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  const { closeWakeupPublisher } = await import('@/lib/queue');
+  await closeWakeupPublisher();
   const { getDb } = await import('@/db/client');
   await getDb().$client.end();
   await t.drop();
