@@ -85,7 +85,7 @@ describe('ledger CLI process', () => {
     expect(await counts()).toEqual(before);
   });
 
-  it('dry-runs by default, then requests; the requesting operator cannot approve (exit 1)', async () => {
+  it('dry-runs by default, then requests; the requester cannot approve their own (exit 1)', async () => {
     const before = await counts();
     const dry = await runCli(['replay', '--source', 'cli-src'], env);
     expect(dry.code).toBe(0);
@@ -99,7 +99,7 @@ describe('ledger CLI process', () => {
     expect(id).not.toBe('');
     const refused = await runCli(['replay', '--approve', id, '--as', operatorEmail, '--reason', 'mine'], env);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/Only a manager may approve/);
+    expect(refused.stderr).toMatch(/Four-eyes rule: you requested this replay/);
     const state = await t.pool.query<{ state: string }>('select state from replays where id = $1', [id]);
     expect(state.rows[0]?.state).toBe('requested');
   });

@@ -17,11 +17,12 @@ export type Refusal = { code: 'forbidden' | 'four_eyes' | 'conflict'; message: s
 const terminal: readonly ReplayState[] = ['rejected', 'completed', 'cancelled', 'failed'];
 
 export function checkDecision({ replay, actor }: { replay: ReplayRef; actor: Actor }): Refusal | null {
-  if (!can(actor.role, 'replay.approve')) {
-    return { code: 'forbidden', message: `Only a manager may approve or reject a replay; your role is ${actor.role}.` };
-  }
+  // Four-eyes first: the requester hears the rule that actually binds them, whatever their role.
   if (actor.id === replay.requestedBy) {
     return { code: 'four_eyes', message: 'Four-eyes rule: you requested this replay, so a different manager must approve or reject it.' };
+  }
+  if (!can(actor.role, 'replay.approve')) {
+    return { code: 'forbidden', message: `Only a manager may approve or reject a replay; your role is ${actor.role}.` };
   }
   if (replay.state !== 'requested') return { code: 'conflict', message: `This replay is ${replay.state}; only a requested replay can be approved or rejected.` };
   return null;

@@ -30,6 +30,7 @@ describe('transitions', () => {
   it('four-eyes: the requester cannot decide; a non-manager cannot; a different manager can', () => {
     expect(checkDecision({ replay, actor: { id: 'u1', email: 'm@x', role: 'manager' } })?.code).toBe('four_eyes');
     expect(checkDecision({ replay, actor: { id: 'u2', email: 'o@x', role: 'operator' } })?.code).toBe('forbidden');
+    expect(checkDecision({ replay, actor: { id: 'u1', email: 'o@x', role: 'operator' } })?.code).toBe('four_eyes');
     expect(checkDecision({ replay, actor: { id: 'u2', email: 'm2@x', role: 'manager' } })).toBeNull();
     expect(checkDecision({ replay: { ...replay, state: 'approved' }, actor: { id: 'u2', email: 'm2@x', role: 'manager' } })?.code).toBe('conflict');
   });
