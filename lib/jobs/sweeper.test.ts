@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { insertJobUnlessExists } from '../../db/queries/scheduling';
 import { reminderJobs } from '../../db/schema';
 import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { wakeupsRepublished } from '../metrics/registry';
 import { dispatchDueOnce } from '../queue/dispatcher';
 import { createPgBossQueue, type PgBossQueue } from '../queue/pgboss';
 import type { QueueAdapter } from '../queue/types';
@@ -72,8 +73,11 @@ describe('sweepOnce', () => {
     const finished = await job({ nextAttemptAt: at(-3_600 * SECOND), wakeupPublishedAt: null, state: 'sent' });
     const claimed = await job({ nextAttemptAt: at(-3_600 * SECOND), wakeupPublishedAt: null, state: 'claimed' });
 
+    const counted = async () => (await wakeupsRepublished.get()).values.reduce((sum, value) => sum + value.value, 0);
+    const before = await counted();
     const result = await sweepOnce({ db: t.db, queue, now, graceMs: GRACE });
     expect(result).toEqual({ found: 2, republished: 2 });
+    expect((await counted()) - before).toBe(2);
     const wakeups = await wakeupsFor([lost, neverWoken, recentlyWoken, justDue, future, finished, claimed]);
     expect([...wakeups.keys()].sort()).toEqual([lost, neverWoken].sort());
     const marked = await t.db.select({ id: reminderJobs.id, at: reminderJobs.wakeupPublishedAt }).from(reminderJobs).where(inArray(reminderJobs.id, [lost, neverWoken]));

@@ -1,6 +1,7 @@
 import type { Db, Tx } from '../../db/client';
 import { takeStaleWakeups, type WakeupTarget } from '../../db/queries/scheduling';
 import { createLogger, type Logger } from '../log';
+import { wakeupsRepublished } from '../metrics/registry';
 import type { QueueAdapter, Wakeup } from '../queue/types';
 
 /**
@@ -39,7 +40,7 @@ async function publishTargets(params: { tx: Tx; queue: QueueAdapter; targets: Wa
 
 /** One pass: re-publishes wake-ups for stale due jobs. Safe on every worker at once (skip locked). */
 export async function sweepOnce({ db, queue, now, graceMs, limit = 500 }: SweepParams): Promise<{ found: number; republished: number }> {
-  return db.transaction(async (tx) => {
+  const result = await db.transaction(async (tx) => {
     const targets = await takeStaleWakeups(tx, { now, staleBefore: new Date(now.getTime() - graceMs), limit });
     if (targets.length === 0) return { found: 0, republished: 0 };
     // Publishing inside the transaction: if the broker refuses, the marks roll back and the
@@ -47,6 +48,8 @@ export async function sweepOnce({ db, queue, now, graceMs, limit = 500 }: SweepP
     const republished = await publishTargets({ tx, queue, targets });
     return { found: targets.length, republished };
   });
+  wakeupsRepublished.inc(result.republished);
+  return result;
 }
 
 const SWEEP_BATCH = 500;

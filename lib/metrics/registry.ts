@@ -62,3 +62,15 @@ export const deferrals = new Counter({
   labelNames: ['notice_type', 'cause'] as const,
   registers: [registry],
 });
+
+export const wakeupsRepublished = new Counter({
+  name: 'notice_ledger_wakeups_republished_total',
+  help: 'Wake-ups the sweeper published again for pending, due jobs whose wake-up was lost.',
+  registers: [registry],
+});
+
+export const wakeupsDispatched = new Counter({
+  name: 'notice_ledger_wakeups_dispatched_total',
+  help: 'Wake-ups published by the due-job dispatcher (brokers without durable delays).',
+  registers: [registry],
+});

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/client';
 import { takeDueUndispatched } from '../../db/queries/scheduling';
 import { createLogger, type Logger } from '../log';
+import { wakeupsDispatched } from '../metrics/registry';
 import type { QueueAdapter } from './types';
 
 /**
@@ -10,11 +11,13 @@ import type { QueueAdapter } from './types';
  * publish costs one duplicate wake-up, which the send path absorbs.
  */
 export async function dispatchDueOnce({ db, queue, now, limit = 500 }: { db: Db; queue: QueueAdapter; now: Date; limit?: number }): Promise<number> {
-  return db.transaction(async (tx) => {
+  const dispatched = await db.transaction(async (tx) => {
     const targets = await takeDueUndispatched(tx, { now, limit });
     for (const target of targets) await queue.publish(target.batchId ? { jobId: target.id, batchId: target.batchId } : { jobId: target.id });
     return targets.length;
   });
+  wakeupsDispatched.inc(dispatched);
+  return dispatched;
 }
 
 export type DispatcherHandle = { stop: () => Promise<void> };
