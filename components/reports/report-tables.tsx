@@ -7,10 +7,7 @@ export function ReportTables({ tables }: { tables: Table[] }) {
       {tables.map((table) => (
         <section className="card report-section" key={table.title} data-testid={`report-${table.title.toLowerCase().replace(/\W+/g, '-')}`}>
           <h2>{table.title}</h2>
-          {table.rows.length === 0 ? (
-            <p className="muted">Nothing in this range.</p>
-          ) : (
-            <div className="table-wrap">
+          <div className="table-wrap">
               <table>
                 <thead>
                   <tr>
@@ -33,8 +30,8 @@ export function ReportTables({ tables }: { tables: Table[] }) {
                   ))}
                 </tbody>
               </table>
-            </div>
-          )}
+          </div>
+          {table.rows.length === 0 ? <p className="muted">Nothing in this range.</p> : null}
         </section>
       ))}
     </>

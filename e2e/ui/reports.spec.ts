@@ -1,0 +1,36 @@
+import { expect, snap, test } from '../fixtures/test';
+import { parseCsv } from '../../lib/replay/csv';
+
+test('a manager reads the duplicate-rate report, exports exactly what is on screen, and prints without the chrome', async ({ pageAs, apiAs }, testInfo) => {
+  const page = await pageAs('manager');
+  await page.goto('/');
+  await page.getByTestId('nav-reports').click();
+  await expect(page).toHaveURL(/\/reports/);
+  await page.getByLabel('By').selectOption('day');
+  await page.getByRole('button', { name: 'Show' }).click();
+  await expect(page).toHaveURL(/granularity=day/);
+  const screen = await page.locator('[data-testid^="report-"] table').evaluateAll((tables) =>
+    tables.flatMap((table) => Array.from(table.querySelectorAll('tr')).map((tr) => Array.from(tr.querySelectorAll('th, td')).map((cell) => (cell.textContent ?? '').trim()))),
+  );
+  expect(screen.length).toBeGreaterThan(2);
+  const href = (await page.getByTestId('report-csv').getAttribute('href')) ?? '';
+  const api = await apiAs('manager');
+  const csv = await (await api.get(href)).text();
+  expect(parseCsv(csv).map((record) => record.fields).filter((row) => row.length > 1)).toEqual(screen);
+  await snap(page, testInfo, 'report-manager');
+
+  await page.emulateMedia({ media: 'print' });
+  await expect(page.locator('.shell-header')).toBeHidden();
+  await expect(page.getByTestId('report-csv')).toBeHidden();
+  await expect(page.getByTestId('report-duplicates-suppressed')).toBeVisible();
+  await snap(page, testInfo, 'report-print');
+});
+
+test('the report is for managers: an operator is refused on the page and the API', async ({ pageAs, apiAs }) => {
+  const page = await pageAs('operator');
+  await page.goto('/reports');
+  await expect(page.getByTestId('forbidden')).toBeVisible();
+  await expect(page.getByTestId('nav-reports')).toHaveCount(0);
+  const api = await apiAs('operator');
+  expect((await api.get('/api/console/reports/csv')).status()).toBe(403);
+});
