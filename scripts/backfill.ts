@@ -13,14 +13,30 @@ import { backfillFromCsv, backfillFromJobs, type BackfillReport } from '../lib/l
  */
 const usage = 'usage: tsx scripts/backfill.ts (--csv FILE | --from-jobs [--limit N]) [--dry-run]';
 
-async function main(): Promise<number> {
-  const { values } = parseArgs({
+function parseBackfillArgs() {
+  return parseArgs({
     options: { csv: { type: 'string' }, 'from-jobs': { type: 'boolean' }, limit: { type: 'string' }, 'dry-run': { type: 'boolean' }, help: { type: 'boolean' } },
     strict: true,
-  });
+  }).values;
+}
+
+async function main(): Promise<number> {
+  let values: ReturnType<typeof parseBackfillArgs>;
+  try {
+    values = parseBackfillArgs();
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
+    return 2;
+  }
   if (values.help || (!values.csv && !values['from-jobs']) || (values.csv && values['from-jobs'])) {
     console.error(usage);
     return values.help ? 0 : 2;
+  }
+  // Decided before any connection opens: a bad invocation changes nothing.
+  const limit = values.limit === undefined ? undefined : Number(values.limit);
+  if (limit !== undefined && (!/^\d+$/.test(values.limit ?? '') || !Number.isSafeInteger(limit) || limit < 1 || values.csv)) {
+    console.error(`--limit must be a positive whole number, with --from-jobs only\n${usage}`);
+    return 2;
   }
   const settings = config();
   let url = settings.DATABASE_URL;
@@ -37,11 +53,6 @@ async function main(): Promise<number> {
     if (values.csv) {
       report = await backfillFromCsv({ db, text: await readFile(values.csv, 'utf8'), secret: settings.NOTICE_KEY_SECRET, dryRun });
     } else {
-      const limit = values.limit === undefined ? undefined : Number(values.limit);
-      if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
-        console.error('--limit must be a positive whole number');
-        return 2;
-      }
       report = await backfillFromJobs({ db, dryRun, limit });
     }
   } finally {

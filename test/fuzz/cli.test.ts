@@ -1,0 +1,129 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseReplayArgs } from '@/lib/replay/cli-args';
+import { noticeTypeNames } from '@/lib/ledger/notice-types';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { FUZZ_SEED, fuzzParameters, hostileString, plausibleString } from './arbitraries';
+import { snapshotTables } from './harness';
+
+/**
+ * The CLIs' arguments. The replay parser is pure, so it takes the bulk of the runs; then a
+ * handful of generated bad invocations of each real script (spawned, against a real database)
+ * must exit 2 with a usage message, no stack trace, and every table unchanged.
+ */
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+const tsxLoader = pathToFileURL(path.join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+let t: TestDatabase;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  await t.pool.query(`insert into users (email, name, role) values ('fuzz-operator@example.com', 'Operator', 'operator'), ('fuzz-manager@example.com', 'Manager', 'manager')`);
+});
+
+afterAll(async () => {
+  await t.drop();
+});
+
+const flagNames = ['--from', '--to', '--type', '--source', '--csv', '--request', '--approve', '--reject', '--run', '--cancel', '--status', '--list', '--as', '--reason', '--help', '-h', '--', '-', '--from-jobs', '--limit', '--dry-run', '--unknown', '--as=', '--from=2026-11-29T00:00:00Z'];
+const argument = fc.oneof({ arbitrary: fc.constantFrom(...flagNames), weight: 3 }, { arbitrary: plausibleString, weight: 2 }, { arbitrary: hostileString.filter((text) => text.length < 5_000), weight: 2 });
+const replayArgv = fc.tuple(fc.constantFrom('replay', 'replay', 'replay', 'replays', '', 'REPLAY', '--help'), fc.array(argument, { maxLength: 8 })).map(([command, rest]) => [command, ...rest]);
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+describe('parseReplayArgs with hostile argv', () => {
+  it('never throws; anything it accepts is well-formed', () => {
+    fc.assert(
+      fc.property(replayArgv, (argv) => {
+        const parsed = parseReplayArgs(argv);
+        if (!parsed.ok) {
+          expect(parsed.error.length).toBeGreaterThan(0);
+          return;
+        }
+        const command = parsed.command;
+        if ('id' in command) expect(command.id).toMatch(uuidPattern);
+        if (command.kind === 'dry-run' || command.kind === 'request') {
+          expect(command.filter !== null || command.csvPath !== null).toBe(true);
+          if (command.filter?.noticeType !== undefined) expect(noticeTypeNames).toContain(command.filter.noticeType);
+          for (const time of [command.filter?.dueFrom, command.filter?.dueTo]) if (time !== undefined) expect(Number.isNaN(Date.parse(time))).toBe(false);
+        }
+        if (command.kind === 'request' || command.kind === 'approve' || command.kind === 'reject' || command.kind === 'cancel') {
+          expect(command.as?.length ?? 0).toBeGreaterThan(0);
+          expect(command.reason?.length ?? 0).toBeGreaterThan(0);
+        }
+      }),
+      fuzzParameters(2_000),
+    );
+  });
+});
+
+type Run = { code: number | null; stdout: string; stderr: string };
+
+function runScript(script: string, args: string[]): Promise<Run> {
+  const child = spawn(process.execPath, ['--import', tsxLoader, script, ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: t.url, NOTICE_KEY_SECRET: process.env.NOTICE_KEY_SECRET ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const deadline = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve) => {
+    child.once('exit', (code) => {
+      clearTimeout(deadline);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** argv must survive exec: no NUL, which the kernel cannot pass. */
+const passable = (argv: string[]) => argv.every((arg) => !arg.includes('\u0000'));
+
+const badReplayInvocations = [
+  ['replay'],
+  ['replay', '--approve', "1'; drop table replays; --", '--as', 'fuzz-manager@example.com', '--reason', 'x'],
+  ['replay', '--from', '2026-02-30T00:00:00Z', '--request', '--as', 'fuzz-operator@example.com', '--reason', 'x'],
+  ['replay', '--csv', '../../../../etc/passwd', '--type', 'renewal_notice_t72'],
+  ...fc.sample(replayArgv.filter((argv) => passable(argv) && !argv.includes('--help') && !argv.includes('-h') && !parseReplayArgs(argv).ok), { seed: FUZZ_SEED, numRuns: 1 }),
+];
+
+const limitValue = fc.oneof(fc.constantFrom('0', '-1', '1.5', 'abc', '1e3', '', ' ', 'Infinity', '9'.repeat(400)), hostileString.filter((text) => !/^\s*\d+\s*$/.test(text)));
+const badBackfillInvocations = [
+  ['--csv', 'a.csv', '--from-jobs'],
+  ['--bogus', "'; drop table notice_ledger; --"],
+  ['--csv'],
+  ['--from-jobs', '--limit', '0'],
+  ...fc.sample(limitValue.filter((value) => passable([value])).map((value) => ['--from-jobs', '--limit', value]), { seed: FUZZ_SEED, numRuns: 1 }),
+];
+
+/** Runs the invocations three at a time (they are all refusals, so one snapshot around the batch shows any change). */
+async function expectUsageRefusal(script: string, invocations: string[][], usagePattern: RegExp): Promise<void> {
+  const before = await snapshotTables(t.pool);
+  const runs: Array<{ args: string[]; run: Run }> = [];
+  for (let index = 0; index < invocations.length; index += 3) {
+    const batch = invocations.slice(index, index + 3);
+    runs.push(...(await Promise.all(batch.map(async (args) => ({ args, run: await runScript(script, args) })))));
+  }
+  for (const { args, run } of runs) {
+    const context = `${script} ${JSON.stringify(args).slice(0, 200)}: exit ${run.code}, stderr ${run.stderr.slice(0, 300)}`;
+    expect(run.code, context).toBe(2);
+    expect(run.stderr, context).toMatch(usagePattern);
+    expect(run.stderr, context).not.toMatch(/\n\s+at\s/);
+  }
+  expect(await snapshotTables(t.pool)).toEqual(before);
+}
+
+describe('the real CLIs refuse bad arguments with exit 2, a usage message and no change', () => {
+  it('npm run ledger -- replay …', async () => {
+    await expectUsageRefusal('scripts/ledger-cli.ts', badReplayInvocations, /Usage:/);
+  }, 240_000);
+
+  it('npm run backfill -- …', async () => {
+    await expectUsageRefusal('scripts/backfill.ts', badBackfillInvocations, /usage:/i);
+  }, 240_000);
+});
