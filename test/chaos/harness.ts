@@ -51,6 +51,8 @@ export type ChaosOptions = {
   /** Each settle phase gives up after this long. */
   settleTimeoutMs?: number;
   log?: (line: string) => void;
+  /** Aborting stops the run early; every process and server is still stopped. */
+  signal?: AbortSignal;
 };
 
 export type ChaosReport = {
@@ -75,6 +77,26 @@ const SMTP_TIMEOUT_MS = 6_000;
 const RATE_LIMIT_PER_DOMAIN = 40;
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function checkAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new Error('chaos run aborted');
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts. */
+async function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  checkAborted(signal);
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new Error('chaos run aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
 
 function semaphore(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
   let active = 0;
@@ -226,10 +248,27 @@ async function liveWakeups(db: Db, batchId?: string): Promise<number> {
  * every open claim older than QUARANTINE_AFTER and SMTP_TIMEOUT (no send can still be in
  * flight for it).
  */
-async function waitUntilSettled({ db, sink, expectedJobs, timeoutMs, log, extra }: { db: Db; sink: SmtpSink; expectedJobs: number; timeoutMs: number; log: (line: string) => void; extra?: () => Promise<boolean> }): Promise<string | null> {
+async function waitUntilSettled({
+  db,
+  sink,
+  expectedJobs,
+  timeoutMs,
+  log,
+  extra,
+  signal,
+}: {
+  db: Db;
+  sink: SmtpSink;
+  expectedJobs: number;
+  timeoutMs: number;
+  log: (line: string) => void;
+  extra?: () => Promise<boolean>;
+  signal?: AbortSignal;
+}): Promise<string | null> {
   const deadline = Date.now() + timeoutMs;
   let lastLog = 0;
   for (;;) {
+    checkAborted(signal);
     const progress = await readProgress(db);
     const claimsOld = progress.claimed === 0 || (progress.youngestClaimAgeMs ?? 0) > Math.max(QUARANTINE_AFTER_MS, SMTP_TIMEOUT_MS + 1_000);
     const settled = progress.jobs >= expectedJobs && progress.pending === 0 && claimsOld && sink.stalled().length === 0 && (extra ? await extra() : true);
@@ -343,13 +382,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     workers.startChaos({ prng: prng.fork('kills'), minMs: killMin, maxMs: killMax, crashPointChance: options.crashPointChance ?? 0.3 });
     const startedAt = Date.now();
     const producer = runProducer({ appUrl: app.url, token, planned, startedAt });
-    await producer.done;
+    const progress = setInterval(() => {
+      log(`  … producer: ${producer.stats.posts} requests, ${producer.stats.created} reminders created, ${sink?.messages().length ?? 0} messages at the sink, ${workers?.stats().kills ?? 0} kills`);
+    }, 15_000);
+    try {
+      await unlessAborted(producer.done, options.signal);
+    } finally {
+      clearInterval(progress);
+    }
     failures.push(...producer.problems.slice(0, 20));
     phase('produce');
     log(`producer done: ${producer.stats.posts} requests ${JSON.stringify(producer.stats.statuses)}`);
 
     const scheduled = producer.stats.created;
-    const firstSettle = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log });
+    const firstSettle = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log, signal: options.signal });
     if (firstSettle) failures.push(`first pass ${firstSettle}`);
     phase('process');
     log(`first pass settled: ${sink.messages().length} messages at the sink, ${workers.stats().kills} kills`);
@@ -368,11 +414,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (!running.ok) throw new Error(`replay start refused: ${running.refusal.message}`);
     await replayQueue.start();
     // The runner's pacing is not what is under test; the workers' shared domain buckets still apply.
-    const ran = await runReplay({ db, queue: replayQueue, replayId, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 2_000, batchSize: 500 });
+    const ran = await runReplay({ db, queue: replayQueue, replayId, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 2_000, batchSize: 500, signal: options.signal });
+    checkAborted(options.signal);
     const batchId = requested.value.replay.batchId;
     const replayReport: ChaosReport['replay'] = { batchId, state: ran.state, published: ran.published, dryRun: { total: requested.value.dryRun.counts.total, newKeys: requested.value.dryRun.counts.newKeys } };
     if (ran.state !== 'completed') failures.push(`replay ended ${ran.state}`);
-    const secondSettle = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log, extra: async () => (await liveWakeups(db, batchId)) === 0 });
+    const secondSettle = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log, signal: options.signal, extra: async () => (await liveWakeups(db, batchId)) === 0 });
     if (secondSettle) failures.push(`replay pass ${secondSettle}`);
     phase('replay');
     log(`replay ${batchId} ${ran.state}: ${ran.published} wake-ups published`);
