@@ -1,4 +1,5 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../client';
 import { evidence, recipientSuppressions, reminderJobs, type JobRow } from '../schema';
 import type { RecipientSuppressionReason, SuppressionReason } from '../schema/states';
@@ -11,15 +12,32 @@ export type JobForSend = {
   evidenceState: 'open' | 'resolved' | null;
 };
 
-/** The job with everything the policy step reads, in one round trip. */
-export async function loadJobForSend(db: DbOrTx, { jobId }: { jobId: string }): Promise<JobForSend | null> {
-  const rows = await db
+function loadJobQuery(db: DbOrTx) {
+  return db
     .select({ job: reminderJobs, recipientSuppression: recipientSuppressions.reason, evidenceState: evidence.state })
     .from(reminderJobs)
     .leftJoin(recipientSuppressions, eq(recipientSuppressions.email, sql`lower(${reminderJobs.recipientEmail})`))
     .leftJoin(evidence, eq(evidence.ref, reminderJobs.evidenceRef))
-    .where(eq(reminderJobs.id, jobId))
+    .where(eq(reminderJobs.id, sql.placeholder('jobId')))
     .limit(1);
+}
+
+// Built once per pool: a NAMED prepared statement, parsed and planned once per connection.
+const preparedLoads = new WeakMap<object, ReturnType<ReturnType<typeof loadJobQuery>['prepare']>>();
+
+/** The job with everything the policy step reads, in one round trip. */
+export async function loadJobForSend(db: DbOrTx, { jobId }: { jobId: string }): Promise<JobForSend | null> {
+  let rows;
+  if (db instanceof PgTransaction) {
+    rows = await loadJobQuery(db).execute({ jobId });
+  } else {
+    let prepared = preparedLoads.get(db);
+    if (!prepared) {
+      prepared = loadJobQuery(db).prepare('jobs_load_for_send');
+      preparedLoads.set(db, prepared);
+    }
+    rows = await prepared.execute({ jobId });
+  }
   const row = rows[0];
   if (!row) return null;
   return { job: row.job, recipientSuppression: row.recipientSuppression ?? null, evidenceState: row.evidenceState ?? null };

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Db } from '../../db/client';
 import { recordAttempt, type AttemptRecord } from '../../db/queries/attempts';
-import { deferJob, failJob, loadJobForSend, markJobSent, recordUnknownOutcome, retryJob, suppressJob } from '../../db/queries/jobs';
-import { claimNotice, getLedgerRow, getLedgerState, markClaimSent, releaseClaim } from '../../db/queries/ledger';
+import { deferJob, failJob, loadJobForSend, recordUnknownOutcome, retryJob, suppressJob } from '../../db/queries/jobs';
+import { claimNotice, commitSent, getLedgerRow, getLedgerState, releaseClaim } from '../../db/queries/ledger';
 import type { JobRow } from '../../db/schema';
 import type { Logger } from '../log';
 import { cancellationUrl, mintOneTimeCode } from '../ledger/one-time-code';
@@ -237,12 +237,21 @@ type CommitParams = {
 async function commitOutcome({ deps, job, outcome, ownedToken, attempt, claimCommittedAt }: CommitParams): Promise<HandlerResult> {
   const { db, settings } = deps;
   if (outcome.kind === 'accepted') {
-    let claimToCommitMs = 0;
-    await db.transaction(async (tx) => {
-      const owned = ownedToken ? await markClaimSent(tx, { noticeKey: job.noticeKey, claimToken: ownedToken, providerMessageId: outcome.providerMessageId }) : false;
-      await markJobSent(tx, { jobId: job.id });
-      claimToCommitMs = Math.round(performance.now() - claimCommittedAt);
-      await recordAttempt(tx, attempt('sent', { claimToCommitMs: ownedToken ? claimToCommitMs : null, detail: owned ? null : 'claim_not_owned' }));
+    const claimToCommitMs = Math.round(performance.now() - claimCommittedAt);
+    const record = attempt('sent');
+    // One statement = one transaction: ledger `sent`, job `sent`, attempt row (DESIGN step 7).
+    await commitSent(db, {
+      noticeKey: job.noticeKey,
+      claimToken: ownedToken,
+      providerMessageId: outcome.providerMessageId,
+      jobId: job.id,
+      workerId: record.workerId,
+      startedAt: record.startedAt,
+      queueMessageId: record.queueMessageId ?? null,
+      batchId: record.batchId ?? null,
+      correlationId: record.correlationId ?? null,
+      claimToCommitMs: ownedToken ? claimToCommitMs : null,
+      mode: record.mode,
     });
     if (ownedToken) claimToCommitSeconds.observe({ notice_type: job.noticeType }, claimToCommitMs / 1000);
     sendOutcomes.inc({ notice_type: job.noticeType, outcome: 'accepted' });
