@@ -67,6 +67,17 @@ if (amqpUrl) {
       // publish waits for the recovered connection rather than failing.
       await queue.publish({ jobId: after });
       await vi.waitFor(() => expect(seen).toContain(after), { timeout: 15_000, interval: 50 });
+
+      // A channel error leaves the connection up: the consumer channel is reopened on it.
+      await queue.breakConsumeChannelForTests();
+      const afterChannelError = randomUUID();
+      await vi.waitFor(
+        async () => {
+          await queue.publish({ jobId: afterChannelError });
+          expect(seen).toContain(afterChannelError);
+        },
+        { timeout: 15_000, interval: 500 },
+      );
     });
   });
 } else {

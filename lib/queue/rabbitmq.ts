@@ -24,6 +24,8 @@ export type RabbitQueue = QueueAdapter & {
   readonly queueName: string;
   /** Test hook: closes the live connection as a network failure would; recovery reconnects. */
   dropConnectionForTests(): Promise<void>;
+  /** Test hook: provokes a broker-side error that closes only the consume channel. */
+  breakConsumeChannelForTests(): Promise<void>;
 };
 
 type Live = { model: ChannelModel; publish: ConfirmChannel; consume: Channel | null; consumerTag: string | null; generation: number };
@@ -57,21 +59,54 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
     return reply.consumerTag;
   };
 
+  /**
+   * A channel can die while its connection lives (a broker-side channel error): rebuild it on
+   * the same connection, or deliveries would silently stop. A dead connection is recovery's job.
+   */
+  const openPublishChannel = async (model: ChannelModel, gen: number): Promise<ConfirmChannel> => {
+    const channel = await model.createConfirmChannel();
+    channel.on('error', (error: Error) => log.warn({ err: error.message }, 'publish channel error'));
+    channel.on('close', () => {
+      const current = live;
+      if (stopping || current?.generation !== gen || current.publish !== channel) return;
+      void openPublishChannel(model, gen).then(
+        (replacement) => {
+          if (live?.generation === gen) live.publish = replacement;
+        },
+        (error: unknown) => log.warn({ err: errorMessage(error) }, 'could not reopen publish channel'),
+      );
+    });
+    await assertQueue(channel);
+    return channel;
+  };
+
+  const openConsumeChannel = async (model: ChannelModel, gen: number): Promise<{ channel: Channel; consumerTag: string | null }> => {
+    const channel = await model.createChannel();
+    channel.on('error', (error: Error) => log.warn({ err: error.message }, 'consume channel error'));
+    channel.on('close', () => {
+      const current = live;
+      if (stopping || current?.generation !== gen || current.consume !== channel) return;
+      log.warn({ queue: queueName }, 'consume channel closed; reopening');
+      void openConsumeChannel(model, gen).then(
+        (replacement) => {
+          if (live?.generation !== gen) return;
+          live.consume = replacement.channel;
+          live.consumerTag = replacement.consumerTag;
+        },
+        (error: unknown) => log.warn({ err: errorMessage(error) }, 'could not reopen consume channel'),
+      );
+    });
+    const consumerTag = await startConsuming(channel, gen);
+    return { channel, consumerTag };
+  };
+
   /** Runs on every (re)connection: channels die with their connection, so they are rebuilt here. */
   const setup = async (model: ChannelModel) => {
     generation += 1;
     const gen = generation;
-    const publish = await model.createConfirmChannel();
-    publish.on('error', (error: Error) => log.warn({ err: error.message }, 'publish channel error'));
-    await assertQueue(publish);
-    let consume: Channel | null = null;
-    let consumerTag: string | null = null;
-    if (handler) {
-      consume = await model.createChannel();
-      consume.on('error', (error: Error) => log.warn({ err: error.message }, 'consume channel error'));
-      consumerTag = await startConsuming(consume, gen);
-    }
-    live = { model, publish, consume, consumerTag, generation: gen };
+    const publish = await openPublishChannel(model, gen);
+    const consumer = handler ? await openConsumeChannel(model, gen) : null;
+    live = { model, publish, consume: consumer?.channel ?? null, consumerTag: consumer?.consumerTag ?? null, generation: gen };
     model.on('close', () => {
       if (live?.generation === gen) live = null;
     });
@@ -222,10 +257,9 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
       handler = next;
       concurrency = Math.max(1, consumeOptions.concurrency);
       const current = await waitForLive();
-      const channel = await current.model.createChannel();
-      channel.on('error', (error: Error) => log.warn({ err: error.message }, 'consume channel error'));
-      current.consume = channel;
-      current.consumerTag = await startConsuming(channel, current.generation);
+      const consumer = await openConsumeChannel(current.model, current.generation);
+      current.consume = consumer.channel;
+      current.consumerTag = consumer.consumerTag;
     },
     async stop() {
       if (!recovering) return;
@@ -242,6 +276,13 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
       recovering = null;
       live = null;
       handler = null;
+    },
+    async breakConsumeChannelForTests() {
+      const current = live;
+      if (!current?.consume) return;
+      // Acking a delivery tag the broker never gave out is a channel error (406): the broker
+      // closes this channel and leaves the connection up.
+      current.consume.ack({ fields: { deliveryTag: 999_999 } } as unknown as ConsumeMessage);
     },
     async dropConnectionForTests() {
       const current = live;
