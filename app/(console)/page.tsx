@@ -23,7 +23,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
   await Promise.all([
     client.prefetchQuery({ queryKey: queryKeys.pending(), queryFn: () => loadPendingOverview(db, { now }) }),
     client.prefetchQuery({ queryKey: queryKeys.series(range), queryFn: () => loadSeriesOverview(db, { now, range }) }),
-    client.prefetchQuery({ queryKey: queryKeys.status(range), queryFn: () => loadStatusOverview(db, { now, range, quarantineAfterMs: config().QUARANTINE_AFTER }) }),
+    client.prefetchQuery({ queryKey: queryKeys.status(), queryFn: () => loadStatusOverview(db, { now, quarantineAfterMs: config().QUARANTINE_AFTER }) }),
   ]);
   return (
     <HydrationBoundary state={dehydrate(client)}>

@@ -33,10 +33,10 @@ export function OverviewDashboard({ initialRange }: { initialRange: TimeRange })
         </div>
       </div>
       <Section fallback={<SkeletonLines lines={2} />}>
-        <AlertBanner range={range} />
+        <AlertBanner />
       </Section>
       <Section fallback={<SkeletonLines lines={3} />}>
-        <StatusTiles range={range} />
+        <StatusTiles />
       </Section>
       <Section fallback={<div className="card"><SkeletonLines lines={5} /></div>}>
         <PendingTable />

@@ -14,6 +14,6 @@ export function useSeries(range: TimeRange) {
   return useSuspenseQuery({ queryKey: queryKeys.series(range), queryFn: () => getJson<SeriesOverview>(`/api/console/overview/series?range=${range}`), refetchInterval: LIVE_REFRESH_MS });
 }
 
-export function useStatus(range: TimeRange) {
-  return useSuspenseQuery({ queryKey: queryKeys.status(range), queryFn: () => getJson<StatusOverview>(`/api/console/overview/status?range=${range}`), refetchInterval: LIVE_REFRESH_MS });
+export function useStatus() {
+  return useSuspenseQuery({ queryKey: queryKeys.status(), queryFn: () => getJson<StatusOverview>('/api/console/overview/status'), refetchInterval: LIVE_REFRESH_MS });
 }

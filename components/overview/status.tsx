@@ -1,12 +1,12 @@
 'use client';
 
 import Link from 'next/link';
-import { dueBuckets, type TimeRange } from '@/lib/console/overview-model';
+import { dueBuckets } from '@/lib/console/overview-model';
 import { formatCount, formatDuration, formatUtc } from '@/lib/console/format';
 import { usePending, useStatus } from './queries';
 
-export function AlertBanner({ range }: { range: TimeRange }) {
-  const { data } = useStatus(range);
+export function AlertBanner() {
+  const { data } = useStatus();
   if (data.alerts.length === 0) {
     return (
       <div className="banner ok" data-testid="all-clear">
@@ -29,8 +29,8 @@ export function AlertBanner({ range }: { range: TimeRange }) {
   );
 }
 
-export function StatusTiles({ range }: { range: TimeRange }) {
-  const { data: status } = useStatus(range);
+export function StatusTiles() {
+  const { data: status } = useStatus();
   const { data: pending } = usePending();
   const oldest = pending.oldest[0];
   const generatedAt = new Date(pending.generatedAt).getTime();

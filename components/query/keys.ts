@@ -4,7 +4,7 @@ import type { TimeRange } from '@/lib/console/overview-model';
 export const queryKeys = {
   pending: () => ['overview', 'pending'] as const,
   series: (range: TimeRange) => ['overview', 'series', range] as const,
-  status: (range: TimeRange) => ['overview', 'status', range] as const,
+  status: () => ['overview', 'status'] as const,
   lookup: (q: string) => ['lookup', q] as const,
   quarantine: (query: Record<string, string | number | undefined>) => ['quarantine', query] as const,
   audit: (query: Record<string, string | number | undefined>) => ['audit', query] as const,

@@ -101,7 +101,7 @@ describe('overview figures equal independent SQL', () => {
       const expected = await t.db.execute<{ due: string }>(sql`select to_char(min(due_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as due from reminder_jobs where state = 'pending' and notice_type = ${oldest.noticeType}`);
       expect(oldest.dueAt).toBe(expected.rows[0]?.due);
     }
-    const status = await loadStatusOverview(t.db, { now, range: '24h', quarantineAfterMs: QUARANTINE_AFTER });
+    const status = await loadStatusOverview(t.db, { now, quarantineAfterMs: QUARANTINE_AFTER });
     const near = await scalar(sql`select count(*) as value from reminder_jobs where state = 'pending' and due_at <= ${now.toISOString()}::timestamptz
       and deadline_at < ${new Date(now.getTime() + H).toISOString()}::timestamptz`);
     expect(status.nearDeadline).toBe(near);
@@ -109,7 +109,7 @@ describe('overview figures equal independent SQL', () => {
   });
 
   it('quarantine count', async () => {
-    const status = await loadStatusOverview(t.db, { now, range: '24h', quarantineAfterMs: QUARANTINE_AFTER });
+    const status = await loadStatusOverview(t.db, { now, quarantineAfterMs: QUARANTINE_AFTER });
     const expected = await scalar(sql`select count(*) as value from notice_ledger where state = 'claimed' and claimed_at < now() - interval '15 minutes'`);
     expect(status.quarantined).toBe(expected);
     expect(expected).toBeGreaterThan(0);

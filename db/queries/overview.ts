@@ -75,14 +75,23 @@ export type AttemptSeriesRow = {
   permanent: number;
 };
 
+type RawAttemptBucket = Omit<AttemptSeriesRow, 'at'> & { bucket: unknown };
+
+/**
+ * One row per time bucket. p50 and p99 come from ONE ordered-set aggregate over an array of
+ * fractions, so each bucket is sorted once, not once per percentile; grouping is on the
+ * timestamp, formatted afterwards (grouping on formatted text sorted strings: 2x slower).
+ */
 export async function attemptSeries(
   db: DbOrTx,
   { from, to, bucketMs, claimOutcomes }: { from: Date; to: Date; bucketMs: number; claimOutcomes: readonly string[] },
 ): Promise<AttemptSeriesRow[]> {
-  const result = await db.execute<AttemptSeriesRow>(sql`
-    select to_char(date_bin(make_interval(secs => ${bucketMs / 1000}), started_at, 'epoch'::timestamptz) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.000"Z"') as at,
-      round(percentile_cont(0.5) within group (order by claim_to_commit_ms))::int as p50,
-      round(percentile_cont(0.99) within group (order by claim_to_commit_ms))::int as p99,
+  const result = await db.execute<RawAttemptBucket>(sql`
+    select bucket, round(percentiles[1])::int as p50, round(percentiles[2])::int as p99,
+      claims, duplicates, "wouldSuppress", retryable, permanent
+    from (
+    select date_bin(make_interval(secs => ${bucketMs / 1000}), started_at, 'epoch'::timestamptz) as bucket,
+      percentile_cont(array[0.5, 0.99]) within group (order by claim_to_commit_ms) as percentiles,
       count(*) filter (where outcome = any(${sql.param([...claimOutcomes])}::text[]))::int as claims,
       count(*) filter (where outcome = 'suppressed_duplicate')::int as duplicates,
       count(*) filter (where outcome = 'would_suppress')::int as "wouldSuppress",
@@ -91,20 +100,21 @@ export async function attemptSeries(
     from delivery_attempts
     where started_at >= ${from.toISOString()}::timestamptz and started_at < ${to.toISOString()}::timestamptz
     group by 1
-    order by 1`);
-  return result.rows;
+    ) per_bucket
+    order by bucket`);
+  return result.rows.map(({ bucket, ...figures }) => ({ ...figures, at: toDate(bucket).toISOString() }));
 }
 
 export type ProviderSeriesRow = { at: string; accepted: number; delivered: number };
 
 export async function providerEventSeries(db: DbOrTx, { from, to, bucketMs }: { from: Date; to: Date; bucketMs: number }): Promise<ProviderSeriesRow[]> {
-  const result = await db.execute<ProviderSeriesRow>(sql`
-    select to_char(date_bin(make_interval(secs => ${bucketMs / 1000}), received_at, 'epoch'::timestamptz) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.000"Z"') as at,
+  const result = await db.execute<Omit<ProviderSeriesRow, 'at'> & { bucket: unknown }>(sql`
+    select date_bin(make_interval(secs => ${bucketMs / 1000}), received_at, 'epoch'::timestamptz) as bucket,
       count(*) filter (where event_type = 'accepted')::int as accepted,
       count(*) filter (where event_type = 'delivered')::int as delivered
     from provider_events
     where received_at >= ${from.toISOString()}::timestamptz and received_at < ${to.toISOString()}::timestamptz
     group by 1
     order by 1`);
-  return result.rows;
+  return result.rows.map(({ bucket, ...counts }) => ({ ...counts, at: toDate(bucket).toISOString() }));
 }

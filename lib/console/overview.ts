@@ -46,14 +46,14 @@ export async function loadSeriesOverview(db: DbOrTx, { now, range }: { now: Date
 
 export type StatusOverview = { generatedAt: string; quarantined: number; quarantineAfterMs: number; nearDeadline: number; alerts: Alert[] };
 
-export async function loadStatusOverview(
-  db: DbOrTx,
-  { now, range, quarantineAfterMs }: { now: Date; range: TimeRange; quarantineAfterMs: number },
-): Promise<StatusOverview> {
+/** The trend behind "p99 is rising" always reads the last 6 hours, whatever range the charts show. */
+export const P99_TREND_RANGE: TimeRange = '6h';
+
+export async function loadStatusOverview(db: DbOrTx, { now, quarantineAfterMs }: { now: Date; quarantineAfterMs: number }): Promise<StatusOverview> {
   const [quarantined, pending, series] = await Promise.all([
     countQuarantined(db, { quarantineAfterMs }),
     findOldestPending(db, { now, noticeTypes: noticeTypeNames, nearMs: NEAR_DEADLINE_MS }),
-    loadSeriesOverview(db, { now, range }),
+    loadSeriesOverview(db, { now, range: P99_TREND_RANGE }),
   ]);
   const nearDeadline = pending.reduce((sum, row) => sum + row.nearDeadline, 0);
   return {

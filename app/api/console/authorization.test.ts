@@ -31,7 +31,7 @@ type Endpoint = {
 const endpoints: Endpoint[] = [
   { path: '/api/console/overview/pending', method: 'GET', permission: 'overview.read', load: () => import('./overview/pending/route') },
   { path: '/api/console/overview/series', method: 'GET', permission: 'overview.read', load: () => import('./overview/series/route'), query: () => '?range=24h' },
-  { path: '/api/console/overview/status', method: 'GET', permission: 'overview.read', load: () => import('./overview/status/route'), query: () => '?range=1h' },
+  { path: '/api/console/overview/status', method: 'GET', permission: 'overview.read', load: () => import('./overview/status/route') },
   { path: '/api/console/lookup', method: 'GET', permission: 'lookup.read', load: () => import('./lookup/route'), query: () => '?q=twice%40example.com' },
   { path: '/api/console/quarantine', method: 'GET', permission: 'quarantine.read', load: () => import('./quarantine/route') },
   { path: '/api/console/quarantine/count', method: 'POST', permission: 'quarantine.resolve', load: () => import('./quarantine/count/route'), body: () => ({ selection: { filter: {} } }) },

@@ -1,12 +1,7 @@
-import { guarded, jsonOk, parseQuery } from '@/lib/auth/guard';
+import { guarded, jsonOk } from '@/lib/auth/guard';
 import { config } from '@/lib/config';
 import { loadStatusOverview } from '@/lib/console/overview';
-import { rangeQuery } from '@/lib/console/requests';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = guarded('overview.read', async ({ db, request }) => {
-  const query = parseQuery(request, rangeQuery);
-  if (!query.ok) return query.response;
-  return jsonOk(await loadStatusOverview(db, { now: new Date(), range: query.data.range, quarantineAfterMs: config().QUARANTINE_AFTER }));
-});
+export const GET = guarded('overview.read', async ({ db }) => jsonOk(await loadStatusOverview(db, { now: new Date(), quarantineAfterMs: config().QUARANTINE_AFTER })));
