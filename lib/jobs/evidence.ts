@@ -3,7 +3,7 @@ import type { Db } from '../../db/client';
 import { insertAuditEntries } from '../../db/queries/audit';
 import { findEvidence, insertEvidenceUnlessExists, insertResolvedEvidence, markEvidenceResolved, type EvidenceRow } from '../../db/queries/evidence';
 import { suppressPendingJobsForEvidence } from '../../db/queries/scheduling';
-import { compactPayload, refId } from './schedule';
+import { compactPayload, refId, storableText } from './schedule';
 
 /**
  * Evidence is the business fact a reminder is about (a reconciliation exception). Resolving
@@ -15,14 +15,14 @@ export const evidenceRef = refId;
 
 export const openEvidenceRequest = z.strictObject({
   kind: z.string().regex(/^[a-z0-9][a-z0-9_.:-]{0,63}$/i, 'must be a short name such as reconciliation_exception'),
-  summary: z.string().trim().min(1).max(500).optional(),
+  summary: storableText().trim().min(1).max(500).optional(),
   details: compactPayload.default({}),
 });
 export type OpenEvidenceRequest = z.infer<typeof openEvidenceRequest>;
 
 export const resolveEvidenceRequest = z.strictObject({
   kind: openEvidenceRequest.shape.kind.optional(),
-  reason: z.string().trim().min(1).max(500).optional(),
+  reason: storableText().trim().min(1).max(500).optional(),
 });
 export type ResolveEvidenceRequest = z.infer<typeof resolveEvidenceRequest>;
 

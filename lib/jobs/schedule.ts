@@ -48,6 +48,23 @@ function payloadKeys(value: unknown, into: string[] = []): string[] {
   return into;
 }
 
+// PostgreSQL refuses NUL in text and jsonb, and an unpaired UTF-16 surrogate in jsonb: refused
+// here as a 400 naming the field rather than failing the insert as a 500.
+const unstorable = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const storableText = () => z.string().regex(/^[^\0]*$/, 'must not contain NUL characters');
+
+function payloadStrings(value: unknown, into: string[] = []): string[] {
+  if (typeof value === 'string') into.push(value);
+  else if (Array.isArray(value)) for (const item of value) payloadStrings(item, into);
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      into.push(key);
+      payloadStrings(inner, into);
+    }
+  }
+  return into;
+}
+
 export const compactPayload = z
   .record(z.string(), z.unknown())
   .superRefine((payload, ctx) => {
@@ -55,6 +72,7 @@ export const compactPayload = z
     if (bytes > PAYLOAD_MAX_BYTES) ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes; template data must stay under ${PAYLOAD_MAX_BYTES} (store the rest and send a reference)` });
     const bad = payloadKeys(payload).filter((key) => forbiddenPayloadKey.test(key));
     if (bad.length > 0) ctx.addIssue({ code: 'custom', message: `may not carry message bodies, codes or card data (field ${bad[0]})` });
+    if (payloadStrings(payload).some((text) => unstorable.test(text))) ctx.addIssue({ code: 'custom', message: 'may not contain NUL or unpaired surrogate characters' });
   });
 
 export const scheduleRequest = z
@@ -209,7 +227,7 @@ export async function scheduleNotice({ db, publisher, request, actor, now, secre
   });
 }
 
-export const cancelRequest = z.strictObject({ reason: z.string().trim().min(1).max(500).optional() });
+export const cancelRequest = z.strictObject({ reason: storableText().trim().min(1).max(500).optional() });
 
 export type CancelResult = { kind: 'cancelled'; job: JobRow } | { kind: 'not_found' } | { kind: 'conflict'; job: JobRow; message: string };
 

@@ -46,7 +46,11 @@ export async function snapshotTables(pool: pg.Pool): Promise<Record<string, stri
     ({ name }) => `select '${name}' as name, count(*)::text || ':' || coalesce(md5(string_agg(t::text, ',' order by t::text)), '-') as sum from public."${name}" t`,
   );
   const result = await pool.query<{ name: string; sum: string }>(parts.join(' union all '));
-  return Object.fromEntries(result.rows.map((row) => [row.name, row.sum]));
+  const snapshot = Object.fromEntries(result.rows.map((row) => [row.name, row.sum]));
+  // Wake-ups published in the same transaction as a job (pg-boss lives in this database).
+  const boss = await pool.query<{ n: string | null }>(`select case when to_regclass('pgboss.job') is null then null else (select count(*)::text from pgboss.job) end as n`);
+  snapshot['pgboss.job'] = boss.rows[0]?.n ?? '-';
+  return snapshot;
 }
 
 const stackTracePattern = /\n\s+at\s|\bat\s+(?:async\s+)?[\w$.<>[\]]+\s+\((?:file:\/\/|\/|node:)|node_modules\/|\.ts:\d+:\d+/;

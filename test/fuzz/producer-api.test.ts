@@ -1,0 +1,150 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiToken } from '@/lib/auth/api-tokens';
+import { closeWakeupPublisher } from '@/lib/queue';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { fuzzParameters, hostileBodyText, hostileHeaderValue, hostileString, mutatedObject, plausibleString, poisoned } from './arbitraries';
+import { callHandler, expectSafe, FUZZ_SECRETS, patchEnv, snapshotTables, storedOneTimeCodes, type Outcome } from './harness';
+
+/**
+ * The producer API (/api/v1) with a valid bearer token and hostile bodies and path params,
+ * and with hostile Authorization headers. No 5xx, no leak (the token itself included), and a
+ * refused request leaves every table — api_tokens.last_used_at and pg-boss's queue too — as it was.
+ */
+
+const RUNS = 80;
+const HOUR = 3_600_000;
+type Route = (request: Request, context?: { params: Promise<Record<string, string>> }) => Promise<Response>;
+let t: TestDatabase;
+let restoreEnv: () => void;
+let token = '';
+let secrets: string[] = [];
+let jobId = '';
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  restoreEnv = patchEnv({ DATABASE_URL: t.url, WEBHOOK_SECRET: FUZZ_SECRETS.WEBHOOK_SECRET });
+  token = (await createApiToken(t.db, { name: 'fuzz producer', createdBy: null, actor: 'fuzz' })).token;
+  const { POST } = await import('@/app/api/v1/reminders/route');
+  const created = await POST(new Request('http://api.test/api/v1/reminders', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify(validReminder()) }));
+  expect(created.status).toBe(201);
+  jobId = String(((await created.json()) as { id: string }).id);
+  secrets = [token, process.env.NOTICE_KEY_SECRET ?? '', ...Object.values(FUZZ_SECRETS), ...(await storedOneTimeCodes(t.pool))];
+});
+
+afterAll(async () => {
+  await closeWakeupPublisher();
+  const { getDb } = await import('@/db/client');
+  await getDb().$client.end();
+  await t.drop();
+  restoreEnv();
+});
+
+function validReminder(): Record<string, unknown> {
+  const now = Date.now();
+  return {
+    type: 'payment_recovery',
+    identity: { account_id: 'acct_42', reconciliation_id: 'rec_2026_03_01', exception_id: 'exc_fuzz' },
+    revision: 0,
+    recipient: { email: 'billing@example.com', timeZone: 'Europe/Berlin' },
+    dueAt: new Date(now + 2 * HOUR).toISOString(),
+    deadlineAt: new Date(now + 26 * HOUR).toISOString(),
+    payload: { plan: 'Team', amount: '49.00 EUR' },
+    evidenceRef: 'recon:2026-03-01:exc',
+    customerId: 'cus_42',
+    source: 'nightly-reconciliation',
+  };
+}
+
+type Endpoint = {
+  name: string;
+  load: () => Promise<Route>;
+  method: 'POST' | 'PUT';
+  template: () => Record<string, unknown>;
+  param?: 'id' | 'ref';
+  regressions?: () => string[];
+  /** Gives an unpoisoned body a new notice key, so it reaches the insert instead of matching the seeded job. */
+  freshen?: (body: unknown) => unknown;
+};
+let freshCounter = 0;
+function freshIdentity(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const identity = (body as Record<string, unknown>).identity;
+  if (typeof identity !== 'object' || identity === null || (identity as Record<string, unknown>).exception_id !== 'exc_fuzz') return body;
+  freshCounter += 1;
+  return { ...body, identity: { ...identity, exception_id: `exc_fuzz_${freshCounter}` } };
+}
+const withReminder = (patch: Record<string, unknown>) => JSON.stringify(freshIdentity({ ...validReminder(), ...patch }));
+
+const endpoints: Endpoint[] = [
+  { name: 'POST /api/v1/reminders', method: 'POST', load: async () => (await import('@/app/api/v1/reminders/route')).POST, template: validReminder,
+    regressions: () => [
+      withReminder({ identity: { account_id: 'acct\u0000', reconciliation_id: 'r', exception_id: 'e' } }),
+      withReminder({ identity: { account_id: 'acct\uD800', reconciliation_id: 'r', exception_id: 'e' } }),
+      withReminder({ payload: { plan: 'Team\u0000' } }),
+      withReminder({ payload: { plan: 'Team\uDC00' } }),
+      withReminder({ payload: { 'pl\u0000an': 'Team' } }),
+    ],
+  },
+  { name: 'POST /api/v1/reminders/[id]/cancel', method: 'POST', load: async () => (await import('@/app/api/v1/reminders/[id]/cancel/route')).POST, template: () => ({ reason: 'customer paid by wire' }), param: 'id', regressions: () => [JSON.stringify({ reason: 'paid\u0000' })] },
+  { name: 'PUT /api/v1/evidence/[ref]', method: 'PUT', load: async () => (await import('@/app/api/v1/evidence/[ref]/route')).PUT, template: () => ({ kind: 'reconciliation_exception', summary: 'open exception', details: { amount: '49.00' } }), param: 'ref', regressions: () => [JSON.stringify({ kind: 'reconciliation_exception', summary: 'a\u0000b' }), JSON.stringify({ kind: 'reconciliation_exception', details: { a: '\uD800' } })] },
+  { name: 'POST /api/v1/evidence/[ref]/resolve', method: 'POST', load: async () => (await import('@/app/api/v1/evidence/[ref]/resolve/route')).POST, template: () => ({ kind: 'reconciliation_exception', reason: 'paid' }), param: 'ref', regressions: () => [JSON.stringify({ kind: 'reconciliation_exception', reason: 'paid\u0000' })] },
+];
+
+async function call(route: Route, { method, body, authorization, params }: { method: string; body: string; authorization: string | null; params: Record<string, string> }): Promise<Outcome> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (authorization !== null) headers.authorization = authorization;
+  return callHandler((request) => route(request, { params: Promise.resolve(params) }), new Request('http://api.test/api/v1/x', { method, headers, body }));
+}
+
+describe('producer API under hostile input', () => {
+  for (const endpoint of endpoints) {
+    it(`${endpoint.name}: valid token, hostile body and params → never a 5xx; a refusal writes nothing`, async () => {
+      const route = await endpoint.load();
+      const params = endpoint.param
+        ? fc.oneof(fc.constant(endpoint.param === 'id' ? jobId : 'recon:2026-03-01:exc'), plausibleString, poisoned(fc.constant(endpoint.param === 'id' ? jobId : 'recon:2026-03-01:exc')), hostileString).map((value): Record<string, string> => ({ [endpoint.param ?? 'id']: value }))
+        : fc.constant<Record<string, string>>({});
+      const freshen = endpoint.freshen ?? ((value: unknown) => value);
+      const bodies = fc.oneof({ arbitrary: mutatedObject(endpoint.template()).map((value) => JSON.stringify(freshen(value)) ?? ''), weight: 4 }, { arbitrary: hostileBodyText, weight: 1 });
+      await fc.assert(
+        fc.asyncProperty(bodies, params, async (body, routeParams) => {
+          const before = await snapshotTables(t.pool);
+          const outcome = await call(route, { method: endpoint.method, body, authorization: `Bearer ${token}`, params: routeParams });
+          const context = `${endpoint.name} ${JSON.stringify(routeParams).slice(0, 80)} ${body.slice(0, 300)} → ${outcome.status} ${outcome.text.slice(0, 200)}`;
+          expectSafe(outcome, { secrets, context });
+          if (outcome.status >= 400) expect(await snapshotTables(t.pool), context).toEqual(before);
+        }),
+        { ...fuzzParameters(RUNS), examples: (endpoint.regressions?.() ?? []).map((body): [string, Record<string, string>] => [body, { id: jobId, ref: 'recon:2026-03-01:exc' }]) },
+      );
+    });
+  }
+
+  it('hostile Authorization headers → 401 and nothing written, on every endpoint', async () => {
+    const routes = await Promise.all(endpoints.map(async (endpoint) => ({ endpoint, route: await endpoint.load() })));
+    const authorization = fc.oneof(
+      hostileHeaderValue,
+      fc.constantFrom(`Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, `Basic ${token}`, `Bearer  ${token} extra`, `Bearer nlk_00000000_${'A'.repeat(43)}`, token),
+      poisoned(fc.constant(`Bearer ${token}`)).filter((value) => value !== `Bearer ${token}` && isHeaderSafe(value)),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routes), fc.option(authorization, { freq: 8 }), async ({ endpoint, route }, header) => {
+        const before = await snapshotTables(t.pool);
+        const outcome = await call(route, { method: endpoint.method, body: JSON.stringify(endpoint.template()), authorization: header, params: { id: jobId, ref: 'recon:2026-03-01:exc' } });
+        const context = `${endpoint.name} authorization ${JSON.stringify(header).slice(0, 120)}`;
+        expectSafe(outcome, { secrets, context });
+        expect(outcome.status, context).toBe(401);
+        expect(await snapshotTables(t.pool), context).toEqual(before);
+      }),
+      fuzzParameters(RUNS),
+    );
+  });
+});
+
+function isHeaderSafe(value: string): boolean {
+  try {
+    new Headers({ authorization: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
