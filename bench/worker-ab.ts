@@ -18,15 +18,18 @@ import { printTable, startBenchDatabase } from './support';
  *
  *   tsx bench/worker-ab.ts base=/tmp/trees/base new=.:noop new-info=.:sink:LOG_LEVEL=info
  *
- * A variant is `label=dir[:peer][:KEY=value...]`, peer `sink` (lib/mail/sink.ts, default) or `noop`.
+ * A variant is `label=dir[:peer][:KEY=value...]`, peer `sink` (lib/mail/sink.ts, default) or `noop`;
+ * the key NODE_ARGS passes flags to node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 process.env.NOTICE_KEY_SECRET ??= 'bench-secret-0123456789abcdef0123456789abcdef';
 
 type Variant = { label: string; root: string; peer: 'sink' | 'noop'; env: Record<string, string> };
-type Sample = { perSecond: number; duplicates: number; peakRssMb: number };
+type Sample = { perSecond: number; duplicates: number; peakRssMb: number; phases: Record<string, number> };
 
 function parseVariant(arg: string): Variant {
-  const [label, rest] = arg.split('=', 2) as [string, string | undefined];
+  const at = arg.indexOf('=');
+  const label = arg.slice(0, at);
+  const rest = at > 0 ? arg.slice(at + 1) : '';
   if (!rest) throw new Error(`variant ${arg}: expected label=dir[:peer][:KEY=value...]`);
   const [dir = '.', ...parts] = rest.split(':');
   let peer: Variant['peer'] = 'sink';
@@ -43,9 +46,11 @@ function parseVariant(arg: string): Variant {
 
 function spawnFrom(root: string, env: Record<string, string>) {
   const loader = pathToFileURL(path.join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-  const child = spawn(process.execPath, ['--import', loader, 'worker/main.ts'], {
+  // NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to node itself, not the worker env.
+  const { NODE_ARGS: nodeArgs = '', ...workerEnv } = env;
+  const child = spawn(process.execPath, [...nodeArgs.split(' ').filter(Boolean), '--import', loader, 'worker/main.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', NOTICE_KEY_SECRET: process.env.NOTICE_KEY_SECRET ?? '', WORKER_METRICS_PORT: '0', SWEEP_EVERY: '1h', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', NOTICE_KEY_SECRET: process.env.NOTICE_KEY_SECRET ?? '', WORKER_METRICS_PORT: '0', SWEEP_EVERY: '1h', ...workerEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -87,6 +92,29 @@ async function insertDueJobs(pool: pg.Pool, tag: string, count: number): Promise
   return result.rows.map((row) => row.id);
 }
 
+/**
+ * Where a notice's time goes, from timestamps the run already writes (medians, ms):
+ * fetch→start (pg-boss started_on → handler start), start→claim (load + token + claim),
+ * claim→commit (send + result commit, measured by the worker), commit→ack (→ completed_on).
+ */
+async function phaseMedians(pool: pg.Pool, tag: string): Promise<Record<string, number>> {
+  const result = await pool.query<Record<string, number>>(
+    `select
+       percentile_cont(0.5) within group (order by extract(epoch from a.started_at - q.started_on) * 1000)::int as "fetch→start",
+       percentile_cont(0.5) within group (order by extract(epoch from l.claimed_at - a.started_at) * 1000)::int as "start→claim",
+       percentile_cont(0.5) within group (order by a.claim_to_commit_ms)::int as "claim→commit",
+       percentile_cont(0.5) within group (order by extract(epoch from q.completed_on - a.finished_at) * 1000)::int as "commit→ack",
+       percentile_cont(0.5) within group (order by extract(epoch from q.completed_on - q.started_on) * 1000)::int as "fetch→ack"
+     from reminder_jobs j
+     join delivery_attempts a on a.job_id = j.id and a.outcome = 'sent'
+     join notice_ledger l on l.notice_key = j.notice_key
+     join pgboss.job q on q.name = $2 and q.data->>'jobId' = j.id::text and q.state = 'completed'
+     where j.subject_id like $1 || '%'`,
+    [tag, DEFAULT_QUEUE_NAME],
+  );
+  return result.rows[0] ?? {};
+}
+
 export async function runVariant(url: string, variant: Variant, { processes, concurrency, notices }: { processes: number; concurrency: number; notices: number }): Promise<Sample> {
   const pool = createPool(url, { max: 2 });
   const peer = variant.peer === 'noop' ? await startNoopPeer() : null;
@@ -119,7 +147,7 @@ export async function runVariant(url: string, variant: Variant, { processes, con
       for (const m of sink.messages()) per.set(m.correlation ?? '', (per.get(m.correlation ?? '') ?? 0) + 1);
       duplicates = [...per.values()].reduce((s, n) => s + Math.max(0, n - 1), 0);
     }
-    return { perSecond: notices / seconds, duplicates, peakRssMb: peak };
+    return { perSecond: notices / seconds, duplicates, peakRssMb: peak, phases: await phaseMedians(pool, tag) };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
     await publisher.stop();
@@ -146,7 +174,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       for (const variant of variants) {
         const sample = await runVariant(database.url, variant, shape);
         samples.get(variant.label)?.push(sample);
-        console.log(`round ${String(round + 1)} ${variant.label}: ${Math.round(sample.perSecond).toString()} notices/s, ${String(sample.duplicates)} duplicates, ${Math.round(sample.peakRssMb).toString()} MB`);
+        const phases = Object.entries(sample.phases).map(([k, v]) => `${k} ${String(v)}`).join(', ');
+        console.log(`round ${String(round + 1)} ${variant.label}: ${Math.round(sample.perSecond).toString()} notices/s, ${String(sample.duplicates)} duplicates, ${Math.round(sample.peakRssMb).toString()} MB; median ms: ${phases}`);
       }
     }
   } finally {

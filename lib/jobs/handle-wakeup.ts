@@ -168,7 +168,7 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       claimsMinted.inc({ notice_type: job.noticeType, mode: settings.mode });
       ownedToken = claimToken;
       oneTimeCode = claim.oneTimeCode;
-      log.info({ reclaimed: claim.reclaimed }, 'claimed');
+      log.debug({ reclaimed: claim.reclaimed }, 'claimed');
     } else {
       const held = await getLedgerRow(db, { noticeKey: job.noticeKey });
       const reason = `ledger_${held?.state ?? 'missing'}`;

@@ -118,6 +118,37 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
     return boss.send(queueName, data, db ? { ...opts, db } : opts);
   };
 
+  // Acks go out together: while one complete() is in flight, the wake-ups finishing meanwhile
+  // wait for the next one, so under load one statement acks many and idle adds no delay.
+  // Each is still acked only after its handler returned, i.e. after its result commit.
+  type PendingAck = { id: string; expired: () => boolean; settle: (error?: unknown) => void };
+  let pendingAcks: PendingAck[] = [];
+  let acking = false;
+  const flushAcks = async (): Promise<void> => {
+    if (acking) return;
+    acking = true;
+    try {
+      while (pendingAcks.length > 0) {
+        const batch = pendingAcks;
+        pendingAcks = [];
+        const live = batch.filter((entry) => !entry.expired()).map((entry) => entry.id);
+        try {
+          if (live.length > 0) await boss.complete(queueName, live);
+          for (const entry of batch) entry.settle();
+        } catch (error) {
+          for (const entry of batch) entry.settle(error ?? new Error('complete failed'));
+        }
+      }
+    } finally {
+      acking = false;
+    }
+  };
+  const ack = (id: string, expired: () => boolean): Promise<void> =>
+    new Promise((resolve, reject) => {
+      pendingAcks.push({ id, expired, settle: (error) => (error === undefined ? resolve() : reject(error instanceof Error ? error : new Error(String(error)))) });
+      void flushAcks();
+    });
+
   const handleOne = async (job: PgBoss.JobWithMetadata<unknown>, handler: WakeupHandler): Promise<void> => {
     const parsed = wakeupSchema.safeParse(job.data);
     if (!parsed.success) {
@@ -148,7 +179,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
         // cut that delivery short, and a handler that gave up on the abort has not done the
         // work. Leave it to expire: at worst one more harmless delivery.
         if (expired) return;
-        await boss.complete(queueName, job.id);
+        await ack(job.id, () => expired);
       } catch (error) {
         log.warn({ queueMessageId: job.id, jobId: parsed.data.jobId, err: error instanceof Error ? error.message : String(error) }, 'wake-up handler failed; will be retried');
         if (expired) return;
