@@ -11,16 +11,20 @@ import { toDate } from './console-dates';
 
 export type PendingBucketRow = { noticeType: string; bucket: string; count: number };
 
+/**
+ * The bucket edges are computed here and passed as constants: `now + interval` is only
+ * stable in PostgreSQL, so written in SQL it is evaluated again for every pending row.
+ */
 export async function countPendingByDueBucket(db: DbOrTx, { now }: { now: Date }): Promise<PendingBucketRow[]> {
-  const at = sql`${now.toISOString()}::timestamptz`;
+  const edge = (hours: number) => sql`${new Date(now.getTime() + hours * 3_600_000).toISOString()}::timestamptz`;
   const result = await db.execute<PendingBucketRow>(sql`
     select notice_type as "noticeType",
       case
-        when due_at < ${at} then 'overdue'
-        when due_at < ${at} + interval '1 hour' then 'lt_1h'
-        when due_at < ${at} + interval '6 hours' then 'h1_6'
-        when due_at < ${at} + interval '24 hours' then 'h6_24'
-        when due_at < ${at} + interval '3 days' then 'd1_3'
+        when due_at < ${edge(0)} then 'overdue'
+        when due_at < ${edge(1)} then 'lt_1h'
+        when due_at < ${edge(6)} then 'h1_6'
+        when due_at < ${edge(24)} then 'h6_24'
+        when due_at < ${edge(72)} then 'd1_3'
         else 'gt_3d'
       end as bucket,
       count(*)::int as count
@@ -58,7 +62,7 @@ export async function findOldestPending(
     cross join lateral (
       select count(*)::int as count from reminder_jobs
       where state = 'pending' and notice_type = t.type and due_at <= ${at}
-        and deadline_at < ${at} + make_interval(secs => ${nearMs / 1000})
+        and deadline_at < ${new Date(now.getTime() + nearMs).toISOString()}::timestamptz
     ) n
     order by o.due_at`);
   return result.rows.map((row) => ({ ...row, dueAt: toDate(row.dueAt), deadlineAt: toDate(row.deadlineAt) }));

@@ -12,6 +12,10 @@ test('sign-in page refuses a wrong password and lets the right one in', async ({
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page).toHaveURL(/\/quarantine$/);
   await expect(page.getByTestId('who-role')).toHaveText('Manager');
+  await page.getByTestId('sign-out').click();
+  await expect(page).toHaveURL(/\/signin/);
+  await page.goto('/audit');
+  await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Faudit/);
 });
 
 test('admin sees users and creates one; every page fits a phone', async ({ pageAs, seed }, testInfo) => {
