@@ -77,13 +77,25 @@ test('operator replays an already-delivered window: 0 new, four-eyes, every wake
     await expect(other.getByTestId(`approve-${replay.id}`)).toHaveCount(0);
     const byOther = await other.request.post('/api/console/replays/decide', { data: { id: replay.id, decision: 'approve', reason: 'looks fine to me' } });
     expect(byOther.status()).toBe(403);
-    expect(await byOther.json()).toMatchObject({ ok: false, error: { message: expect.stringMatching(/Only a manager/) } });
+    expect(await byOther.json()).toMatchObject({ ok: false, error: { code: 'forbidden', message: expect.stringMatching(/may not replay\.approve/) } });
     await context.close();
+    // The requesting operator is refused too: by role at the guard, before the four-eyes rule is reached.
     const requesterApi = await apiAs('operator');
     const own = await requesterApi.post('/api/console/replays/decide', { data: { id: replay.id, decision: 'approve', reason: 'my own' } });
     expect(own.status()).toBe(403);
-    expect(await own.json()).toMatchObject({ ok: false, error: { message: expect.stringMatching(/Four-eyes/) } });
     expect((await sql<{ state: string; decided_by: string | null }>('select state, decided_by from replays where id = $1', [replay.id]))[0]).toEqual({ state: 'requested', decided_by: null });
+
+    // Four-eyes proper: a manager who requests a replay cannot approve it; a different manager (admin) decides.
+    const managerApi = await apiAs('manager');
+    const managerRequest = await managerApi.post('/api/console/replays', { data: { filter: { source }, reason: 'manager asks for the same window' } });
+    expect(managerRequest.status()).toBe(201);
+    const managerReplayId = ((await managerRequest.json()) as { data: { id: string } }).data.id;
+    const ownByManager = await managerApi.post('/api/console/replays/decide', { data: { id: managerReplayId, decision: 'approve', reason: 'mine' } });
+    expect(ownByManager.status()).toBe(403);
+    expect(await ownByManager.json()).toMatchObject({ ok: false, error: { message: expect.stringMatching(/Four-eyes rule: you requested this replay/) } });
+    expect((await sql<{ state: string }>('select state from replays where id = $1', [managerReplayId]))[0]?.state).toBe('requested');
+    const adminApi = await apiAs('admin');
+    expect((await adminApi.post('/api/console/replays/decide', { data: { id: managerReplayId, decision: 'reject', reason: 'duplicate of the operator request' } })).status()).toBe(200);
 
     // A manager approves.
     await manager.goto('/replays');
