@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiToken } from '@/lib/auth/api-tokens';
 import { insertClaimedNotice, keyWithCorrelation } from '@/lib/events/testing';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { fuzzParameters, hostileBodyText, hostileQuery, mutatedObject } from './arbitraries';
@@ -34,9 +35,10 @@ beforeAll(async () => {
   await t.pool.query(
     `insert into audit_log (actor, action, target_type, target_id, reason) select 'fuzz-admin@example.com', 'quarantine.release', 'notice', notice_key, 'seed' from notice_ledger`,
   );
-  ids = { victimUserId, victimNoticeKey: keys[0] ?? '' };
+  const victimToken = await createApiToken(t.db, { name: 'fuzz victim', createdBy: null, actor: 'fuzz' });
+  ids = { victimUserId, victimNoticeKey: keys[0] ?? '', victimTokenId: victimToken.summary.id };
   cookie = await sessionCookie({ userId: byRole.admin.id });
-  secrets = [process.env.NOTICE_KEY_SECRET ?? '', ...Object.values(FUZZ_SECRETS), ...(await storedOneTimeCodes(t.pool))];
+  secrets = [victimToken.token, process.env.NOTICE_KEY_SECRET ?? '', ...Object.values(FUZZ_SECRETS), ...(await storedOneTimeCodes(t.pool))];
 });
 
 afterAll(async () => {

@@ -48,8 +48,11 @@ export async function snapshotTables(pool: pg.Pool): Promise<Record<string, stri
   const result = await pool.query<{ name: string; sum: string }>(parts.join(' union all '));
   const snapshot = Object.fromEntries(result.rows.map((row) => [row.name, row.sum]));
   // Wake-ups published in the same transaction as a job (pg-boss lives in this database).
-  const boss = await pool.query<{ n: string | null }>(`select case when to_regclass('pgboss.job') is null then null else (select count(*)::text from pgboss.job) end as n`);
-  snapshot['pgboss.job'] = boss.rows[0]?.n ?? '-';
+  const exists = await pool.query<{ present: boolean }>(`select to_regclass('pgboss.job') is not null as present`);
+  if (exists.rows[0]?.present) {
+    const boss = await pool.query<{ n: string }>(`select count(*)::text as n from pgboss.job`);
+    snapshot['pgboss.job'] = boss.rows[0]?.n ?? '-';
+  }
   return snapshot;
 }
 
