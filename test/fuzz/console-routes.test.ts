@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken } from '@/lib/auth/api-tokens';
 import { insertClaimedNotice, keyWithCorrelation } from '@/lib/events/testing';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
-import { fuzzParameters, hostileBodyText, hostileQuery, mutatedObject } from './arbitraries';
+import { fuzzParameters, hostileBodyText, hostileHeaderValue, hostileQuery, mutatedObject, poisoned } from './arbitraries';
 import { consoleHandlers, type ValidIds } from './console-handlers';
 import { callHandler, expectSafe, FUZZ_SECRETS, patchEnv, seedConsoleUsers, sessionCookie, snapshotTables, storedOneTimeCodes } from './harness';
 
@@ -24,7 +24,7 @@ let secrets: string[];
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  restoreEnv = patchEnv({ DATABASE_URL: t.url, NEXTAUTH_SECRET: FUZZ_SECRETS.NEXTAUTH_SECRET, WEBHOOK_SECRET: FUZZ_SECRETS.WEBHOOK_SECRET });
+  restoreEnv = patchEnv({ DATABASE_URL: t.url, NEXTAUTH_SECRET: FUZZ_SECRETS.NEXTAUTH_SECRET, WEBHOOK_SECRET: FUZZ_SECRETS.WEBHOOK_SECRET, METRICS_TOKEN: FUZZ_SECRETS.METRICS_TOKEN });
   const { byRole } = await seedConsoleUsers(t.pool);
   const victim = await t.pool.query<{ id: string }>(`insert into users (email, name, role) values ('fuzz-victim@example.com', 'Victim', 'support') returning id`);
   const victimUserId = victim.rows[0]?.id;
@@ -94,4 +94,37 @@ describe('console route handlers under hostile input', () => {
       );
     });
   }
+});
+
+describe('GET /api/metrics under hostile Authorization headers', () => {
+  it('answers 401 to anything but the exact bearer token, never leaks it, writes nothing', async () => {
+    const { GET } = await import('@/app/api/metrics/route');
+    const exact = `Bearer ${FUZZ_SECRETS.METRICS_TOKEN}`;
+    const headers = fc.oneof(
+      hostileHeaderValue,
+      fc.constantFrom(`${exact}x`, exact.slice(0, -1), `Basic ${FUZZ_SECRETS.METRICS_TOKEN}`, `bearer  ${FUZZ_SECRETS.METRICS_TOKEN.toUpperCase()}`, `Bearer ${FUZZ_SECRETS.NEXTAUTH_SECRET}`),
+      poisoned(fc.constant(exact)).filter((value) => value !== exact),
+    ).filter((value) => {
+      try {
+        new Headers({ authorization: value });
+        return value.trim() !== exact;
+      } catch {
+        return false;
+      }
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.option(headers, { freq: 8 }), async (authorization) => {
+        const before = await snapshotTables(t.pool);
+        const request = new Request(`${base}/api/metrics`, { headers: authorization === null ? {} : { authorization } });
+        const outcome = await callHandler(GET, request);
+        expectSafe(outcome, { secrets, context: `metrics ${JSON.stringify(authorization).slice(0, 100)}` });
+        expect(outcome.status).toBe(401);
+        expect(await snapshotTables(t.pool)).toEqual(before);
+      }),
+      fuzzParameters(RUNS_PER_ROUTE),
+    );
+    const allowed = await callHandler(GET, new Request(`${base}/api/metrics`, { headers: { authorization: exact } }));
+    expectSafe(allowed, { secrets, context: 'metrics with the token' });
+    expect(allowed.status).toBe(200);
+  });
 });
