@@ -1,0 +1,145 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiToken } from '@/lib/auth/api-tokens';
+import { permissions } from '@/lib/auth/permissions';
+import { roles, type Role } from '@/lib/auth/roles';
+import { closeWakeupPublisher } from '@/lib/queue';
+import { insertClaimedNotice, keyWithCorrelation } from '@/lib/events/testing';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { consoleHandlers, type ConsoleHandler, type ValidIds } from './console-handlers';
+import { callHandler, FUZZ_SECRETS, patchEnv, seedConsoleUsers, sessionCookie, snapshotTables, unknownUserId, type SeededUser } from './harness';
+
+/**
+ * Every console route handler (the one list in console-handlers.ts, checked against the route
+ * files on disk) × every role, anonymous, an expired session, a disabled user, a deleted user,
+ * a cookie signed with another secret, and a producer API token presented as a bearer header
+ * or as the session cookie. The roles that get past the guard must be exactly the permission
+ * map's holders; everything else is 401/403 and leaves every table as it was. And the other
+ * way round: a console session opens no producer API route.
+ *
+ * Allowed-ness is read with a body the schema refuses ({"matrix": true} → 400 once past the
+ * guard), so it never depends on domain outcomes; refused callers also send the valid body.
+ */
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+let t: TestDatabase;
+let restoreEnv: () => void;
+let ids: ValidIds;
+let users: Record<Role, SeededUser>;
+let disabledAdmin: SeededUser;
+let producerToken = '';
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  restoreEnv = patchEnv({ DATABASE_URL: t.url, NEXTAUTH_SECRET: FUZZ_SECRETS.NEXTAUTH_SECRET });
+  ({ byRole: users, disabledAdmin } = await seedConsoleUsers(t.pool));
+  const victim = await t.pool.query<{ id: string }>(`insert into users (email, name, role) values ('matrix-victim@example.com', 'Victim', 'support') returning id`);
+  const noticeKey = keyWithCorrelation('0123456789abcdef0123456789abcdef');
+  await insertClaimedNotice(t.db, { noticeKey, email: 'customer@example.com' });
+  const victimToken = await createApiToken(t.db, { name: 'matrix victim', createdBy: null, actor: 'matrix' });
+  producerToken = (await createApiToken(t.db, { name: 'matrix producer', createdBy: null, actor: 'matrix' })).token;
+  ids = { victimUserId: victim.rows[0]?.id ?? '', victimNoticeKey: noticeKey, victimTokenId: victimToken.summary.id };
+});
+
+afterAll(async () => {
+  await closeWakeupPublisher();
+  const { getDb } = await import('@/db/client');
+  await getDb().$client.end();
+  await t.drop();
+  restoreEnv();
+});
+
+function routeFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return routeFiles(full);
+    return name === 'route.ts' ? [path.relative(root, full)] : [];
+  });
+}
+
+function requestFor(route: ConsoleHandler, { headers, body }: { headers: Record<string, string>; body: 'refused' | 'valid' }): Request {
+  const url = new URL(route.path, 'http://console.test');
+  if (route.method === 'GET') return new Request(url, { headers });
+  const payload = body === 'valid' ? (route.validBody?.(ids) ?? {}) : { matrix: true };
+  return new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(payload) });
+}
+
+const passedGuard = (status: number) => status !== 401 && status !== 403;
+
+describe('authorization matrix (console handlers × callers)', () => {
+  it('the handler list covers every console route file and exported method on disk', () => {
+    for (const file of routeFiles(path.join(root, 'app/api/console'))) {
+      const source = readFileSync(path.join(root, file), 'utf8');
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+        if (!new RegExp(`export (const|async function) ${method}\\b`).test(source)) continue;
+        const listed = consoleHandlers.some((route) => `app${route.path}/route.ts` === file && route.method === method);
+        expect(listed, `${method} ${file} is missing from test/fuzz/console-handlers.ts`).toBe(true);
+      }
+    }
+  });
+
+  for (const route of consoleHandlers) {
+    it(`${route.method} ${route.path}: allowed = permissions['${route.permission}'], everyone else refused without a change`, async () => {
+      const handler = await route.load();
+      const allowed: Role[] = [];
+      for (const role of roles) {
+        const cookie = await sessionCookie({ userId: users[role].id });
+        const outcome = await callHandler(handler, requestFor(route, { headers: { cookie }, body: 'refused' }));
+        expect(outcome.status, `${role}: ${outcome.text.slice(0, 200)}`).toBeLessThan(500);
+        if (passedGuard(outcome.status)) allowed.push(role);
+      }
+      expect(allowed).toEqual([...permissions[route.permission]]);
+
+      const refusedCallers: Array<[string, Record<string, string>]> = [
+        ['anonymous', {}],
+        ['expired session', { cookie: await sessionCookie({ userId: users.admin.id, maxAgeSeconds: -3_600 }) }],
+        ['disabled admin', { cookie: await sessionCookie({ userId: disabledAdmin.id }) }],
+        ['deleted user', { cookie: await sessionCookie({ userId: unknownUserId() }) }],
+        ['cookie signed with another secret', { cookie: await sessionCookie({ userId: users.admin.id, secret: 'not-the-console-secret-0123456789abcdef' }) }],
+        ['producer token as bearer', { authorization: `Bearer ${producerToken}` }],
+        ['producer token as the session cookie', { cookie: `next-auth.session-token=${producerToken}`, authorization: `Bearer ${producerToken}` }],
+        ...roles.filter((role) => !allowed.includes(role)).map((role): [string, Record<string, string>] => [role, {}]),
+      ];
+      for (const [caller, headers] of refusedCallers) {
+        const roleCookie: Record<string, string> = (roles as readonly string[]).includes(caller) ? { cookie: await sessionCookie({ userId: users[caller as Role].id }) } : {};
+        const before = await snapshotTables(t.pool);
+        const outcome = await callHandler(handler, requestFor(route, { headers: { ...headers, ...roleCookie }, body: 'valid' }));
+        expect(passedGuard(outcome.status), `${caller} got ${outcome.status}: ${outcome.text.slice(0, 200)}`).toBe(false);
+        expect(outcome.status, caller).toBe(roleCookie.cookie === undefined ? 401 : 403);
+        expect(await snapshotTables(t.pool), `${caller} changed data through a refused ${route.method} ${route.path}`).toEqual(before);
+      }
+    });
+  }
+});
+
+describe('a console session opens no producer API route', () => {
+  const producerRoutes = [
+    { name: 'POST /api/v1/reminders', load: async () => (await import('@/app/api/v1/reminders/route')).POST, method: 'POST' },
+    { name: 'POST /api/v1/reminders/[id]/cancel', load: async () => (await import('@/app/api/v1/reminders/[id]/cancel/route')).POST, method: 'POST' },
+    { name: 'PUT /api/v1/evidence/[ref]', load: async () => (await import('@/app/api/v1/evidence/[ref]/route')).PUT, method: 'PUT' },
+    { name: 'POST /api/v1/evidence/[ref]/resolve', load: async () => (await import('@/app/api/v1/evidence/[ref]/resolve/route')).POST, method: 'POST' },
+  ] as const;
+
+  it('lists every producer route file', () => {
+    const files = routeFiles(path.join(root, 'app/api/v1'));
+    expect(files.length).toBe(producerRoutes.length);
+  });
+
+  for (const route of producerRoutes) {
+    it(`${route.name}: admin session cookie, with or without a bogus bearer → 401, nothing written`, async () => {
+      const handler = await route.load();
+      const cookie = await sessionCookie({ userId: users.admin.id });
+      const variants: Record<string, string>[] = [{ cookie }, { cookie, authorization: `Bearer ${cookie.split('=')[1] ?? ''}` }];
+      for (const headers of variants) {
+        const before = await snapshotTables(t.pool);
+        const outcome = await callHandler(
+          (request) => handler(request, { params: Promise.resolve({ id: '00000000-0000-4000-8000-000000000000', ref: 'recon:1' }) }),
+          new Request('http://api.test/api/v1/x', { method: route.method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ kind: 'reconciliation_exception' }) }),
+        );
+        expect(outcome.status).toBe(401);
+        expect(await snapshotTables(t.pool)).toEqual(before);
+      }
+    });
+  }
+});
