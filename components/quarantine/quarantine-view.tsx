@@ -63,7 +63,7 @@ export function QuarantineView({ query, canResolve, noticeTypes }: { query: Quar
     <>
       <form className="card row" action="/quarantine" method="get" data-testid="quarantine-filter">
         <div>
-          <label htmlFor="olderThanMinutes">Stuck at least (extra minutes)</label>
+          <label htmlFor="olderThanMinutes">Claimed at least (minutes ago)</label>
           <input id="olderThanMinutes" name="olderThanMinutes" type="number" min={0} defaultValue={query.olderThanMinutes ?? ''} style={{ width: 120 }} />
         </div>
         <div>

@@ -9,7 +9,7 @@ import { toDate, toDateOrNull } from './console-dates';
  */
 
 export type QuarantineFilter = {
-  /** Only claims at least this many minutes older than the quarantine threshold. */
+  /** Only claims made at least this many minutes ago (never younger than the quarantine threshold). */
   olderThanMinutes?: number;
   recipientDomain?: string;
   noticeType?: string;
@@ -50,7 +50,7 @@ function whereQuarantined({ quarantineAfterMs, selection }: { quarantineAfterMs:
     conditions.push(sql`l.notice_key = any(${sql.param(selection.keys)}::text[])`);
   } else {
     const { olderThanMinutes, recipientDomain, noticeType } = selection.filter;
-    if (olderThanMinutes) conditions.push(sql`l.claimed_at < now() - make_interval(secs => ${quarantineAfterMs / 1000 + olderThanMinutes * 60})`);
+    if (olderThanMinutes) conditions.push(sql`l.claimed_at < now() - make_interval(secs => ${olderThanMinutes * 60})`);
     if (recipientDomain) conditions.push(sql`l.recipient_domain = ${recipientDomain.toLowerCase()}`);
     if (noticeType) conditions.push(sql`l.notice_type = ${noticeType}`);
   }

@@ -53,6 +53,8 @@ describe('quarantine listing', () => {
     const second = await listQuarantined(t.db, { quarantineAfterMs: QUARANTINE_AFTER, limit: 2, after: { claimedAt: last.cursorAt, noticeKey: last.noticeKey } });
     expect([...first, ...second].map((row) => row.noticeKey)).toEqual([scenario.stuckWithEvidence, scenario.stuckWithoutEvidence, scenario.stuckUntouched]);
     expect((await listQuarantined(t.db, { quarantineAfterMs: QUARANTINE_AFTER, limit: 10, filter: { recipientDomain: 'bravo.example.org' } })).map((row) => row.noticeKey)).toEqual([scenario.stuckWithoutEvidence]);
+    expect((await listQuarantined(t.db, { quarantineAfterMs: QUARANTINE_AFTER, limit: 10, filter: { olderThanMinutes: 50 } })).map((row) => row.noticeKey)).toEqual([scenario.stuckWithEvidence, scenario.stuckWithoutEvidence]);
+    expect(await countQuarantined(t.db, { quarantineAfterMs: QUARANTINE_AFTER, selection: { filter: { olderThanMinutes: 5 } } })).toBe(3);
     const page = await loadQuarantinePage(t.db, { query: {}, quarantineAfterMs: QUARANTINE_AFTER });
     expect(page.rows.map((row) => row.suggestion)).toEqual(['confirm_sent', 'release', 'release']);
     expect(page.total).toBe(3);
