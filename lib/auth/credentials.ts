@@ -19,7 +19,9 @@ export async function authenticate(
   db: DbOrTx,
   { email, password, now = new Date() }: { email: string; password: string; now?: Date },
 ): Promise<AuthenticateResult> {
-  const user = await findUserByEmail(db, { email });
+  // PostgreSQL text cannot hold NUL, so no stored email does: such input matches nobody and
+  // must not reach the query (next-auth would show the driver's error on the sign-in page).
+  const user = email.includes('\0') ? null : await findUserByEmail(db, { email });
   if (!user || !user.passwordHash) {
     await verifyPassword(password, await dummyPasswordHash());
     return { ok: false, reason: 'invalid' };
