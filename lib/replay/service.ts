@@ -44,10 +44,14 @@ export async function dryRunFilter(db: DbOrTx, { filter }: { filter: ReplayFilte
 export async function dryRunKeys(db: DbOrTx, { keys }: { keys: readonly string[] }): Promise<DryRun> {
   const started = performance.now();
   const distinct = [...new Set(keys)].sort();
+  const chunks: string[][] = [];
+  for (let offset = 0; offset < distinct.length; offset += DRY_RUN_CHUNK) chunks.push(distinct.slice(offset, offset + DRY_RUN_CHUNK));
   const parts: DryRunCounts[] = [];
-  for (let offset = 0; offset < distinct.length; offset += DRY_RUN_CHUNK) {
-    parts.push(await countKeysByLedgerState(db, { keys: distinct.slice(offset, offset + DRY_RUN_CHUNK) }));
-  }
+  // Two chunks in flight: one per core on the database; inside a transaction they simply queue.
+  const worker = async () => {
+    for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) parts.push(await countKeysByLedgerState(db, { keys: chunk }));
+  };
+  await Promise.all([worker(), worker()]);
   const counts = mergeDryRunCounts(parts);
   return { counts, verdict: dryRunVerdict(counts), elapsedMs: Math.round(performance.now() - started) };
 }
