@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
 
 /**
@@ -35,6 +36,9 @@ export async function startNoopPeer(): Promise<NoopPeer> {
     },
   });
   server.on('error', () => undefined);
+  // smtp-server writes a reply in pieces; with Nagle the rest waits for the client's delayed
+  // ACK (≈40 ms on Linux) on every message. A real relay is not the thing measured here.
+  server.server.on('connection', (socket: Socket) => socket.setNoDelay(true));
   await new Promise<void>((resolve, reject) => {
     server.server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
