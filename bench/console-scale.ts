@@ -86,7 +86,7 @@ async function main(): Promise<void> {
     const day = 86_400_000;
     const sampleKey = (await pool.query<{ k: string }>(`select ${KEY('123457')} as k`)).rows[0]?.k ?? '';
     const cases: Case[] = [
-      { page: 'overview', query: 'pending by due bucket', run: () => countPendingByDueBucket(db, { now }) },
+      { page: 'overview', query: 'pending by due bucket', run: () => countPendingByDueBucket(db, { now, noticeTypes: noticeTypeNames }) },
       { page: 'overview', query: 'oldest pending per type', run: () => findOldestPending(db, { now, noticeTypes: noticeTypeNames, nearMs: 6 * 3_600_000 }) },
       { page: 'overview', query: 'attempt series 24 h', run: () => attemptSeries(db, { from: new Date(now.getTime() - day), to: now, bucketMs: 3_600_000, claimOutcomes: ['sent'] }) },
       { page: 'overview', query: 'attempt series 7 d', run: () => attemptSeries(db, { from: new Date(now.getTime() - 7 * day), to: now, bucketMs: 6 * 3_600_000, claimOutcomes: ['sent'] }) },

@@ -3,6 +3,7 @@ import { Gauge } from 'prom-client';
 import type { DbOrTx } from '@/db/client';
 import { countPendingByDueBucket } from '@/db/queries/overview';
 import { countQuarantined } from '@/db/queries/quarantine';
+import { noticeTypeNames } from '@/lib/ledger/notice-types';
 import { quarantinedClaims, registry } from '@/lib/metrics/registry';
 
 const PENDING_NAME = 'notice_ledger_pending_jobs';
@@ -15,7 +16,7 @@ function pendingGauge(): Gauge<'notice_type' | 'due_bucket'> {
 
 /** Reads the database-derived gauges at scrape time, then renders the whole registry. */
 export async function renderConsoleMetrics(db: DbOrTx, { quarantineAfterMs, now = new Date() }: { quarantineAfterMs: number; now?: Date }): Promise<string> {
-  const [quarantined, pending] = await Promise.all([countQuarantined(db, { quarantineAfterMs }), countPendingByDueBucket(db, { now })]);
+  const [quarantined, pending] = await Promise.all([countQuarantined(db, { quarantineAfterMs }), countPendingByDueBucket(db, { now, noticeTypes: noticeTypeNames })]);
   quarantinedClaims.set(quarantined);
   const gauge = pendingGauge();
   gauge.reset();

@@ -16,7 +16,7 @@ function labelOf(type: string): string {
 
 export async function loadPendingOverview(db: DbOrTx, { now }: { now: Date }): Promise<PendingOverview> {
   const [buckets, oldest] = await Promise.all([
-    countPendingByDueBucket(db, { now }),
+    countPendingByDueBucket(db, { now, noticeTypes: noticeTypeNames }),
     findOldestPending(db, { now, noticeTypes: noticeTypeNames, nearMs: NEAR_DEADLINE_MS }),
   ]);
   const types = [...new Set([...noticeTypeNames, ...buckets.map((row) => row.noticeType)])];
