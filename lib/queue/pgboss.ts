@@ -9,7 +9,8 @@ export const DEFAULT_QUEUE_NAME = 'notice-wakeup';
 
 export const wakeupSchema = z.object({
   jobId: z.uuid(),
-  batchId: z.string().min(1).max(200).optional(),
+  // NUL could never be written to an attempt row: refuse it here, as a permanent failure.
+  batchId: z.string().min(1).max(200).regex(/^[^\0]*$/).optional(),
 });
 
 export type PgBossQueueOptions = {

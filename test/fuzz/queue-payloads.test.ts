@@ -34,13 +34,14 @@ const invalidPayload: fc.Arbitrary<unknown> = fc.oneof(
   fc.record({ jobId: hostileString.filter((text) => !/^[0-9a-f-]{36}$/i.test(text)) }),
   fc.constant({ jobId: randomUUID(), batchId: '' }),
   fc.constant({ jobId: randomUUID(), batchId: 'b'.repeat(201) }),
+  fc.constant({ jobId: randomUUID(), batchId: 'batch\u0000' }),
 ).filter((payload) => !isValidWakeup(payload));
 
 function isValidWakeup(payload: unknown): boolean {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return false;
   const record = payload as Record<string, unknown>;
   const uuidOk = typeof record.jobId === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i.test(record.jobId);
-  const batchOk = record.batchId === undefined || (typeof record.batchId === 'string' && record.batchId.length >= 1 && record.batchId.length <= 200);
+  const batchOk = record.batchId === undefined || (typeof record.batchId === 'string' && record.batchId.length >= 1 && record.batchId.length <= 200 && !record.batchId.includes('\u0000'));
   return uuidOk && batchOk;
 }
 
@@ -157,7 +158,7 @@ describe('RabbitMQ: unreadable wake-up payloads', () => {
           );
           expect(seen.every((delivery) => isValidWakeup(delivery.wakeup))).toBe(true);
         }),
-        fuzzParameters(4),
+        { ...fuzzParameters(4), examples: [[[Buffer.from(`{"jobId":"${randomUUID()}","batchId":"batch\\u0000"}`, 'utf8')]]] },
       );
     } finally {
       await channel.close();
