@@ -7,7 +7,23 @@ import { parseArgs } from 'node:util';
  * (CHAOS_SEED or --seed).
  */
 
-const usage = 'usage: npm run chaos -- [--seed N] [--notices N] [--workers N] [--concurrency N] [--kill-every MIN-MAX ms] [--keep]';
+const usage =
+  'usage: npm run chaos -- [--seed N] [--notices N] [--workers N] [--concurrency N] [--kill-every MIN-MAX ms] [--faults reject451=0.04,reject550=0.01,stallPastVisibility=0.015,stallPastTimeout=0.01,dropAfterData=0.02] [--keep]';
+
+const faultNames = ['reject451', 'reject550', 'stallPastVisibility', 'stallPastTimeout', 'dropAfterData'] as const;
+
+function parseFaults(text: string | undefined): Partial<Record<(typeof faultNames)[number], number>> {
+  if (!text) return {};
+  const faults: Partial<Record<(typeof faultNames)[number], number>> = {};
+  for (const part of text.split(',')) {
+    const [name, value] = part.split('=');
+    const known = faultNames.find((candidate) => candidate === name?.trim());
+    const rate = Number(value);
+    if (!known || !Number.isFinite(rate) || rate < 0 || rate > 1) throw new Error(`--faults: "${part}" is not name=rate with a name from ${faultNames.join(', ')} and a rate from 0 to 1`);
+    faults[known] = rate;
+  }
+  return faults;
+}
 
 async function main(): Promise<number> {
   let values;
@@ -19,6 +35,7 @@ async function main(): Promise<number> {
         workers: { type: 'string' },
         concurrency: { type: 'string' },
         'kill-every': { type: 'string' },
+        faults: { type: 'string' },
         keep: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -78,6 +95,7 @@ async function main(): Promise<number> {
       // restart costs a worker start on a shared 2-core machine.
       killEveryMs: [Number(killEvery[1]), Number(killEvery[2])],
       crashPointChance: 0.15,
+      faults: parseFaults(values.faults),
       signal: abort.signal,
       log: (line) => console.log(`chaos: ${line}`),
     });

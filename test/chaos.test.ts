@@ -25,6 +25,8 @@ describe('chaos, fixed seed', () => {
       expect(report.producer.created).toBe(500);
       expect(report.replay.state).toBe('completed');
       expect(report.reconciliation.confirmedByEvents + report.reconciliation.confirmedByReconcile).toBeGreaterThan(0);
+      // The claim really refused redeliveries (after kills, or while a stalled send was in flight).
+      expect(report.attempts.suppressed_duplicate ?? 0).toBeGreaterThan(0);
     } finally {
       await t.drop();
     }

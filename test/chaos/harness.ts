@@ -64,6 +64,8 @@ export type ChaosReport = {
   producer: { posts: number; statuses: Record<string, number>; created: number; createdTwice: number; jobIdMismatches: number; evidenceResolved: number };
   replay: { batchId: string; state: string; published: number; dryRun: { total: number; newKeys: number } };
   reconciliation: { confirmedByEvents: number; confirmedByReconcile: number; eventsPosted: number; eventPostFailures: number };
+  attempts: Record<string, number>;
+  overlaps: number;
   phasesMs: Record<string, number>;
   elapsedMs: number;
   table: string;
@@ -73,7 +75,11 @@ const defaultFaults: FaultRates = { reject451: 0.04, reject550: 0.01, stallPastV
 
 const VISIBILITY_MS = 3_000;
 const QUARANTINE_AFTER_MS = 5_000;
-const SMTP_TIMEOUT_MS = 6_000;
+// pg-boss hands an expired wake-up out again only after expiry (3 s), a maintenance pass (≤1 s)
+// and its retry delay (5 s): a stall must outlast ~9 s for a second worker to arrive while
+// the first still waits for its 250, so SMTP_TIMEOUT has to be longer still.
+const PGBOSS_RETRY_DELAY_MS = 5_000;
+const SMTP_TIMEOUT_MS = 20_000;
 const RATE_LIMIT_PER_DOMAIN = 40;
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -129,10 +135,10 @@ function faultDecider(seed: number, rates: FaultRates, injected: Record<string, 
     edge += rates.stallPastVisibility;
     // Longer than the visibility window, shorter than SMTP_TIMEOUT: the wake-up goes to another
     // worker while the first is still waiting for its 250, which then arrives.
-    if (roll < edge) return note('stall_past_visibility', { kind: 'stall', ms: VISIBILITY_MS + 1_000 + Math.floor(hashUnit(seed, 'stall', correlation) * 1_500) });
+    if (roll < edge) return note('stall_past_visibility', { kind: 'stall', ms: VISIBILITY_MS + PGBOSS_RETRY_DELAY_MS + 5_000 + Math.floor(hashUnit(seed, 'stall', correlation) * 3_000) });
     edge += rates.stallPastTimeout;
     // Longer than SMTP_TIMEOUT: the worker records an unknown outcome, the relay delivers later.
-    if (roll < edge) return note('stall_past_timeout', { kind: 'stall', ms: SMTP_TIMEOUT_MS + 2_000 });
+    if (roll < edge) return note('stall_past_timeout', { kind: 'stall', ms: SMTP_TIMEOUT_MS + 3_000 });
     edge += rates.dropAfterData;
     if (roll < edge) return note('drop_after_data', { kind: 'drop-after-data' });
     return { kind: 'none' };
@@ -161,7 +167,7 @@ function requestBody(notice: PlannedNotice, startedAt: number): Record<string, u
 function runProducer({ appUrl, token, planned, startedAt }: { appUrl: string; token: string; planned: readonly PlannedNotice[]; startedAt: number }): Producer {
   const stats: ChaosReport['producer'] = { posts: 0, statuses: {}, created: 0, createdTwice: 0, jobIdMismatches: 0, evidenceResolved: 0 };
   const problems: string[] = [];
-  const limit = semaphore(8);
+  const limit = semaphore(16);
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
   const call = async (method: string, path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
@@ -182,21 +188,41 @@ function runProducer({ appUrl, token, planned, startedAt }: { appUrl: string; to
   const post = async (notice: PlannedNotice, body: () => Record<string, unknown>) => {
     const { status, json } = await limit(() => call('POST', '/api/v1/reminders', body()));
     if (status !== 200 && status !== 201) problems.push(`producer: notice #${notice.index} answered ${status}: ${JSON.stringify(json).slice(0, 200)}`);
+    if (json.created === true) stats.created += 1;
     return { created: json.created === true, jobId: typeof json.id === 'string' ? json.id : null };
   };
 
+  /** Opens the notice's evidence, then resolves it: before the reminder is posted, or racing its send. */
+  const resolveEvidence = async (notice: PlannedNotice, after: number) => {
+    if (!notice.evidenceRef) return;
+    const path = `/api/v1/evidence/${encodeURIComponent(notice.evidenceRef)}`;
+    const opened = await limit(() => call('PUT', path, { kind: 'reconciliation_exception' }));
+    if (opened.status >= 300) problems.push(`producer: opening evidence for #${notice.index} answered ${opened.status}`);
+    await delay(after);
+    const resolved = await limit(() => call('POST', `${path}/resolve`, { reason: 'chaos: exception cleared' }));
+    if (resolved.status !== 200) problems.push(`producer: resolving evidence for #${notice.index} answered ${resolved.status}`);
+    else stats.evidenceResolved += 1;
+  };
+
   const schedule = async (notice: PlannedNotice) => {
+    // Relative to the first post: negative resolves the evidence before the reminder exists.
+    const resolveOffset = notice.resolveEvidenceOffsetMs;
+    if (resolveOffset !== null && resolveOffset < 0) await resolveEvidence(notice, 0);
     let body: Record<string, unknown> | null = null;
     // Built when the first request actually goes out, and sent identically by the retry.
     const once = () => post(notice, () => (body ??= requestBody(notice, startedAt)));
     const first = once();
-    const second = notice.retryAfterMs === 0 ? once() : first.then(async () => {
-      await delay(notice.retryAfterMs);
-      return once();
-    });
+    const second =
+      notice.retryAfterMs === 0
+        ? once()
+        : first.then(async () => {
+            await delay(notice.retryAfterMs);
+            return once();
+          });
+    const racingResolve = resolveOffset !== null && resolveOffset >= 0 ? first.then(() => resolveEvidence(notice, resolveOffset)) : Promise.resolve();
     const answers = await Promise.all([first, second]);
+    await racingResolve;
     const created = answers.filter((answer) => answer.created).length;
-    stats.created += created;
     if (created !== 1) {
       stats.createdTwice += created > 1 ? 1 : 0;
       problems.push(`producer: notice #${notice.index} created ${created} times over two identical requests`);
@@ -207,19 +233,8 @@ function runProducer({ appUrl, token, planned, startedAt }: { appUrl: string; to
     }
   };
 
-  const resolve = async (notice: PlannedNotice) => {
-    if (!notice.evidenceRef || notice.resolveEvidenceAtMs === null) return;
-    const path = `/api/v1/evidence/${encodeURIComponent(notice.evidenceRef)}`;
-    const opened = await limit(() => call('PUT', path, { kind: 'reconciliation_exception' }));
-    if (opened.status >= 300) problems.push(`producer: opening evidence for #${notice.index} answered ${opened.status}`);
-    await delay(Math.max(0, startedAt + notice.resolveEvidenceAtMs - Date.now()));
-    const resolved = await limit(() => call('POST', `${path}/resolve`, { reason: 'chaos: exception cleared' }));
-    if (resolved.status !== 200) problems.push(`producer: resolving evidence for #${notice.index} answered ${resolved.status}`);
-    else stats.evidenceResolved += 1;
-  };
-
   const ordered = [...planned].sort((a, b) => a.dueOffsetMs - b.dueOffsetMs);
-  const done = Promise.all([...ordered.map((notice) => schedule(notice)), ...ordered.map((notice) => resolve(notice))]).then(() => undefined);
+  const done = Promise.all(ordered.map((notice) => schedule(notice))).then(() => undefined);
   return { done, stats, problems };
 }
 
@@ -245,8 +260,8 @@ async function liveWakeups(db: Db, batchId?: string): Promise<number> {
 
 /**
  * Settled: every scheduled job exists, nothing pending, no stalled message at the sink, and
- * every open claim older than QUARANTINE_AFTER and SMTP_TIMEOUT (no send can still be in
- * flight for it).
+ * every open claim older than QUARANTINE_AFTER. A send still in flight for an old claim is
+ * finished by the graceful worker stop that comes before the final count.
  */
 async function waitUntilSettled({
   db,
@@ -270,7 +285,7 @@ async function waitUntilSettled({
   for (;;) {
     checkAborted(signal);
     const progress = await readProgress(db);
-    const claimsOld = progress.claimed === 0 || (progress.youngestClaimAgeMs ?? 0) > Math.max(QUARANTINE_AFTER_MS, SMTP_TIMEOUT_MS + 1_000);
+    const claimsOld = progress.claimed === 0 || (progress.youngestClaimAgeMs ?? 0) > QUARANTINE_AFTER_MS;
     const settled = progress.jobs >= expectedJobs && progress.pending === 0 && claimsOld && sink.stalled().length === 0 && (extra ? await extra() : true);
     if (settled) return null;
     if (Date.now() - lastLog > 10_000) {
@@ -296,6 +311,27 @@ async function readOutcomes(db: Db, keys: readonly string[]): Promise<NoticeOutc
     ledgerState: row.ledger_state,
     claimedAt: row.claimed_at === null ? null : new Date(row.claimed_at),
   }));
+}
+
+/** What the send path did, by outcome: redeliveries the ledger refused show as suppressed_duplicate. */
+async function countAttempts(db: Db): Promise<Record<string, number>> {
+  const result = await db.execute<{ outcome: string; count: number }>(sql`select outcome, count(*)::int as count from delivery_attempts group by outcome order by outcome`);
+  return Object.fromEntries(result.rows.map((row) => [row.outcome, row.count]));
+}
+
+/**
+ * The visibility hazard caught in the act: a second delivery (any worker) refused by the claim
+ * (suppressed_duplicate, ledger_claimed) while the first worker's send was still in flight,
+ * which then committed `sent`.
+ */
+async function countOverlaps(db: Db): Promise<number> {
+  const result = await db.execute<{ count: number }>(sql`
+    select count(distinct s.job_id)::int as count
+    from delivery_attempts s
+    join delivery_attempts d on d.job_id = s.job_id and d.outcome = 'suppressed_duplicate' and d.detail = 'ledger_claimed'
+      and d.finished_at > s.started_at and d.finished_at < s.finished_at
+    where s.outcome = 'sent'`);
+  return result.rows[0]?.count ?? 0;
 }
 
 async function countConfirmations(db: Db): Promise<number> {
@@ -452,6 +488,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const posted = sink.postedEvents();
     const eventPostFailures = posted.filter((entry) => entry.status !== 200).length;
     if (eventPostFailures > 0) failures.push(`${eventPostFailures} event posts to the webhook failed`);
+    const attempts = await countAttempts(db);
+    const overlaps = await countOverlaps(db);
     const elapsedMs = Math.round(performance.now() - started);
     const crashPointKills = Object.values(kills.crashPointKills).reduce((total, count) => total + count, 0);
     const faultTotal = Object.values(faults).reduce((total, count) => total + count, 0);
@@ -465,6 +503,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       ['producer requests', `${producer.stats.posts} (${Object.entries(producer.stats.statuses).map(([status, count]) => `${status}: ${count}`).join(', ')})`],
       ['evidence resolved by producer', producer.stats.evidenceResolved],
       ['replay', `${ran.state}, ${ran.published} wake-ups, dry run ${replayReport.dryRun.newKeys} new of ${replayReport.dryRun.total}`],
+      ['send-path attempts', Object.entries(attempts).map(([outcome, count]) => `${outcome} ${count}`).join(', ')],
+      ['redeliveries refused mid-send', `${overlaps} (the first send then committed sent)`],
       ['claims confirmed by events', confirmedByEvents],
       ['claims confirmed by reconcileQuarantine', confirmedByReconcile],
       ['provider event posts', `${posted.length} (${eventPostFailures} failed)`],
@@ -480,6 +520,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       producer: producer.stats,
       replay: replayReport,
       reconciliation: { confirmedByEvents, confirmedByReconcile, eventsPosted: posted.length, eventPostFailures },
+      attempts,
+      overlaps,
       phasesMs: phases,
       elapsedMs,
       table,

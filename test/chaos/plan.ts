@@ -24,8 +24,8 @@ export type PlannedNotice = {
   /** The deadline is this long after the due time (a few are tight: the notice may be suppressed as late). */
   deadlineAfterMs: number;
   evidenceRef: string | null;
-  /** The producer resolves this notice's evidence this long after the run's start. */
-  resolveEvidenceAtMs: number | null;
+  /** The producer resolves this notice's evidence this long after posting it (negative: before). */
+  resolveEvidenceOffsetMs: number | null;
   /** The producer re-posts the identical request: at once (racing the first) or this much later. */
   retryAfterMs: number;
   payload: Record<string, string>;
@@ -79,7 +79,7 @@ export function planNotices({ prng, secret, notices, spreadMs }: PlanOptions): P
       dueOffsetMs,
       deadlineAfterMs: prng.chance(0.02) ? prng.int(1_000, 4_000) : 48 * 3_600_000,
       evidenceRef,
-      resolveEvidenceAtMs: evidenceRef && prng.chance(0.1) ? Math.max(0, dueOffsetMs + prng.int(-3_000, 1_000)) : null,
+      resolveEvidenceOffsetMs: evidenceRef && prng.chance(0.1) ? prng.int(-1_000, 500) : null,
       retryAfterMs: prng.chance(0.2) ? 0 : prng.int(50, Math.max(100, Math.floor(spreadMs / 2))),
       payload: { plan_name: prng.pick(['Coffee Box', 'Tea Club', 'Pro Plan']), amount: `${prng.int(5, 99)}.00`, currency: 'EUR', charge_date: '2026-12-01' },
     });

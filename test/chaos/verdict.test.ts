@@ -40,7 +40,7 @@ describe('plan', () => {
     expect(plan.some((notice) => isBouncingRecipient(notice.recipientEmail))).toBe(true);
     expect(plan.some((notice) => notice.fact.revision > 0)).toBe(true);
     expect(plan.some((notice) => notice.retryAfterMs === 0)).toBe(true);
-    expect(plan.some((notice) => notice.resolveEvidenceAtMs !== null)).toBe(true);
+    expect(plan.some((notice) => notice.resolveEvidenceOffsetMs !== null)).toBe(true);
   });
 });
 
