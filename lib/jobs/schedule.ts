@@ -53,6 +53,11 @@ function payloadKeys(value: unknown, into: string[] = []): string[] {
 const unstorable = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 export const storableText = () => z.string().regex(/^[^\0]*$/, 'must not contain NUL characters');
 
+/** True when any key or string in a JSON value could not be stored in PostgreSQL jsonb. */
+export function hasUnstorableText(value: unknown): boolean {
+  return payloadStrings(value).some((text) => unstorable.test(text));
+}
+
 function payloadStrings(value: unknown, into: string[] = []): string[] {
   if (typeof value === 'string') into.push(value);
   else if (Array.isArray(value)) for (const item of value) payloadStrings(item, into);
@@ -72,7 +77,7 @@ export const compactPayload = z
     if (bytes > PAYLOAD_MAX_BYTES) ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes; template data must stay under ${PAYLOAD_MAX_BYTES} (store the rest and send a reference)` });
     const bad = payloadKeys(payload).filter((key) => forbiddenPayloadKey.test(key));
     if (bad.length > 0) ctx.addIssue({ code: 'custom', message: `may not carry message bodies, codes or card data (field ${bad[0]})` });
-    if (payloadStrings(payload).some((text) => unstorable.test(text))) ctx.addIssue({ code: 'custom', message: 'may not contain NUL or unpaired surrogate characters' });
+    if (hasUnstorableText(payload)) ctx.addIssue({ code: 'custom', message: 'may not contain NUL or unpaired surrogate characters' });
   });
 
 export const scheduleRequest = z

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { noticeKey } from '../ledger/notice-key';
 import { InvalidNoticeError, noticeTypeNames, noticeTypes, parseNoticeFact, subjectOf, type NoticeFact } from '../ledger/notice-types';
-import { parseCsv, toCsv } from './csv';
+import { hasUnsafeText, parseCsv, safeText, toCsv } from './csv';
 
 /**
  * An uploaded list of upstream jobs, validated row by row: each row either becomes a fact
@@ -50,11 +50,21 @@ function isTimeZone(zone: string): boolean {
   }
 }
 
+/** Any string or key anywhere in a parsed JSON value that PostgreSQL could not store. */
+function hasUnstorableText(value: unknown): boolean {
+  if (typeof value === 'string') return hasUnsafeText(value);
+  if (Array.isArray(value)) return value.some(hasUnstorableText);
+  if (value !== null && typeof value === 'object') return Object.entries(value).some(([key, inner]) => hasUnsafeText(key) || hasUnstorableText(inner));
+  return false;
+}
+
 function parsePayload(text: string): Record<string, unknown> | string {
   if (text === '') return {};
   try {
     const value: unknown = JSON.parse(text);
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      return hasUnstorableText(value) ? 'payload must not contain NUL or unpaired surrogate characters' : (value as Record<string, unknown>);
+    }
   } catch {
     // fall through to the message
   }
@@ -117,6 +127,7 @@ export function validateUpload({ csv, secret }: { csv: string; secret: string })
   const records = parseCsv(csv);
   const header = records[0];
   if (!header) return { ok: false, error: 'The file is empty.' };
+  if (header.fields.some(hasUnsafeText)) return { ok: false, error: 'The header contains a NUL character or an unpaired surrogate.' };
   const columns = header.fields.map((name) => name.trim().toLowerCase());
   const missing = requiredColumns.filter((name) => !columns.includes(name));
   if (missing.length > 0) return { ok: false, error: `The header lacks ${missing.join(', ')}. Expected columns: ${uploadColumns.join(', ')}.` };
@@ -125,7 +136,11 @@ export function validateUpload({ csv, secret }: { csv: string; secret: string })
   const rejections: RowRejection[] = [];
   const firstLineOfKey = new Map<string, number>();
   for (const record of records.slice(1)) {
-    const raw = toCsv([record.fields]).trimEnd();
+    const raw = safeText(toCsv([record.fields]).trimEnd());
+    if (record.fields.some(hasUnsafeText)) {
+      rejections.push({ line: record.line, reason: 'contains a NUL character or an unpaired surrogate', raw });
+      continue;
+    }
     if (record.fields.length !== columns.length) {
       rejections.push({ line: record.line, reason: `has ${record.fields.length} fields, the header has ${columns.length}`, raw });
       continue;

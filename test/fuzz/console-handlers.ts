@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import type { Permission } from '@/lib/auth/permissions';
+import { hostileString, plausibleString } from './arbitraries';
 
 /**
  * The one list of console route handlers the fuzz suite and the authorization matrix walk.
@@ -19,6 +21,8 @@ export type ConsoleHandler = {
   /** A body the handler accepts (POST); the fuzzer mutates it. Ids are filled in by the test. */
   validBody?: (ids: ValidIds) => Record<string, unknown>;
   mutates: boolean;
+  /** More hostile bodies in the handler's own format (e.g. an uploaded CSV), besides mutations of validBody. */
+  extraBodies?: fc.Arbitrary<string>;
   /** Inputs that once broke the handler (always run, before the random ones). */
   regressions?: readonly (readonly [string, string])[][];
   regressionBodies?: readonly string[];
@@ -189,7 +193,14 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     load: async () => (await import('@/app/api/console/replays/route')).POST,
     validBody: () => ({ filter: { noticeType: 'renewal_notice_t72', source: 'test' }, reason: 'fuzz: backlog after the outage' }),
     mutates: true,
-    regressionBodies: [JSON.stringify({ csv: 'type,subscription_id\n\u0000,1', reason: 'because' }), JSON.stringify({ csv: '"unterminated\n'.repeat(1_000), reason: 'because' })],
+    extraBodies: fc.constant(null).chain(() => hostileReplayCsv.map((csv) => JSON.stringify({ csv, reason: 'fuzz: uploaded backlog' }))),
+    regressionBodies: [
+      JSON.stringify({ csv: 'type,subscription_id\n\u0000,1', reason: 'because' }),
+      JSON.stringify({ csv: '"unterminated\n'.repeat(1_000), reason: 'because' }),
+      JSON.stringify({ csv: 'notice_type,subscription_id,period_start,recipient_email,due_at,deadline_at,payload\nrenewal_notice_t72,sub_1,2026-12-01,a@example.com,2026-12-01T09:00:00Z,2026-12-02T09:00:00Z,"{""a"":""\\u0000""}"', reason: 'because' }),
+      JSON.stringify({ csv: 'notice_type,subscription_id,period_start,recipient_email,due_at,deadline_at,payload\nrenewal_notice_t72,sub_2,2026-12-01,a@example.com,2026-12-01T09:00:00Z,2026-12-02T09:00:00Z,"{""a"":""\\ud800""}"', reason: 'because' }),
+      JSON.stringify({ csv: 'notice_type,subscription_id,period_start,recipient_email,due_at,deadline_at\nrenewal_notice_t72,sub_\ud800,2026-12-01,a@example.com,2026-12-01T09:00:00Z,2026-12-02T09:00:00Z\nrenewal_notice_t72,\ud800,bad,bad,bad,bad', reason: 'because' }),
+    ],
   },
   {
     name: 'replays/dry-run',
@@ -199,6 +210,7 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     load: async () => (await import('@/app/api/console/replays/dry-run/route')).POST,
     validBody: () => ({ filter: { dueFrom: '2026-11-01T00:00:00Z', dueTo: '2026-12-31T00:00:00Z', noticeType: 'renewal_notice_t72' } }),
     mutates: false,
+    extraBodies: fc.constant(null).chain(() => hostileReplayCsv.map((csv) => JSON.stringify({ csv }))),
     regressionBodies: [
       JSON.stringify({ csv: 'type,subscription_id,period_start\nrenewal_notice_t72,\u202Esub,2026-02-30' }),
       JSON.stringify({ csv: '\uFEFFtype\r\n' + "'; drop table notice_ledger; --,<script>,../../etc/passwd\r\n".repeat(200) }),
@@ -271,3 +283,20 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     regressions: [[['from', '2026-01-01\r\nSet-Cookie: a=b'], ['to', '2026-02-01']], [['from', '0000-01-01'], ['to', '0000-02-01']]],
   },
 ];
+
+const csvCell = fc.oneof(
+  plausibleString,
+  hostileString.filter((text) => text.length < 500),
+  fc.constantFrom('renewal_notice_t72', 'payment_recovery', 'customer@example.com', '2026-12-01T09:00:00Z', '2026-12-02T09:00:00Z', 'Europe/Berlin', '{"plan_name":"Team"}', '{"a":"\\u0000"}', '{"a":"\\ud800"}', '{"\\u0000":1}', '[1,2]', '"quoted, with comma"', '"unterminated'),
+);
+
+/** An uploaded replay list: the real header, then rows of hostile cells (CSV-quoted or not). */
+export const hostileReplayCsv: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.constantFrom('notice_type,subscription_id,period_start,recipient_email,due_at,deadline_at,payload', 'notice_type,account_id,reconciliation_id,exception_id,recipient_email,due_at,deadline_at,customer_id,evidence_ref,payload'),
+    fc.array(fc.array(fc.tuple(csvCell, fc.boolean()), { minLength: 1, maxLength: 10 }), { minLength: 1, maxLength: 6 }),
+    fc.constantFrom('\n', '\r\n', '\r'),
+  )
+  .map(([header, rows, newline]) =>
+    [header, ...rows.map((cells) => cells.map(([cell, quoted]) => (quoted ? `"${cell.replace(/"/g, '""')}"` : cell)).join(','))].join(newline),
+  );

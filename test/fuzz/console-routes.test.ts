@@ -81,6 +81,7 @@ describe('console route handlers under hostile input', () => {
       const bodies = fc.oneof(
         { arbitrary: mutatedObject(valid).map((value) => JSON.stringify(value) ?? 'null'), weight: 3 },
         { arbitrary: hostileBodyText, weight: 1 },
+        ...(route.extraBodies ? [{ arbitrary: route.extraBodies, weight: 4 }] : []),
       );
       await fc.assert(
         fc.asyncProperty(bodies, contentTypes, async (body, contentType) => {
