@@ -53,6 +53,11 @@ export function parseBackfillCsv({ text, secret, now = new Date() }: { text: str
       invalid.push({ line: lineNo, message: 'quoted fields are not supported' });
       continue;
     }
+    // PostgreSQL text cannot hold NUL: refused with the rest of the file, before any write.
+    if (raw.includes('\0')) {
+      invalid.push({ line: lineNo, message: 'NUL characters are not allowed' });
+      continue;
+    }
     const cells = splitLine(raw);
     if (cells.length !== header.length) {
       invalid.push({ line: lineNo, message: `expected ${header.length} fields, found ${cells.length}` });
