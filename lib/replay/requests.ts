@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { noticeTypeNames } from '../ledger/notice-types';
+import { hasUnsafeText } from './csv';
 
 /** The replay and report routes' request schemas, shared by the handlers and the forms. */
 
-/** PostgreSQL text cannot hold NUL: a 400 here, not a 500 in the query. */
-const text = () => z.string().regex(/^[^\0]*$/, 'must not contain NUL characters');
+/** PostgreSQL text and jsonb cannot hold NUL or lone surrogates: a 400 here, not a 500 in the query. */
+const text = () => z.string().refine((value) => !hasUnsafeText(value), 'must not contain NUL characters or unpaired surrogates');
 const reason = text().trim().min(3, 'give a reason (at least 3 characters)').max(2000);
 const isoTime = z.iso.datetime({ offset: true });
 

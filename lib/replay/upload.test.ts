@@ -71,6 +71,33 @@ describe('validateUpload', () => {
     expect(result.rejections[0]?.raw).toContain('renewal_notice_t99,sub_2');
   });
 
+  it('rejects rows PostgreSQL could not store (NUL, unpaired surrogates, also inside payload JSON) and never echoes them', () => {
+    const good = `,2026-12-01,,,,0,a@example.com,,${due},${deadline},`;
+    const csv = [
+      header,
+      `renewal_notice_t72,sub\u0000x${good}`,
+      `renewal_notice_t72,sub_\ud800${good}`,
+      `renewal_notice_t72,sub_ok,2026-12-01,,,,0,a@example.com,,${due},${deadline},"{""a"":""\\u0000""}"`,
+      `renewal_notice_t72,sub_ok2,2026-12-01,,,,0,a@example.com,,${due},${deadline},"{""a"":""\\ud800""}"`,
+      `${'x'.repeat(63)}\ud83d\ude00,sub_3${good}`,
+    ].join('\n');
+    const result = validateUpload({ csv, secret });
+    if (!result.ok) throw new Error(result.error);
+    expect(result.rows).toEqual([]);
+    expect(result.rejections.map((r) => [r.line, r.reason.slice(0, 30)])).toEqual([
+      [2, 'contains a NUL character or an'],
+      [3, 'contains a NUL character or an'],
+      [4, 'payload must not contain NUL o'],
+      [5, 'payload must not contain NUL o'],
+      [6, expect.stringMatching(/^unknown notice_type/)],
+    ]);
+    const unsafe = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    for (const rejection of result.rejections) {
+      expect(unsafe.test(rejection.reason)).toBe(false);
+      expect(unsafe.test(rejection.raw)).toBe(false);
+    }
+  });
+
   it('refuses a file without the required header, and an empty one', () => {
     expect(validateUpload({ csv: 'a,b\n1,2', secret })).toEqual({ ok: false, error: expect.stringMatching(/lacks notice_type, recipient_email, due_at, deadline_at/) });
     expect(validateUpload({ csv: '', secret })).toEqual({ ok: false, error: 'The file is empty.' });

@@ -151,7 +151,7 @@ export function validateUpload({ csv, secret }: { csv: string; secret: string })
     };
     const result = validateRow(cell, secret);
     if ('reason' in result) {
-      rejections.push({ line: record.line, reason: result.reason, raw });
+      rejections.push({ line: record.line, reason: safeText(result.reason), raw });
       continue;
     }
     const earlier = firstLineOfKey.get(result.row.key);
