@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { createDomainRateLimiter, grantedOf, type DomainRateLimiter } from './rate-limit';
+
+describe('grantedOf', () => {
+  it('grants the part of a leased batch that is still within the window limit', () => {
+    expect(grantedOf({ asked: 4, consumed: 4, points: 10 })).toBe(4);
+    expect(grantedOf({ asked: 4, consumed: 12, points: 10 })).toBe(2);
+    expect(grantedOf({ asked: 4, consumed: 14, points: 10 })).toBe(0);
+    expect(grantedOf({ asked: 4, consumed: 30, points: 10 })).toBe(0);
+  });
+});
+
+describe('domain rate limiter with a token lease, shared through PostgreSQL', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await t.drop();
+  });
+
+  const drain = async (limiters: DomainRateLimiter[], domain: string, rounds: number) => {
+    let granted = 0;
+    for (let i = 0; i < rounds; i += 1) for (const limiter of limiters) if ((await limiter.take(domain)).ok) granted += 1;
+    return granted;
+  };
+
+  it('never grants more than the shared limit across workers, and loses no token to a partial batch', async () => {
+    const a = await createDomainRateLimiter({ pool: t.pool, points: 10, windowSeconds: 60, lease: 4 });
+    const b = await createDomainRateLimiter({ pool: t.pool, points: 10, windowSeconds: 60, lease: 4 });
+    const c = await createDomainRateLimiter({ pool: t.pool, points: 10, windowSeconds: 60, lease: 4 });
+    // a leases tokens 1-4, b 5-8, c asks for 9-12 and keeps 9-10; later asks get nothing.
+    expect(await drain([a, b, c], `lease-${String(Date.now())}.test`, 8)).toBe(10);
+  });
+
+  it('does not spend leased spares after the window they were counted in', async () => {
+    const domain = `window-${String(Date.now())}.test`;
+    const leasing = await createDomainRateLimiter({ pool: t.pool, points: 3, windowSeconds: 2, lease: 3 });
+    const plain = await createDomainRateLimiter({ pool: t.pool, points: 3, windowSeconds: 2 });
+    expect((await leasing.take(domain)).ok).toBe(true); // holds 2 spares for this window
+    expect((await plain.take(domain)).ok).toBe(false);
+    // A new window: the plain worker gets a token again.
+    await vi.waitFor(async () => expect((await plain.take(domain)).ok).toBe(true), { timeout: 10_000, interval: 50 });
+    // Stale spares would make this 2 + 2 = 4 more; the new window has 2 tokens left.
+    expect(await drain([leasing, plain], domain, 3)).toBe(2);
+  });
+});
