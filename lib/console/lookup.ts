@@ -27,6 +27,8 @@ export function classifyQuery(raw: string): ClassifiedQuery {
   const text = raw.trim();
   if (text.length === 0) return { error: 'Type an email, customer or subscription id, notice key or Message-ID.' };
   if (text.length > 320) return { error: 'That is too long to be an id, email or Message-ID.' };
+  // The /lookup page passes ?q= straight here; PostgreSQL text cannot hold NUL, so nothing stored matches it.
+  if (text.includes('\0')) return { error: 'That contains a NUL character, which no id, email or Message-ID has.' };
   const correlation = correlationFromMessageId(text.toLowerCase());
   if (correlation) return { search: [{ kind: 'key_prefix', prefix: correlation }], describe: `Message-ID → correlation ${correlation}` };
   if (/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(text)) return { search: [{ kind: 'email', email: text.toLowerCase() }], describe: `email ${text.toLowerCase()}` };

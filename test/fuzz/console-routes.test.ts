@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken } from '@/lib/auth/api-tokens';
+import { lookupNotices } from '@/lib/console/lookup';
 import { insertClaimedNotice, keyWithCorrelation } from '@/lib/events/testing';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
-import { fuzzParameters, hostileBodyText, hostileHeaderValue, hostileQuery, mutatedObject, poisoned } from './arbitraries';
+import { fuzzParameters, hostileBodyText, hostileHeaderValue, hostileQuery, hostileString, mutatedObject, plausibleString, poisoned } from './arbitraries';
 import { consoleHandlers, type ValidIds } from './console-handlers';
 import { callHandler, expectSafe, FUZZ_SECRETS, patchEnv, seedConsoleUsers, sessionCookie, snapshotTables, storedOneTimeCodes } from './harness';
 
@@ -127,5 +128,23 @@ describe('GET /api/metrics under hostile Authorization headers', () => {
     const allowed = await callHandler(GET, new Request(`${base}/api/metrics`, { headers: { authorization: exact } }));
     expectSafe(allowed, { secrets, context: 'metrics with the token' });
     expect(allowed.status).toBe(200);
+  });
+});
+
+describe('lookupNotices, which the /lookup page calls with ?q= and no route schema', () => {
+  it('never throws, and answers an error or results', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(hostileString, plausibleString, poisoned(plausibleString)), async (q) => {
+        const query = q.trim().slice(0, 320);
+        let result: Awaited<ReturnType<typeof lookupNotices>>;
+        try {
+          result = await lookupNotices(t.db, { query, secret: process.env.NOTICE_KEY_SECRET ?? '', messageIdDomain: 'notices.localhost' });
+        } catch (error) {
+          throw new Error(`lookupNotices threw (the page would 500): ${error instanceof Error ? error.message.slice(0, 200) : String(error)}`);
+        }
+        expect('error' in result || Array.isArray(result.matches)).toBe(true);
+      }),
+      { ...fuzzParameters(RUNS_PER_ROUTE), examples: [['a\u0000b'], ['0123456789abcdef\u0000']] },
+    );
   });
 });
