@@ -6,7 +6,7 @@ import { createTestSendgridSigner, createTestSnsSigner, insertClaimedNotice, key
 import { storableEvent, type NormalizedEvent } from '@/lib/events/types';
 import { receiveWebhook, type WebhookSettings } from '@/lib/events/webhook';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
-import { fuzzParameters, hostileBodyText, hostileHeaderValue, hostileJson, hostileString, mutatedObject } from './arbitraries';
+import { fuzzParameters, hostileBodyText, hostileHeaderValue, hostileJson, hostileString, mutatedObject, poisoned } from './arbitraries';
 import { callHandler, expectSafe, FUZZ_SECRETS, patchEnv, snapshotTables, storedOneTimeCodes, type Outcome } from './harness';
 
 /**
@@ -170,6 +170,56 @@ describe('authenticated webhooks with hostile bodies never 5xx; a refused one ch
         if (outcome.status >= 400) expect(await snapshotTables(t.pool), context).toEqual(before);
       }),
       fuzzParameters(RUNS),
+    );
+  });
+});
+
+describe('SNS subscription confirmations with hostile SubscribeURLs', () => {
+  it('confirms only https SNS hosts (no SSRF to anything else), never 5xx, stores nothing', async () => {
+    const signer = createTestSnsSigner();
+    const confirmed: string[] = [];
+    const settings: WebhookSettings = {
+      snsTopicArns: [topicArn],
+      snsKeyResolver: createSnsKeyResolver({ fetcher: async () => signer.certificatePem }),
+      confirmSubscription: async (url) => {
+        confirmed.push(url);
+      },
+    };
+    const { getDb } = await import('@/db/client');
+    const urls = fc.oneof(
+      hostileString,
+      poisoned(fc.constant('https://sns.us-east-1.amazonaws.com/?Action=ConfirmSubscription&Token=x')),
+      fc.constantFrom(
+        'https://sns.us-east-1.amazonaws.com.evil.test/confirm',
+        'https://evil.test/sns.us-east-1.amazonaws.com',
+        'https://user:pass@sns.us-east-1.amazonaws.com/',
+        'https://sns.us-east-1.amazonaws.com:8443/',
+        'http://sns.us-east-1.amazonaws.com/',
+        'http://169.254.169.254/latest/meta-data/',
+        'https://127.0.0.1/',
+        'file:///etc/passwd',
+        'https://sns.us-east-1.amazonaws.com@evil.test/',
+        'https://sns.us-east-1.amazonaws.com\\@evil.test/',
+        'https://SNS.US-EAST-1.AMAZONAWS.COM/?Action=ConfirmSubscription',
+        'https://sns.us-east-1.amazonaws.com/?Action=ConfirmSubscription&Token=x',
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(urls, fc.uuid(), async (subscribeUrl, messageId) => {
+        const envelope = signer.sign({ Type: 'SubscriptionConfirmation', MessageId: messageId, TopicArn: topicArn, Message: 'You have chosen to subscribe', Timestamp: new Date().toISOString(), SubscribeURL: subscribeUrl, Token: 'token' });
+        const before = await snapshotTables(t.pool);
+        const response = await receiveWebhook({ provider: 'ses', request: new Request('http://console.test/api/webhooks/ses', { method: 'POST', body: JSON.stringify(envelope) }), db: getDb(), settings });
+        const outcome: Outcome = { status: response.status, text: await response.text(), headers: response.headers };
+        expectSafe(outcome, { secrets, context: `SubscribeURL ${JSON.stringify(subscribeUrl).slice(0, 120)}` });
+        expect(await snapshotTables(t.pool)).toEqual(before);
+        for (const url of confirmed) {
+          const parsed = new URL(url);
+          expect(parsed.protocol, url).toBe('https:');
+          expect(parsed.hostname, url).toMatch(/^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/);
+          expect(parsed.username + parsed.password, url).toBe('');
+        }
+      }),
+      fuzzParameters(RUNS / 2),
     );
   });
 });
