@@ -15,7 +15,16 @@ describe('chaos, fixed seed', () => {
   it(`seed ${SEED}, 500 notices: no duplicate, nothing lost, no claim left that the sink reported`, async () => {
     const t = await createTestDatabase();
     try {
-      const report = await runChaos({ seed: SEED, notices: 500, databaseUrl: t.url, workers: 3, killEveryMs: [2_500, 6_000], settleTimeoutMs: 60_000 });
+      const report = await runChaos({
+        seed: SEED,
+        notices: 500,
+        databaseUrl: t.url,
+        workers: 3,
+        killEveryMs: [2_500, 6_000],
+        settleTimeoutMs: 60_000,
+        // Gives up (and stops every process it started) before vitest's own timeout would leave them running.
+        signal: AbortSignal.timeout(160_000),
+      });
       console.log(report.table);
       expect(report.failures).toEqual([]);
       expect(report.counts).toMatchObject({ notices: 500, lost: 0, duplicatesByCorrelation: 0, duplicatesByBusinessKey: 0, quarantinedWithEvidence: 0 });
