@@ -24,7 +24,7 @@ import { printTable, startBenchDatabase } from './support';
 process.env.NOTICE_KEY_SECRET ??= 'bench-secret-0123456789abcdef0123456789abcdef';
 
 type Variant = { label: string; root: string; peer: 'sink' | 'noop'; env: Record<string, string> };
-type Sample = { perSecond: number; duplicates: number; peakRssMb: number; phases: Record<string, number> };
+type Sample = { perSecond: number; duplicates: number; peakRssMb: number; cpuMsPerNotice: number; phases: Record<string, number> };
 
 function parseVariant(arg: string): Variant {
   const at = arg.indexOf('=');
@@ -69,6 +69,15 @@ function spawnFrom(root: string, env: Record<string, string>) {
       try {
         const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${String(child.pid)}/status`, 'utf8'));
         return match ? Number(match[1]) / 1024 : 0;
+      } catch {
+        return 0;
+      }
+    },
+    /** User + system CPU the worker process has used so far, ms (Linux /proc, clock ticks of 10 ms). */
+    cpuMs: () => {
+      try {
+        const fields = readFileSync(`/proc/${String(child.pid)}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+        return (Number(fields[11]) + Number(fields[12])) * 10;
       } catch {
         return 0;
       }
@@ -131,6 +140,7 @@ export async function runVariant(url: string, variant: Variant, { processes, con
     const env = { DATABASE_URL: url, SMTP_URL: peer?.url ?? sink?.url ?? '', WORKER_CONCURRENCY: String(concurrency), RATE_LIMIT_PER_DOMAIN: '100000', VISIBILITY_TIMEOUT: '60s', LOG_LEVEL: 'info', ...variant.env };
     for (let i = 0; i < processes; i += 1) workers.push(spawnFrom(variant.root, env));
     await Promise.all(workers.map((w) => w.ready));
+    const cpuBefore = workers.reduce((sum, w) => sum + w.cpuMs(), 0);
     const started = performance.now();
     let peak = 0;
     for (let sent = 0; sent < notices; ) {
@@ -141,13 +151,14 @@ export async function runVariant(url: string, variant: Variant, { processes, con
       peak = Math.max(peak, ...workers.map((w) => w.peakRssMb()));
     }
     const seconds = (performance.now() - started) / 1000;
+    const cpuMsPerNotice = (workers.reduce((sum, w) => sum + w.cpuMs(), 0) - cpuBefore) / notices;
     let duplicates = peer?.duplicates() ?? 0;
     if (sink) {
       const per = new Map<string, number>();
       for (const m of sink.messages()) per.set(m.correlation ?? '', (per.get(m.correlation ?? '') ?? 0) + 1);
       duplicates = [...per.values()].reduce((s, n) => s + Math.max(0, n - 1), 0);
     }
-    return { perSecond: notices / seconds, duplicates, peakRssMb: peak, phases: await phaseMedians(pool, tag) };
+    return { perSecond: notices / seconds, duplicates, peakRssMb: peak, cpuMsPerNotice, phases: await phaseMedians(pool, tag) };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
     await publisher.stop();
@@ -175,7 +186,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         const sample = await runVariant(database.url, variant, shape);
         samples.get(variant.label)?.push(sample);
         const phases = Object.entries(sample.phases).map(([k, v]) => `${k} ${String(v)}`).join(', ');
-        console.log(`round ${String(round + 1)} ${variant.label}: ${Math.round(sample.perSecond).toString()} notices/s, ${String(sample.duplicates)} duplicates, ${Math.round(sample.peakRssMb).toString()} MB; median ms: ${phases}`);
+        console.log(`round ${String(round + 1)} ${variant.label}: ${Math.round(sample.perSecond).toString()} notices/s, ${String(sample.duplicates)} duplicates, ${Math.round(sample.peakRssMb).toString()} MB, worker CPU ${sample.cpuMsPerNotice.toFixed(2)} ms/notice; median ms: ${phases}`);
       }
     }
   } finally {
@@ -193,6 +204,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         runs: s.map((x) => Math.round(x.perSecond)).join(' / '),
         duplicates: s.reduce((sum, x) => sum + x.duplicates, 0),
         'peak RSS MB': Math.round(Math.max(0, ...s.map((x) => x.peakRssMb))),
+        'worker CPU ms/notice': median(s.map((x) => x.cpuMsPerNotice)).toFixed(2),
       };
     }),
   );
