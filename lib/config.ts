@@ -32,6 +32,12 @@ const duration = (fallback: string) =>
       return ms;
     });
 
+/** A Node timer cannot wait longer than 2^31-1 ms (~24.8 days): past that it fires after 1 ms. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** A duration that drives a setTimeout/setInterval, so it must fit one. */
+const timer = (fallback: string) => duration(fallback).refine((ms) => ms <= MAX_TIMER_MS, 'must be at most 24d: longer timers fire at once in Node');
+
 const int = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
 
@@ -60,23 +66,23 @@ export const envSchema = z.object({
   /** The wake-up queue's name (pg-boss queue or RabbitMQ queue): one per environment. */
   QUEUE_NAME: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,99}$/i, 'must be letters, digits, . _ - (at most 100)').default('notice-wakeup'),
   SMTP_URL: z.url().default('smtp://127.0.0.1:2525'),
-  SMTP_TIMEOUT: duration('30s'),
+  SMTP_TIMEOUT: timer('30s'),
   MAIL_FROM: z.string().default('Notices <notices@notices.localhost>'),
   /** The local SMTP sink (`scripts/smtp-sink.ts`, `npm run demo`) and where it posts its events. */
   SMTP_SINK_PORT: int(2525, 0, 65535),
   SMTP_SINK_EVENTS_URL: optionalUrl,
-  SMTP_SINK_EVENT_DELAY: duration('500ms'),
+  SMTP_SINK_EVENT_DELAY: timer('500ms'),
   /** Comma-separated SNS topic ARNs whose notifications are accepted; empty accepts any topic. */
   SNS_TOPIC_ARNS: z.string().default(''),
   WORKER_CONCURRENCY: int(8, 1, 256),
   WORKER_METRICS_PORT: int(9464, 0, 65535),
-  VISIBILITY_TIMEOUT: duration('60s'),
+  VISIBILITY_TIMEOUT: timer('60s'),
   RATE_LIMIT_PER_DOMAIN: int(50, 1, 100_000),
   QUIET_HOURS: quietHours,
   RETRY_BASE: duration('30s'),
   RETRY_CAP: duration('1h'),
   MAX_ATTEMPTS: int(8, 1, 100),
-  SWEEP_EVERY: duration('30s'),
+  SWEEP_EVERY: timer('30s'),
   RETENTION_ATTEMPTS: duration('90d'),
   RETENTION_PROVIDER_EVENTS: duration('180d'),
   RETENTION_EVIDENCE: duration('730d'),

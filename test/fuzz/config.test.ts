@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, envSchema, loadConfig, type Config } from '@/lib/config';
+import { ConfigError, envSchema, loadConfig, MAX_TIMER_MS, type Config } from '@/lib/config';
 import { fuzzParameters, hostileString, plausibleString } from './arbitraries';
 
 /**
@@ -16,10 +16,12 @@ const durationNames = names.filter((name) => {
   return typeof value === 'number' && /AFTER|TIMEOUT|DELAY|EVERY|RETRY|RETENTION|HORIZON/.test(name);
 });
 
+const timerNames = ['SWEEP_EVERY', 'VISIBILITY_TIMEOUT', 'SMTP_TIMEOUT', 'SMTP_SINK_EVENT_DELAY'] as const;
+
 const envValue = fc.oneof(
   hostileString,
   plausibleString,
-  fc.constantFrom('15m', '0', '0s', '1ms', '9'.repeat(30), '9'.repeat(400) + 'd', '-5m', '1.5h', '15 m', ' 15m ', '15M', 'Infinity', 'NaN', '1e3', '0x10', 'true', 'enforce', 'pgboss', 'rabbitmq', 'http://', 'amqp://guest:guest@127.0.0.1:5672', 'postgres://u:p@localhost/db', '21:00-08:00', '24:00-08:00'),
+  fc.constantFrom('15m', '0', '0s', '1ms', '9'.repeat(30), '9'.repeat(400) + 'd', '30d', '24d', '25d', '2147483647ms', '2147483648ms', '-5m', '1.5h', '15 m', ' 15m ', '15M', 'Infinity', 'NaN', '1e3', '0x10', 'true', 'enforce', 'pgboss', 'rabbitmq', 'http://', 'amqp://guest:guest@127.0.0.1:5672', 'postgres://u:p@localhost/db', '21:00-08:00', '24:00-08:00'),
   fc.constantFrom('k'.repeat(31), 'k'.repeat(32), 'k'.repeat(100_000)),
 );
 
@@ -54,8 +56,10 @@ describe('loadConfig with arbitrary environments', () => {
           const value = loaded[name];
           expect(Number.isSafeInteger(value), `${name}=${JSON.stringify(env[name] ?? '(default)').slice(0, 60)} became ${String(value)}`).toBe(true);
         }
+        // These drive setTimeout/setInterval, which fire at once past 2^31-1 ms.
+        for (const name of timerNames) expect(loaded[name], `${name}=${String(env[name])}`).toBeLessThanOrEqual(MAX_TIMER_MS);
       }),
-      { ...fuzzParameters(500), examples: [[[{ QUARANTINE_AFTER: '9'.repeat(400) }, {}, true]]] },
+      { ...fuzzParameters(500), examples: [[[{ QUARANTINE_AFTER: '9'.repeat(400) }, {}, true]], [[{ SWEEP_EVERY: '30d' }, {}, true]], [[{ VISIBILITY_TIMEOUT: '2147483648ms' }, {}, true]]] },
     );
   });
 });
