@@ -15,7 +15,7 @@ import { callHandler, expectSafe, FUZZ_SECRETS, patchEnv, seedConsoleUsers, sess
  * request (4xx) — or any read — leaves every table byte-identical.
  */
 
-const RUNS_PER_ROUTE = 80;
+const RUNS_PER_ROUTE = 60;
 const base = 'http://console.test';
 let t: TestDatabase;
 let restoreEnv: () => void;

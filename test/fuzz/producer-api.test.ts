@@ -12,7 +12,7 @@ import { callHandler, expectSafe, FUZZ_SECRETS, patchEnv, snapshotTables, stored
  * refused request leaves every table — api_tokens.last_used_at and pg-boss's queue too — as it was.
  */
 
-const RUNS = 80;
+const RUNS = 60;
 const HOUR = 3_600_000;
 type Route = (request: Request, context?: { params: Promise<Record<string, string>> }) => Promise<Response>;
 let t: TestDatabase;

@@ -15,7 +15,7 @@ import { callHandler, expectSafe, FUZZ_SECRETS, patchEnv, snapshotTables, stored
  * bodies must never 5xx (a provider retries a 5xx for days) and, when refused, change nothing.
  */
 
-const RUNS = 80;
+const RUNS = 60;
 const correlation = '0123456789abcdef0123456789abcdef';
 const topicArn = 'arn:aws:sns:us-east-1:123456789012:ses-events';
 const sendgrid = createTestSendgridSigner();
