@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertTestJob, readJob } from '../../test/fixtures/jobs';
+import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { listAttemptsForJob } from './attempts';
+import { claimNotice, commitSent, getLedgerRow } from './ledger';
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t?.drop();
+});
+
+const claimFor = async (job: Awaited<ReturnType<typeof insertTestJob>>, claimToken: string) =>
+  claimNotice(t.db, { noticeKey: job.noticeKey, noticeType: job.noticeType, identity: job.identity, revision: job.revision, jobId: job.id, claimToken, claimedBy: 'w1', recipientDomain: 'example.test', oneTimeCode: 'code-1' });
+
+const commitParams = (job: Awaited<ReturnType<typeof insertTestJob>>, claimToken: string | null) => ({
+  noticeKey: job.noticeKey,
+  claimToken,
+  providerMessageId: 'relay-1',
+  jobId: job.id,
+  workerId: 'w1',
+  startedAt: new Date(),
+  queueMessageId: 'q-1',
+  batchId: null,
+  correlationId: 'c'.repeat(32),
+  claimToCommitMs: 3,
+  mode: 'enforce' as const,
+});
+
+describe('commitSent: the result commit as one statement', () => {
+  it('moves the owned claim and the job to sent and writes the attempt row', async () => {
+    const job = await insertTestJob(t.db);
+    const token = randomUUID();
+    expect(await claimFor(job, token)).toMatchObject({ noticeKey: job.noticeKey, reclaimed: false });
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'claimed' });
+    expect(await commitSent(t.db, commitParams(job, token))).toBe(true);
+    expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toMatchObject({ state: 'sent', providerMessageId: 'relay-1', sentAt: expect.any(Date) });
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'sent', attempts: 1, lastErrorClass: null });
+    const attempts = await listAttemptsForJob(t.db, { jobId: job.id });
+    expect(attempts.map((a) => [a.outcome, a.detail, a.claimToCommitMs, a.queueMessageId])).toEqual([['sent', null, 3, 'q-1']]);
+  });
+
+  it('leaves a claim it does not own alone and says so in the attempt row', async () => {
+    const job = await insertTestJob(t.db);
+    await claimFor(job, randomUUID());
+    expect(await commitSent(t.db, commitParams(job, randomUUID()))).toBe(false);
+    expect(await commitSent(t.db, { ...commitParams(job, null), claimToCommitMs: null })).toBe(false);
+    expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toMatchObject({ state: 'claimed', providerMessageId: null });
+    const attempts = await listAttemptsForJob(t.db, { jobId: job.id });
+    expect(attempts.map((a) => [a.outcome, a.detail])).toEqual([
+      ['sent', 'claim_not_owned'],
+      ['sent', 'claim_not_owned'],
+    ]);
+  });
+
+  it('runs inside a caller transaction on that transaction (a rollback leaves the claim)', async () => {
+    const job = await insertTestJob(t.db);
+    const token = randomUUID();
+    await claimFor(job, token);
+    await expect(
+      t.db.transaction(async (tx) => {
+        expect(await commitSent(tx, commitParams(job, token))).toBe(true);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toMatchObject({ state: 'claimed' });
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'claimed', attempts: 0 });
+    expect(await listAttemptsForJob(t.db, { jobId: job.id })).toEqual([]);
+  });
+});
