@@ -1,4 +1,5 @@
-import { createMailTransport } from '../lib/mail/transport';
+import path from 'node:path';
+import { createMailTransport as currentTransport } from '../lib/mail/transport';
 import { startSmtpSink } from '../lib/mail/sink';
 import { startNoopPeer } from './noop-peer';
 import { percentile, printTable } from './support';
@@ -7,6 +8,7 @@ import { percentile, printTable } from './support';
  * The SMTP leg alone, no database: OUR transport (lib/mail/transport.ts) sending rendered-size
  * notices at BENCH_CONCURRENCY in flight to a local peer, one connection per message vs a pool
  * of `concurrency` connections, to the no-op peer and to lib/mail/sink.ts. Interleaved rounds.
+ * BENCH_BASE_TREE=<dir> adds the pooled transport of another source tree (before/after).
  */
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
@@ -14,7 +16,11 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 const html = `<p>${'Your Coffee Box renews soon. '.repeat(20)}</p>`;
 const text = 'Your Coffee Box renews soon. '.repeat(20);
 
-async function run(peerKind: 'noop' | 'sink', maxConnections: number): Promise<{ perSecond: number; p50: number; p99: number }> {
+type CreateTransport = typeof currentTransport;
+const baseTree = process.env.BENCH_BASE_TREE;
+const baseTransport: CreateTransport | null = baseTree ? ((await import(path.resolve(baseTree, 'lib/mail/transport.ts'))) as { createMailTransport: CreateTransport }).createMailTransport : null;
+
+async function run(peerKind: 'noop' | 'sink', maxConnections: number, createMailTransport: CreateTransport = currentTransport): Promise<{ perSecond: number; p50: number; p99: number }> {
   const noop = peerKind === 'noop' ? await startNoopPeer() : null;
   const sink = peerKind === 'sink' ? await startSmtpSink() : null;
   const url = noop?.url ?? sink?.url ?? '';
@@ -45,14 +51,15 @@ async function run(peerKind: 'noop' | 'sink', maxConnections: number): Promise<{
   return { perSecond: latencies.length / ((performance.now() - started) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
-const variants = [
+const variants: Array<{ label: string; peer: 'noop' | 'sink'; pool: number; create?: CreateTransport }> = [
+  ...(baseTransport ? [{ label: `${String(baseTree)}: pool of ${String(concurrency)} → no-op peer`, peer: 'noop' as const, pool: concurrency, create: baseTransport }] : []),
   { label: 'per-message connection → no-op peer', peer: 'noop' as const, pool: 0 },
   { label: `pool of ${String(concurrency)} → no-op peer`, peer: 'noop' as const, pool: concurrency },
   { label: 'per-message connection → sink', peer: 'sink' as const, pool: 0 },
   { label: `pool of ${String(concurrency)} → sink`, peer: 'sink' as const, pool: concurrency },
 ];
 const results = new Map<string, Array<{ perSecond: number; p50: number; p99: number }>>(variants.map((v) => [v.label, []]));
-for (let round = 0; round < rounds; round += 1) for (const v of variants) results.get(v.label)?.push(await run(v.peer, v.pool));
+for (let round = 0; round < rounds; round += 1) for (const v of variants) results.get(v.label)?.push(await run(v.peer, v.pool, v.create));
 printTable(
   `SMTP leg alone: ${String(concurrency)} in flight, ${String(seconds)} s × ${String(rounds)} rounds (best round)`,
   variants.map((v) => {
