@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import { createDb, createPool, type Db } from '../../db/client';
+import { listQuarantined } from '../../db/queries/ledger';
 import { createUser } from '../../db/queries/users';
+import { resolveQuarantine } from '../../lib/console/quarantine';
+import { correlationOf } from '../../lib/ledger/notice-key';
 import { createApiToken } from '../../lib/auth/api-tokens';
 import { reconcileQuarantine } from '../../lib/events/ingest';
 import { startSmtpSink, type MessageFault, type SmtpSink } from '../../lib/mail/sink';
@@ -24,7 +27,8 @@ import { createWorkerPool, type PoolStats, type WorkerPool } from './workers';
  * past the visibility timeout and drops connections after DATA; every producer request is
  * posted twice; the whole window is then replayed (request → approve by another user → run).
  * The sink's signed events go through the generic webhook route into lib/events, and
- * reconcileQuarantine runs before the final count. Every random choice derives from `seed`.
+ * reconcileQuarantine runs; on-call then releases the claims the sink has no trace of, the
+ * workers resend them, and the final count follows. Every random choice derives from `seed`.
  *
  * Evidence for dropped-after-data messages: the sink posts the same `accepted` (and
  * `delivered`) events for them as for a 250 (`eventsForDropped`). The relay read the whole
@@ -63,7 +67,7 @@ export type ChaosReport = {
   faults: Record<string, number>;
   producer: { posts: number; statuses: Record<string, number>; created: number; createdTwice: number; jobIdMismatches: number; evidenceResolved: number };
   replay: { batchId: string; state: string; published: number; dryRun: { total: number; newKeys: number } };
-  reconciliation: { confirmedByEvents: number; confirmedByReconcile: number; eventsPosted: number; eventPostFailures: number };
+  reconciliation: { confirmedByEvents: number; confirmedByReconcile: number; eventsPosted: number; eventPostFailures: number; releasedForResend: number };
   attempts: Record<string, number>;
   overlaps: number;
   phasesMs: Record<string, number>;
@@ -461,23 +465,39 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     log(`replay ${batchId} ${ran.state}: ${ran.published} wake-ups published`);
 
     await workers.stopChaos();
-    await workers.stop();
-    phase('stop');
 
     // Provider evidence: every event the sink still owes, then the periodic reconciliation.
+    const reconcileAll = async (): Promise<number> => {
+      let confirmed = 0;
+      for (;;) {
+        const pass = await reconcileQuarantine(db, { limit: 500 });
+        confirmed += pass.confirmed.length;
+        if (pass.confirmed.length === 0) return confirmed;
+      }
+    };
     sink.releaseStalled();
     await sink.flushEvents();
     const confirmedByEvents = await countConfirmations(db);
-    let confirmedByReconcile = 0;
-    for (;;) {
-      const { confirmed } = await reconcileQuarantine(db, { limit: 500 });
-      confirmedByReconcile += confirmed.length;
-      if (confirmed.length === 0) break;
-    }
-    const quarantineWait = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: QUARANTINE_AFTER_MS * 4, log });
-    if (quarantineWait) failures.push(`after reconciliation ${quarantineWait}`);
+    let confirmedByReconcile = await reconcileAll();
     phase('reconcile');
 
+    // On-call: a claim the provider has no trace of is released for resend (the console's bulk
+    // action); the workers (no more kills, sink faults still on) send it again via the sweeper.
+    const atSink = new Set(sink.messages().map((message) => message.correlation));
+    // Only claims older than SMTP_TIMEOUT: no send for them can still be on the wire.
+    const stuck = (await listQuarantined(db, { olderThanMs: SMTP_TIMEOUT_MS + 2_000, limit: 5_000 })).map((row) => row.noticeKey).filter((key) => !atSink.has(correlationOf(key)));
+    const released = stuck.length === 0 ? 0 : (await resolveQuarantine(db, { action: 'release', selection: { keys: stuck }, actor: manager.email, reason: 'chaos: no provider trace, resend', quarantineAfterMs: SMTP_TIMEOUT_MS + 2_000 })).resolved.length;
+    const onCallWait = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log, signal: options.signal });
+    if (onCallWait) failures.push(`after the on-call release ${onCallWait}`);
+    log(`on-call released ${released} of ${stuck.length} claims with no trace at the sink for resend`);
+    await workers.stop();
+    sink.releaseStalled();
+    await sink.flushEvents();
+    confirmedByReconcile += await reconcileAll();
+    phase('resend');
+
+    const quarantineWait = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: QUARANTINE_AFTER_MS * 4, log });
+    if (quarantineWait) failures.push(`after reconciliation ${quarantineWait}`);
     const outcomes = await readOutcomes(db, planned.map((notice) => notice.noticeKey));
     const dbNow = (await db.execute<{ now: Date | string }>(sql`select now() as now`)).rows[0]?.now ?? new Date();
     const messages = sink.messages().map((message) => ({ correlation: message.correlation, outcome: message.outcome, handOver: !message.to.every(isBouncingRecipient) }));
@@ -507,6 +527,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       ['redeliveries refused mid-send', `${overlaps} (the first send then committed sent)`],
       ['claims confirmed by events', confirmedByEvents],
       ['claims confirmed by reconcileQuarantine', confirmedByReconcile],
+      ['released for resend by on-call', `${released} (claims with no trace at the sink)`],
       ['provider event posts', `${posted.length} (${eventPostFailures} failed)`],
       ['phases (ms)', Object.entries(phases).map(([name, ms]) => `${name} ${ms}`).join(', ')],
       ['elapsed', `${(elapsedMs / 1000).toFixed(1)} s`],
@@ -519,7 +540,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       faults,
       producer: producer.stats,
       replay: replayReport,
-      reconciliation: { confirmedByEvents, confirmedByReconcile, eventsPosted: posted.length, eventPostFailures },
+      reconciliation: { confirmedByEvents, confirmedByReconcile, eventsPosted: posted.length, eventPostFailures, releasedForResend: released },
       attempts,
       overlaps,
       phasesMs: phases,
