@@ -107,8 +107,16 @@ function waitForHttp(url: string, timeoutMs: number): Promise<void> {
 
 let database: EmbeddedServer | undefined;
 
-async function shutdown(code: number): Promise<never> {
-  if (!stopping) {
+let stopped: Promise<never> | undefined;
+
+/** Idempotent: a second Ctrl-C (or npm relaying the first) waits for the same shutdown. */
+function shutdown(code: number): Promise<never> {
+  stopped ??= stopEverything(code);
+  return stopped;
+}
+
+async function stopEverything(code: number): Promise<never> {
+  {
     stopping = true;
     console.log('\nStopping…');
     const exits = children.map(
@@ -132,7 +140,9 @@ async function shutdown(code: number): Promise<never> {
         }),
     );
     await Promise.all(exits);
-    if (database?.owned) await database.stop();
+    // The terminal's Ctrl-C reaches postgres too (it shares our process group), so it may
+    // already be gone; never wait on it forever.
+    if (database?.owned) await Promise.race([database.stop(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
     console.log('Stopped. Data is kept in .data/ for the next `npm run demo`.');
   }
   process.exit(code);
