@@ -4,10 +4,10 @@ import { sql } from 'drizzle-orm';
 import { createDb, createPool, type Db } from '../../db/client';
 import { listQuarantined } from '../../db/queries/ledger';
 import { createUser } from '../../db/queries/users';
-import { resolveQuarantine } from '../../lib/console/quarantine';
-import { correlationOf } from '../../lib/ledger/notice-key';
 import { createApiToken } from '../../lib/auth/api-tokens';
+import { resolveQuarantine } from '../../lib/console/quarantine';
 import { reconcileQuarantine } from '../../lib/events/ingest';
+import { correlationOf } from '../../lib/ledger/notice-key';
 import { startSmtpSink, type MessageFault, type SmtpSink } from '../../lib/mail/sink';
 import { createPgBossQueue } from '../../lib/queue/pgboss';
 import { runReplay } from '../../lib/replay/runner';
@@ -15,9 +15,11 @@ import { scheduleUploadedItem } from '../../lib/replay/schedule-item';
 import { decideReplay, requestReplay, startReplay } from '../../lib/replay/service';
 import type { Actor } from '../../lib/replay/transitions';
 import { spawnConsoleProcess, type ConsoleProcess } from './app-server';
-import { isBouncingRecipient, planNotices, type PlannedNotice } from './plan';
+import { isBouncingRecipient, planNotices } from './plan';
 import { createPrng, hashUnit, type Prng } from './prng';
-import { classifyRun, countRows, formatTable, invariantFailures, type Classified, type NoticeOutcome } from './verdict';
+import { runProducer, type ProducerStats } from './producer';
+import { countAttempts, countConfirmations, countOverlaps, liveWakeups, readOutcomes, readProgress } from './queries';
+import { classifyRun, countRows, formatTable, invariantFailures, type Classified } from './verdict';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './workers';
 
 /**
@@ -65,7 +67,7 @@ export type ChaosReport = {
   failures: string[];
   kills: PoolStats;
   faults: Record<string, number>;
-  producer: { posts: number; statuses: Record<string, number>; created: number; createdTwice: number; jobIdMismatches: number; evidenceResolved: number };
+  producer: ProducerStats;
   replay: { batchId: string; state: string; published: number; dryRun: { total: number; newKeys: number } };
   reconciliation: { confirmedByEvents: number; confirmedByReconcile: number; eventsPosted: number; eventPostFailures: number; releasedForResend: number };
   attempts: Record<string, number>;
@@ -108,21 +110,6 @@ async function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
   }
 }
 
-function semaphore(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const waiting: Array<() => void> = [];
-  return async (task) => {
-    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    active += 1;
-    try {
-      return await task();
-    } finally {
-      active -= 1;
-      waiting.shift()?.();
-    }
-  };
-}
-
 /** The per-message fault: fixed by the seed, the correlation and how often it came before. */
 function faultDecider(seed: number, rates: FaultRates, injected: Record<string, number>): (context: { correlation: string | null; previousAttempts: number }) => MessageFault {
   return ({ correlation, previousAttempts }) => {
@@ -147,119 +134,6 @@ function faultDecider(seed: number, rates: FaultRates, injected: Record<string, 
     if (roll < edge) return note('drop_after_data', { kind: 'drop-after-data' });
     return { kind: 'none' };
   };
-}
-
-type Producer = { done: Promise<void>; stats: ChaosReport['producer']; problems: string[] };
-
-function requestBody(notice: PlannedNotice, startedAt: number): Record<string, unknown> {
-  const dueAt = startedAt + notice.dueOffsetMs;
-  return {
-    type: notice.fact.type,
-    identity: notice.fact.identity,
-    revision: notice.fact.revision,
-    recipient: { email: notice.recipientEmail, timeZone: 'UTC' },
-    dueAt: new Date(dueAt).toISOString(),
-    // Tight deadlines count from when the request is made, so the API never refuses one as already past.
-    deadlineAt: new Date(Math.max(dueAt, Date.now()) + notice.deadlineAfterMs).toISOString(),
-    payload: notice.payload,
-    ...(notice.evidenceRef ? { evidenceRef: notice.evidenceRef } : {}),
-    source: 'chaos',
-  };
-}
-
-/** Posts every notice, then the identical request again (at once, racing, or later); retries 5xx/network errors like a producer would. */
-function runProducer({ appUrl, token, planned, startedAt }: { appUrl: string; token: string; planned: readonly PlannedNotice[]; startedAt: number }): Producer {
-  const stats: ChaosReport['producer'] = { posts: 0, statuses: {}, created: 0, createdTwice: 0, jobIdMismatches: 0, evidenceResolved: 0 };
-  const problems: string[] = [];
-  const limit = semaphore(16);
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-
-  const call = async (method: string, path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        const response = await fetch(`${appUrl}${path}`, { method, headers, body: JSON.stringify(body) });
-        const json = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-        stats.posts += 1;
-        stats.statuses[String(response.status)] = (stats.statuses[String(response.status)] ?? 0) + 1;
-        if (response.status < 500 || attempt >= 5) return { status: response.status, json };
-      } catch (error) {
-        if (attempt >= 5) throw error;
-      }
-      await delay(100 * (attempt + 1));
-    }
-  };
-
-  const post = async (notice: PlannedNotice, body: () => Record<string, unknown>) => {
-    const { status, json } = await limit(() => call('POST', '/api/v1/reminders', body()));
-    if (status !== 200 && status !== 201) problems.push(`producer: notice #${notice.index} answered ${status}: ${JSON.stringify(json).slice(0, 200)}`);
-    if (json.created === true) stats.created += 1;
-    return { created: json.created === true, jobId: typeof json.id === 'string' ? json.id : null };
-  };
-
-  /** Opens the notice's evidence, then resolves it: before the reminder is posted, or racing its send. */
-  const resolveEvidence = async (notice: PlannedNotice, after: number) => {
-    if (!notice.evidenceRef) return;
-    const path = `/api/v1/evidence/${encodeURIComponent(notice.evidenceRef)}`;
-    const opened = await limit(() => call('PUT', path, { kind: 'reconciliation_exception' }));
-    if (opened.status >= 300) problems.push(`producer: opening evidence for #${notice.index} answered ${opened.status}`);
-    await delay(after);
-    const resolved = await limit(() => call('POST', `${path}/resolve`, { reason: 'chaos: exception cleared' }));
-    if (resolved.status !== 200) problems.push(`producer: resolving evidence for #${notice.index} answered ${resolved.status}`);
-    else stats.evidenceResolved += 1;
-  };
-
-  const schedule = async (notice: PlannedNotice) => {
-    // Relative to the first post: negative resolves the evidence before the reminder exists.
-    const resolveOffset = notice.resolveEvidenceOffsetMs;
-    if (resolveOffset !== null && resolveOffset < 0) await resolveEvidence(notice, 0);
-    let body: Record<string, unknown> | null = null;
-    // Built when the first request actually goes out, and sent identically by the retry.
-    const once = () => post(notice, () => (body ??= requestBody(notice, startedAt)));
-    const first = once();
-    const second =
-      notice.retryAfterMs === 0
-        ? once()
-        : first.then(async () => {
-            await delay(notice.retryAfterMs);
-            return once();
-          });
-    const racingResolve = resolveOffset !== null && resolveOffset >= 0 ? first.then(() => resolveEvidence(notice, resolveOffset)) : Promise.resolve();
-    const answers = await Promise.all([first, second]);
-    await racingResolve;
-    const created = answers.filter((answer) => answer.created).length;
-    if (created !== 1) {
-      stats.createdTwice += created > 1 ? 1 : 0;
-      problems.push(`producer: notice #${notice.index} created ${created} times over two identical requests`);
-    }
-    if (answers[0].jobId !== answers[1].jobId) {
-      stats.jobIdMismatches += 1;
-      problems.push(`producer: notice #${notice.index} got two job ids`);
-    }
-  };
-
-  const ordered = [...planned].sort((a, b) => a.dueOffsetMs - b.dueOffsetMs);
-  const done = Promise.all(ordered.map((notice) => schedule(notice))).then(() => undefined);
-  return { done, stats, problems };
-}
-
-type Progress = { jobs: number; pending: number; claimed: number; youngestClaimAgeMs: number | null };
-
-async function readProgress(db: Db): Promise<Progress> {
-  const result = await db.execute<{ jobs: number; pending: number; claimed: number; youngest: number | null }>(sql`
-    select (select count(*)::int from reminder_jobs) as jobs,
-           (select count(*)::int from reminder_jobs where state = 'pending') as pending,
-           (select count(*)::int from notice_ledger where state = 'claimed') as claimed,
-           (select (extract(epoch from now() - max(claimed_at)) * 1000)::float8 from notice_ledger where state = 'claimed') as youngest`);
-  const row = result.rows[0];
-  return { jobs: row?.jobs ?? 0, pending: row?.pending ?? 0, claimed: row?.claimed ?? 0, youngestClaimAgeMs: row?.youngest ?? null };
-}
-
-async function liveWakeups(db: Db, batchId?: string): Promise<number> {
-  const result = await db.execute<{ live: number }>(sql`
-    select count(*)::int as live from pgboss.job
-    where name = 'notice-wakeup' and state in ('created', 'retry', 'active')
-      ${batchId ? sql`and data->>'batchId' = ${batchId}` : sql``}`);
-  return result.rows[0]?.live ?? 0;
 }
 
 /**
@@ -299,48 +173,6 @@ async function waitUntilSettled({
     if (Date.now() > deadline) return `did not settle within ${timeoutMs} ms: ${JSON.stringify(progress)}, stalled ${sink.stalled().length}`;
     await delay(250);
   }
-}
-
-async function readOutcomes(db: Db, keys: readonly string[]): Promise<NoticeOutcome[]> {
-  const result = await db.execute<{ notice_key: string; job_state: string | null; suppression_reason: string | null; last_error_class: string | null; ledger_state: string | null; claimed_at: Date | string | null }>(sql`
-    select k.key as notice_key, j.state as job_state, j.suppression_reason, j.last_error_class, l.state as ledger_state, l.claimed_at
-    from unnest(${sql.param(keys)}::text[]) as k(key)
-    left join reminder_jobs j on j.notice_key = k.key
-    left join notice_ledger l on l.notice_key = k.key`);
-  return result.rows.map((row) => ({
-    noticeKey: row.notice_key,
-    jobState: row.job_state,
-    suppressionReason: row.suppression_reason,
-    lastErrorClass: row.last_error_class,
-    ledgerState: row.ledger_state,
-    claimedAt: row.claimed_at === null ? null : new Date(row.claimed_at),
-  }));
-}
-
-/** What the send path did, by outcome: redeliveries the ledger refused show as suppressed_duplicate. */
-async function countAttempts(db: Db): Promise<Record<string, number>> {
-  const result = await db.execute<{ outcome: string; count: number }>(sql`select outcome, count(*)::int as count from delivery_attempts group by outcome order by outcome`);
-  return Object.fromEntries(result.rows.map((row) => [row.outcome, row.count]));
-}
-
-/**
- * The visibility hazard caught in the act: a second delivery (any worker) refused by the claim
- * (suppressed_duplicate, ledger_claimed) while the first worker's send was still in flight,
- * which then committed `sent`.
- */
-async function countOverlaps(db: Db): Promise<number> {
-  const result = await db.execute<{ count: number }>(sql`
-    select count(distinct s.job_id)::int as count
-    from delivery_attempts s
-    join delivery_attempts d on d.job_id = s.job_id and d.outcome = 'suppressed_duplicate' and d.detail = 'ledger_claimed'
-      and d.finished_at > s.started_at and d.finished_at < s.finished_at
-    where s.outcome = 'sent'`);
-  return result.rows[0]?.count ?? 0;
-}
-
-async function countConfirmations(db: Db): Promise<number> {
-  const result = await db.execute<{ count: number }>(sql`select count(*)::int as count from audit_log where action = 'ledger.confirm_sent'`);
-  return result.rows[0]?.count ?? 0;
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
