@@ -1,4 +1,5 @@
 import type { Db, DbOrTx } from '../db/client';
+import { startPeriodic } from './periodic';
 import { insertAuditEntries } from '../db/queries/audit';
 import {
   deleteAttemptsBefore,
@@ -126,25 +127,12 @@ export async function runRetention({ db, policy, now }: { db: Db; policy: Retent
  */
 export function startRetention(params: { db: Db; policy: RetentionPolicy; every: number; clock?: () => Date; logger?: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void } }): { stop: () => Promise<void> } {
   const clock = params.clock ?? (() => new Date());
-  let running: Promise<void> = Promise.resolve();
-  let busy = false;
-  const tick = () => {
-    if (busy) return;
-    busy = true;
-    running = runRetention({ db: params.db, policy: params.policy, now: clock() })
-      .then((report) => {
-        if (Object.values(report).some((n) => n > 0)) params.logger?.info(report, 'retention pass');
-      })
-      .catch((error: unknown) => params.logger?.warn({ err: error instanceof Error ? error.message : String(error) }, 'retention pass failed'))
-      .finally(() => {
-        busy = false;
-      });
-  };
-  const timer = setInterval(tick, params.every);
-  return {
-    stop: async () => {
-      clearInterval(timer);
-      await running;
+  return startPeriodic({
+    every: params.every,
+    run: async () => {
+      const report = await runRetention({ db: params.db, policy: params.policy, now: clock() });
+      if (Object.values(report).some((n) => n > 0)) params.logger?.info(report, 'retention pass');
     },
-  };
+    onError: (error) => params.logger?.warn({ err: error instanceof Error ? error.message : String(error) }, 'retention pass failed'),
+  });
 }

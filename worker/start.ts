@@ -6,6 +6,8 @@ import { createWakeupHandler, type CrashPoint } from '../lib/jobs/handle-wakeup'
 import { parseQuietHours } from '../lib/jobs/quiet-hours';
 import { createDomainRateLimiter } from '../lib/jobs/rate-limit';
 import { startSweeper } from '../lib/jobs/sweeper';
+import { reconcileQuarantine } from '../lib/events/ingest';
+import { startPeriodic } from '../lib/periodic';
 import { retentionPolicyFrom, startRetention } from '../lib/retention';
 import type { Logger } from '../lib/log';
 import { createMailTransport } from '../lib/mail/transport';
@@ -77,6 +79,16 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   await queue.consume(handler, { concurrency: config.WORKER_CONCURRENCY });
   const sweeper = startSweeper({ db, queue, every: config.SWEEP_EVERY, graceMs: 2 * config.VISIBILITY_TIMEOUT, logger });
   const retention = startRetention({ db, policy: retentionPolicyFrom(config), every: 3_600_000, logger });
+  // Evidence that arrived before its claim could be linked (or before the claim existed)
+  // confirms the claim later. Only ever claimed → sent, so every worker may run it.
+  const reconciler = startPeriodic({
+    every: config.SWEEP_EVERY,
+    run: async () => {
+      const { confirmed } = await reconcileQuarantine(db);
+      if (confirmed.length > 0) logger.info({ confirmed: confirmed.length }, 'claims confirmed by stored provider evidence');
+    },
+    onError: (error) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'reconcile failed'),
+  });
 
   let stopping: Promise<void> | null = null;
   return {
@@ -84,8 +96,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     metricsPort: metrics.port,
     stop: () => {
       stopping ??= (async () => {
-        await sweeper.stop();
-        await retention.stop();
+        await Promise.all([sweeper.stop(), retention.stop(), reconciler.stop()]);
         // The adapter aborts deliveries that have not claimed yet and waits for the rest:
         // a send already handed over is finished and committed before its ack.
         await queue.stop();

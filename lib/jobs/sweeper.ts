@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../../db/client';
+import { startPeriodic, type PeriodicHandle } from '../periodic';
 import { takeStaleWakeups, type WakeupTarget } from '../../db/queries/scheduling';
 import { createLogger, type Logger } from '../log';
 import { wakeupsRepublished } from '../metrics/registry';
@@ -54,7 +55,7 @@ export async function sweepOnce({ db, queue, now, graceMs, limit = 500 }: SweepP
 
 const SWEEP_BATCH = 500;
 
-export type SweeperHandle = { stop: () => Promise<void> };
+export type SweeperHandle = PeriodicHandle;
 
 /**
  * Runs `sweepOnce` every `every` ms until stopped. `clock` is injectable for tests.
@@ -71,37 +72,18 @@ export function startSweeper(params: {
 }): SweeperHandle {
   const log = params.logger ?? createLogger('sweeper');
   const clock = params.clock ?? (() => new Date());
-  let stopped = false;
-  let running: Promise<void> = Promise.resolve();
-  let busy = false;
-  const tick = () => {
-    if (busy) return;
-    busy = true;
-    running = (async () => {
-      try {
-        // A mass loss (queue purged, broker restored from backup) is drained in consecutive
-        // passes, not one batch per interval: 100k lost wake-ups would otherwise take hours.
-        for (let pass = 0; pass < 200 && !stopped; pass += 1) {
-          const result = await sweepOnce({ db: params.db, queue: params.queue, now: clock(), graceMs: params.graceMs, limit: SWEEP_BATCH });
-          if (result.found > 0) log.info(result, 'sweeper re-published lost wake-ups');
-          if (result.found < SWEEP_BATCH) break;
-        }
-      } catch (error) {
-        log.warn({ err: error instanceof Error ? error.message : String(error) }, 'sweep failed');
-      } finally {
-        busy = false;
+  return startPeriodic({
+    every: params.every,
+    runAtStart: true,
+    run: async (isStopped) => {
+      // A mass loss (queue purged, broker restored from backup) is drained in consecutive
+      // passes, not one batch per interval: 100k lost wake-ups would otherwise take hours.
+      for (let pass = 0; pass < 200 && !isStopped(); pass += 1) {
+        const result = await sweepOnce({ db: params.db, queue: params.queue, now: clock(), graceMs: params.graceMs, limit: SWEEP_BATCH });
+        if (result.found > 0) log.info(result, 'sweeper re-published lost wake-ups');
+        if (result.found < SWEEP_BATCH) break;
       }
-    })();
-  };
-  const timer = setInterval(() => {
-    if (!stopped) tick();
-  }, params.every);
-  tick();
-  return {
-    stop: async () => {
-      stopped = true;
-      clearInterval(timer);
-      await running;
     },
-  };
+    onError: (error) => log.warn({ err: error instanceof Error ? error.message : String(error) }, 'sweep failed'),
+  });
 }
