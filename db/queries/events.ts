@@ -4,7 +4,7 @@ import { auditLog } from '../schema/audit';
 import { providerEvents, type ProviderEventRow } from '../schema/events';
 import { reminderJobs } from '../schema/jobs';
 import { noticeLedger } from '../schema/ledger';
-import type { LedgerState, ProviderEventType } from '../schema/states';
+import { handOverEventTypes, type LedgerState, type ProviderEventType } from '../schema/states';
 
 export type NewProviderEvent = {
   provider: string;
@@ -112,7 +112,7 @@ export async function confirmClaimSentByEvidence(db: DbOrTx, { noticeKey, eviden
 export type ClaimWithEvidence = { noticeKey: string; evidence: Evidence };
 
 /**
- * Claimed rows for which a stored accepted/delivered event exists, matched by correlation or
+ * Claimed rows for which a stored hand-over event (`handOverEventTypes`) exists, matched by correlation or
  * by provider message id — whether or not the event was linked when it arrived (it may have
  * come before the worker stored the provider id). Both arms start from the partial
  * `state = 'claimed'` index, so this stays cheap however large the ledger grows.
@@ -132,12 +132,12 @@ export async function listClaimsWithSendEvidence(db: DbOrTx, { limit }: { limit:
       select l.notice_key, e.id as event_row
       from notice_ledger l
       join provider_events e on e.correlation_id = left(l.notice_key, 32)
-      where l.state = 'claimed' and e.event_type in ('accepted', 'delivered')
+      where l.state = 'claimed' and e.event_type = any(${sql.param([...handOverEventTypes])}::text[])
       union
       select l.notice_key, e.id as event_row
       from notice_ledger l
       join provider_events e on e.provider_message_id = l.provider_message_id
-      where l.state = 'claimed' and l.provider_message_id is not null and e.event_type in ('accepted', 'delivered')
+      where l.state = 'claimed' and l.provider_message_id is not null and e.event_type = any(${sql.param([...handOverEventTypes])}::text[])
     ) m
     join provider_events e on e.id = m.event_row
     order by m.notice_key, e.occurred_at, e.id

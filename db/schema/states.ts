@@ -39,6 +39,9 @@ export type RecipientSuppressionReason = (typeof recipientSuppressionReasons)[nu
 export const providerEventTypes = ['accepted', 'delivered', 'deferred', 'bounce', 'soft_bounce', 'complaint', 'dropped', 'other'] as const;
 export type ProviderEventType = (typeof providerEventTypes)[number];
 
+/** Events that come only after the provider accepted the message from us (see lib/events/types.ts). */
+export const handOverEventTypes = ['accepted', 'delivered', 'deferred', 'bounce', 'soft_bounce', 'complaint'] as const satisfies readonly ProviderEventType[];
+
 export const replayStates = ['requested', 'approved', 'rejected', 'running', 'completed', 'cancelled', 'failed'] as const;
 export type ReplayState = (typeof replayStates)[number];
 

@@ -1,4 +1,4 @@
-import type { ProviderEventType } from '../../db/schema/states';
+import { handOverEventTypes, type ProviderEventType } from '../../db/schema/states';
 
 export const webhookProviders = ['ses', 'postmark', 'sendgrid', 'generic'] as const;
 export type WebhookProvider = (typeof webhookProviders)[number];
@@ -52,9 +52,14 @@ export function normaliseRecipient(value: unknown): string | null {
   return trimmed.length > 0 && trimmed.length <= 320 ? trimmed : null;
 }
 
-/** Events that prove the provider took the message: safe grounds to confirm a claim as sent. */
+/**
+ * Events that prove the provider took the message from us: safe grounds to confirm a claim as
+ * sent. A bounce, a deferral or a complaint all come after the provider accepted the message
+ * (a relay that refuses it outright answers the worker's SMTP session instead); `dropped`
+ * (SendGrid: never sent) and unknown types prove nothing.
+ */
 export function provesHandOver(type: ProviderEventType): boolean {
-  return type === 'accepted' || type === 'delivered';
+  return (handOverEventTypes as readonly ProviderEventType[]).includes(type);
 }
 
 /** What an event means for the recipient's address, if anything. */

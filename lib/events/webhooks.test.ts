@@ -254,22 +254,27 @@ describe('linking and reconciliation', () => {
     expect((await reconcileQuarantine(t.db)).confirmed).toEqual([]);
   });
 
-  it('never touches a released or suppressed row, and a bounce never confirms a claim', async () => {
+  it('never touches a released row; a bounce proves the hand-over and confirms, a drop never does', async () => {
     const released = keyWithCorrelation('0d0000000000000000000000000000e4');
     await insertClaimedNotice(t.db, { noticeKey: released, email: 'released@example.com' });
     await t.pool.query("update notice_ledger set state = 'released' where notice_key = $1", [released]);
     const bounced = keyWithCorrelation('0d0000000000000000000000000000e5');
     await insertClaimedNotice(t.db, { noticeKey: bounced, email: 'hard@example.com' });
+    const dropped = keyWithCorrelation('0d0000000000000000000000000000e9');
+    await insertClaimedNotice(t.db, { noticeKey: dropped, email: 'dropped@example.com' });
     const body = JSON.stringify({
       events: [
         { id: 'rel-1', type: 'delivered', correlation: released.slice(0, 32), recipient: 'released@example.com', occurredAt: new Date().toISOString() },
         { id: 'bnc-1', type: 'bounce', correlation: bounced.slice(0, 32), recipient: 'hard@example.com', occurredAt: new Date().toISOString() },
+        { id: 'drp-1', type: 'dropped', correlation: dropped.slice(0, 32), recipient: 'dropped@example.com', occurredAt: new Date().toISOString() },
       ],
     });
     expect((await post('generic', body, genericHeaders(body))).status).toBe(200);
     expect((await ledger(released)).state).toBe('released');
-    expect((await ledger(bounced)).state).toBe('claimed');
+    // The provider bounced it, so it had taken it from us: the notice went out (and the address is now suppressed).
+    expect((await ledger(bounced)).state).toBe('sent');
     expect(await findRecipientSuppression(t.db, { email: 'hard@example.com' })).toMatchObject({ reason: 'hard_bounce', sourceEventId: 'generic:bnc-1' });
+    expect((await ledger(dropped)).state).toBe('claimed');
     expect((await reconcileQuarantine(t.db)).confirmed).toEqual([]);
   });
 
