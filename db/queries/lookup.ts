@@ -29,8 +29,8 @@ export type LookupSearch =
   | { kind: 'id'; id: string };
 
 /** `[prefix, prefix + 'g')` covers every lower-case hex key starting with prefix, in any collation. */
-function keyRange(column: SQL, prefix: string): SQL {
-  return sql`${column} >= ${prefix} and ${column} < ${`${prefix}g`}`;
+function keyRange(column: SQL, prefix: string | SQL): SQL {
+  return typeof prefix === 'string' ? sql`${column} >= ${prefix} and ${column} < ${`${prefix}g`}` : sql`${column} >= ${prefix} and ${column} < ${prefix} || 'g'`;
 }
 
 function keysFor(search: LookupSearch, limit: number): SQL {
@@ -44,9 +44,15 @@ function keysFor(search: LookupSearch, limit: number): SQL {
       return sql`(select notice_key from reminder_jobs where subject_id = ${search.id} limit ${limit})
         union (select notice_key from reminder_jobs where customer_id = ${search.id} limit ${limit})
         union (select notice_key from notice_ledger where provider_message_id = ${search.id} limit ${limit})
-        union (select coalesce(pe.notice_key, l.notice_key) from provider_events pe
-               left join notice_ledger l on pe.notice_key is null and pe.correlation_id is not null
-                 and l.notice_key >= pe.correlation_id and l.notice_key < pe.correlation_id || 'g'
+        union (select coalesce(pe.notice_key, (
+                 -- An unlinked event: its correlation is the key's first 32 hex. A scalar
+                 -- subquery with limit 1 (not a join) keeps the planner on the provider-id
+                 -- index: at 10 M ledger rows the join's range estimate (~1 M rows) made it
+                 -- seq-scan provider_events instead (274 ms → see bench/console-scale.ts).
+                 select l.notice_key from notice_ledger l
+                 where pe.correlation_id is not null and ${keyRange(sql`l.notice_key`, sql`pe.correlation_id`)}
+                 order by l.notice_key limit 1))
+               from provider_events pe
                where pe.provider_message_id = ${search.id} limit ${limit})`;
   }
 }

@@ -58,6 +58,16 @@ describe('support lookup', () => {
     expect((await lookup('ses-alpha')).matches.map((match) => match.noticeKey)).toEqual([scenario.stuckWithEvidence]);
   });
 
+  it('finds a notice by the provider id of an event that was never linked, through its correlation', async () => {
+    const key = scenario.duplicateCustomer.keys[0] ?? '';
+    await t.pool.query(
+      `insert into provider_events (provider, event_id, event_type, raw_type, correlation_id, provider_message_id, notice_key, occurred_at)
+       values ('ses', 'unlinked-1', 'delivered', 'Delivery', $1, 'ses-unlinked-77', null, now())`,
+      [key.slice(0, 32)],
+    );
+    expect((await lookup('ses-unlinked-77')).matches.map((match) => match.noticeKey)).toEqual([key]);
+  });
+
   it('answers an empty result, not an error, for an unknown customer', async () => {
     expect((await lookup('nobody@example.com')).matches).toEqual([]);
   });
