@@ -6,6 +6,7 @@ import type { AuditEntryView, AuditPage } from '@/lib/console/audit-view';
 import { formatUtc, shortKey } from '@/lib/console/format';
 import { getJson, toQueryString } from '../query/api';
 import { queryKeys } from '../query/keys';
+import { Pager } from '../ui/pager';
 import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
 
 export type AuditQuery = { actor?: string; action?: string; target?: string; beforeAt?: string; beforeId?: number };
@@ -116,18 +117,7 @@ export function AuditView({ query }: { query: AuditQuery }) {
               </tbody>
             </table>
           </div>
-          <div className="pager">
-            {query.beforeId ? (
-              <Link className="button" href={`/audit${toQueryString(filter)}`}>
-                ← Newest
-              </Link>
-            ) : null}
-            {list.data.next ? (
-              <Link className="button" href={`/audit${toQueryString({ ...filter, ...list.data.next })}`}>
-                Older →
-              </Link>
-            ) : null}
-          </div>
+          <Pager path="/audit" filter={filter} onFirstPage={!query.beforeId} next={list.data.next} firstLabel="Newest" nextLabel="Older" />
         </div>
       )}
     </>

@@ -9,6 +9,7 @@ import type { QuarantinePage, QuarantineRowView } from '@/lib/console/quarantine
 import { formatCount, formatDuration, formatUtc, shortKey } from '@/lib/console/format';
 import { getJson, postJson, toQueryString } from '../query/api';
 import { LIVE_REFRESH_MS, queryKeys } from '../query/keys';
+import { Pager } from '../ui/pager';
 import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
 
 export type QuarantineQuery = { olderThanMinutes?: number; recipientDomain?: string; noticeType?: string; afterClaimedAt?: string; afterKey?: string };
@@ -191,18 +192,7 @@ export function QuarantineView({ query, canResolve, noticeTypes }: { query: Quar
               </tbody>
             </table>
           </div>
-          <div className="pager">
-            {query.afterKey ? (
-              <Link className="button" href={`/quarantine${toQueryString(filter)}`}>
-                ← Oldest
-              </Link>
-            ) : null}
-            {list.data.next ? (
-              <Link className="button" href={`/quarantine${toQueryString({ ...filter, ...list.data.next })}`} data-testid="next-page">
-                Next page →
-              </Link>
-            ) : null}
-          </div>
+          <Pager path="/quarantine" filter={filter} onFirstPage={!query.afterKey} next={list.data.next} firstLabel="Oldest" nextLabel="Next page" nextTestId="next-page" />
         </div>
       )}
     </>
