@@ -5,3 +5,4 @@ export * from './events';
 export * from './replays';
 export * from './auth';
 export * from './audit';
+export * from './overview';
