@@ -54,7 +54,7 @@ async function countSent(pool: pg.Pool, tag: string): Promise<number> {
 
 export async function measureWorker(
   url: string,
-  { processes, concurrency, notices, timeoutMs = 300_000 }: { processes: number; concurrency: number; notices: number; timeoutMs?: number },
+  { processes, concurrency, notices, timeoutMs = 300_000, nodeArgs = [] }: { processes: number; concurrency: number; notices: number; timeoutMs?: number; nodeArgs?: string[] },
 ): Promise<WorkerRun> {
   const pool = createPool(url, { max: 4 });
   const sink = await startNoopPeer();
@@ -77,7 +77,7 @@ export async function measureWorker(
       VISIBILITY_TIMEOUT: '60s',
       LOG_LEVEL: 'info',
     };
-    for (let i = 0; i < processes; i += 1) workers.push(spawnWorker(env));
+    for (let i = 0; i < processes; i += 1) workers.push(spawnWorker(env, { nodeArgs }));
     await Promise.all(workers.map((w) => w.ready));
     const started = performance.now();
     let peak = 0;

@@ -22,8 +22,8 @@ const root = path.resolve(import.meta.dirname, '..');
 // SIGKILL must reach the worker itself, not a parent that leaves it orphaned.
 const tsxLoader = path.join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs');
 
-export function spawnWorker(env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', pathToFileURL(tsxLoader).href, 'worker/main.ts'], {
+export function spawnWorker(env: Record<string, string>, { nodeArgs = [] }: { nodeArgs?: string[] } = {}): WorkerProcess {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', pathToFileURL(tsxLoader).href, 'worker/main.ts'], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

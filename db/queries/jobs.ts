@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
-import type { DbOrTx } from '../client';
+import type { Db, DbOrTx } from '../client';
 import { evidence, recipientSuppressions, reminderJobs, type JobRow } from '../schema';
 import type { RecipientSuppressionReason, SuppressionReason } from '../schema/states';
 
@@ -41,6 +41,33 @@ export async function loadJobForSend(db: DbOrTx, { jobId }: { jobId: string }): 
   const row = rows[0];
   if (!row) return null;
   return { job: row.job, recipientSuppression: row.recipientSuppression ?? null, evidenceState: row.evidenceState ?? null };
+}
+
+function loadJobsQuery(db: Db) {
+  return db
+    .select({ job: reminderJobs, recipientSuppression: recipientSuppressions.reason, evidenceState: evidence.state })
+    .from(reminderJobs)
+    .leftJoin(recipientSuppressions, eq(recipientSuppressions.email, sql`lower(${reminderJobs.recipientEmail})`))
+    .leftJoin(evidence, eq(evidence.ref, reminderJobs.evidenceRef))
+    .where(sql`${reminderJobs.id} = any(${sql.placeholder('jobIds')}::uuid[])`);
+}
+
+const preparedBatchLoads = new WeakMap<object, ReturnType<ReturnType<typeof loadJobsQuery>['prepare']>>();
+
+/** loadJobForSend for many wake-ups in one round trip; unknown ids are absent from the map. */
+export async function loadJobsForSend(db: Db, jobIds: readonly string[]): Promise<Map<string, JobForSend>> {
+  if (jobIds.length === 0) return new Map();
+  let prepared = preparedBatchLoads.get(db);
+  if (!prepared) {
+    prepared = loadJobsQuery(db).prepare('jobs_load_many_for_send');
+    preparedBatchLoads.set(db, prepared);
+  }
+  const rows = await prepared.execute({ jobIds: [...jobIds] });
+  const byId = new Map<string, JobForSend>();
+  for (const row of rows) {
+    if (!byId.has(row.job.id)) byId.set(row.job.id, { job: row.job, recipientSuppression: row.recipientSuppression ?? null, evidenceState: row.evidenceState ?? null });
+  }
+  return byId;
 }
 
 /**

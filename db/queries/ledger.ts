@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import type { DbOrTx } from '../client';
+import type { Db, DbOrTx } from '../client';
 import { noticeLedger, reminderJobs, type LedgerRow } from '../schema';
 import type { LedgerState } from '../schema/states';
 
@@ -136,6 +136,108 @@ export async function commitSent(db: DbOrTx, params: CommitSentParams): Promise<
     params.mode,
   ]);
   return (rows[0]?.owned ?? 0) > 0;
+}
+
+const CLAIM_MANY_SQL = `
+    with input as (
+      select * from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::text[])
+        as t(notice_key, notice_type, identity, revision, job_id, claim_token, claimed_by, recipient_domain, one_time_code)
+      -- One lock order for every batch: two workers' batches cannot deadlock on shared keys.
+      order by notice_key
+    ), claim as (
+      insert into notice_ledger as l
+        (notice_key, notice_type, identity, revision, job_id, state, claim_token, claimed_by, claimed_at, recipient_domain, one_time_code, source, updated_at)
+      select notice_key, notice_type, identity::jsonb, revision, job_id, 'claimed', claim_token, claimed_by, now(), recipient_domain, one_time_code, 'worker', now()
+      from input
+      on conflict (notice_key) do update
+        set state = 'claimed', claim_token = excluded.claim_token, claimed_by = excluded.claimed_by, claimed_at = now(),
+            job_id = excluded.job_id, one_time_code = coalesce(l.one_time_code, excluded.one_time_code),
+            resolution = null, resolved_at = null, updated_at = now()
+        where l.state = 'released'
+      returning l.notice_key, l.one_time_code, (l.xmax <> 0) as reclaimed, l.job_id
+    ), job as (
+      update reminder_jobs j set state = 'claimed', updated_at = now()
+      from claim where j.id = claim.job_id and j.state = 'pending'
+      returning j.id
+    )
+    select notice_key, one_time_code, reclaimed, (select count(*) from job) as jobs from claim`;
+
+/**
+ * Many claims in ONE statement, committed together: the same rules as claimNotice, row by row
+ * (a new row, or a `released` row re-claimed; anything else refused → null at its index).
+ * The keys must be distinct (a statement cannot touch one row twice). A pool only: the arrays
+ * travel as array parameters of a named prepared statement.
+ */
+export async function claimNotices(db: Db, claims: readonly ClaimParams[]): Promise<Array<Claim | null>> {
+  if (claims.length === 0) return [];
+  const { rows } = await db.$client.query<{ notice_key: string; one_time_code: string; reclaimed: boolean }>({
+    name: 'ledger_claim_many',
+    text: CLAIM_MANY_SQL,
+    values: [
+      claims.map((c) => c.noticeKey),
+      claims.map((c) => c.noticeType),
+      claims.map((c) => JSON.stringify(c.identity)),
+      claims.map((c) => c.revision),
+      claims.map((c) => c.jobId),
+      claims.map((c) => c.claimToken),
+      claims.map((c) => c.claimedBy),
+      claims.map((c) => c.recipientDomain),
+      claims.map((c) => c.oneTimeCode),
+    ],
+  });
+  const won = new Map(rows.map((row) => [row.notice_key, { noticeKey: row.notice_key, oneTimeCode: row.one_time_code, reclaimed: row.reclaimed }]));
+  return claims.map((c) => won.get(c.noticeKey) ?? null);
+}
+
+const COMMIT_SENT_MANY_SQL = `
+    with input as (
+      select * from unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[])
+        as t(notice_key, claim_token, provider_message_id, job_id, worker_id, started_at, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode)
+      order by notice_key
+    ), ledger as (
+      update notice_ledger l set state = 'sent', sent_at = now(), provider_message_id = i.provider_message_id, updated_at = now()
+      from input i
+      where i.claim_token is not null and l.notice_key = i.notice_key and l.claim_token = i.claim_token and l.state = 'claimed'
+      returning l.notice_key
+    ), attempt as (
+      insert into delivery_attempts (job_id, notice_key, worker_id, started_at, outcome, detail, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode)
+      select i.job_id, i.notice_key, i.worker_id, i.started_at, 'sent',
+             case when exists (select 1 from ledger where ledger.notice_key = i.notice_key) then null else 'claim_not_owned' end,
+             i.queue_message_id, i.batch_id, i.correlation_id, i.claim_to_commit_ms, i.mode
+      from input i
+      returning id
+    ), job as (
+      update reminder_jobs j set state = 'sent', attempts = j.attempts + 1, last_error_class = null, updated_at = now()
+      from input i where j.id = i.job_id and j.state in ('pending', 'claimed')
+      returning j.id
+    )
+    select notice_key, (select count(*) from attempt) as attempts, (select count(*) from job) as jobs from ledger`;
+
+/**
+ * Many result commits in ONE statement (one transaction): for each item exactly what
+ * commitSent does for one. Keys must be distinct. Returns, per item, whether the claim was ours.
+ */
+export async function commitSentMany(db: Db, commits: readonly CommitSentParams[]): Promise<boolean[]> {
+  if (commits.length === 0) return [];
+  const { rows } = await db.$client.query<{ notice_key: string }>({
+    name: 'ledger_commit_sent_many',
+    text: COMMIT_SENT_MANY_SQL,
+    values: [
+      commits.map((c) => c.noticeKey),
+      commits.map((c) => c.claimToken),
+      commits.map((c) => c.providerMessageId),
+      commits.map((c) => c.jobId),
+      commits.map((c) => c.workerId),
+      commits.map((c) => c.startedAt),
+      commits.map((c) => c.queueMessageId),
+      commits.map((c) => c.batchId),
+      commits.map((c) => c.correlationId),
+      commits.map((c) => c.claimToCommitMs),
+      commits.map((c) => c.mode),
+    ],
+  });
+  const owned = new Set(rows.map((row) => row.notice_key));
+  return commits.map((c) => owned.has(c.noticeKey));
 }
 
 export async function getLedgerRow(db: DbOrTx, { noticeKey }: { noticeKey: string }): Promise<LedgerRow | null> {

@@ -208,6 +208,27 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     ]);
   });
 
+  it('wake-ups handled together share statements, yet each job is sent once, even when woken three times at once', async () => {
+    const jobs = await Promise.all(Array.from({ length: 6 }, () => insertTestJob(t.db)));
+    const handle = handlerFor({}, 'worker-batch');
+    // One handler, every delivery started in the same tick: loads, claims and commits coalesce.
+    const twice = jobs.slice(0, 2).flatMap((job) => [job, job, job]);
+    const results = await Promise.all([...jobs, ...twice].map((job) => handle(delivery(job.id))));
+    expect(results.every((r) => 'ack' in r && r.ack)).toBe(true);
+    for (const job of jobs) {
+      expect(sink.countByCorrelation(correlationOf(job.noticeKey)), job.id).toBe(1);
+      expect(await readJob(t.db, job.id)).toMatchObject({ state: 'sent', attempts: 1 });
+      expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toMatchObject({ state: 'sent', claimedBy: 'worker-batch' });
+    }
+    for (const job of jobs.slice(0, 2)) {
+      const outcomes = (await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => a.outcome).sort();
+      // The extra wake-ups either lost the claim or found the job already sent.
+      expect(outcomes.filter((o) => o === 'sent')).toEqual(['sent']);
+      expect(outcomes).toHaveLength(4);
+      expect(outcomes.every((o) => ['sent', 'suppressed_duplicate', 'discarded'].includes(o))).toBe(true);
+    }
+  });
+
   it('leaves an unknown outcome claimed, visible in quarantine, and a resend reuses the first code', async () => {
     const job = await insertTestJob(t.db);
     const corr = correlationOf(job.noticeKey);

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Db } from '../../db/client';
 import { recordAttempt, type AttemptRecord } from '../../db/queries/attempts';
-import { deferJob, failJob, loadJobForSend, recordUnknownOutcome, retryJob, suppressJob } from '../../db/queries/jobs';
-import { claimNotice, commitSent, getLedgerRow, getLedgerState, releaseClaim } from '../../db/queries/ledger';
+import { deferJob, failJob, recordUnknownOutcome, retryJob, suppressJob } from '../../db/queries/jobs';
+import { getLedgerRow, getLedgerState, releaseClaim } from '../../db/queries/ledger';
 import type { JobRow } from '../../db/schema';
 import type { Logger } from '../log';
 import { cancellationUrl, mintOneTimeCode } from '../ledger/one-time-code';
@@ -16,6 +16,7 @@ import { planRetry } from './backoff';
 import { decidePolicy } from './policy';
 import type { QuietWindow } from './quiet-hours';
 import { recipientDomain, type DomainRateLimiter } from './rate-limit';
+import { createSendPathStatements, type SendPathStatements } from './send-path-statements';
 
 /**
  * The send path. Order is the invariant (DESIGN.md "The send path"):
@@ -72,11 +73,12 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
   const now = deps.now ?? (() => new Date());
   const { db, settings, logger } = deps;
   const checkpoint = deps.checkpoint ?? (() => undefined);
+  const statements = createSendPathStatements(db);
 
   return async (delivery: Delivery): Promise<HandlerResult> => {
     const startedAt = now();
     const { jobId, batchId } = delivery.wakeup;
-    const loaded = await loadJobForSend(db, { jobId });
+    const loaded = await statements.loadJob(jobId);
     if (!loaded) {
       logger.warn({ jobId, queueMessageId: delivery.messageId }, 'wake-up for an unknown job; acked');
       return { ack: true };
@@ -148,7 +150,7 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
     if (delivery.signal.aborted) throw new DeliveryAbortedError();
 
     const claimToken = randomUUID();
-    const claim = await claimNotice(db, {
+    const claim = await statements.claim({
       noticeKey: job.noticeKey,
       noticeType: job.noticeType,
       identity: job.identity,
@@ -191,7 +193,7 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
 
     const outcome = await sendNotice(deps, job, oneTimeCode);
     checkpoint('after_send');
-    const result = await commitOutcome({ deps, job, outcome, ownedToken, attempt, claimCommittedAt });
+    const result = await commitOutcome({ deps, statements, job, outcome, ownedToken, attempt, claimCommittedAt });
     checkpoint('after_commit');
     log.info({ outcome: outcome.kind, errorClass: outcome.kind === 'accepted' ? undefined : outcome.errorClass }, 'send finished');
     return result;
@@ -227,6 +229,7 @@ async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string):
 
 type CommitParams = {
   deps: SendPathDeps;
+  statements: SendPathStatements;
   job: JobRow;
   outcome: SendOutcome;
   ownedToken: string | null;
@@ -234,13 +237,13 @@ type CommitParams = {
   claimCommittedAt: number;
 };
 
-async function commitOutcome({ deps, job, outcome, ownedToken, attempt, claimCommittedAt }: CommitParams): Promise<HandlerResult> {
+async function commitOutcome({ deps, statements, job, outcome, ownedToken, attempt, claimCommittedAt }: CommitParams): Promise<HandlerResult> {
   const { db, settings } = deps;
   if (outcome.kind === 'accepted') {
     const claimToCommitMs = Math.round(performance.now() - claimCommittedAt);
     const record = attempt('sent');
     // One statement = one transaction: ledger `sent`, job `sent`, attempt row (DESIGN step 7).
-    await commitSent(db, {
+    await statements.commitSent({
       noticeKey: job.noticeKey,
       claimToken: ownedToken,
       providerMessageId: outcome.providerMessageId,

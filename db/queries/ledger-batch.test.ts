@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fuzzParameters } from '../../test/fuzz/arbitraries';
+import { insertTestJob, readJob } from '../../test/fixtures/jobs';
+import { createTestDatabase, type TestDatabase } from '../../test/db';
+import type { JobRow } from '../schema';
+import { listAttemptsForJob } from './attempts';
+import { loadJobForSend, loadJobsForSend } from './jobs';
+import { claimNotice, claimNotices, commitSent, commitSentMany, getLedgerRow, type ClaimParams, type CommitSentParams } from './ledger';
+
+/**
+ * The batched send-path statements (claimNotices, commitSentMany, loadJobsForSend) against the
+ * single-row ones they stand in for: the same scenario is built twice, one copy goes through
+ * the single statements and the other through one batch, and every observable row must agree.
+ */
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t?.drop();
+});
+
+const priorStates = ['none', 'released', 'claimed', 'sent', 'suppressed'] as const;
+type Prior = (typeof priorStates)[number];
+
+async function jobWithPrior(prior: Prior, heldToken: string): Promise<JobRow> {
+  const job = await insertTestJob(t.db, { state: prior === 'claimed' || prior === 'released' ? 'claimed' : 'pending' });
+  if (prior === 'none') return job;
+  await t.db.execute(sql`
+    insert into notice_ledger (notice_key, notice_type, identity, job_id, state, claim_token, claimed_by, recipient_domain, one_time_code, sent_at)
+    values (${job.noticeKey}, ${job.noticeType}, ${JSON.stringify(job.identity)}::jsonb, ${job.id}, ${prior}, ${prior === 'claimed' ? heldToken : null}, 'earlier',
+            'example.test', 'first-code', ${prior === 'sent' ? sql`now()` : null})`);
+  return job;
+}
+
+const claimOf = (job: JobRow, claimToken: string): ClaimParams => ({
+  noticeKey: job.noticeKey,
+  noticeType: job.noticeType,
+  identity: job.identity,
+  revision: job.revision,
+  jobId: job.id,
+  claimToken,
+  claimedBy: 'w-batch',
+  recipientDomain: 'example.test',
+  oneTimeCode: 'new-code',
+});
+
+const commitOf = (job: JobRow, claimToken: string | null, n: number): CommitSentParams => ({
+  noticeKey: job.noticeKey,
+  claimToken,
+  providerMessageId: `relay-${String(n)}`,
+  jobId: job.id,
+  workerId: 'w-batch',
+  startedAt: new Date('2026-11-29T10:00:00Z'),
+  queueMessageId: `q-${String(n)}`,
+  batchId: n % 2 === 0 ? null : 'batch-x',
+  correlationId: 'c'.repeat(32),
+  claimToCommitMs: n,
+  mode: 'enforce',
+});
+
+/** What a reader can see of a notice after the statements, minus the ids that differ by copy. */
+async function observe(job: JobRow, ownToken: string) {
+  const ledger = await getLedgerRow(t.db, { noticeKey: job.noticeKey });
+  const row = await readJob(t.db, job.id);
+  const attempts = await listAttemptsForJob(t.db, { jobId: job.id });
+  return {
+    ledger: ledger && {
+      state: ledger.state,
+      ours: ledger.claimToken === ownToken,
+      claimedBy: ledger.claimedBy,
+      oneTimeCode: ledger.oneTimeCode,
+      providerMessageId: ledger.providerMessageId,
+      sent: ledger.sentAt !== null,
+      jobIsThis: ledger.jobId === job.id,
+    },
+    job: { state: row.state, attempts: row.attempts },
+    attempts: attempts.map((a) => [a.outcome, a.detail, a.queueMessageId, a.batchId, a.claimToCommitMs, a.mode, a.startedAt.toISOString()]),
+  };
+}
+
+// Which token the commit carries: the one it claimed with, someone else's, or none (shadow mode).
+const commitTokens = ['own', 'foreign', 'none'] as const;
+
+describe('batched send-path statements agree with the single-row ones', () => {
+  it('claim then commit, for any mix of prior ledger states', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ prior: fc.constantFrom(...priorStates), token: fc.constantFrom(...commitTokens) }), { minLength: 1, maxLength: 8 }), async (cases) => {
+        const single: Array<{ job: JobRow; token: string }> = [];
+        const batched: Array<{ job: JobRow; token: string }> = [];
+        for (const c of cases) {
+          const held = randomUUID();
+          single.push({ job: await jobWithPrior(c.prior, held), token: randomUUID() });
+          batched.push({ job: await jobWithPrior(c.prior, held), token: randomUUID() });
+        }
+        const singleClaims = [];
+        for (const s of single) singleClaims.push(await claimNotice(t.db, claimOf(s.job, s.token)));
+        const batchClaims = await claimNotices(t.db, batched.map((b) => claimOf(b.job, b.token)));
+        expect(batchClaims.map((c) => c && { reclaimed: c.reclaimed, oneTimeCode: c.oneTimeCode })).toEqual(singleClaims.map((c) => c && { reclaimed: c.reclaimed, oneTimeCode: c.oneTimeCode }));
+        expect(batchClaims.map((c, i) => c?.noticeKey ?? batched[i]?.job.noticeKey)).toEqual(batched.map((b) => b.job.noticeKey));
+
+        const tokenFor = (entry: { token: string }, kind: (typeof commitTokens)[number]) => (kind === 'own' ? entry.token : kind === 'foreign' ? randomUUID() : null);
+        const singleOwned = [];
+        for (const [i, s] of single.entries()) singleOwned.push(await commitSent(t.db, commitOf(s.job, tokenFor(s, cases[i]?.token ?? 'own'), i)));
+        const batchOwned = await commitSentMany(t.db, batched.map((b, i) => commitOf(b.job, tokenFor(b, cases[i]?.token ?? 'own'), i)));
+        expect(batchOwned).toEqual(singleOwned);
+
+        for (const [i, s] of single.entries()) {
+          const b = batched[i];
+          if (!b) throw new Error('copies out of step');
+          expect(await observe(b.job, b.token), `case ${String(i)}: ${JSON.stringify(cases[i])}`).toEqual(await observe(s.job, s.token));
+        }
+      }),
+      fuzzParameters(12),
+    );
+  });
+
+  it('claimNotices refuses a batch naming one key twice as a whole, changing nothing', async () => {
+    const job = await insertTestJob(t.db);
+    const error = await claimNotices(t.db, [claimOf(job, randomUUID()), claimOf(job, randomUUID())]).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: '21000' });
+    expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toBeNull();
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'pending' });
+  });
+
+  it('loadJobsForSend returns what loadJobForSend does, per id, and leaves out unknown ids', async () => {
+    const a = await insertTestJob(t.db);
+    const b = await insertTestJob(t.db, { recipientEmail: 'Bounced@Example.test' });
+    await t.db.execute(sql`insert into recipient_suppressions (email, reason, source_event_id) values ('bounced@example.test', 'hard_bounce', null) on conflict do nothing`);
+    const unknown = randomUUID();
+    const byId = await loadJobsForSend(t.db, [a.id, b.id, unknown]);
+    expect([...byId.keys()].sort()).toEqual([a.id, b.id].sort());
+    expect(byId.get(a.id)).toEqual(await loadJobForSend(t.db, { jobId: a.id }));
+    expect(byId.get(b.id)).toEqual(await loadJobForSend(t.db, { jobId: b.id }));
+    expect(byId.get(b.id)?.recipientSuppression).toBe('hard_bounce');
+    expect(await loadJobsForSend(t.db, [])).toEqual(new Map());
+  });
+});
