@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { after } from 'next/server';
 import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
 import { getDb } from '@/db/client';
 import { config } from '@/lib/config';
@@ -21,7 +22,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
   const now = new Date();
   const client = new QueryClient();
   await Promise.all([
-    client.prefetchQuery({ queryKey: queryKeys.pending(), queryFn: () => loadPendingOverview(db, { now }) }),
+    client.prefetchQuery({ queryKey: queryKeys.pending(), queryFn: () => loadPendingOverview(db, { now, recountLater: after }) }),
     client.prefetchQuery({ queryKey: queryKeys.series(range), queryFn: () => loadSeriesOverview(db, { now, range }) }),
     client.prefetchQuery({ queryKey: queryKeys.status(), queryFn: () => loadStatusOverview(db, { now, quarantineAfterMs: config().QUARANTINE_AFTER }) }),
   ]);

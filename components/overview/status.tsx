@@ -1,7 +1,7 @@
 'use client';
 
 import Link from 'next/link';
-import { dueBuckets } from '@/lib/console/overview-model';
+import { describeCountedAt, dueBuckets, PENDING_FRESH_MS } from '@/lib/console/overview-model';
 import { formatCount, formatDuration, formatUtc } from '@/lib/console/format';
 import { usePending, useStatus } from './queries';
 
@@ -36,6 +36,7 @@ export function StatusTiles() {
   const generatedAt = new Date(pending.generatedAt).getTime();
   const totalPending = pending.rows.reduce((sum, row) => sum + row.total, 0);
   const overdue = pending.rows.reduce((sum, row) => sum + row.counts.overdue, 0);
+  const counted = describeCountedAt(pending);
   return (
     <div className="tiles">
       <div className={`tile ${status.quarantined > 0 ? 'bad' : 'good'}`} data-testid="tile-quarantine">
@@ -48,7 +49,9 @@ export function StatusTiles() {
       <div className={`tile ${overdue > 0 ? 'warn' : ''}`} data-testid="tile-pending">
         <div className="label">Pending jobs</div>
         <div className="value">{formatCount(totalPending)}</div>
-        <div className="hint">{formatCount(overdue)} overdue</div>
+        <div className="hint" title={counted.age}>
+          {formatCount(overdue)} overdue · {counted.asOf}
+        </div>
       </div>
       <div className={`tile ${status.nearDeadline > 0 ? 'warn' : ''}`} data-testid="tile-oldest">
         <div className="label">Oldest pending</div>
@@ -78,9 +81,13 @@ export function StatusTiles() {
 export function PendingTable() {
   const { data } = usePending();
   const generatedAt = new Date(data.generatedAt).getTime();
+  const counted = describeCountedAt(data);
   return (
     <div className="card" data-testid="pending-table">
       <h2>Pending jobs by due time</h2>
+      <p className="muted small" data-testid="pending-counted-at">
+        Counts {counted.asOf} · {counted.age} · recounted at most every {formatDuration(PENDING_FRESH_MS)}. Oldest pending is live.
+      </p>
       <div className="table-wrap">
         <table>
           <thead>

@@ -64,6 +64,11 @@ afterAll(async () => {
   await t.drop();
 });
 
+/** Nothing in these figures should need a deferred recount: the first load counts, the rest reuse it. */
+const recountLater = () => {
+  throw new Error('unexpected deferred recount');
+};
+
 async function scalar(query: ReturnType<typeof sql>): Promise<number | null> {
   const result = await t.db.execute<{ value: number | null }>(query);
   const value = result.rows[0]?.value;
@@ -72,8 +77,10 @@ async function scalar(query: ReturnType<typeof sql>): Promise<number | null> {
 
 describe('overview figures equal independent SQL', () => {
   it('pending jobs per type and due bucket', async () => {
-    const overview = await loadPendingOverview(t.db, { now });
-    const nowS = now.getTime() / 1000;
+    const overview = await loadPendingOverview(t.db, { now, recountLater });
+    // Exact at the instant the counts say they were counted (here: counted for this request).
+    expect(overview.countedAt).toBe(now.toISOString());
+    const nowS = new Date(overview.countedAt).getTime() / 1000;
     const edges: Record<string, [number, number]> = {
       overdue: [-1e12, 0],
       lt_1h: [0, 3600],
@@ -96,7 +103,7 @@ describe('overview figures equal independent SQL', () => {
   });
 
   it('oldest pending per type and how many due jobs are near their deadline', async () => {
-    const overview = await loadPendingOverview(t.db, { now });
+    const overview = await loadPendingOverview(t.db, { now, recountLater });
     for (const oldest of overview.oldest) {
       const expected = await t.db.execute<{ due: string }>(sql`select to_char(min(due_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as due from reminder_jobs where state = 'pending' and notice_type = ${oldest.noticeType}`);
       expect(oldest.dueAt).toBe(expected.rows[0]?.due);

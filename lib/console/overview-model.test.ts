@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketStarts, deriveAlerts, densify, dueBucketOf, emptyPoint, p99Rising, type SeriesPoint } from './overview-model';
+import { bucketStarts, deriveAlerts, densify, describeCountedAt, dueBucketOf, emptyPoint, p99Rising, type SeriesPoint } from './overview-model';
 
 const now = new Date('2026-11-29T02:07:30Z');
 const at = (offsetMs: number) => new Date(now.getTime() + offsetMs);
@@ -15,6 +15,15 @@ describe('due buckets', () => {
     expect(dueBucketOf(at(24 * H), now)).toBe('d1_3');
     expect(dueBucketOf(at(72 * H - 1), now)).toBe('d1_3');
     expect(dueBucketOf(at(72 * H), now)).toBe('gt_3d');
+  });
+});
+
+describe('when the bucket counts were counted', () => {
+  it('names the instant and its age at this refresh', () => {
+    const generatedAt = now.toISOString();
+    expect(describeCountedAt({ countedAt: generatedAt, generatedAt })).toEqual({ asOf: 'as of 02:07:30 UTC', age: 'counted for this refresh' });
+    expect(describeCountedAt({ countedAt: at(-20_400).toISOString(), generatedAt })).toEqual({ asOf: 'as of 02:07:09 UTC', age: 'counted 20 s before this refresh' });
+    expect(describeCountedAt({ countedAt: at(-5 * 60_000).toISOString(), generatedAt }).age).toBe('counted 5 min before this refresh');
   });
 });
 

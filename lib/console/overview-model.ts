@@ -32,6 +32,25 @@ export function dueBucketOf(dueAt: Date, now: Date): DueBucketId {
   return bucket?.id ?? 'gt_3d';
 }
 
+/** Bucket counts younger than this are served without a recount. The overview refetches every 15 s. */
+export const PENDING_FRESH_MS = 15_000;
+/** Older than this (or absent): counted before answering; in between: served, then recounted after the response. */
+export const PENDING_SERVE_STALE_MS = 60_000;
+
+/**
+ * The bucket counts come from a snapshot (lib/console/pending-counts.ts), so the page says
+ * when they were counted: "as of 02:07:30 UTC · counted 20 s before this refresh". Both
+ * instants come from the server, so the server render and the client render say the same.
+ */
+export function describeCountedAt({ countedAt, generatedAt }: { countedAt: string; generatedAt: string }): { asOf: string; age: string } {
+  const ageMs = new Date(generatedAt).getTime() - new Date(countedAt).getTime();
+  const asOf = `as of ${new Date(countedAt).toISOString().slice(11, 19)} UTC`;
+  if (ageMs < 1_000) return { asOf, age: 'counted for this refresh' };
+  const seconds = Math.floor(ageMs / 1_000);
+  const age = seconds < 120 ? `${seconds} s` : `${Math.floor(seconds / 60)} min`;
+  return { asOf, age: `counted ${age} before this refresh` };
+}
+
 /** Attempts in which a ledger claim was written before the send (the row was minted or re-claimed). */
 export const CLAIM_OUTCOMES = ['sent', 'retryable_failure', 'permanent_failure', 'unknown'] as const;
 /** A pending job this close to its deadline raises the banner. */

@@ -1,11 +1,16 @@
 import type { DbOrTx } from '@/db/client';
-import { attemptSeries, countPendingByDueBucket, findOldestPending, providerEventSeries } from '@/db/queries/overview';
+import { attemptSeries, findOldestPending, providerEventSeries } from '@/db/queries/overview';
 import { countQuarantined } from '@/db/queries/quarantine';
 import { noticeTypeNames, noticeTypes } from '@/lib/ledger/notice-types';
+import { loadPendingCounts, type LoadPendingCountsOptions } from './pending-counts';
 import { CLAIM_OUTCOMES, deriveAlerts, densify, dueBuckets, NEAR_DEADLINE_MS, timeRanges, type Alert, type DueBucketId, type SeriesPoint, type TimeRange } from './overview-model';
 
 export type PendingOverview = {
   generatedAt: string;
+  /** The instant the bucket counts (`rows`) were counted; exact then, up to a minute before generatedAt. */
+  countedAt: string;
+  /** What that count cost. */
+  countMs: number;
   rows: { noticeType: string; label: string; counts: Record<DueBucketId, number>; total: number }[];
   oldest: { noticeType: string; noticeKey: string; subjectId: string; dueAt: string; deadlineAt: string; nearDeadline: number }[];
 };
@@ -14,11 +19,11 @@ function labelOf(type: string): string {
   return type in noticeTypes ? noticeTypes[type as keyof typeof noticeTypes].label : type;
 }
 
-export async function loadPendingOverview(db: DbOrTx, { now }: { now: Date }): Promise<PendingOverview> {
-  const [buckets, oldest] = await Promise.all([
-    countPendingByDueBucket(db, { now, noticeTypes: noticeTypeNames }),
-    findOldestPending(db, { now, noticeTypes: noticeTypeNames, nearMs: NEAR_DEADLINE_MS }),
-  ]);
+/** The bucket counts come from the shared snapshot (see pending-counts.ts); the oldest pending job is read live. */
+export async function loadPendingOverview(db: DbOrTx, options: LoadPendingCountsOptions): Promise<PendingOverview> {
+  const { now } = options;
+  const [snapshot, oldest] = await Promise.all([loadPendingCounts(db, options), findOldestPending(db, { now, noticeTypes: noticeTypeNames, nearMs: NEAR_DEADLINE_MS })]);
+  const buckets = snapshot.counts;
   const types = [...new Set([...noticeTypeNames, ...buckets.map((row) => row.noticeType)])];
   const rows = types.map((noticeType) => {
     const counts = Object.fromEntries(dueBuckets.map((bucket) => [bucket.id, 0])) as Record<DueBucketId, number>;
@@ -27,6 +32,8 @@ export async function loadPendingOverview(db: DbOrTx, { now }: { now: Date }): P
   });
   return {
     generatedAt: now.toISOString(),
+    countedAt: snapshot.countedAt.toISOString(),
+    countMs: snapshot.countMs,
     rows,
     oldest: oldest.map((row) => ({ ...row, dueAt: row.dueAt.toISOString(), deadlineAt: row.deadlineAt.toISOString() })),
   };
