@@ -1,15 +1,26 @@
+import os from 'node:os';
+import path from 'node:path';
 import { createDb, createPool, type Db } from '../db/client';
+import { startEmbeddedPostgres } from '../db/embedded';
+import { migrateDatabase } from '../db/migrate';
 import { listAuditEntries } from '../db/queries/audit';
 import { findNoticeJob, findNoticeLedgerEntry, findNotices, listNoticeAttempts, listNoticeProviderEvents } from '../db/queries/lookup';
-import { attemptSeries, countPendingByDueBucket, findOldestPending, providerEventSeries } from '../db/queries/overview';
+import { attemptSeries, countPendingByDueBucket, findOldestPending, providerEventSeries, readPendingDueSnapshot } from '../db/queries/overview';
 import { countQuarantined, listQuarantined } from '../db/queries/quarantine';
+import { PENDING_FRESH_MS } from '../lib/console/overview-model';
+import { loadPendingCounts, recountPendingCounts } from '../lib/console/pending-counts';
+import { LIVE_REFRESH_MS } from '../components/query/keys';
 import { noticeTypeNames } from '../lib/ledger/notice-types';
-import { percentile, printTable, startBenchDatabase } from './support';
+import { percentile, printTable, startBenchDatabase, type BenchDatabase } from './support';
 
 /**
  * The console at scale: 10 M ledger rows and 1 M pending jobs (BENCH_SCALE=0.1 for a tenth),
  * generated with generate_series in a few statements, then every page's data queries timed.
  * Target p95 ≤ 50 ms each; a miss prints its EXPLAIN so the reason is on the screen.
+ *
+ * BENCH_KEEP=1 keeps the seeded server under bench/tmp/console-scale-pg (or BENCH_KEEP=<dir>)
+ * and reuses it on the next run at the same BENCH_SCALE, skipping the ~7 min of seeding;
+ * migrations still run, so a new one is applied to the kept data. BENCH_RUNS: runs per query.
  */
 
 const scale = Number(process.env.BENCH_SCALE ?? 1);
@@ -24,8 +35,27 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 // The first key of row i: md5(i) || md5(-i), 64 hex characters, like a real HMAC.
 const KEY = (i: string) => `md5(${i}::text) || md5((-${i})::text)`;
 
+const SEEDED_MARK = `console-scale seeded at scale ${String(scale)}`;
+
+/** A kept server (BENCH_KEEP) or a throw-away one; the kept one is stopped, not deleted, at the end. */
+async function openDatabase(): Promise<BenchDatabase> {
+  const keep = process.env.BENCH_KEEP;
+  if (!keep || process.env.DATABASE_URL) return startBenchDatabase('bench_console');
+  const dir = keep === '1' ? path.join(os.tmpdir(), 'notice-ledger-console-scale-pg') : path.resolve(keep);
+  const pg = await startEmbeddedPostgres({ dir, database: 'bench_console' });
+  await migrateDatabase(pg.url);
+  return { url: pg.url, serverUrl: pg.serverUrl, stop: pg.stop };
+}
+
+/** The mark is written only after a complete seed, so an interrupted one is redone from empty. */
+async function isSeeded(db: Db): Promise<boolean> {
+  const found = await db.$client.query<{ mark: string | null }>("select shobj_description(oid, 'pg_database') as mark from pg_database where datname = current_database()");
+  return found.rows[0]?.mark === SEEDED_MARK;
+}
+
 async function seed(db: Db): Promise<void> {
   const pool = db.$client;
+  await pool.query('truncate notice_ledger, reminder_jobs, delivery_attempts, provider_events, audit_log');
   const step = async (label: string, text: string) => {
     const started = performance.now();
     await pool.query(text);
@@ -72,9 +102,11 @@ async function seed(db: Db): Promise<void> {
       ${KEY('i')}, 'bench', now() - (i % 400) * interval '1 day'
     from generate_series(1, ${AUDIT}) as i`);
   await step('vacuum analyze', 'vacuum analyze');
+  await pool.query(`comment on database bench_console is '${SEEDED_MARK}'`);
 }
 
-type Case = { page: string; query: string; run: (db?: Db) => Promise<unknown> };
+/** `background`: not on a viewer's path (the recount runs after the response), so no p95 target. */
+type Case = { page: string; query: string; run: (db?: Db) => Promise<unknown>; background?: boolean };
 
 /**
  * Runs a case once on a connection with auto_explain logging to the client, so a miss comes
@@ -100,17 +132,84 @@ async function explain(url: string, item: Case): Promise<string[]> {
   return plans;
 }
 
+/**
+ * Viewers refreshing every 15 s, on a simulated clock (the recount instants are parameters, so
+ * no waiting): what each refresh waits for when a stale snapshot is recounted before answering,
+ * against serving it and recounting after the response (what the console does). Deferred
+ * recounts run between refreshes, untimed, as Next's after() runs them.
+ */
+async function printViewerSimulation(db: Db, now: Date): Promise<void> {
+  const rows: Record<string, string | number>[] = [];
+  // Each simulation starts an hour after the previous one, so it finds no usable snapshot.
+  let start = now.getTime() + 2 * 3_600_000;
+  for (const viewers of [1, 5]) {
+    for (const design of ['recount before answering', 'serve, recount after (console)'] as const) {
+      start += 3_600_000;
+      const times: number[] = [];
+      const ages: number[] = [];
+      let recounts = 0;
+      for (let refresh = 0; refresh < 24; refresh += 1) {
+        for (let viewer = 0; viewer < viewers; viewer += 1) {
+          const at = new Date(start + refresh * LIVE_REFRESH_MS + viewer * Math.floor(LIVE_REFRESH_MS / viewers) + 40);
+          const deferred: (() => Promise<string>)[] = [];
+          const started = performance.now();
+          let countedAt: Date;
+          if (design === 'recount before answering') {
+            const current = await readPendingDueSnapshot(db);
+            if (current && at.getTime() - current.countedAt.getTime() < PENDING_FRESH_MS) countedAt = current.countedAt;
+            else {
+              const result = await recountPendingCounts(db, { now: at });
+              countedAt = result.outcome === 'busy' ? at : result.snapshot.countedAt;
+              recounts += 1;
+            }
+          } else {
+            countedAt = (await loadPendingCounts(db, { now: at, recountLater: (task) => void deferred.push(task), clock: () => at })).countedAt;
+            if (countedAt.getTime() === at.getTime()) recounts += 1;
+          }
+          times.push(performance.now() - started);
+          ages.push((at.getTime() - countedAt.getTime()) / 1000);
+          for (const task of deferred) if ((await task()) === 'recounted') recounts += 1;
+        }
+      }
+      times.sort((a, b) => a - b);
+      rows.push({
+        viewers,
+        design,
+        refreshes: times.length,
+        recounts,
+        'p50 ms': percentile(times, 50).toFixed(1),
+        'p95 ms': percentile(times, 95).toFixed(1),
+        'max ms': (times[times.length - 1] ?? 0).toFixed(1),
+        'shown age, max s': Math.max(...ages).toFixed(0),
+      });
+    }
+  }
+  printTable(`Pending by due bucket, viewers refreshing every ${String(LIVE_REFRESH_MS / 1000)} s (simulated clock; the first refresh finds no usable snapshot)`, rows);
+}
+
 async function main(): Promise<void> {
-  const database = await startBenchDatabase('bench_console');
+  const database = await openDatabase();
   const pool = createPool(database.url, { max: 4 });
   const db = createDb(pool);
   try {
-    await seed(db);
+    if (await isSeeded(db)) console.log(`Reusing the kept seed (${SEEDED_MARK}).`);
+    else await seed(db);
     const now = new Date();
     const day = 86_400_000;
+    // Each forced recount is stamped 16 s after the last one, so none finds a fresh snapshot.
+    let recountAt = now.getTime() + 3_600_000;
+    const nextRecountAt = () => new Date((recountAt += 16_000));
+    let unexpectedRecounts = 0;
+    const refuseRecount = () => {
+      unexpectedRecounts += 1;
+    };
     const sampleKey = (await pool.query<{ k: string }>(`select ${KEY('123457')} as k`)).rows[0]?.k ?? '';
     const cases: Case[] = [
-      { page: 'overview', query: 'pending by due bucket', run: (d = db) => countPendingByDueBucket(d, { now, noticeTypes: noticeTypeNames }) },
+      // What the page waits for: the snapshot (counted once by the warm-up run, then fresh for 15 s).
+      { page: 'overview', query: 'pending by due bucket (snapshot)', run: (d = db) => loadPendingCounts(d, { now: new Date(), recountLater: refuseRecount }) },
+      // What a recount costs, once per 15 s across all viewers, after a response: the exact count and the store.
+      { page: 'overview', query: 'pending by due bucket: recount', run: (d = db) => recountPendingCounts(d, { now: nextRecountAt() }), background: true },
+      { page: 'overview', query: 'pending by due bucket: bare count', run: (d = db) => countPendingByDueBucket(d, { now, noticeTypes: noticeTypeNames }), background: true },
       { page: 'overview', query: 'oldest pending per type', run: (d = db) => findOldestPending(d, { now, noticeTypes: noticeTypeNames, nearMs: 6 * 3_600_000 }) },
       { page: 'overview', query: 'attempt series 24 h', run: (d = db) => attemptSeries(d, { from: new Date(now.getTime() - day), to: now, bucketMs: 3_600_000, claimOutcomes: ['sent'] }) },
       { page: 'overview', query: 'attempt series 7 d', run: (d = db) => attemptSeries(d, { from: new Date(now.getTime() - 7 * day), to: now, bucketMs: 6 * 3_600_000, claimOutcomes: ['sent'] }) },
@@ -146,10 +245,13 @@ async function main(): Promise<void> {
       }
       times.sort((a, b) => a - b);
       const p95 = percentile(times, 95);
-      if (p95 > 50) misses.push(item);
-      rows.push({ page: item.page, query: item.query, 'p50 ms': percentile(times, 50).toFixed(1), 'p95 ms': p95.toFixed(1), target: p95 <= 50 ? 'ok' : 'MISS' });
+      if (p95 > 50 && !item.background) misses.push(item);
+      const target = item.background ? 'background' : p95 <= 50 ? 'ok' : 'MISS';
+      rows.push({ page: item.page, query: item.query, 'p50 ms': percentile(times, 50).toFixed(1), 'p95 ms': p95.toFixed(1), target });
     }
     printTable(`Console queries at ${LEDGER.toLocaleString()} ledger rows / ${PENDING.toLocaleString()} pending jobs (${String(RUNS)} runs each, target p95 ≤ 50 ms)`, rows);
+    if (unexpectedRecounts > 0) console.log(`\nNOTE: the snapshot went stale during its timing runs (${String(unexpectedRecounts)} deferred recounts).`);
+    await printViewerSimulation(db, now);
     for (const miss of misses) {
       console.log(`\nMISS: ${miss.page} / ${miss.query} — its plans (EXPLAIN ANALYZE via auto_explain):`);
       for (const plan of await explain(database.url, miss)) console.log(plan);
