@@ -34,6 +34,23 @@ describe('domain rate limiter with a token lease, shared through PostgreSQL', ()
     expect(await drain([a, b, c], `lease-${String(Date.now())}.test`, 8)).toBe(10);
   });
 
+  it('keeps its buckets in the migrated UNLOGGED table (no WAL flush per token lease)', async () => {
+    const { rows } = await t.pool.query<{ relpersistence: string }>("select relpersistence from pg_class where relname = 'rate_limit_domains' and relkind = 'r'");
+    expect(rows).toEqual([{ relpersistence: 'u' }]);
+  });
+
+  it('handlers of one domain arriving together share one lease instead of each leasing (and being refused)', async () => {
+    const domain = `together-${String(Date.now())}.test`;
+    const limiter = await createDomainRateLimiter({ pool: t.pool, points: 8, windowSeconds: 60, lease: 4 });
+    const results = await Promise.all(Array.from({ length: 10 }, () => limiter.take(domain)));
+    // Two leases of 4 cover 8 takers; the last two find the window spent.
+    expect(results.filter((r) => r.ok)).toHaveLength(8);
+    expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.retryInMs > 0)).toBe(true);
+    // The shared counter saw the leases, not one per handler: 8 granted + one refused lease of 4.
+    const { rows } = await t.pool.query<{ points: number }>('select points from rate_limit_domains where key = $1', [`domain:${domain}`]);
+    expect(rows[0]?.points).toBe(12);
+  });
+
   it('does not spend leased spares after the window they were counted in', async () => {
     const domain = `window-${String(Date.now())}.test`;
     const leasing = await createDomainRateLimiter({ pool: t.pool, points: 3, windowSeconds: 2, lease: 3 });

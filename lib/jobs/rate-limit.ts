@@ -39,38 +39,56 @@ export function grantedOf({ asked, consumed, points }: { asked: number; consumed
 export async function createDomainRateLimiter(params: DomainRateLimiterParams): Promise<DomainRateLimiter> {
   const { pool } = params;
   const [points, windowSeconds] = 'pointsPerSecond' in params ? [params.pointsPerSecond, 1] : [params.points, params.windowSeconds];
-  const limiter = await new Promise<RateLimiterPostgres>((resolve, reject) => {
-    const created: RateLimiterPostgres = new RateLimiterPostgres(
-      { storeClient: pool, storeType: 'pool', tableName: 'rate_limit_domains', keyPrefix: 'domain', points, duration: windowSeconds },
-      (error?: unknown) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(created)),
-    );
-  });
+  // The table comes from the migrations (0005: UNLOGGED), so the library creates nothing.
+  const limiter = new RateLimiterPostgres({ storeClient: pool, storeType: 'pool', tableName: 'rate_limit_domains', tableCreated: true, keyPrefix: 'domain', points, duration: windowSeconds });
   const leaseSize = Math.max(1, Math.min(points, Math.floor(params.lease ?? 1)));
   const leases = new Map<string, Lease>();
+  // One refill per domain at a time. Without this, handlers of one domain arriving together
+  // each leased a batch: all but the first found the window spent (and were throttled while
+  // the first lease still held spares), and the shared counter took a lease per handler.
+  const refills = new Map<string, Promise<TokenResult>>();
+
+  const refill = async (key: string): Promise<TokenResult> => {
+    let granted: number;
+    let msBeforeNext: number;
+    try {
+      const res = await limiter.consume(key, leaseSize);
+      granted = leaseSize;
+      msBeforeNext = res.msBeforeNext;
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      // The counter took all `leaseSize`; the ones still within `points` are ours to spend.
+      granted = grantedOf({ asked: leaseSize, consumed: rejection.consumedPoints, points });
+      msBeforeNext = rejection.msBeforeNext;
+      if (granted === 0) return { ok: false, retryInMs: Math.max(1, msBeforeNext) };
+    }
+    leases.set(key, { remaining: granted, expiresAt: Date.now() + Math.max(1, msBeforeNext) });
+    return { ok: true };
+  };
+
+  const takeLeased = (key: string): boolean => {
+    const lease = leases.get(key);
+    if (!lease || lease.remaining <= 0 || Date.now() >= lease.expiresAt) return false;
+    lease.remaining -= 1;
+    return true;
+  };
+
   return {
     take: async (domain) => {
       const key = domain || 'unknown';
-      const lease = leases.get(key);
-      if (lease && lease.remaining > 0 && Date.now() < lease.expiresAt) {
-        lease.remaining -= 1;
-        return { ok: true };
+      // Each pass either spends a token or waits for a refill; a refill that grants nothing
+      // ends the loop, so it cannot spin.
+      for (;;) {
+        if (takeLeased(key)) return { ok: true };
+        let pending = refills.get(key);
+        if (!pending) {
+          leases.delete(key);
+          pending = refill(key).finally(() => refills.delete(key));
+          refills.set(key, pending);
+        }
+        const result = await pending;
+        if (!result.ok) return result;
       }
-      leases.delete(key);
-      let granted: number;
-      let msBeforeNext: number;
-      try {
-        const res = await limiter.consume(key, leaseSize);
-        granted = leaseSize;
-        msBeforeNext = res.msBeforeNext;
-      } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        // The counter took all `leaseSize`; the ones still within `points` are ours to spend.
-        granted = grantedOf({ asked: leaseSize, consumed: rejection.consumedPoints, points });
-        msBeforeNext = rejection.msBeforeNext;
-        if (granted === 0) return { ok: false, retryInMs: Math.max(1, msBeforeNext) };
-      }
-      if (granted > 1 && msBeforeNext > 0) leases.set(key, { remaining: granted - 1, expiresAt: Date.now() + msBeforeNext });
-      return { ok: true };
     },
   };
 }
