@@ -1,61 +1,211 @@
+import { createHash, type Hash } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
-import { createDb, createPool } from '../db/client';
-import { noticeKey } from '../lib/ledger/notice-key';
+import path from 'node:path';
+import type pg from 'pg';
+import { createDb, createPool, type DbOrTx } from '../db/client';
+import { ensureDatabase, startEmbeddedPostgres } from '../db/embedded';
+import { migrateDatabase } from '../db/migrate';
+import { countKeysByLedgerState } from '../db/queries/replays';
+import type { DryRunCounts } from '../db/schema/replays';
+import { canonicalNotice, noticeKey } from '../lib/ledger/notice-key';
+import { referenceNoticeKey } from '../lib/ledger/notice-key-reference';
 import type { NoticeFact } from '../lib/ledger/notice-types';
 import { dryRunKeys } from '../lib/replay/service';
-import { printTable, startBenchDatabase } from './support';
+import { mergeDryRunCounts } from '../lib/replay/verdict';
+import { printTable } from './support';
 
 /**
- * A replay's dry run over an uploaded list of 1 M upstream jobs (BENCH_KEYS): derive every
- * key in Node with noticeKey(), then count them against a ledger of BENCH_LEDGER rows, half
- * of the uploaded keys already in it. Prints keys/s for both steps. Not part of npm test.
+ * A replay's dry run over an uploaded list of BENCH_KEYS (1 M) upstream jobs against a ledger
+ * of BENCH_LEDGER (10 M) rows, half of the uploaded keys already in it (1 % of those still
+ * claimed). Not part of npm test; run it under the shared lock:
+ *
+ *   flock /tmp/notice-ledger-bench.lock npx tsx bench/replay-dry-run.ts
+ *
+ * BENCH_KEEP=dir keeps the embedded PostgreSQL (and its seeded ledger) in `dir` and reuses it
+ * on the next run with the same BENCH_KEYS/BENCH_LEDGER (seeding 10 M rows takes minutes).
+ * With DATABASE_URL the ledger lives in the database `nl_bench_replay` there and is reused the
+ * same way. BENCH_RUNS (3) repeats each measurement, old and new alternating in this process:
+ *
+ * - key derivation: the frozen reference (createHmac per key over the array-built canonical
+ *   form) against noticeKey(); also HMAC with the pads absorbed once and hash.copy() per key,
+ *   which was measured and not taken (slower than createHmac on Node 20);
+ * - the ledger lookup of the 1 M derived keys: the previous statement (JS Set + sort, lateral
+ *   primary-key probe per key, 100 k per statement, two in flight) against countKeysAgainstLedger;
+ * - the whole dry run from facts to verdict: both steps, old against new.
  */
 
 const KEYS = Number(process.env.BENCH_KEYS ?? 1_000_000);
-const FILLER = Number(process.env.BENCH_LEDGER ?? 3_000_000);
+const LEDGER = Number(process.env.BENCH_LEDGER ?? 10_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const KEEP = process.env.BENCH_KEEP;
 const secret = process.env.NOTICE_KEY_SECRET ?? 'bench-secret-0123456789abcdef0123456789abcdef';
+const DATABASE = 'nl_bench_replay';
+
+type Bench = { url: string; stop: () => Promise<void> };
+
+async function openDatabase(): Promise<Bench> {
+  const external = process.env.DATABASE_URL;
+  if (external) {
+    const url = new URL(external);
+    url.pathname = `/${DATABASE}`;
+    await ensureDatabase(external, DATABASE);
+    await migrateDatabase(url.toString());
+    return { url: url.toString(), stop: async () => undefined };
+  }
+  const dir = KEEP ? path.resolve(KEEP) : await mkdtemp(path.join(os.tmpdir(), 'notice-ledger-bench-'));
+  await mkdir(dir, { recursive: true });
+  await chmod(dir, 0o755);
+  const server = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), database: DATABASE });
+  await migrateDatabase(server.url);
+  return {
+    url: server.url,
+    stop: async () => {
+      await server.stop();
+      if (!KEEP) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function uploadedFact(i: number): NoticeFact {
+  return { type: 'renewal_notice_t72', identity: { subscription_id: `sub_${i}`, period_start: '2026-11-01' }, revision: 0 };
+}
+
+/** What the seeded ledger was made from; a kept database is reused only when it matches. */
+function seedSignature(): string {
+  return createHash('sha256').update(JSON.stringify({ KEYS, LEDGER, secret, version: 2 })).digest('hex');
+}
+
+async function seedLedger(pool: pg.Pool, keys: readonly string[]): Promise<void> {
+  await pool.query('create table if not exists bench_replay_seed (signature text primary key)');
+  const found = await pool.query('select 1 from bench_replay_seed where signature = $1', [seedSignature()]);
+  if (found.rowCount === 1) {
+    console.log(`Reusing the seeded ledger (${LEDGER.toLocaleString('en')} rows).`);
+    return;
+  }
+  const filler = LEDGER - Math.ceil(keys.length / 2);
+  const started = performance.now();
+  console.log(`Seeding ${filler.toLocaleString('en')} unrelated ledger rows and ${Math.ceil(keys.length / 2).toLocaleString('en')} of the uploaded keys …`);
+  await pool.query('truncate notice_ledger, bench_replay_seed');
+  // Rows as wide as the worker writes them; the primary key is rebuilt after the bulk load
+  // (a sorted build, minutes faster than 10 M random inserts into the index).
+  await pool.query('alter table notice_ledger drop constraint notice_ledger_pkey');
+  for (let from = 1; from <= filler; from += 1_000_000) {
+    const to = Math.min(filler, from + 999_999);
+    await pool.query(`
+      insert into notice_ledger (notice_key, notice_type, identity, state, claim_token, claimed_by, claimed_at, sent_at, provider_message_id, recipient_domain, one_time_code, updated_at)
+      select md5(i::text) || md5((-i)::text), 'renewal_notice_t72', jsonb_build_object('subscription_id', 'old_' || i, 'period_start', '2026-10-01'),
+        'sent', gen_random_uuid(), 'w' || (i % 8), now() - (i % 400) * interval '1 day', now() - (i % 400) * interval '1 day' + interval '20 milliseconds',
+        'prov-' || i, 'd' || (i % 500) || '.example', md5(i::text), now()
+      from generate_series(${from}, ${to}) as i`);
+    process.stdout.write('.');
+  }
+  for (let offset = 0; offset < keys.length; offset += 100_000) {
+    // Every other uploaded key is already in the ledger; one in a hundred of them still claimed.
+    const chunk = keys.slice(offset, offset + 100_000).filter((_, index) => index % 2 === 0);
+    await pool.query(
+      `insert into notice_ledger (notice_key, notice_type, identity, state, claim_token, claimed_by, claimed_at, sent_at, provider_message_id, recipient_domain, one_time_code, updated_at)
+       select k, 'renewal_notice_t72', '{}', case when n % 100 = 0 then 'claimed' else 'sent' end, gen_random_uuid(), 'w1', now(),
+         case when n % 100 = 0 then null else now() end, case when n % 100 = 0 then null else 'prov-u' || n end, 'd1.example', md5(k), now()
+       from unnest($1::text[]) with ordinality as t(k, n)`,
+      [chunk],
+    );
+  }
+  await pool.query('alter table notice_ledger add constraint notice_ledger_pkey primary key (notice_key)');
+  await pool.query('vacuum analyze notice_ledger');
+  await pool.query('insert into bench_replay_seed (signature) values ($1)', [seedSignature()]);
+  console.log(`\nSeeded in ${Math.round((performance.now() - started) / 1000)} s.`);
+}
+
+/** The dry run's lookup as it was before: JS Set + sort, 100 k keys per lateral statement, two in flight. */
+async function countKeysBaseline(db: DbOrTx, keys: readonly string[]): Promise<DryRunCounts> {
+  const distinct = [...new Set(keys)].sort();
+  const chunks: string[][] = [];
+  for (let offset = 0; offset < distinct.length; offset += 100_000) chunks.push(distinct.slice(offset, offset + 100_000));
+  const parts: DryRunCounts[] = [];
+  const worker = async () => {
+    for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) parts.push(await countKeysByLedgerState(db, { keys: chunk }));
+  };
+  await Promise.all([worker(), worker()]);
+  return mergeDryRunCounts(parts);
+}
+
+/** HMAC-SHA256 with the key's inner and outer pads absorbed once, hash.copy() per message (RFC 2104, key ≤ 64 bytes). */
+function copyingHmac(key: string): (message: string) => string {
+  const block = Buffer.alloc(64);
+  Buffer.from(key, 'utf8').copy(block);
+  const inner: Hash = createHash('sha256').update(block.map((byte) => byte ^ 0x36));
+  const outer: Hash = createHash('sha256').update(block.map((byte) => byte ^ 0x5c));
+  return (message) => outer.copy().update(inner.copy().update(message, 'utf8').digest()).digest('hex');
+}
+
+function timed<T>(work: () => T): [T, number] {
+  const started = performance.now();
+  const result = work();
+  return [result, performance.now() - started];
+}
+
+async function timedAsync<T>(work: () => Promise<T>): Promise<[T, number]> {
+  const started = performance.now();
+  const result = await work();
+  return [result, performance.now() - started];
+}
+
+function same(left: readonly string[], right: readonly string[]): boolean {
+  return left.length === right.length && left.every((key, index) => key === right[index]);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+const format = (value: number) => Math.round(value).toLocaleString('en');
 
 async function main(): Promise<void> {
-  const database = await startBenchDatabase('nl_bench_replay');
+  const database = await openDatabase();
   const pool = createPool(database.url, { max: 4, applicationName: 'bench-replay' });
   const db = createDb(pool);
   try {
-    let started = performance.now();
-    const keys: string[] = new Array<string>(KEYS);
-    for (let i = 0; i < KEYS; i += 1) {
-      const fact: NoticeFact = { type: 'renewal_notice_t72', identity: { subscription_id: `sub_${i}`, period_start: '2026-11-01' }, revision: 0 };
-      keys[i] = noticeKey(secret, fact);
-    }
-    const deriveMs = performance.now() - started;
-
-    console.log(`Seeding ${FILLER.toLocaleString()} unrelated ledger rows and ${(KEYS / 2).toLocaleString()} of the uploaded keys …`);
-    await pool.query(`
-      insert into notice_ledger (notice_key, notice_type, identity, state, claimed_at, sent_at)
-      select md5(i::text) || md5((-i)::text), 'renewal_notice_t72', '{}', 'sent', now() - interval '3 days', now() - interval '3 days'
-      from generate_series(1, ${FILLER}) as i`);
-    for (let offset = 0; offset < KEYS; offset += 100_000) {
-      // Every other uploaded key is already in the ledger; a few of them still claimed.
-      const chunk = keys.slice(offset, offset + 100_000).filter((_, index) => index % 2 === 0);
-      await pool.query(
-        `insert into notice_ledger (notice_key, notice_type, identity, state, claimed_at, sent_at)
-         select k, 'renewal_notice_t72', '{}', case when n % 100 = 0 then 'claimed' else 'sent' end, now(), case when n % 100 = 0 then null else now() end
-         from unnest($1::text[]) with ordinality as t(k, n)`,
-        [chunk],
-      );
-    }
-    await pool.query('analyze notice_ledger');
-
-    const rows: Record<string, string | number>[] = [{ step: 'derive keys (noticeKey, Node)', ms: Math.round(deriveMs), 'keys/s': Math.round(KEYS / (deriveMs / 1000)).toLocaleString() }];
+    const facts = Array.from({ length: KEYS }, (_, i) => uploadedFact(i));
+    const keys = facts.map((fact) => referenceNoticeKey(secret, fact));
+    await seedLedger(pool, keys);
+    const load = [os.loadavg()[0] ?? 0];
+    const copying = secret.length <= 64 ? copyingHmac(secret) : null;
+    const figures: Record<string, number[]> = {};
+    const record = (name: string, ms: number) => (figures[name] ??= []).push(KEYS / (ms / 1000));
     for (let run = 1; run <= RUNS; run += 1) {
-      started = performance.now();
-      const result = await dryRunKeys(db, { keys });
-      const ms = performance.now() - started;
-      if (run === 1) console.log(`dry run: ${JSON.stringify(result.counts)}; ${result.verdict.message}`);
-      rows.push({ step: `dry run against the ledger, run ${run}`, ms: Math.round(ms), 'keys/s': Math.round(KEYS / (ms / 1000)).toLocaleString() });
+      const [reference, referenceMs] = timed(() => facts.map((fact) => referenceNoticeKey(secret, fact)));
+      const [derived, deriveMs] = timed(() => facts.map((fact) => noticeKey(secret, fact)));
+      if (!same(reference, derived) || !same(reference, keys)) throw new Error('noticeKey() differs from the reference derivation');
+      record('derive: reference (createHmac, array-built canonical form)', referenceMs);
+      record('derive: noticeKey()', deriveMs);
+      if (copying) {
+        const [copied, copyMs] = timed(() => facts.map((fact) => copying(canonicalNotice(fact))));
+        if (!same(reference, copied)) throw new Error('the copy()-based HMAC differs from createHmac');
+        record('derive: pads absorbed once + hash.copy() (not taken)', copyMs);
+      }
+      const [oldCounts, oldLookupMs] = await timedAsync(() => countKeysBaseline(db, derived));
+      const [newDryRun, newLookupMs] = await timedAsync(() => dryRunKeys(db, { keys: derived }));
+      if (JSON.stringify(oldCounts) !== JSON.stringify(newDryRun.counts)) throw new Error(`counts differ: ${JSON.stringify(oldCounts)} vs ${JSON.stringify(newDryRun.counts)}`);
+      if (run === 1) console.log(`dry run: ${JSON.stringify(newDryRun.counts)}; ${newDryRun.verdict.message}`);
+      record('lookup: before (Set + sort, lateral probe per key, 100 k × 2)', oldLookupMs);
+      record('lookup: dryRunKeys() (sorted ranges, = any($1), 50 k × 2)', newLookupMs);
+      record('dry run: before (reference derive + lookup before)', referenceMs + oldLookupMs);
+      record('dry run: now (noticeKey + dryRunKeys)', deriveMs + newLookupMs);
+      load.push(os.loadavg()[0] ?? 0);
     }
-    console.log(`load average while measuring: ${(os.loadavg()[0] ?? 0).toFixed(1)} on ${os.cpus().length} cores`);
-    printTable(`Replay dry run over ${KEYS.toLocaleString()} uploaded keys (ledger ${(FILLER + KEYS / 2).toLocaleString()} rows)`, rows);
+    const rows = Object.entries(figures).map(([step, rates]) => ({
+      step,
+      'keys/s (median)': format(median(rates)),
+      'keys/s (min–max)': `${format(Math.min(...rates))}–${format(Math.max(...rates))}`,
+    }));
+    printTable(`Replay dry run, ${KEYS.toLocaleString('en')} keys vs a ${LEDGER.toLocaleString('en')}-row ledger, ${RUNS} runs`, rows);
+    const ratio = (now: string, before: string) => (median(figures[now] ?? []) / median(figures[before] ?? [])).toFixed(2);
+    console.log(`\nratios (medians): derive ${ratio('derive: noticeKey()', 'derive: reference (createHmac, array-built canonical form)')}×, ` +
+      `lookup ${ratio('lookup: dryRunKeys() (sorted ranges, = any($1), 50 k × 2)', 'lookup: before (Set + sort, lateral probe per key, 100 k × 2)')}×, ` +
+      `whole dry run ${ratio('dry run: now (noticeKey + dryRunKeys)', 'dry run: before (reference derive + lookup before)')}×`);
+    console.log(`load average (1 min) while measuring: ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)} on ${os.cpus().length} cores`);
   } finally {
     await pool.end();
     await database.stop();

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalNotice, correlationFromMessageId, messageIdFor, noticeKey } from './notice-key';
-import { InvalidNoticeError, parseNoticeFact, type NoticeFact } from './notice-types';
+import { referenceCanonicalNotice, referenceNoticeKey } from './notice-key-reference';
+import { InvalidNoticeError, noticeTypeNames, noticeTypes, parseNoticeFact, type NoticeFact } from './notice-types';
 
 const secret = 'k'.repeat(32);
 const value = fc.string({ minLength: 1, maxLength: 12, unit: fc.constantFrom('a', 'b', '|', ':', '1', '9', 'é', '\u0000', ' ') });
@@ -52,6 +53,44 @@ describe('noticeKey', () => {
     const fact = recovery('acc', 'rec', 'exc');
     expect(noticeKey(secret, fact)).not.toBe(noticeKey('z'.repeat(32), fact));
     expect(noticeKey(secret, fact)).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+/** Any fact of any registered type, values far outside what parseNoticeFact admits (unicode, surrogates, separators). */
+const anyFact: fc.Arbitrary<NoticeFact> = fc.constantFrom(...noticeTypeNames).chain((type) =>
+  fc.record({
+    type: fc.constant(type),
+    identity: fc.record(
+      Object.fromEntries(
+        Object.keys(noticeTypes[type].identity.shape).map((field) => [field, fc.oneof(fc.string({ unit: 'binary', maxLength: 80 }), fc.string({ maxLength: 300 }), value)]),
+      ),
+    ),
+    revision: fc.oneof(fc.nat(1_000_000), fc.integer(), fc.double()),
+  }),
+);
+
+describe('noticeKey equals the frozen v1 derivation (existing ledger rows keep their keys)', () => {
+  it('byte for byte, over random facts and secrets', () => {
+    fc.assert(
+      fc.property(anyFact, fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.constant(secret)), (fact, anySecret) => {
+        expect(canonicalNotice(fact)).toBe(referenceCanonicalNotice(fact));
+        expect(noticeKey(anySecret, fact)).toBe(referenceNoticeKey(anySecret, fact));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('matches HMAC-SHA256 computed outside Node (openssl dgst -sha256 -hmac)', () => {
+    expect(noticeKey(secret, { type: 'renewal_notice_t72', identity: { subscription_id: 'sub_8812', period_start: '2026-10-01' }, revision: 0 })).toBe(
+      'bc89a408589703a1ba690da40a20f38259e197cdedb983c285791e3b38ff9620',
+    );
+    expect(noticeKey(secret, recovery('acc_é1', 'rec_9', 'exc_|1', 3))).toBe('5e6a09a178ddee5752027d12583663a17eaea1e826b97c8cc557a3d72f136bb5');
+  });
+
+  it('refuses a fact that lacks an identity field, as the reference does', () => {
+    const fact = { type: 'payment_recovery', identity: { account_id: 'a', reconciliation_id: 'r' }, revision: 0 } as NoticeFact;
+    expect(() => referenceNoticeKey(secret, fact)).toThrow(/exception_id missing/);
+    expect(() => noticeKey(secret, fact)).toThrow(/exception_id missing/);
   });
 });
 

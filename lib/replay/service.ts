@@ -4,7 +4,6 @@ import { insertAuditEntries } from '../../db/queries/audit';
 import {
   cancelReplayRow,
   countFilterKeysByLedgerState,
-  countKeysByLedgerState,
   countReplayItems,
   decideReplay as decideReplayRow,
   getReplay,
@@ -14,17 +13,15 @@ import {
   startReplayRun,
 } from '../../db/queries/replays';
 import type { DryRunCounts, ReplayFilter, ReplayRow } from '../../db/schema/replays';
+import { countKeysAgainstLedger } from './dry-run';
 import { checkCancel, checkDecision, checkRequest, checkRun, type Actor, type Refusal } from './transitions';
 import { MAX_STORED_REJECTIONS, validateUpload, type RowRejection, type UploadedRow } from './upload';
-import { dryRunVerdict, mergeDryRunCounts, type DryRunVerdict } from './verdict';
+import { dryRunVerdict, type DryRunVerdict } from './verdict';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
 
 export type DryRun = { counts: DryRunCounts; verdict: DryRunVerdict; elapsedMs: number };
 export type UploadDryRun = DryRun & { accepted: number; rejections: RowRejection[] };
-
-/** Keys per statement: large enough to amortise the round trip, small enough to keep one parameter under ~7 MB. */
-export const DRY_RUN_CHUNK = 100_000;
 
 function refuse<T>(code: Refusal['code'], message: string): Outcome<T> {
   return { ok: false, refusal: { code, message } };
@@ -40,19 +37,10 @@ export async function dryRunFilter(db: DbOrTx, { filter }: { filter: ReplayFilte
   return { counts, verdict: dryRunVerdict(counts), elapsedMs: Math.round(performance.now() - started) };
 }
 
-/** Distinct keys against the ledger, one set-based statement per chunk. */
+/** Distinct keys against the ledger, one set-based statement per key range (lib/replay/dry-run.ts). */
 export async function dryRunKeys(db: DbOrTx, { keys }: { keys: readonly string[] }): Promise<DryRun> {
   const started = performance.now();
-  const distinct = [...new Set(keys)].sort();
-  const chunks: string[][] = [];
-  for (let offset = 0; offset < distinct.length; offset += DRY_RUN_CHUNK) chunks.push(distinct.slice(offset, offset + DRY_RUN_CHUNK));
-  const parts: DryRunCounts[] = [];
-  // Two chunks in flight: one per core on the database; inside a transaction they simply queue.
-  const worker = async () => {
-    for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) parts.push(await countKeysByLedgerState(db, { keys: chunk }));
-  };
-  await Promise.all([worker(), worker()]);
-  const counts = mergeDryRunCounts(parts);
+  const counts = await countKeysAgainstLedger(db, { keys });
   return { counts, verdict: dryRunVerdict(counts), elapsedMs: Math.round(performance.now() - started) };
 }
 
