@@ -11,7 +11,7 @@ import type { DryRunCounts } from '../db/schema/replays';
 import { canonicalNotice, noticeKey } from '../lib/ledger/notice-key';
 import { referenceNoticeKey } from '../lib/ledger/notice-key-reference';
 import type { NoticeFact } from '../lib/ledger/notice-types';
-import { dryRunKeys } from '../lib/replay/service';
+import { dryRunKeys, dryRunUpload } from '../lib/replay/service';
 import { mergeDryRunCounts } from '../lib/replay/verdict';
 import { printTable } from './support';
 
@@ -32,13 +32,16 @@ import { printTable } from './support';
  *   which was measured and not taken (slower than createHmac on Node 20);
  * - the ledger lookup of the 1 M derived keys: the previous statement (JS Set + sort, lateral
  *   primary-key probe per key, 100 k per statement, two in flight) against countKeysAgainstLedger;
- * - the whole dry run from facts to verdict: both steps, old against new.
+ * - the whole dry run from facts to verdict: both steps, old against new;
+ * - what an operator's upload costs end to end: dryRunUpload() over a CSV of the same facts
+ *   (BENCH_UPLOAD_ROWS, default BENCH_KEYS), which parses and validates every row first.
  */
 
 const KEYS = Number(process.env.BENCH_KEYS ?? 1_000_000);
 const LEDGER = Number(process.env.BENCH_LEDGER ?? 10_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const KEEP = process.env.BENCH_KEEP;
+const UPLOAD_ROWS = Number(process.env.BENCH_UPLOAD_ROWS ?? KEYS);
 const secret = process.env.NOTICE_KEY_SECRET ?? 'bench-secret-0123456789abcdef0123456789abcdef';
 const DATABASE = 'nl_bench_replay';
 
@@ -139,6 +142,14 @@ function copyingHmac(key: string): (message: string) => string {
   return (message) => outer.copy().update(inner.copy().update(message, 'utf8').digest()).digest('hex');
 }
 
+function uploadCsv(rows: number): string {
+  const lines = ['notice_type,subscription_id,period_start,revision,recipient_email,recipient_time_zone,customer_id,due_at,deadline_at'];
+  for (let i = 0; i < rows; i += 1) {
+    lines.push(`renewal_notice_t72,sub_${i},2026-11-01,0,user${i}@example.com,${i % 3 === 0 ? 'Europe/Berlin' : 'UTC'},cus_${i},2026-11-29T08:00:00Z,2026-11-30T08:00:00Z`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 function timed<T>(work: () => T): [T, number] {
   const started = performance.now();
   const result = work();
@@ -194,6 +205,16 @@ async function main(): Promise<void> {
       record('dry run: before (reference derive + lookup before)', referenceMs + oldLookupMs);
       record('dry run: now (noticeKey + dryRunKeys)', deriveMs + newLookupMs);
       load.push(os.loadavg()[0] ?? 0);
+    }
+    if (UPLOAD_ROWS > 0) {
+      const csv = uploadCsv(UPLOAD_ROWS);
+      for (let run = 1; run <= RUNS; run += 1) {
+        const [check, ms] = await timedAsync(() => dryRunUpload(db, { csv, secret }));
+        if (!check.ok || check.dryRun.accepted !== UPLOAD_ROWS) throw new Error(`upload dry run refused rows: ${JSON.stringify(check.ok ? check.dryRun.rejections.slice(0, 3) : check.error)}`);
+        (figures['upload: dryRunUpload() (parse + validate + derive + lookup), rows/s'] ??= []).push(UPLOAD_ROWS / (ms / 1000));
+        (figures['upload: of which the ledger lookup, rows/s'] ??= []).push(UPLOAD_ROWS / (check.dryRun.elapsedMs / 1000));
+        load.push(os.loadavg()[0] ?? 0);
+      }
     }
     const rows = Object.entries(figures).map(([step, rates]) => ({
       step,

@@ -98,6 +98,22 @@ describe('validateUpload', () => {
     }
   });
 
+  it('judges every row by its own time zone when zones repeat (checked once per distinct zone)', () => {
+    const row = (sub: string, zone: string) => `renewal_notice_t72,${sub},2026-12-01,,,,0,a@example.com,${zone},${due},${deadline},`;
+    const csv = [header, row('s1', 'Mars/Olympus'), row('s2', 'Europe/Paris'), row('s3', 'Mars/Olympus'), row('s4', 'Europe/Paris'), row('s5', 'mars/olympus')].join('\n');
+    const result = validateUpload({ csv, secret });
+    if (!result.ok) throw new Error(result.error);
+    expect(result.rows.map((r) => [r.line, r.recipientTimeZone])).toEqual([
+      [3, 'Europe/Paris'],
+      [5, 'Europe/Paris'],
+    ]);
+    expect(result.rejections.map((r) => [r.line, r.raw])).toEqual([
+      [2, row('s1', 'Mars/Olympus')],
+      [4, row('s3', 'Mars/Olympus')],
+      [6, row('s5', 'mars/olympus')],
+    ]);
+  });
+
   it('refuses a file without the required header, and an empty one', () => {
     expect(validateUpload({ csv: 'a,b\n1,2', secret })).toEqual({ ok: false, error: expect.stringMatching(/lacks notice_type, recipient_email, due_at, deadline_at/) });
     expect(validateUpload({ csv: '', secret })).toEqual({ ok: false, error: 'The file is empty.' });

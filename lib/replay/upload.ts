@@ -50,6 +50,22 @@ function isTimeZone(zone: string): boolean {
   }
 }
 
+/**
+ * isTimeZone per distinct zone of one upload: building an Intl.DateTimeFormat is ~25 µs, and
+ * doing it per row was half of validating a 100 k-row file (bench/tmp profile, 16 k rows/s).
+ */
+function timeZoneChecker(): (zone: string) => boolean {
+  const known = new Map<string, boolean>();
+  return (zone) => {
+    let valid = known.get(zone);
+    if (valid === undefined) {
+      valid = isTimeZone(zone);
+      known.set(zone, valid);
+    }
+    return valid;
+  };
+}
+
 /** Any string or key anywhere in a parsed JSON value that PostgreSQL could not store. */
 function hasUnstorableText(value: unknown): boolean {
   if (typeof value === 'string') return hasUnsafeText(value);
@@ -73,7 +89,7 @@ function parsePayload(text: string): Record<string, unknown> | string {
 
 type Cells = (name: string) => string;
 
-function validateRow(cell: Cells, secret: string): { row: Omit<UploadedRow, 'line'> } | { reason: string } {
+function validateRow(cell: Cells, secret: string, isTimeZone: (zone: string) => boolean): { row: Omit<UploadedRow, 'line'> } | { reason: string } {
   const type = cell('notice_type');
   if (!type) return { reason: 'notice_type is empty' };
   const known = noticeTypeNames.find((name) => name === type);
@@ -125,6 +141,9 @@ function validateRow(cell: Cells, secret: string): { row: Omit<UploadedRow, 'lin
 /** Validates an uploaded CSV; `secret` derives each row's notice key exactly as the producer API does. */
 export function validateUpload({ csv, secret }: { csv: string; secret: string }): UploadValidation {
   const records = parseCsv(csv);
+  // The parser cuts only at commas, quotes and line breaks, so a field can hold NUL or an
+  // unpaired surrogate only if the file does: one scan instead of one per field.
+  const mayBeUnsafe = hasUnsafeText(csv);
   const header = records[0];
   if (!header) return { ok: false, error: 'The file is empty.' };
   if (header.fields.some(hasUnsafeText)) return { ok: false, error: 'The header contains a NUL character or an unpaired surrogate.' };
@@ -135,28 +154,30 @@ export function validateUpload({ csv, secret }: { csv: string; secret: string })
   const rows: UploadedRow[] = [];
   const rejections: RowRejection[] = [];
   const firstLineOfKey = new Map<string, number>();
+  const isKnownZone = timeZoneChecker();
   for (const record of records.slice(1)) {
-    const raw = safeText(toCsv([record.fields]).trimEnd());
-    if (record.fields.some(hasUnsafeText)) {
-      rejections.push({ line: record.line, reason: 'contains a NUL character or an unpaired surrogate', raw });
+    // Only a rejected row is echoed back; rendering every row was a fifth of the time.
+    const raw = () => safeText(toCsv([record.fields]).trimEnd());
+    if (mayBeUnsafe && record.fields.some(hasUnsafeText)) {
+      rejections.push({ line: record.line, reason: 'contains a NUL character or an unpaired surrogate', raw: raw() });
       continue;
     }
     if (record.fields.length !== columns.length) {
-      rejections.push({ line: record.line, reason: `has ${record.fields.length} fields, the header has ${columns.length}`, raw });
+      rejections.push({ line: record.line, reason: `has ${record.fields.length} fields, the header has ${columns.length}`, raw: raw() });
       continue;
     }
     const cell: Cells = (name) => {
       const index = position.get(name);
       return index === undefined ? '' : (record.fields[index] ?? '').trim();
     };
-    const result = validateRow(cell, secret);
+    const result = validateRow(cell, secret, isKnownZone);
     if ('reason' in result) {
-      rejections.push({ line: record.line, reason: safeText(result.reason), raw });
+      rejections.push({ line: record.line, reason: safeText(result.reason), raw: raw() });
       continue;
     }
     const earlier = firstLineOfKey.get(result.row.key);
     if (earlier !== undefined) {
-      rejections.push({ line: record.line, reason: `same notice as line ${earlier} (type, identity and revision)`, raw });
+      rejections.push({ line: record.line, reason: `same notice as line ${earlier} (type, identity and revision)`, raw: raw() });
       continue;
     }
     firstLineOfKey.set(result.row.key, record.line);
