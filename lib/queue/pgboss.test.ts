@@ -85,6 +85,33 @@ describe('pg-boss adapter specifics', () => {
     await consumer.stop();
   });
 
+  it('hands out the earliest due wake-up first, whatever the order they were published in', async () => {
+    const ordered = `${queueName}-order`;
+    const publisher = createPgBossQueue({ url: t.url, queueName: ordered, visibilityTimeoutMs: 2_000, supervise: false });
+    await publisher.start();
+    const base = Date.now() - 60_000;
+    // Published out of due order; the fetch reads its index (name, start_after) in order.
+    const dueOffsets = [30, 10, 50, 0, 20, 40];
+    const byDue = new Map<string, number>();
+    for (const offset of dueOffsets) {
+      const jobId = randomUUID();
+      byDue.set(jobId, offset);
+      await publisher.publish({ jobId }, new Date(base + offset * 1_000));
+    }
+    const seen: number[] = [];
+    const consumer = createPgBossQueue({ url: t.url, queueName: ordered, visibilityTimeoutMs: 2_000, pollingIntervalMs: 100 });
+    await consumer.start();
+    await consumer.consume(async (delivery) => {
+      seen.push(byDue.get(delivery.wakeup.jobId) ?? -1);
+      return { ack: true };
+    }, { concurrency: 1 });
+    await vi.waitFor(() => expect(seen).toHaveLength(dueOffsets.length), { timeout: 10_000, interval: 50 });
+    expect(seen).toEqual([...dueOffsets].sort((a, b) => a - b));
+    await consumer.stop();
+    await publisher.stop();
+    await deletePgBossQueue(t, ordered);
+  });
+
   it('refuses a wake-up without a job id', async () => {
     await expect(queue.publish({ jobId: 'not-a-uuid' })).rejects.toThrow();
   });

@@ -35,6 +35,9 @@ export type PgBossQueueOptions = {
   logger?: Logger;
 };
 
+/** A wake-up as our fetch returns it: what the adapter needs of pg-boss's job row. */
+type FetchedWakeup = { id: string; data: unknown; retryCount: number; expireInSeconds: number };
+
 export type PgBossQueue = QueueAdapter & {
   readonly name: 'pgboss';
   readonly queueName: string;
@@ -150,7 +153,31 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
       void flushAcks();
     });
 
-  const handleOne = async (job: PgBoss.JobWithMetadata<unknown>, handler: WakeupHandler): Promise<void> => {
+  // pg-boss's own fetch orders due wake-ups by (priority, created_on), which its index
+  // (name, start_after) cannot give: every fetch read and sorted the whole due backlog
+  // (bench/worker-e2e.ts: the costliest statement on the server). We never set priorities, so
+  // we take the earliest due first, in index order, reading only the rows we take. The
+  // transition is pg-boss's own (state, started_on, retry_count), so its expiry maintenance,
+  // retries and complete() work unchanged.
+  const schemaName = options.schema ?? 'pgboss';
+  const fetchDueSql = `
+    with next as (
+      select id from ${schemaName}.job
+      where name = $1 and state < 'active' and start_after < now()
+      order by start_after
+      limit $2
+      for update skip locked
+    )
+    update ${schemaName}.job j set state = 'active', started_on = now(),
+      retry_count = case when j.started_on is not null then j.retry_count + 1 else j.retry_count end
+    from next where j.name = $1 and j.id = next.id
+    returning j.id, j.data, j.retry_count as "retryCount", extract(epoch from j.expire_in)::int as "expireInSeconds"`;
+  const fetchDue = async (batchSize: number): Promise<FetchedWakeup[]> => {
+    const { rows } = await boss.getDb().executeSql(fetchDueSql, [queueName, batchSize]);
+    return rows as FetchedWakeup[];
+  };
+
+  const handleOne = async (job: FetchedWakeup, handler: WakeupHandler): Promise<void> => {
     const parsed = wakeupSchema.safeParse(job.data);
     if (!parsed.success) {
       // A payload we cannot read never becomes readable: a permanent failure, not a retry.
@@ -205,9 +232,9 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
         await Promise.race([...inFlight.values()].map((entry) => entry.done));
         continue;
       }
-      let jobs: PgBoss.JobWithMetadata<unknown>[] = [];
+      let jobs: FetchedWakeup[] = [];
       try {
-        jobs = await boss.fetch<unknown>(queueName, { batchSize: Math.min(free, maxBatchSize), includeMetadata: true });
+        jobs = await fetchDue(Math.min(free, maxBatchSize));
       } catch (error) {
         log.warn({ err: error instanceof Error ? error.message : String(error), queue: queueName }, 'fetch failed');
       }
