@@ -44,7 +44,7 @@ test('on-call confirms a stuck claim from provider evidence, releases another, a
   );
   expect(released).toEqual({ state: 'released', one_time_code: 'OTC-bravo', job_state: 'pending' });
 
-  await page.goto(`/audit?actor=${encodeURIComponent(seed.users.oncall.email)}`);
+  await page.goto(`/audit?actor=${encodeURIComponent(seed.users.oncall.email)}&action=quarantine.`);
   const rows = page.getByTestId('audit-row');
   await expect(rows).toHaveCount(2);
   await expect(page.locator(`[data-testid="audit-row"][data-target="${stuckWithEvidence}"]`)).toContainText('quarantine.confirm_sent');

@@ -1,8 +1,10 @@
 import type { DbOrTx } from '@/db/client';
-import { findUserByEmail, lockUser, recordFailedLogin, recordSuccessfulLogin } from '@/db/queries/users';
+import { recordFailedSignIn, recordLockout, recordSignIn } from '@/db/queries/audit';
+import { findUserByEmail } from '@/db/queries/users';
 import { isLocked, lockoutAfterFailures } from './lockout';
 import { dummyPasswordHash, verifyPassword } from './password';
 import { isRole, type Role } from './roles';
+import { auditUnknownSignIn, auditUserSignIn, MAX_EMAIL_LENGTH, signInActions } from './sign-in-audit';
 
 export type ConsoleUser = { id: string; email: string; name: string; role: Role };
 
@@ -10,36 +12,72 @@ export type AuthenticateResult =
   | { ok: true; user: ConsoleUser }
   | { ok: false; reason: 'invalid' | 'locked' | 'disabled'; lockedUntil?: Date };
 
+/** Longer passwords are refused unread: scrypt's cost grows with the input. */
+export const MAX_PASSWORD_LENGTH = 1024;
+
+const method = 'credentials';
+
 /**
- * Checks an email + password. Unknown email, wrong password and OIDC-only accounts all
- * answer `invalid` after the same scrypt work, so the answer reveals nothing about which
- * emails exist. A locked account is refused before the password is looked at.
+ * Checks an email + password and writes one audit row per attempt (two when this failure
+ * starts a lock): `sign_in.success`, `sign_in.failure`, `sign_in.lockout`, `sign_in.refused`.
+ * The password itself is never stored or logged.
+ *
+ * Unknown email, wrong password and OIDC-only accounts all answer `invalid` after the same
+ * scrypt work and the same number of statements after it (one: the audit row, which for a
+ * known user also counts the failure), so neither the answer nor its timing reveals which
+ * emails exist. A disabled account answers like them; a locked one is refused before the
+ * password is looked at.
  */
 export async function authenticate(
   db: DbOrTx,
   { email, password, now = new Date() }: { email: string; password: string; now?: Date },
 ): Promise<AuthenticateResult> {
-  // PostgreSQL text cannot hold NUL, so no stored email does: such input matches nobody and
-  // must not reach the query (next-auth would show the driver's error on the sign-in page).
-  const user = email.includes('\0') ? null : await findUserByEmail(db, { email });
-  if (!user || !user.passwordHash) {
+  if (!password || password.length > MAX_PASSWORD_LENGTH) {
+    await auditUnknownSignIn(db, { email, method, reason: `no password, or one over ${MAX_PASSWORD_LENGTH} characters` });
+    return { ok: false, reason: 'invalid' };
+  }
+  // PostgreSQL text cannot hold NUL, so no stored email does, nor one longer than users are
+  // created with: such input matches nobody and must not reach the query (next-auth would
+  // show the driver's error on the sign-in page).
+  const trimmed = email.trim();
+  const lookable = trimmed.length > 0 && trimmed.length <= MAX_EMAIL_LENGTH && !trimmed.includes('\0');
+  const user = lookable ? await findUserByEmail(db, { email: trimmed }) : null;
+  if (!user || !user.passwordHash || user.disabledAt) {
     await verifyPassword(password, await dummyPasswordHash());
-    return { ok: false, reason: 'invalid' };
+    if (!user) await auditUnknownSignIn(db, { email, method, reason: 'unknown email' });
+    else if (user.disabledAt) await auditUserSignIn(db, { user, action: signInActions.refused, method, reason: 'account disabled', after: { disabledAt: user.disabledAt.toISOString() } });
+    else await auditUserSignIn(db, { user, action: signInActions.failure, method, reason: 'no password set (single sign-on only)' });
+    return user?.disabledAt ? { ok: false, reason: 'disabled' } : { ok: false, reason: 'invalid' };
   }
-  if (user.disabledAt) return { ok: false, reason: 'disabled' };
-  if (isLocked(user.lockedUntil, now) && user.lockedUntil) return { ok: false, reason: 'locked', lockedUntil: user.lockedUntil };
-  const matches = await verifyPassword(password, user.passwordHash);
-  if (!matches) {
-    const failures = await recordFailedLogin(db, { id: user.id });
+  if (isLocked(user.lockedUntil, now) && user.lockedUntil) {
+    await auditUserSignIn(db, { user, action: signInActions.refused, method, reason: 'account locked', after: { lockedUntil: user.lockedUntil.toISOString() } });
+    return { ok: false, reason: 'locked', lockedUntil: user.lockedUntil };
+  }
+  if (!(await verifyPassword(password, user.passwordHash))) {
+    const failures = await recordFailedSignIn(db, { userId: user.id, entry: { actor: user.email, action: signInActions.failure, reason: 'wrong password', after: { method } } });
     const lockMs = lockoutAfterFailures(failures);
-    if (lockMs > 0) {
-      const until = new Date(now.getTime() + lockMs);
-      await lockUser(db, { id: user.id, until });
-      return { ok: false, reason: 'locked', lockedUntil: until };
-    }
+    if (lockMs <= 0) return { ok: false, reason: 'invalid' };
+    const until = new Date(now.getTime() + lockMs);
+    await recordLockout(db, {
+      userId: user.id,
+      until,
+      entry: {
+        actor: user.email,
+        action: signInActions.lockout,
+        reason: `locked for ${Math.round(lockMs / 1000)} s after ${failures} failed sign-ins`,
+        before: { lockedUntil: user.lockedUntil?.toISOString() ?? null },
+        after: { lockedUntil: until.toISOString(), failedLogins: failures },
+      },
+    });
+    return { ok: false, reason: 'locked', lockedUntil: until };
+  }
+  if (!isRole(user.role)) {
+    await auditUserSignIn(db, { user, action: signInActions.refused, method, reason: 'role not recognised' });
     return { ok: false, reason: 'invalid' };
   }
-  await recordSuccessfulLogin(db, { id: user.id });
-  if (!isRole(user.role)) return { ok: false, reason: 'invalid' };
+  await recordSignIn(db, {
+    userId: user.id,
+    entry: { actor: user.email, action: signInActions.success, reason: 'signed in with email and password', before: { failedLogins: user.failedLogins }, after: { method, role: user.role, failedLogins: 0 } },
+  });
   return { ok: true, user: { id: user.id, email: user.email, name: user.name, role: user.role } };
 }

@@ -1,9 +1,10 @@
 import type { AuthOptions } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
 import { getDb } from '@/db/client';
-import { findUserByEmail, findUserById, recordSuccessfulLogin } from '@/db/queries/users';
+import { findUserByEmail, findUserById } from '@/db/queries/users';
 import { config } from '@/lib/config';
 import { authenticate } from './credentials';
+import { admitOidcSignIn } from './oidc-sign-in';
 import { isRole } from './roles';
 import { consoleSecret, SESSION_MAX_AGE_S } from './session';
 
@@ -50,10 +51,8 @@ export function authOptions(): AuthOptions {
         name: 'Email and password',
         credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
         authorize: async (credentials) => {
-          const email = credentials?.email ?? '';
-          const password = credentials?.password ?? '';
-          if (!email || !password || password.length > 1024) return null;
-          const result = await authenticate(getDb(), { email, password });
+          // authenticate refuses (and audits) an empty or over-long password itself.
+          const result = await authenticate(getDb(), { email: credentials?.email ?? '', password: credentials?.password ?? '' });
           if (result.ok) return result.user;
           if (result.reason === 'locked') throw new Error('AccountLocked');
           return null;
@@ -65,10 +64,7 @@ export function authOptions(): AuthOptions {
       signIn: async ({ user, account, profile }) => {
         if (account?.provider !== 'oidc') return true;
         const verified = (profile as OidcProfile | undefined)?.email_verified !== false;
-        const known = user.email ? await findUserByEmail(getDb(), { email: user.email }) : null;
-        if (!verified || !known || known.disabledAt) return '/signin?error=NoConsoleAccount';
-        await recordSuccessfulLogin(getDb(), { id: known.id });
-        return true;
+        return admitOidcSignIn(getDb(), { email: user.email ?? '', verified });
       },
       jwt: async ({ token, user, account }) => {
         if (!user) return token;

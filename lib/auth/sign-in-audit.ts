@@ -1,0 +1,64 @@
+import type { DbOrTx } from '@/db/client';
+import { insertAuditEntries } from '@/db/queries/audit';
+
+/**
+ * Audit actions of the sign-in path. One `sign_in.` prefix so the audit page's action filter
+ * (a prefix match) finds all of them with "sign_in." and each one alone by its full name.
+ */
+export const signInActions = {
+  success: 'sign_in.success',
+  /** Wrong password, unknown email, malformed input, no console account for a single sign-on email. */
+  failure: 'sign_in.failure',
+  /** This failure started a lock (written next to that failure's own row). */
+  lockout: 'sign_in.lockout',
+  /** Refused before any password check: the account is locked or disabled. */
+  refused: 'sign_in.refused',
+} as const;
+
+export type SignInMethod = 'credentials' | 'oidc';
+
+/** Longest stored email (`users.email` is created through `z.email().max(320)`); also the audit page's actor filter limit. */
+export const MAX_EMAIL_LENGTH = 320;
+
+/** Control characters (NUL among them) and lone UTF-16 surrogates: PostgreSQL text cannot hold NUL, and none of them belongs on an audit page. */
+const UNPRINTABLE = /[\p{Cc}\p{Cs}]/gu;
+
+/**
+ * What a sign-in attempt claimed to be, as an audit actor: trimmed and lower-cased like the
+ * user lookup, unprintable characters replaced, at most MAX_EMAIL_LENGTH UTF-16 units (a
+ * longer one is cut and ends in "…"). Never throws, whatever the input.
+ */
+export function auditableEmail(raw: string): { text: string; cut: boolean } {
+  const trimmed = raw.trim();
+  const clean = trimmed.slice(0, 2 * MAX_EMAIL_LENGTH).toLowerCase().replace(UNPRINTABLE, '\uFFFD');
+  if (clean.length === 0) return { text: '(empty)', cut: false };
+  if (trimmed.length <= 2 * MAX_EMAIL_LENGTH && clean.length <= MAX_EMAIL_LENGTH) return { text: clean, cut: false };
+  let head = clean.slice(0, MAX_EMAIL_LENGTH - 1);
+  if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
+  return { text: `${head}…`, cut: true };
+}
+
+/**
+ * The attempt names no user (unknown email, or input no stored email can equal): one row, no
+ * user created, the target is the email as claimed. `emailLength` records how long the typed
+ * email really was when the actor had to be cut.
+ */
+export async function auditUnknownSignIn(
+  db: DbOrTx,
+  { email, method, reason }: { email: string; method: SignInMethod; reason: string },
+): Promise<void> {
+  const actor = auditableEmail(email);
+  await insertAuditEntries(db, {
+    entries: [{ actor: actor.text, action: signInActions.failure, targetType: 'email', targetId: actor.text, reason, after: actor.cut ? { method, emailLength: email.length } : { method } }],
+  });
+}
+
+/** A sign-in row about a known user (refused, or a failure that is not a wrong password): the target is that user. */
+export async function auditUserSignIn(
+  db: DbOrTx,
+  params: { user: { id: string; email: string }; action: (typeof signInActions)[keyof typeof signInActions]; method: SignInMethod; reason: string; after?: Record<string, unknown> },
+): Promise<void> {
+  await insertAuditEntries(db, {
+    entries: [{ actor: params.user.email, action: params.action, targetType: 'user', targetId: params.user.id, reason: params.reason, after: { method: params.method, ...params.after } }],
+  });
+}
