@@ -42,5 +42,6 @@ describe('/api/metrics', () => {
     const body = await response.text();
     expect(body).toMatch(/^notice_ledger_quarantined_claims 3$/m);
     expect(body).toContain('# TYPE notice_ledger_pending_jobs gauge');
+    expect(body).toMatch(/^notice_ledger_pending_counted_age_seconds \d+(\.\d+)?$/m);
   });
 });

@@ -1,3 +1,4 @@
+import { after } from 'next/server';
 import { getDb } from '@/db/client';
 import { config } from '@/lib/config';
 import { metricsTokenMatches, renderConsoleMetrics } from '@/lib/console/metrics';
@@ -16,6 +17,6 @@ export async function GET(request: Request): Promise<Response> {
   if (!expected) return new Response('metrics disabled: set METRICS_TOKEN\n', { status: 404 });
   const presented = request.headers.get('authorization')?.replace(/^Bearer\s+/i, '') ?? null;
   if (!metricsTokenMatches(presented, expected)) return new Response('unauthorized\n', { status: 401, headers: { 'www-authenticate': 'Bearer' } });
-  const body = await renderConsoleMetrics(getDb(), { quarantineAfterMs: config().QUARANTINE_AFTER });
+  const body = await renderConsoleMetrics(getDb(), { quarantineAfterMs: config().QUARANTINE_AFTER, recountLater: after });
   return new Response(body, { headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' } });
 }
