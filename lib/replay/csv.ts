@@ -5,6 +5,16 @@
  */
 export type CsvRecord = { line: number; fields: string[] };
 
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * Copies runs of ordinary characters with one slice each (`input.slice(runStart, index)` is
+ * the run not yet added to the field): appending char by char made a string per character,
+ * and collecting them was most of the time spent on a 1 M-row upload.
+ */
 export function parseCsv(text: string): CsvRecord[] {
   const records: CsvRecord[] = [];
   let fields: string[] = [];
@@ -12,8 +22,9 @@ export function parseCsv(text: string): CsvRecord[] {
   let quoted = false;
   let line = 1;
   let recordLine = 1;
-  let index = 0;
   const input = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  let index = 0;
+  let runStart = 0;
   const endRecord = () => {
     fields.push(field);
     field = '';
@@ -21,37 +32,50 @@ export function parseCsv(text: string): CsvRecord[] {
     fields = [];
   };
   while (index < input.length) {
-    const char = input[index];
+    const code = input.charCodeAt(index);
     if (quoted) {
-      if (char === '"') {
-        if (input[index + 1] === '"') {
+      if (code === QUOTE) {
+        field += input.slice(runStart, index);
+        if (input.charCodeAt(index + 1) === QUOTE) {
           field += '"';
           index += 2;
-          continue;
+        } else {
+          quoted = false;
+          index += 1;
         }
-        quoted = false;
-      } else {
-        if (char === '\n') line += 1;
-        field += char;
+        runStart = index;
+        continue;
       }
+      if (code === LF) line += 1;
       index += 1;
       continue;
     }
-    if (char === '"' && field === '') {
+    if (code === QUOTE && field === '' && runStart === index) {
       quoted = true;
-    } else if (char === ',') {
-      fields.push(field);
+      index += 1;
+      runStart = index;
+      continue;
+    }
+    if (code === COMMA) {
+      fields.push(field + input.slice(runStart, index));
       field = '';
-    } else if (char === '\n' || char === '\r') {
-      if (char === '\r' && input[index + 1] === '\n') index += 1;
+      index += 1;
+      runStart = index;
+      continue;
+    }
+    if (code === LF || code === CR) {
+      field += input.slice(runStart, index);
+      if (code === CR && input.charCodeAt(index + 1) === LF) index += 1;
       endRecord();
       line += 1;
       recordLine = line;
-    } else {
-      field += char;
+      index += 1;
+      runStart = index;
+      continue;
     }
     index += 1;
   }
+  field += input.slice(runStart, index);
   if (field !== '' || fields.length > 0) endRecord();
   return records;
 }

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { noticeKey } from '../ledger/notice-key';
-import { parseCsv, toCsv } from './csv';
+import { parseCsv, toCsv, type CsvRecord } from './csv';
 import { rejectionsCsv, validateUpload } from './upload';
 
 const secret = 'unit-secret-0123456789abcdef0123456789abcdef';
@@ -26,6 +27,79 @@ describe('parseCsv', () => {
 
   it('neutralises spreadsheet formulas on export', () => {
     expect(toCsv([['=SUM(A1)', '-3', '@x']])).toBe("'=SUM(A1),-3,'@x\r\n");
+  });
+});
+
+/** The parser as it was (one string append per character), kept as the reference for the slicing one. */
+function referenceParseCsv(text: string): CsvRecord[] {
+  const records: CsvRecord[] = [];
+  let fields: string[] = [];
+  let field = '';
+  let quoted = false;
+  let line = 1;
+  let recordLine = 1;
+  let index = 0;
+  const input = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const endRecord = () => {
+    fields.push(field);
+    field = '';
+    if (!(fields.length === 1 && fields[0] === '')) records.push({ line: recordLine, fields });
+    fields = [];
+  };
+  while (index < input.length) {
+    const char = input[index];
+    if (quoted) {
+      if (char === '"') {
+        if (input[index + 1] === '"') {
+          field += '"';
+          index += 2;
+          continue;
+        }
+        quoted = false;
+      } else {
+        if (char === '\n') line += 1;
+        field += char;
+      }
+      index += 1;
+      continue;
+    }
+    if (char === '"' && field === '') {
+      quoted = true;
+    } else if (char === ',') {
+      fields.push(field);
+      field = '';
+    } else if (char === '\n' || char === '\r') {
+      if (char === '\r' && input[index + 1] === '\n') index += 1;
+      endRecord();
+      line += 1;
+      recordLine = line;
+    } else {
+      field += char;
+    }
+    index += 1;
+  }
+  if (field !== '' || fields.length > 0) endRecord();
+  return records;
+}
+
+describe('parseCsv against the previous parser', () => {
+  it('gives the same records and line numbers for any text of CSV-significant characters', () => {
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', ' ', ',', '"', '\n', '\r', '\ufeff', 'é', '\ud83d\ude00'), maxLength: 120 });
+    fc.assert(
+      fc.property(text, (input) => {
+        expect(parseCsv(input)).toEqual(referenceParseCsv(input));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('reads back what toCsv wrote', () => {
+    const cell = fc.string({ unit: fc.constantFrom('x', ',', '"', '\n', '\r', ' ', '=', '-'), maxLength: 8 });
+    fc.assert(
+      fc.property(fc.array(fc.array(cell, { minLength: 2, maxLength: 5 }), { maxLength: 6 }), (rows) => {
+        expect(parseCsv(toCsv(rows)).map((record) => record.fields.map((value) => value.replace(/^'(?=[=+\-@])/, '')))).toEqual(rows);
+      }),
+    );
   });
 });
 
