@@ -11,6 +11,7 @@ import { PENDING_FRESH_MS } from '../lib/console/overview-model';
 import { loadPendingCounts, recountPendingCounts } from '../lib/console/pending-counts';
 import { LIVE_REFRESH_MS } from '../components/query/keys';
 import { noticeTypeNames } from '../lib/ledger/notice-types';
+import { postmasterOf } from './cpu';
 import { percentile, printTable, startBenchDatabase, type BenchDatabase } from './support';
 
 /**
@@ -44,7 +45,7 @@ async function openDatabase(): Promise<BenchDatabase> {
   const dir = keep === '1' ? path.join(os.tmpdir(), 'notice-ledger-console-scale-pg') : path.resolve(keep);
   const pg = await startEmbeddedPostgres({ dir, database: 'bench_console' });
   await migrateDatabase(pg.url);
-  return { url: pg.url, serverUrl: pg.serverUrl, stop: pg.stop };
+  return { url: pg.url, serverUrl: pg.serverUrl, postmaster: postmasterOf(dir), stop: pg.stop };
 }
 
 /** The mark is written only after a complete seed, so an interrupted one is redone from empty. */

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { selfSeconds, serverSeconds } from './cpu';
 import { printTable, startBenchDatabase } from './support';
 
 /**
@@ -20,9 +21,10 @@ const COMMIT = {
          where notice_key = $1 and claim_token = $2 and state = 'claimed'`,
 };
 
-export type LedgerLimitResult = { sessions: number; notices: number; seconds: number; perSecond: number };
+/** cpu: milliseconds per notice of PostgreSQL (NaN on an external server) and of this client process. */
+export type LedgerLimitResult = { sessions: number; notices: number; seconds: number; perSecond: number; cpu: { serverMs: number; benchMs: number } };
 
-export async function measureLedgerLimit(url: string, sessions: number, seconds: number): Promise<LedgerLimitResult> {
+export async function measureLedgerLimit(url: string, sessions: number, seconds: number, postmaster: number | null = null): Promise<LedgerLimitResult> {
   const clients = await Promise.all(
     Array.from({ length: sessions }, async () => {
       const client = new pg.Client({ connectionString: url });
@@ -31,6 +33,7 @@ export async function measureLedgerLimit(url: string, sessions: number, seconds:
     }),
   );
   let done = 0;
+  const cpuBefore = { server: serverSeconds(postmaster), bench: selfSeconds() };
   const deadline = Date.now() + seconds * 1000;
   const started = performance.now();
   await Promise.all(
@@ -47,16 +50,17 @@ export async function measureLedgerLimit(url: string, sessions: number, seconds:
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
+  const cpu = { serverMs: ((serverSeconds(postmaster) - cpuBefore.server) * 1000) / done, benchMs: ((selfSeconds() - cpuBefore.bench) * 1000) / done };
   await Promise.all(clients.map((c) => c.end()));
-  return { sessions, notices: done, seconds: elapsed, perSecond: done / elapsed };
+  return { sessions, notices: done, seconds: elapsed, perSecond: done / elapsed, cpu };
 }
 
-export async function findLedgerLimit(url: string, seconds = 5): Promise<LedgerLimitResult> {
+export async function findLedgerLimit(url: string, seconds = 5, postmaster: number | null = null): Promise<LedgerLimitResult> {
   const results: LedgerLimitResult[] = [];
-  for (const sessions of [1, 4, 8, 16]) results.push(await measureLedgerLimit(url, sessions, seconds));
+  for (const sessions of [1, 4, 8, 16]) results.push(await measureLedgerLimit(url, sessions, seconds, postmaster));
   printTable(
     '(a) bare ledger path: 2 durable commits per notice',
-    results.map((r) => ({ sessions: r.sessions, notices: r.notices, 'notices/s': Math.round(r.perSecond) })),
+    results.map((r) => ({ sessions: r.sessions, notices: r.notices, 'notices/s': Math.round(r.perSecond), 'CPU ms/notice: postgres': r.cpu.serverMs.toFixed(2), client: r.cpu.benchMs.toFixed(2) })),
   );
   return results.reduce((best, r) => (r.perSecond > best.perSecond ? r : best));
 }
@@ -64,7 +68,7 @@ export async function findLedgerLimit(url: string, seconds = 5): Promise<LedgerL
 if (import.meta.url === `file://${process.argv[1]}`) {
   const database = await startBenchDatabase('bench_ledger');
   try {
-    const best = await findLedgerLimit(database.url, Number(process.env.BENCH_SECONDS ?? 5));
+    const best = await findLedgerLimit(database.url, Number(process.env.BENCH_SECONDS ?? 5), database.postmaster);
     console.log(`\nbest: ${Math.round(best.perSecond)} notices/s at ${String(best.sessions)} sessions`);
   } finally {
     await database.stop();

@@ -3,8 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { ensureDatabase, startEmbeddedPostgres } from '../db/embedded';
 import { migrateDatabase } from '../db/migrate';
+import { postmasterOf } from './cpu';
 
-export type BenchDatabase = { url: string; serverUrl: (db: string) => string; stop: () => Promise<void> };
+/** `postmaster`: the embedded server's pid, for CPU accounting (bench/cpu.ts); null on an external server. */
+export type BenchDatabase = { url: string; serverUrl: (db: string) => string; postmaster: number | null; stop: () => Promise<void> };
 
 /**
  * A fresh database for a benchmark: a throw-away embedded server in a temporary directory,
@@ -20,7 +22,7 @@ export async function startBenchDatabase(name: string): Promise<BenchDatabase> {
     };
     await ensureDatabase(external, name);
     await migrateDatabase(server(name));
-    return { url: server(name), serverUrl: server, stop: async () => undefined };
+    return { url: server(name), serverUrl: server, postmaster: null, stop: async () => undefined };
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'notice-ledger-bench-'));
   await chmod(dir, 0o755);
@@ -29,6 +31,7 @@ export async function startBenchDatabase(name: string): Promise<BenchDatabase> {
   return {
     url: pg.url,
     serverUrl: pg.serverUrl,
+    postmaster: postmasterOf(path.join(dir, 'pg')),
     stop: async () => {
       await pg.stop();
       await rm(dir, { recursive: true, force: true });

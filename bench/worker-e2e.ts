@@ -3,6 +3,7 @@ import pg from 'pg';
 import { createDb, createPool } from '../db/client';
 import { createPgBossQueue, DEFAULT_QUEUE_NAME } from '../lib/queue/pgboss';
 import { spawnWorker, type WorkerProcess } from '../test/worker-process';
+import { pidSeconds, selfSeconds, serverSeconds } from './cpu';
 import { startNoopPeer } from './noop-peer';
 import { percentile, printTable } from './support';
 
@@ -21,6 +22,8 @@ export type WorkerRun = {
   perSecond: number;
   duplicates: number;
   peakRssMb: number;
+  /** CPU milliseconds per notice: worker processes, PostgreSQL (NaN on an external server), this process (SMTP peer, inserts, polling). */
+  cpu: { workerMs: number; serverMs: number; benchMs: number };
 };
 
 const DOMAINS = 200;
@@ -54,7 +57,7 @@ async function countSent(pool: pg.Pool, tag: string): Promise<number> {
 
 export async function measureWorker(
   url: string,
-  { processes, concurrency, notices, timeoutMs = 300_000, nodeArgs = [] }: { processes: number; concurrency: number; notices: number; timeoutMs?: number; nodeArgs?: string[] },
+  { processes, concurrency, notices, timeoutMs = 300_000, nodeArgs = [], postmaster = null }: { processes: number; concurrency: number; notices: number; timeoutMs?: number; nodeArgs?: string[]; postmaster?: number | null },
 ): Promise<WorkerRun> {
   const pool = createPool(url, { max: 4 });
   const sink = await startNoopPeer();
@@ -79,18 +82,28 @@ export async function measureWorker(
     };
     for (let i = 0; i < processes; i += 1) workers.push(spawnWorker(env, { nodeArgs }));
     await Promise.all(workers.map((w) => w.ready));
+    const workerPids = workers.map((w) => w.child.pid ?? 0);
+    const cpuBefore = { worker: pidSeconds(workerPids), server: serverSeconds(postmaster), bench: selfSeconds() };
     const started = performance.now();
     let peak = 0;
     let sent = 0;
     while (sent < notices) {
       if (performance.now() - started > timeoutMs) throw new Error(`only ${String(sent)} of ${String(notices)} sent after ${String(timeoutMs / 1000)} s`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      sent = await countSent(pool, tag);
+      await new Promise((resolve) => setTimeout(resolve, 20));
       peak = Math.max(peak, ...workers.map(peakRssMb));
+      // Counting rows is a scan that competes for the same two cores: ask the database only
+      // once the peer has seen every notice (each commit follows its send).
+      if (sink.received() >= notices) sent = await countSent(pool, tag);
     }
     const seconds = (performance.now() - started) / 1000;
+    const perNoticeMs = (after: number, before: number) => ((after - before) * 1000) / notices;
+    const cpu = {
+      workerMs: perNoticeMs(pidSeconds(workerPids), cpuBefore.worker),
+      serverMs: perNoticeMs(serverSeconds(postmaster), cpuBefore.server),
+      benchMs: perNoticeMs(selfSeconds(), cpuBefore.bench),
+    };
     const duplicates = sink.duplicates();
-    return { processes, concurrency, notices, seconds, perSecond: notices / seconds, duplicates, peakRssMb: peak };
+    return { processes, concurrency, notices, seconds, perSecond: notices / seconds, duplicates, peakRssMb: peak, cpu };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
     await publisher.stop();
@@ -124,7 +137,7 @@ export async function measureLatencyAtRate(url: string, { rate, seconds, process
       }
       await new Promise((resolve) => setTimeout(resolve, tick));
     }
-    while ((await countSent(pool, tag)) < total) await new Promise((resolve) => setTimeout(resolve, 100));
+    while (sink.received() < total || (await countSent(pool, tag)) < total) await new Promise((resolve) => setTimeout(resolve, 20));
     const result = await db.$client.query<{ ms: number }>(
       `select a.claim_to_commit_ms as ms from delivery_attempts a join reminder_jobs j on j.id = a.job_id
        where j.subject_id like $1 || '%' and a.outcome = 'sent' and a.claim_to_commit_ms is not null order by 1`,
@@ -160,6 +173,9 @@ export function printWorkerRuns(runs: WorkerRun[]): void {
       'notices/s': Math.round(r.perSecond),
       duplicates: r.duplicates,
       'peak RSS MB': Math.round(r.peakRssMb),
+      'CPU ms/notice: worker': r.cpu.workerMs.toFixed(2),
+      postgres: r.cpu.serverMs.toFixed(2),
+      'bench+peer': r.cpu.benchMs.toFixed(2),
     })),
   );
 }
