@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.next/', '.data/', 'db/migrations/', 'test-results/', 'playwright-report/', 'next-env.d.ts'] },
+  { ignores: ['node_modules/', '.next/', '.data/', 'db/migrations/', 'test-results/', 'playwright-report/', 'next-env.d.ts', 'bench/tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -92,16 +92,6 @@ export async function suppressJob(db: DbOrTx, { jobId, reason }: { jobId: string
   return rows.length > 0;
 }
 
-/** Part of the result commit: the job is done. */
-export async function markJobSent(db: DbOrTx, { jobId }: { jobId: string }): Promise<boolean> {
-  const rows = await db
-    .update(reminderJobs)
-    .set({ state: 'sent', attempts: sql`${reminderJobs.attempts} + 1`, lastErrorClass: null, updatedAt: sql`now()` })
-    .where(and(eq(reminderJobs.id, jobId), inArray(reminderJobs.state, ['pending', 'claimed'])))
-    .returning({ id: reminderJobs.id });
-  return rows.length > 0;
-}
-
 /** A definite temporary rejection: back to pending with a later next_attempt_at, one attempt more. */
 export async function retryJob(db: DbOrTx, { jobId, nextAttemptAt, errorClass }: { jobId: string; nextAttemptAt: Date; errorClass: string }): Promise<boolean> {
   const rows = await db

@@ -250,16 +250,6 @@ export async function getLedgerState(db: DbOrTx, { noticeKey }: { noticeKey: str
   return rows[0]?.state ?? null;
 }
 
-/** Part of the result commit. False when this attempt no longer owns the claim. */
-export async function markClaimSent(db: DbOrTx, { noticeKey, claimToken, providerMessageId }: { noticeKey: string; claimToken: string; providerMessageId: string | null }): Promise<boolean> {
-  const rows = await db
-    .update(noticeLedger)
-    .set({ state: 'sent', sentAt: sql`now()`, providerMessageId, updatedAt: sql`now()` })
-    .where(and(eq(noticeLedger.noticeKey, noticeKey), eq(noticeLedger.claimToken, claimToken), eq(noticeLedger.state, 'claimed')))
-    .returning({ noticeKey: noticeLedger.noticeKey });
-  return rows.length > 0;
-}
-
 /**
  * Only after a definite rejection (the relay answered 4xx/5xx): the mail is known not to be
  * out. Nothing else in the worker releases a claim.

@@ -28,24 +28,6 @@ export async function findUserById(db: DbOrTx, { id }: { id: string }): Promise<
   return row ?? null;
 }
 
-/** Counts one more failure atomically and returns the new count. */
-export async function recordFailedLogin(db: DbOrTx, { id }: { id: string }): Promise<number> {
-  const [row] = await db
-    .update(users)
-    .set({ failedLogins: sql`${users.failedLogins} + 1` })
-    .where(eq(users.id, id))
-    .returning({ failedLogins: users.failedLogins });
-  return row?.failedLogins ?? 0;
-}
-
-export async function lockUser(db: DbOrTx, { id, until }: { id: string; until: Date }): Promise<void> {
-  await db.update(users).set({ lockedUntil: until }).where(eq(users.id, id));
-}
-
-export async function recordSuccessfulLogin(db: DbOrTx, { id }: { id: string }): Promise<void> {
-  await db.update(users).set({ failedLogins: 0, lockedUntil: null, lastLoginAt: sql`now()` }).where(eq(users.id, id));
-}
-
 export async function createUser(
   db: DbOrTx,
   params: { email: string; name: string; role: Role; passwordHash: string | null },
