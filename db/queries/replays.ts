@@ -40,22 +40,6 @@ export async function countFilterKeysByLedgerState(db: DbOrTx, { filter }: { fil
   return toCounts(result.rows);
 }
 
-/**
- * Uploaded keys (distinct, computed in Node): one set-based statement per chunk. The lateral
- * primary-key probe keeps the cost proportional to the keys, never to the ledger: a hash
- * join would scan all 10 M ledger rows for every chunk. Callers sort the keys so the probes
- * walk the index in order (measured about twice as fast as random order; bench/replay-dry-run.ts).
- */
-export async function countKeysByLedgerState(db: DbOrTx, { keys }: { keys: readonly string[] }): Promise<DryRunCounts> {
-  if (keys.length === 0) return { total: 0, newKeys: 0, existing: {} };
-  const result = await db.execute<{ state: string; count: number }>(sql`
-    select l.state, count(*)::int as count
-    from unnest(${sql.param(keys)}::text[]) as k(key)
-    cross join lateral (select state from notice_ledger where notice_key = k.key limit 1) l
-    group by l.state`);
-  return toCounts(result.rows, keys.length);
-}
-
 export type NewReplay = {
   batchId: string;
   filter: ReplayFilter;
