@@ -34,6 +34,10 @@ import { printTable } from './support';
  * - the whole dry run from facts to verdict: both steps, old against new;
  * - what an operator's upload costs end to end: dryRunUpload() over a CSV of the same facts
  *   (BENCH_UPLOAD_ROWS, default BENCH_KEYS), which parses and validates every row first.
+ *
+ * BENCH_COVERING=1 measures with an extra index `(notice_key) include (state)` (built before,
+ * dropped after): what an index-only lookup would gain. Not in the schema: it costs ~1 GB at
+ * 10 M rows and a write on every claim.
  */
 
 const KEYS = Number(process.env.BENCH_KEYS ?? 1_000_000);
@@ -41,6 +45,7 @@ const LEDGER = Number(process.env.BENCH_LEDGER ?? 10_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const KEEP = process.env.BENCH_KEEP;
 const UPLOAD_ROWS = Number(process.env.BENCH_UPLOAD_ROWS ?? KEYS);
+const COVERING = process.env.BENCH_COVERING === '1';
 const secret = process.env.NOTICE_KEY_SECRET ?? 'bench-secret-0123456789abcdef0123456789abcdef';
 const DATABASE = 'nl_bench_replay';
 
@@ -198,6 +203,10 @@ async function main(): Promise<void> {
     const facts = Array.from({ length: KEYS }, (_, i) => uploadedFact(i));
     const keys = facts.map((fact) => referenceNoticeKey(secret, fact));
     await seedLedger(pool, keys);
+    if (COVERING) {
+      await pool.query('create index if not exists bench_notice_ledger_key_state on notice_ledger (notice_key) include (state)');
+      await pool.query('vacuum analyze notice_ledger');
+    }
     const load = [os.loadavg()[0] ?? 0];
     const copying = secret.length <= 64 ? copyingHmac(secret) : null;
     const figures: Record<string, number[]> = {};
@@ -238,13 +247,14 @@ async function main(): Promise<void> {
       'keys/s (median)': format(median(rates)),
       'keys/s (min–max)': `${format(Math.min(...rates))}–${format(Math.max(...rates))}`,
     }));
-    printTable(`Replay dry run, ${KEYS.toLocaleString('en')} keys vs a ${LEDGER.toLocaleString('en')}-row ledger, ${RUNS} runs`, rows);
+    printTable(`Replay dry run, ${KEYS.toLocaleString('en')} keys vs a ${LEDGER.toLocaleString('en')}-row ledger, ${RUNS} runs${COVERING ? ', with the covering index' : ''}`, rows);
     const ratio = (now: string, before: string) => (median(figures[now] ?? []) / median(figures[before] ?? [])).toFixed(2);
     console.log(`\nratios (medians): derive ${ratio('derive: noticeKey()', 'derive: reference (createHmac, array-built canonical form)')}×, ` +
       `lookup ${ratio('lookup: dryRunKeys() (sorted ranges, = any($1), 50 k × 2)', 'lookup: before (Set + sort, lateral probe per key, 100 k × 2)')}×, ` +
       `whole dry run ${ratio('dry run: now (noticeKey + dryRunKeys)', 'dry run: before (reference derive + lookup before)')}×`);
     console.log(`load average (1 min) while measuring: ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)} on ${os.cpus().length} cores`);
   } finally {
+    if (COVERING) await pool.query('drop index if exists bench_notice_ledger_key_state');
     await pool.end();
     await database.stop();
   }
