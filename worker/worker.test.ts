@@ -179,6 +179,21 @@ describe.concurrent('worker processes', () => {
     });
   }, 90_000);
 
+  it('SIGTERM the instant "worker ready" is read: a clean stop, never the default signal action', async () => {
+    await withRig(30_000, async (rig) => {
+      // A supervisor may signal the moment it reads the line; three at once to widen the race.
+      const workers = [start(rig), start(rig), start(rig)];
+      await Promise.all(workers.map(async (worker) => {
+        await worker.ready;
+        worker.child.kill('SIGTERM');
+      }));
+      for (const worker of workers) {
+        expect(await worker.exited).toEqual({ code: 0, signal: null });
+        expect(worker.logs().some((line) => line.msg === 'stopped')).toBe(true);
+      }
+    });
+  }, 90_000);
+
   it('SIGTERM during a send: no new work, the in-flight send finishes and commits before its ack', async () => {
     await withRig(30_000, async (rig) => {
       const { t, sink, publisher } = rig;
