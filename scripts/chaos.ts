@@ -1,14 +1,14 @@
 import { parseArgs } from 'node:util';
 
 /**
- * `npm run chaos [-- --seed 42 --notices 10000 --workers 3 --concurrency 8 --kill-every 8000-20000 --keep]`
+ * `npm run chaos [-- --seed 42 --notices 10000 --workers 3 --concurrency 8 --kill-every 8000-20000 --queue rabbitmq --keep]`
  * Runs the chaos suite (test/chaos/harness.ts) once against a throw-away database and prints
  * its summary table. Exit 1 when an invariant fails. Replay a failure with the printed seed
  * (CHAOS_SEED or --seed).
  */
 
 const usage =
-  'usage: npm run chaos -- [--seed N] [--notices N] [--workers N] [--concurrency N] [--kill-every MIN-MAX ms] [--faults reject451=0.04,reject550=0.01,stallPastVisibility=0.015,stallPastTimeout=0.01,dropAfterData=0.02] [--keep]';
+  'usage: npm run chaos -- [--seed N] [--notices N] [--workers N] [--concurrency N] [--kill-every MIN-MAX ms] [--faults reject451=0.04,reject550=0.01,stallPastVisibility=0.015,stallPastTimeout=0.01,dropAfterData=0.02] [--queue pgboss|rabbitmq (needs AMQP_URL)] [--keep]';
 
 const faultNames = ['reject451', 'reject550', 'stallPastVisibility', 'stallPastTimeout', 'dropAfterData'] as const;
 
@@ -36,6 +36,7 @@ async function main(): Promise<number> {
         concurrency: { type: 'string' },
         'kill-every': { type: 'string' },
         faults: { type: 'string' },
+        queue: { type: 'string', default: 'pgboss' },
         keep: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -70,6 +71,9 @@ async function main(): Promise<number> {
   const killEvery = /^(\d+)-(\d+)$/.exec(values['kill-every'] ?? '8000-20000');
   if (!killEvery || Number(killEvery[1]) > Number(killEvery[2]) || Number(killEvery[1]) < 100) throw new Error('--kill-every must look like 8000-20000 (milliseconds, min-max)');
   const notices = whole(values.notices ?? process.env.CHAOS_NOTICES, 10_000, 'notices');
+  if (values.queue !== 'pgboss' && values.queue !== 'rabbitmq') throw new Error('--queue must be pgboss or rabbitmq');
+  const amqpUrl = process.env.AMQP_URL;
+  if (values.queue === 'rabbitmq' && !amqpUrl) throw new Error('--queue rabbitmq needs AMQP_URL (e.g. amqp://guest:guest@127.0.0.1:5672)');
   console.log(`chaos: seed ${seed} (replay with CHAOS_SEED=${seed} or --seed ${seed}), ${notices} notices`);
   const database = await provisionChaosDatabase({ serverUrl: process.env.DATABASE_URL });
   console.log(`chaos: ${database.describe}`);
@@ -96,6 +100,7 @@ async function main(): Promise<number> {
       killEveryMs: [Number(killEvery[1]), Number(killEvery[2])],
       crashPointChance: 0.15,
       faults: parseFaults(values.faults),
+      ...(values.queue === 'rabbitmq' && amqpUrl ? { rabbitmq: { url: amqpUrl } } : {}),
       signal: abort.signal,
       log: (line) => console.log(`chaos: ${line}`),
     });

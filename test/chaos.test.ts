@@ -40,4 +40,33 @@ describe('chaos, fixed seed', () => {
       await t.drop();
     }
   }, 180_000);
+
+  // The same run with RabbitMQ as the queue (CI sets AMQP_URL): the dispatcher publishes due
+  // jobs, the broker redelivers what a killed worker held, the ledger still decides.
+  const amqpUrl = process.env.AMQP_URL;
+  if (amqpUrl) it(`seed ${SEED}, 300 notices on RabbitMQ: no duplicate, nothing lost, no claim left that the sink reported`, async () => {
+    const t = await createTestDatabase();
+    try {
+      const report = await runChaos({
+        seed: SEED,
+        notices: 300,
+        databaseUrl: t.url,
+        workers: 3,
+        killEveryMs: [2_500, 6_000],
+        settleTimeoutMs: 60_000,
+        rabbitmq: { url: amqpUrl },
+        signal: AbortSignal.timeout(160_000),
+      });
+      console.log(report.table);
+      expect(report.failures).toEqual([]);
+      expect(report.counts).toMatchObject({ notices: 300, lost: 0, duplicatesByCorrelation: 0, duplicatesByBusinessKey: 0, quarantinedWithEvidence: 0 });
+      expect(report.counts.sent).toBeGreaterThan(150);
+      expect(report.kills.kills).toBeGreaterThan(0);
+      expect(report.producer.created).toBe(300);
+      expect(report.replay.state).toBe('completed');
+      expect(report.replay.published).toBeGreaterThan(0);
+    } finally {
+      await t.drop();
+    }
+  }, 180_000);
 });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import amqp from 'amqplib';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import { createDb, createPool, type Db } from '../../db/client';
@@ -10,6 +11,8 @@ import { reconcileQuarantine } from '../../lib/events/ingest';
 import { correlationOf } from '../../lib/ledger/notice-key';
 import { startSmtpSink, type MessageFault, type SmtpSink } from '../../lib/mail/sink';
 import { createPgBossQueue } from '../../lib/queue/pgboss';
+import { createRabbitQueue } from '../../lib/queue/rabbitmq';
+import type { QueueAdapter } from '../../lib/queue/types';
 import { runReplay } from '../../lib/replay/runner';
 import { scheduleUploadedItem } from '../../lib/replay/schedule-item';
 import { decideReplay, requestReplay, startReplay } from '../../lib/replay/service';
@@ -18,7 +21,7 @@ import { spawnConsoleProcess, type ConsoleProcess } from './app-server';
 import { isBouncingRecipient, planNotices } from './plan';
 import { createPrng, hashUnit, type Prng } from './prng';
 import { runProducer, type ProducerStats } from './producer';
-import { countAttempts, countConfirmations, countOverlaps, liveWakeups, readOutcomes, readProgress } from './queries';
+import { countAttempts, countConfirmations, countOverlaps, jobsWokenByBatch, liveWakeups, readOutcomes, readProgress } from './queries';
 import { classifyRun, countRows, formatTable, invariantFailures, type Classified } from './verdict';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './workers';
 
@@ -59,6 +62,12 @@ export type ChaosOptions = {
   log?: (line: string) => void;
   /** Aborting stops the run early; every process and server is still stopped. */
   signal?: AbortSignal;
+  /**
+   * The queue the workers consume: pg-boss (default) or RabbitMQ at this AMQP URL, on a queue
+   * of the run's own (deleted at the end). With RabbitMQ the producer API publishes nothing;
+   * the workers' dispatcher publishes due jobs, as in production.
+   */
+  rabbitmq?: { url: string };
 };
 
 export type ChaosReport = {
@@ -87,6 +96,16 @@ const QUARANTINE_AFTER_MS = 5_000;
 const PGBOSS_RETRY_DELAY_MS = 5_000;
 const SMTP_TIMEOUT_MS = 20_000;
 const RATE_LIMIT_PER_DOMAIN = 40;
+
+async function deleteRabbitQueue(url: string, queueName: string): Promise<void> {
+  const connection = await amqp.connect(url);
+  try {
+    const channel = await connection.createChannel();
+    await channel.deleteQueue(queueName);
+  } finally {
+    await connection.close();
+  }
+}
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -201,7 +220,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   let app: ConsoleProcess | null = null;
   let sink: SmtpSink | null = null;
   let workers: WorkerPool | null = null;
-  const replayQueue = createPgBossQueue({ url: options.databaseUrl, visibilityTimeoutMs: VISIBILITY_MS, supervise: false, poolSize: 2 });
+  const queueEnv: Record<string, string> = options.rabbitmq
+    ? { QUEUE_BACKEND: 'rabbitmq', AMQP_URL: options.rabbitmq.url, QUEUE_NAME: `chaos-${String(seed)}-${randomBytes(4).toString('hex')}` }
+    : { QUEUE_BACKEND: 'pgboss' };
+  const replayQueue: QueueAdapter = options.rabbitmq
+    ? createRabbitQueue({ url: options.rabbitmq.url, visibilityTimeoutMs: VISIBILITY_MS, queueName: queueEnv.QUEUE_NAME ?? '' })
+    : createPgBossQueue({ url: options.databaseUrl, visibilityTimeoutMs: VISIBILITY_MS, supervise: false, poolSize: 2 });
   const failures: string[] = [];
   try {
     const planned = planNotices({ prng: prng.fork('plan'), secret, notices: options.notices, spreadMs });
@@ -216,7 +240,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       NOTICE_KEY_SECRET: secret,
       WEBHOOK_SECRET: webhookSecret,
       VISIBILITY_TIMEOUT: `${VISIBILITY_MS}ms`,
-      QUEUE_BACKEND: 'pgboss',
+      ...queueEnv,
       LOG_LEVEL: 'warn',
     });
     sink = await startSmtpSink({
@@ -244,6 +268,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         MAX_ATTEMPTS: '4',
         SWEEP_EVERY: '2s',
         RATE_LIMIT_PER_DOMAIN: String(RATE_LIMIT_PER_DOMAIN),
+        ...queueEnv,
       },
     });
     await workers.start();
@@ -291,7 +316,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const batchId = requested.value.replay.batchId;
     const replayReport: ChaosReport['replay'] = { batchId, state: ran.state, published: ran.published, dryRun: { total: requested.value.dryRun.counts.total, newKeys: requested.value.dryRun.counts.newKeys } };
     if (ran.state !== 'completed') failures.push(`replay ended ${ran.state}`);
-    const secondSettle = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log, signal: options.signal, extra: async () => (await liveWakeups(db, batchId)) === 0 });
+    const secondSettle = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log, signal: options.signal, extra: async () => (options.rabbitmq ? (await jobsWokenByBatch(db, batchId)) >= ran.published : (await liveWakeups(db, batchId)) === 0) });
     if (secondSettle) failures.push(`replay pass ${secondSettle}`);
     phase('replay');
     log(`replay ${batchId} ${ran.state}: ${ran.published} wake-ups published`);
@@ -383,6 +408,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await workers?.stopChaos();
     await workers?.stop();
     await replayQueue.stop().catch(() => undefined);
+    if (options.rabbitmq && queueEnv.QUEUE_NAME) await deleteRabbitQueue(options.rabbitmq.url, queueEnv.QUEUE_NAME).catch(() => undefined);
     await sink?.stop();
     const consoleExit = await app?.stop();
     if (consoleExit && consoleExit.code !== 0) log(`console process exited with code ${consoleExit.code}`);

@@ -24,6 +24,16 @@ export async function liveWakeups(db: Db, batchId?: string): Promise<number> {
   return result.rows[0]?.live ?? 0;
 }
 
+/**
+ * Jobs a replay batch's wake-ups have reached (each handled wake-up writes an attempt with its
+ * batch id): with RabbitMQ, where the harness cannot list a broker's unacked deliveries, the
+ * replay pass has settled when every published wake-up's job has been reached.
+ */
+export async function jobsWokenByBatch(db: Db, batchId: string): Promise<number> {
+  const result = await db.execute<{ woken: number }>(sql`select count(distinct job_id)::int as woken from delivery_attempts where batch_id = ${batchId}`);
+  return result.rows[0]?.woken ?? 0;
+}
+
 export async function readOutcomes(db: Db, keys: readonly string[]): Promise<NoticeOutcome[]> {
   const result = await db.execute<{ notice_key: string; job_state: string | null; suppression_reason: string | null; last_error_class: string | null; ledger_state: string | null; claimed_at: Date | string | null }>(sql`
     select k.key as notice_key, j.state as job_state, j.suppression_reason, j.last_error_class, l.state as ledger_state, l.claimed_at
