@@ -12,12 +12,17 @@ export type JobForSend = {
   evidenceState: 'open' | 'resolved' | null;
 };
 
-function loadJobQuery(db: DbOrTx) {
+/** The job with what the policy step reads: the recipient's suppression and the evidence state. */
+function selectJobForSend(db: DbOrTx) {
   return db
     .select({ job: reminderJobs, recipientSuppression: recipientSuppressions.reason, evidenceState: evidence.state })
     .from(reminderJobs)
     .leftJoin(recipientSuppressions, eq(recipientSuppressions.email, sql`lower(${reminderJobs.recipientEmail})`))
-    .leftJoin(evidence, eq(evidence.ref, reminderJobs.evidenceRef))
+    .leftJoin(evidence, eq(evidence.ref, reminderJobs.evidenceRef));
+}
+
+function loadJobQuery(db: DbOrTx) {
+  return selectJobForSend(db)
     .where(eq(reminderJobs.id, sql.placeholder('jobId')))
     .limit(1);
 }
@@ -44,12 +49,7 @@ export async function loadJobForSend(db: DbOrTx, { jobId }: { jobId: string }): 
 }
 
 function loadJobsQuery(db: Db) {
-  return db
-    .select({ job: reminderJobs, recipientSuppression: recipientSuppressions.reason, evidenceState: evidence.state })
-    .from(reminderJobs)
-    .leftJoin(recipientSuppressions, eq(recipientSuppressions.email, sql`lower(${reminderJobs.recipientEmail})`))
-    .leftJoin(evidence, eq(evidence.ref, reminderJobs.evidenceRef))
-    .where(sql`${reminderJobs.id} = any(${sql.placeholder('jobIds')}::uuid[])`);
+  return selectJobForSend(db).where(sql`${reminderJobs.id} = any(${sql.placeholder('jobIds')}::uuid[])`);
 }
 
 const preparedBatchLoads = new WeakMap<object, ReturnType<ReturnType<typeof loadJobsQuery>['prepare']>>();

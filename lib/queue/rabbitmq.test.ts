@@ -5,18 +5,9 @@ import { createTestDatabase, type TestDatabase } from '../../test/db';
 import { defineQueueContract } from './contract';
 import { createRabbitQueue, type RabbitQueue } from './rabbitmq';
 import { createTestAdapter } from './testing/adapters';
+import { deleteRabbitQueue } from './testing/rabbitmq';
 
 const amqpUrl = process.env.AMQP_URL;
-
-async function deleteRabbitQueue(url: string, queueName: string): Promise<void> {
-  const connection = await amqp.connect(url);
-  try {
-    const channel = await connection.createChannel();
-    await channel.deleteQueue(queueName);
-  } finally {
-    await connection.close();
-  }
-}
 
 if (amqpUrl) {
   defineQueueContract({

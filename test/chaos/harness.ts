@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import amqp from 'amqplib';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import { createDb, createPool, type Db } from '../../db/client';
@@ -12,6 +11,7 @@ import { correlationOf } from '../../lib/ledger/notice-key';
 import { startSmtpSink, type MessageFault, type SmtpSink } from '../../lib/mail/sink';
 import { createPgBossQueue } from '../../lib/queue/pgboss';
 import { createRabbitQueue } from '../../lib/queue/rabbitmq';
+import { deleteRabbitQueue } from '../../lib/queue/testing/rabbitmq';
 import type { QueueAdapter } from '../../lib/queue/types';
 import { runReplay } from '../../lib/replay/runner';
 import { scheduleUploadedItem } from '../../lib/replay/schedule-item';
@@ -96,16 +96,6 @@ const QUARANTINE_AFTER_MS = 5_000;
 const PGBOSS_RETRY_DELAY_MS = 5_000;
 const SMTP_TIMEOUT_MS = 20_000;
 const RATE_LIMIT_PER_DOMAIN = 40;
-
-async function deleteRabbitQueue(url: string, queueName: string): Promise<void> {
-  const connection = await amqp.connect(url);
-  try {
-    const channel = await connection.createChannel();
-    await channel.deleteQueue(queueName);
-  } finally {
-    await connection.close();
-  }
-}
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
