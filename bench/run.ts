@@ -36,10 +36,10 @@ try {
   const latencies = new Map<WorkerRun, Awaited<ReturnType<typeof measureLatencyAtRate>>>();
   for (const r of carrying) latencies.set(r, await measureLatencyAtRate(database.url, { rate: half, seconds: 10, processes: r.processes, concurrency: r.concurrency }));
   printTable(
-    `claim-to-commit at ${half.toString()}/s (half of the peak), by configuration`,
+    `claim-to-commit at ${half.toString()}/s (half of the peak), by configuration, after each fresh worker's first 2 × slots notices (their worst: cold start max)`,
     carrying.map((r) => {
       const l = latencies.get(r);
-      return { config: label(r), 'peak/s': Math.round(r.perSecond), 'p50 ms': l?.p50 ?? '', 'p99 ms': l?.p99 ?? '', 'claim→ack p99 ms': l?.ackP99 ?? '' };
+      return { config: label(r), 'peak/s': Math.round(r.perSecond), 'p50 ms': l?.p50 ?? '', 'p99 ms': l?.p99 ?? '', 'claim→ack p99 ms': l?.ackP99 ?? '', 'cold start max ms': l?.coldMax ?? '' };
     }),
   );
   const sized = carrying.find((r) => r.perSecond >= 1.5 * half) ?? best;
@@ -50,7 +50,7 @@ try {
     { figure: '(b) worker end to end, best', value: `${Math.round(best.perSecond).toString()} notices/s (${best.processes.toString()}×${best.concurrency.toString()})`, target: '' },
     { figure: 'ratio b/a', value: `${((best.perSecond / ledger.perSecond) * 100).toFixed(0)} %`, target: best.perSecond / ledger.perSecond >= 0.6 ? '≥ 60 %: ok' : '≥ 60 %: MISS' },
     { figure: 'duplicates at the SMTP peer', value: String(runs.reduce((sum, r) => sum + r.duplicates, 0) + latencyDuplicates), target: '0' },
-    { figure: `claim-to-commit p50 / p99 at ${half.toString()}/s, sized (${label(sized)})`, value: `${latency.p50.toString()} ms / ${latency.p99.toString()} ms (${latency.samples.toString()} sends)`, target: latency.p99 <= 25 ? 'p99 ≤ 25 ms: ok' : 'p99 ≤ 25 ms: MISS' },
+    { figure: `claim-to-commit p50 / p99 at ${half.toString()}/s, sized (${label(sized)})`, value: `${latency.p50.toString()} ms / ${latency.p99.toString()} ms (${latency.samples.toString()} sends; a fresh worker's first: up to ${String(latency.coldMax)} ms)`, target: latency.p99 <= 25 ? 'p99 ≤ 25 ms: ok' : 'p99 ≤ 25 ms: MISS' },
     { figure: `  claim → ack (bounds the commit) p50 / p99`, value: `${latency.ackP50.toString()} ms / ${latency.ackP99.toString()} ms`, target: '' },
     { figure: 'CPU per notice, bare path: postgres + client', value: `${ledger.cpu.serverMs.toFixed(2)} + ${ledger.cpu.benchMs.toFixed(2)} ms`, target: '' },
     { figure: `CPU per notice, worker (${label(best)}): worker + postgres + bench/peer`, value: `${best.cpu.workerMs.toFixed(2)} + ${best.cpu.serverMs.toFixed(2)} + ${best.cpu.benchMs.toFixed(2)} ms`, target: '' },
