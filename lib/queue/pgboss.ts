@@ -222,9 +222,9 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
   };
 
   const runLoop = async (handler: WakeupHandler, concurrency: number): Promise<void> => {
-    // Under a backlog, refilling every slot the moment it frees made one fetch per finished
-    // wake-up — the fetch is pg-boss's heaviest statement. Wait until a quarter of the slots
-    // are free and fill them in one fetch (bench/worker-e2e.ts: see README, Performance).
+    // Under a backlog, refilling every slot the moment it frees made one fetch (a round trip
+    // and a commit) per finished wake-up. Wait until a quarter of the slots are free and fill
+    // them in one fetch (bench/worker-e2e.ts: see README, Performance).
     const lowWater = Math.max(1, Math.floor(concurrency / 4));
     while (!stopping) {
       const free = concurrency - inFlight.size;
