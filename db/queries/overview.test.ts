@@ -6,6 +6,7 @@ import { loadPendingOverview, loadSeriesOverview, loadStatusOverview } from '../
 import { CLAIM_OUTCOMES, timeRanges, type TimeRange } from '../../lib/console/overview-model';
 import { attemptOutcomes, jobStates, providerEventTypes } from '../schema/states';
 import type { NoticeFact } from '../../lib/ledger/notice-types';
+import { dueBucketEdgesSeconds } from '../../test/fixtures/due-buckets';
 
 /**
  * The overview's figures against the same figures computed by separate, deliberately naive
@@ -81,14 +82,7 @@ describe('overview figures equal independent SQL', () => {
     // Exact at the instant the counts say they were counted (here: counted for this request).
     expect(overview.countedAt).toBe(now.toISOString());
     const nowS = new Date(overview.countedAt).getTime() / 1000;
-    const edges: Record<string, [number, number]> = {
-      overdue: [-1e12, 0],
-      lt_1h: [0, 3600],
-      h1_6: [3600, 6 * 3600],
-      h6_24: [6 * 3600, 24 * 3600],
-      d1_3: [24 * 3600, 72 * 3600],
-      gt_3d: [72 * 3600, 1e12],
-    };
+    const edges = dueBucketEdgesSeconds;
     let total = 0;
     for (const row of overview.rows) {
       for (const [bucket, [from, to]] of Object.entries(edges)) {

@@ -8,6 +8,7 @@ import type { NoticeFact } from '../ledger/notice-types';
 import { loadPendingOverview } from './overview';
 import { PENDING_FRESH_MS, PENDING_SERVE_STALE_MS } from './overview-model';
 import { loadPendingCounts, recountPendingCounts, type RecountOutcome } from './pending-counts';
+import { dueBucketEdgesSeconds } from '../../test/fixtures/due-buckets';
 
 /**
  * The snapshot behind "pending jobs by due bucket": when it is reused, when it is recounted
@@ -38,14 +39,7 @@ function deferredTasks() {
 /** Every (type, bucket) of the snapshot against a plain range count at its counted_at, and the total against all pending jobs. */
 async function expectExactAtItsInstant(snapshot: PendingDueSnapshot): Promise<void> {
   const nowS = snapshot.countedAt.getTime() / 1000;
-  const edges: Record<string, [number, number]> = {
-    overdue: [-1e12, 0],
-    lt_1h: [0, 3600],
-    h1_6: [3600, 6 * 3600],
-    h6_24: [6 * 3600, 24 * 3600],
-    d1_3: [24 * 3600, 72 * 3600],
-    gt_3d: [72 * 3600, 1e12],
-  };
+  const edges = dueBucketEdgesSeconds;
   expect(snapshot.counts).toHaveLength(3 * 6);
   for (const row of snapshot.counts) {
     const range = edges[row.bucket];
