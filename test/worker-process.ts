@@ -12,6 +12,8 @@ export type WorkerProcess = {
   ready: Promise<{ workerId: string; metricsPort: number }>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   logs: () => Array<Record<string, unknown>>;
+  /** The last 4 KB the process wrote to stderr (start-up failures land there, not in the JSON log). */
+  stderr: () => string;
   scrape: () => Promise<string>;
   /** SIGTERM and wait for a clean exit. */
   stop: () => Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -65,6 +67,7 @@ export function spawnWorker(env: Record<string, string>, { nodeArgs = [] }: { no
     ready,
     exited,
     logs: () => [...lines],
+    stderr: () => stderr,
     scrape: async () => {
       const { metricsPort } = await ready;
       const response = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);

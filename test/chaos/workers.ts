@@ -51,7 +51,7 @@ export function createWorkerPool({ size, env, log }: { size: number; env: Record
           .slice(-3)
           .map((line) => String(line.msg))
           .join(' | ');
-        stats.unexpectedExits.push(`worker slot ${slot.index} exited (code ${code}, signal ${signal}): ${tail}`);
+        stats.unexpectedExits.push(`worker slot ${slot.index} exited (code ${code}, signal ${signal}): ${tail}${worker.stderr() ? ` | stderr: ${worker.stderr().trim().slice(-500)}` : ''}`);
       }
       if (stopping) return;
       stats.restarts += 1;
