@@ -60,3 +60,22 @@ export function selfSeconds(): number {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1e6;
 }
+
+/**
+ * The local RabbitMQ broker's pid (the Erlang VM running `rabbit`), so its CPU counts in the
+ * budget too; null when AMQP_URL points elsewhere or no such process is visible.
+ */
+export function brokerPid(amqpUrl: string): number | null {
+  const host = new URL(amqpUrl).hostname;
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(host)) return null;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (cmdline[0]?.endsWith('/beam.smp') && cmdline.includes('rabbit')) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return null;
+}

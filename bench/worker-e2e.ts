@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { createDb, createPool } from '../db/client';
 import { createPgBossQueue, DEFAULT_QUEUE_NAME } from '../lib/queue/pgboss';
+import { createRabbitQueue } from '../lib/queue/rabbitmq';
+import { deleteRabbitQueue } from '../lib/queue/testing/rabbitmq';
 import { spawnWorker, type WorkerProcess } from '../test/worker-process';
-import { pidSeconds, selfSeconds, serverSeconds } from './cpu';
+import { brokerPid, pidSeconds, selfSeconds, serverSeconds } from './cpu';
 import { startNoopPeer } from './noop-peer';
 import { percentile, printTable } from './support';
 
@@ -12,9 +14,15 @@ import { percentile, printTable } from './support';
  * SMTP send to a local no-op peer (bench/noop-peer.ts: reads the message, counts correlations
  * for duplicates, answers 250) → result commit → ack, in separate worker processes. Jobs are
  * inserted set-based and their wake-ups bulk-inserted into pg-boss before the clock starts.
+ * With `queue: { amqpUrl }` the same run goes through the RabbitMQ adapter: the wake-ups are
+ * published to a queue of the run's own before the clock starts (the job rows marked as
+ * dispatched, as the dispatcher would), so PostgreSQL holds only the product's own rows.
  */
 
+export type BenchQueue = 'pgboss' | { amqpUrl: string };
+
 export type WorkerRun = {
+  queue: 'pgboss' | 'rabbitmq';
   processes: number;
   concurrency: number;
   notices: number;
@@ -22,20 +30,20 @@ export type WorkerRun = {
   perSecond: number;
   duplicates: number;
   peakRssMb: number;
-  /** CPU milliseconds per notice: worker processes, PostgreSQL (NaN on an external server), this process (SMTP peer, inserts, polling). */
-  cpu: { workerMs: number; serverMs: number; benchMs: number };
+  /** CPU milliseconds per notice: worker processes, PostgreSQL (NaN on an external server), this process (SMTP peer, inserts, polling), the RabbitMQ broker (NaN when not local or not used). */
+  cpu: { workerMs: number; serverMs: number; benchMs: number; brokerMs: number };
 };
 
 const DOMAINS = 200;
 
-async function insertDueJobs(pool: pg.Pool, tag: string, count: number): Promise<string[]> {
+async function insertDueJobs(pool: pg.Pool, tag: string, count: number, { dispatched = false }: { dispatched?: boolean } = {}): Promise<string[]> {
   const result = await pool.query<{ id: string }>(
-    `insert into reminder_jobs (notice_key, notice_type, identity, subject_id, recipient_email, due_at, deadline_at, state, next_attempt_at, source, payload)
+    `insert into reminder_jobs (notice_key, notice_type, identity, subject_id, recipient_email, due_at, deadline_at, state, next_attempt_at, wakeup_published_at, source, payload)
      select md5($1 || i) || md5($1 || '-' || i), 'renewal_notice_t72', jsonb_build_object('subscription_id', $1 || i, 'period_start', '2026-12-01'),
        $1 || i, 'bench' || i || '@d' || (i % ${DOMAINS}) || '.example', now() - interval '1 minute', now() + interval '2 days', 'pending',
-       now() - interval '1 minute', 'bench', '{"plan_name":"Coffee Box","amount":"19.00","currency":"EUR"}'
+       now() - interval '1 minute', case when $3::boolean then now() end, 'bench', '{"plan_name":"Coffee Box","amount":"19.00","currency":"EUR"}'
      from generate_series(1, $2::int) as i returning id`,
-    [tag, count],
+    [tag, count, dispatched],
   );
   return result.rows.map((row) => row.id);
 }
@@ -57,20 +65,35 @@ async function countSent(pool: pg.Pool, tag: string): Promise<number> {
 
 export async function measureWorker(
   url: string,
-  { processes, concurrency, notices, timeoutMs = 300_000, nodeArgs = [], postmaster = null }: { processes: number; concurrency: number; notices: number; timeoutMs?: number; nodeArgs?: string[]; postmaster?: number | null },
+  {
+    processes,
+    concurrency,
+    notices,
+    timeoutMs = 300_000,
+    nodeArgs = [],
+    postmaster = null,
+    queue = 'pgboss',
+  }: { processes: number; concurrency: number; notices: number; timeoutMs?: number; nodeArgs?: string[]; postmaster?: number | null; queue?: BenchQueue },
 ): Promise<WorkerRun> {
   const pool = createPool(url, { max: 4 });
   const sink = await startNoopPeer();
-  const publisher = createPgBossQueue({ url, visibilityTimeoutMs: 60_000, supervise: false });
+  const rabbit = queue === 'pgboss' ? null : { url: queue.amqpUrl, name: `bench-${String(Date.now())}` };
+  const publisher = rabbit
+    ? createRabbitQueue({ url: rabbit.url, queueName: rabbit.name, visibilityTimeoutMs: 60_000 })
+    : createPgBossQueue({ url, visibilityTimeoutMs: 60_000, supervise: false });
   const workers: WorkerProcess[] = [];
   try {
     await publisher.start();
     const tag = `b${String(Date.now())}_`;
-    const ids = await insertDueJobs(pool, tag, notices);
-    for (let offset = 0; offset < ids.length; offset += 5_000) {
-      await publisher.boss.insert(
-        ids.slice(offset, offset + 5_000).map((jobId) => ({ name: DEFAULT_QUEUE_NAME, data: { jobId }, expireInSeconds: 60, retryLimit: 20 })),
-      );
+    const ids = await insertDueJobs(pool, tag, notices, { dispatched: rabbit !== null });
+    if (publisher.name === 'pgboss') {
+      for (let offset = 0; offset < ids.length; offset += 5_000) {
+        await publisher.boss.insert(
+          ids.slice(offset, offset + 5_000).map((jobId) => ({ name: DEFAULT_QUEUE_NAME, data: { jobId }, expireInSeconds: 60, retryLimit: 20 })),
+        );
+      }
+    } else {
+      for (let offset = 0; offset < ids.length; offset += 500) await Promise.all(ids.slice(offset, offset + 500).map((jobId) => publisher.publish({ jobId })));
     }
     const env = {
       DATABASE_URL: url,
@@ -79,11 +102,14 @@ export async function measureWorker(
       RATE_LIMIT_PER_DOMAIN: '100000',
       VISIBILITY_TIMEOUT: '60s',
       LOG_LEVEL: 'info',
+      ...(rabbit ? { QUEUE_BACKEND: 'rabbitmq', AMQP_URL: rabbit.url, QUEUE_NAME: rabbit.name } : {}),
     };
     for (let i = 0; i < processes; i += 1) workers.push(spawnWorker(env, { nodeArgs }));
     await Promise.all(workers.map((w) => w.ready));
     const workerPids = workers.map((w) => w.child.pid ?? 0);
-    const cpuBefore = { worker: pidSeconds(workerPids), server: serverSeconds(postmaster), bench: selfSeconds() };
+    const broker = rabbit ? brokerPid(rabbit.url) : null;
+    const brokerSeconds = () => (broker === null ? Number.NaN : pidSeconds([broker]));
+    const cpuBefore = { worker: pidSeconds(workerPids), server: serverSeconds(postmaster), bench: selfSeconds(), broker: brokerSeconds() };
     const started = performance.now();
     let peak = 0;
     let sent = 0;
@@ -101,12 +127,14 @@ export async function measureWorker(
       workerMs: perNoticeMs(pidSeconds(workerPids), cpuBefore.worker),
       serverMs: perNoticeMs(serverSeconds(postmaster), cpuBefore.server),
       benchMs: perNoticeMs(selfSeconds(), cpuBefore.bench),
+      brokerMs: perNoticeMs(brokerSeconds(), cpuBefore.broker),
     };
     const duplicates = sink.duplicates();
-    return { processes, concurrency, notices, seconds, perSecond: notices / seconds, duplicates, peakRssMb: peak, cpu };
+    return { queue: publisher.name, processes, concurrency, notices, seconds, perSecond: notices / seconds, duplicates, peakRssMb: peak, cpu };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
     await publisher.stop();
+    if (rabbit) await deleteRabbitQueue(rabbit.url, rabbit.name);
     await sink.stop();
     await pool.end();
   }
@@ -179,6 +207,7 @@ export function printWorkerRuns(runs: WorkerRun[]): void {
   printTable(
     '(b) worker end to end: wake-up → claim → SMTP → commit → ack',
     runs.map((r) => ({
+      queue: r.queue,
       processes: r.processes,
       concurrency: r.concurrency,
       notices: r.notices,
@@ -188,6 +217,7 @@ export function printWorkerRuns(runs: WorkerRun[]): void {
       'CPU ms/notice: worker': r.cpu.workerMs.toFixed(2),
       postgres: r.cpu.serverMs.toFixed(2),
       'bench+peer': r.cpu.benchMs.toFixed(2),
+      broker: Number.isNaN(r.cpu.brokerMs) ? '' : r.cpu.brokerMs.toFixed(2),
     })),
   );
 }
