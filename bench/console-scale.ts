@@ -12,7 +12,7 @@ import { loadPendingCounts, recountPendingCounts } from '../lib/console/pending-
 import { LIVE_REFRESH_MS } from '../components/query/keys';
 import { noticeTypeNames } from '../lib/ledger/notice-types';
 import { postmasterOf } from './cpu';
-import { percentile, printTable, startBenchDatabase, type BenchDatabase } from './support';
+import { percentile, printTable, recordTargets, startBenchDatabase, type BenchDatabase } from './support';
 
 /**
  * The console at scale: 10 M ledger rows and 1 M pending jobs (BENCH_SCALE=0.1 for a tenth),
@@ -236,6 +236,7 @@ async function main(): Promise<void> {
     ];
     const rows: Record<string, string | number>[] = [];
     const misses: Case[] = [];
+    let worst = { p95: 0, label: '' };
     for (const item of cases) {
       await item.run(); // warm the cache once; the console runs hot
       const times: number[] = [];
@@ -247,10 +248,18 @@ async function main(): Promise<void> {
       times.sort((a, b) => a - b);
       const p95 = percentile(times, 95);
       if (p95 > 50 && !item.background) misses.push(item);
+      if (!item.background && p95 > worst.p95) worst = { p95, label: `${item.page} / ${item.query}` };
       const target = item.background ? 'background' : p95 <= 50 ? 'ok' : 'MISS';
       rows.push({ page: item.page, query: item.query, 'p50 ms': percentile(times, 50).toFixed(1), 'p95 ms': p95.toFixed(1), target });
     }
     printTable(`Console queries at ${LEDGER.toLocaleString()} ledger rows / ${PENDING.toLocaleString()} pending jobs (${String(RUNS)} runs each, target p95 ≤ 50 ms)`, rows);
+    await recordTargets([
+      {
+        figure: `console page queries at ${LEDGER.toLocaleString('en')} ledger rows / ${PENDING.toLocaleString('en')} pending jobs, slowest p95 of ${String(cases.filter((c) => !c.background).length)}`,
+        value: `${worst.p95.toFixed(1)} ms (${worst.label})`,
+        target: misses.length === 0 ? 'p95 ≤ 50 ms each: ok' : `p95 ≤ 50 ms each: MISS (${String(misses.length)})`,
+      },
+    ]);
     if (unexpectedRecounts > 0) console.log(`\nNOTE: the snapshot went stale during its timing runs (${String(unexpectedRecounts)} deferred recounts).`);
     await printViewerSimulation(db, now);
     for (const miss of misses) {

@@ -12,7 +12,7 @@ import { referenceNoticeKey } from '../lib/ledger/notice-key-reference';
 import type { NoticeFact } from '../lib/ledger/notice-types';
 import { dryRunKeys, dryRunUpload } from '../lib/replay/service';
 import { mergeDryRunCounts } from '../lib/replay/verdict';
-import { printTable } from './support';
+import { printTable, recordTargets } from './support';
 
 /**
  * A replay's dry run over an uploaded list of BENCH_KEYS (1 M) upstream jobs against a ledger
@@ -248,6 +248,12 @@ async function main(): Promise<void> {
       'keys/s (min–max)': `${format(Math.min(...rates))}–${format(Math.max(...rates))}`,
     }));
     printTable(`Replay dry run, ${KEYS.toLocaleString('en')} keys vs a ${LEDGER.toLocaleString('en')}-row ledger, ${RUNS} runs${COVERING ? ', with the covering index' : ''}`, rows);
+    const dryRun = median(figures['dry run: now (noticeKey + dryRunKeys)'] ?? []);
+    const upload = figures['upload: dryRunUpload() (parse + validate + derive + lookup), rows/s'];
+    await recordTargets([
+      { figure: `replay dry run, ${KEYS.toLocaleString('en')} keys vs ${LEDGER.toLocaleString('en')} ledger rows (derive + lookup)`, value: `${format(dryRun)} keys/s`, target: dryRun >= 200_000 ? '≥ 200 k keys/s: ok' : '≥ 200 k keys/s: MISS' },
+      ...(upload ? [{ figure: '  the same from a CSV upload (parse + validate + derive + lookup)', value: `${format(median(upload))} rows/s`, target: '' }] : []),
+    ]);
     const ratio = (now: string, before: string) => (median(figures[now] ?? []) / median(figures[before] ?? [])).toFixed(2);
     console.log(`\nratios (medians): derive ${ratio('derive: noticeKey()', 'derive: reference (createHmac, array-built canonical form)')}×, ` +
       `lookup ${ratio('lookup: dryRunKeys() (sorted ranges, = any($1), 50 k × 2)', 'lookup: before (Set + sort, lateral probe per key, 100 k × 2)')}×, ` +

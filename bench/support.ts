@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureDatabase, startEmbeddedPostgres } from '../db/embedded';
@@ -54,4 +54,17 @@ export function printTable(title: string, rows: Record<string, string | number>[
   console.log(line(columns));
   console.log(line(widths.map((w) => '-'.repeat(w))));
   for (const row of rows) console.log(line(columns.map((c) => String(row[c] ?? ''))));
+}
+
+export type TargetRow = { figure: string; value: string; target: string };
+
+/**
+ * A benchmark's verdicts on the issue's targets. Printed by the benchmark itself; with
+ * BENCH_TARGETS_FILE set (bench/all.ts sets it) also appended there as JSON lines, so
+ * `npm run bench` can end with one table of every target across its separate processes.
+ */
+export async function recordTargets(rows: TargetRow[]): Promise<void> {
+  const file = process.env.BENCH_TARGETS_FILE;
+  if (!file) return;
+  await appendFile(file, rows.map((row) => JSON.stringify(row)).join('\n') + '\n');
 }
