@@ -71,6 +71,29 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...base, RETENTION_BATCH: '0' }).map((p) => p.split(' ')[0])).toEqual(['RETENTION_BATCH']);
   });
 
+  it('reads the per-address sign-in limit: none trusted by default, each bad value named', () => {
+    expect(loadConfig(base)).toMatchObject({ TRUSTED_PROXY_HOPS: 0, SIGN_IN_MAX_FAILURES_PER_ADDRESS: 20, SIGN_IN_ADDRESS_WINDOW: 15 * 60_000 });
+    expect(loadConfig({ ...base, TRUSTED_PROXY_HOPS: '2', SIGN_IN_MAX_FAILURES_PER_ADDRESS: '50', SIGN_IN_ADDRESS_WINDOW: '1h' })).toMatchObject({
+      TRUSTED_PROXY_HOPS: 2,
+      SIGN_IN_MAX_FAILURES_PER_ADDRESS: 50,
+      SIGN_IN_ADDRESS_WINDOW: 3_600_000,
+    });
+    expect(loadConfig({ ...base, TRUSTED_PROXY_HOPS: '10', SIGN_IN_ADDRESS_WINDOW: '1s' })).toMatchObject({ TRUSTED_PROXY_HOPS: 10, SIGN_IN_ADDRESS_WINDOW: 1_000 });
+    for (const [name, value] of [
+      ['TRUSTED_PROXY_HOPS', '11'],
+      ['TRUSTED_PROXY_HOPS', '-1'],
+      ['TRUSTED_PROXY_HOPS', '1.5'],
+      ['TRUSTED_PROXY_HOPS', 'one'],
+      ['SIGN_IN_MAX_FAILURES_PER_ADDRESS', '0'],
+      ['SIGN_IN_MAX_FAILURES_PER_ADDRESS', '2.5'],
+      ['SIGN_IN_ADDRESS_WINDOW', 'soon'],
+      ['SIGN_IN_ADDRESS_WINDOW', '0'],
+      ['SIGN_IN_ADDRESS_WINDOW', '999ms'],
+    ] as const) {
+      expect(problemsOf({ ...base, [name]: value }).map((p) => p.split(' ')[0]), `${name}=${value}`).toEqual([name]);
+    }
+  });
+
   it('treats blank values as unset', () => {
     expect(loadConfig({ ...base, LEDGER_MODE: '' }).LEDGER_MODE).toBe('enforce');
   });

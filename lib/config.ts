@@ -93,6 +93,14 @@ export const envSchema = z.object({
   RETENTION_BATCH: int(1_000, 1, 100_000),
   MAX_DELAY: duration('60d'),
   REPLAY_HORIZON: duration('30d'),
+  /**
+   * Reverse proxies in front of the console that append the client's address to
+   * X-Forwarded-For. 0: none can be trusted, so sign-ins have no per-address limit.
+   */
+  TRUSTED_PROXY_HOPS: int(0, 0, 10),
+  SIGN_IN_MAX_FAILURES_PER_ADDRESS: int(20, 1, 1_000_000),
+  // 0 would be "never expires" to the limiter: a permanent ban of the address.
+  SIGN_IN_ADDRESS_WINDOW: duration('15m').refine((ms) => ms >= 1_000, 'must be at least 1s'),
   NEXTAUTH_SECRET: secret.optional(),
   NEXTAUTH_URL: optionalUrl,
   /** Bearer token Prometheus presents to the console's /api/metrics; unset disables that endpoint. */

@@ -2,6 +2,7 @@
 
 import { signIn } from 'next-auth/react';
 import { useState, type FormEvent } from 'react';
+import { throttledMinutesOf } from '@/lib/auth/sign-in-errors';
 
 const errorText: Record<string, string> = {
   CredentialsSignin: 'That email and password do not match an active account.',
@@ -12,6 +13,8 @@ const errorText: Record<string, string> = {
 
 function explain(code: string | null | undefined): string | null {
   if (!code) return null;
+  const minutes = throttledMinutesOf(code);
+  if (minutes !== null) return `Too many failed sign-ins from your network. Try again in ${minutes === 1 ? '1 minute' : `${minutes} minutes`}.`;
   return errorText[code] ?? 'Sign-in failed. Try again; if it keeps failing, ask an admin.';
 }
 

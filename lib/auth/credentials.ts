@@ -1,16 +1,18 @@
 import type { DbOrTx } from '@/db/client';
 import { recordFailedSignIn, recordLockout, recordSignIn } from '@/db/queries/audit';
 import { findUserByEmail } from '@/db/queries/users';
+import type { SignInClient } from './address-throttle';
 import { isLocked, lockoutAfterFailures } from './lockout';
 import { dummyPasswordHash, verifyPassword } from './password';
 import { isRole, type Role } from './roles';
-import { auditUnknownSignIn, auditUserSignIn, MAX_EMAIL_LENGTH, signInActions } from './sign-in-audit';
+import { addressDetail, auditThrottledAddress, auditUnknownSignIn, auditUserSignIn, MAX_EMAIL_LENGTH, signInActions } from './sign-in-audit';
 
 export type ConsoleUser = { id: string; email: string; name: string; role: Role };
 
 export type AuthenticateResult =
   | { ok: true; user: ConsoleUser }
-  | { ok: false; reason: 'invalid' | 'locked' | 'disabled'; lockedUntil?: Date };
+  | { ok: false; reason: 'invalid' | 'locked' | 'disabled'; lockedUntil?: Date }
+  | { ok: false; reason: 'throttled'; retryInMs: number };
 
 /** Longer passwords are refused unread: scrypt's cost grows with the input. */
 export const MAX_PASSWORD_LENGTH = 1024;
@@ -27,13 +29,37 @@ const method = 'credentials';
  * known user also counts the failure), so neither the answer nor its timing reveals which
  * emails exist. A disabled account answers like them; a locked one is refused before the
  * password is looked at.
+ *
+ * With a `client` (its address known through trusted proxies), every failure also counts
+ * against that address, one more statement whatever the email; the failure that uses up the
+ * address's window writes `sign_in.throttled`. From then until the window ends the address
+ * is refused before any lookup or scrypt work, writing nothing: that bounds both the CPU and
+ * the audit rows an anonymous client can cost, and stops it locking out account after account.
  */
 export async function authenticate(
   db: DbOrTx,
-  { email, password, now = new Date() }: { email: string; password: string; now?: Date },
+  { email, password, now = new Date(), client }: { email: string; password: string; now?: Date; client?: SignInClient },
 ): Promise<AuthenticateResult> {
+  if (!client) return checkCredentials(db, { email, password, now });
+  const refusal = await client.throttle.refusal(client.address);
+  if (refusal) return { ok: false, reason: 'throttled', retryInMs: refusal.retryInMs };
+  const result = await checkCredentials(db, { email, password, now, clientAddress: client.address });
+  if (result.ok) return result;
+  const { maxFailures, windowMs } = client.throttle;
+  const { failures, retryInMs } = await client.throttle.countFailure(client.address);
+  // Exactly one failure sees the count reach the limit (the store increments atomically),
+  // however many arrive at once: the ones racing past the check above count beyond it.
+  if (failures === maxFailures) await auditThrottledAddress(db, { address: client.address, method, failures, windowMs, retryInMs });
+  return result;
+}
+
+async function checkCredentials(
+  db: DbOrTx,
+  { email, password, now, clientAddress }: { email: string; password: string; now: Date; clientAddress?: string },
+): Promise<AuthenticateResult> {
+  const origin = addressDetail(clientAddress);
   if (!password || password.length > MAX_PASSWORD_LENGTH) {
-    await auditUnknownSignIn(db, { email, method, reason: `no password, or one over ${MAX_PASSWORD_LENGTH} characters` });
+    await auditUnknownSignIn(db, { email, method, reason: `no password, or one over ${MAX_PASSWORD_LENGTH} characters`, clientAddress });
     return { ok: false, reason: 'invalid' };
   }
   // PostgreSQL text cannot hold NUL, so no stored email does, nor one longer than users are
@@ -44,17 +70,17 @@ export async function authenticate(
   const user = lookable ? await findUserByEmail(db, { email: trimmed }) : null;
   if (!user || !user.passwordHash || user.disabledAt) {
     await verifyPassword(password, await dummyPasswordHash());
-    if (!user) await auditUnknownSignIn(db, { email, method, reason: 'unknown email' });
-    else if (user.disabledAt) await auditUserSignIn(db, { user, action: signInActions.refused, method, reason: 'account disabled', after: { disabledAt: user.disabledAt.toISOString() } });
-    else await auditUserSignIn(db, { user, action: signInActions.failure, method, reason: 'no password set (single sign-on only)' });
+    if (!user) await auditUnknownSignIn(db, { email, method, reason: 'unknown email', clientAddress });
+    else if (user.disabledAt) await auditUserSignIn(db, { user, action: signInActions.refused, method, reason: 'account disabled', after: { disabledAt: user.disabledAt.toISOString() }, clientAddress });
+    else await auditUserSignIn(db, { user, action: signInActions.failure, method, reason: 'no password set (single sign-on only)', clientAddress });
     return user?.disabledAt ? { ok: false, reason: 'disabled' } : { ok: false, reason: 'invalid' };
   }
   if (isLocked(user.lockedUntil, now) && user.lockedUntil) {
-    await auditUserSignIn(db, { user, action: signInActions.refused, method, reason: 'account locked', after: { lockedUntil: user.lockedUntil.toISOString() } });
+    await auditUserSignIn(db, { user, action: signInActions.refused, method, reason: 'account locked', after: { lockedUntil: user.lockedUntil.toISOString() }, clientAddress });
     return { ok: false, reason: 'locked', lockedUntil: user.lockedUntil };
   }
   if (!(await verifyPassword(password, user.passwordHash))) {
-    const failures = await recordFailedSignIn(db, { userId: user.id, entry: { actor: user.email, action: signInActions.failure, reason: 'wrong password', after: { method } } });
+    const failures = await recordFailedSignIn(db, { userId: user.id, entry: { actor: user.email, action: signInActions.failure, reason: 'wrong password', after: { method, ...origin } } });
     const lockMs = lockoutAfterFailures(failures);
     if (lockMs <= 0) return { ok: false, reason: 'invalid' };
     const until = new Date(now.getTime() + lockMs);
@@ -66,18 +92,18 @@ export async function authenticate(
         action: signInActions.lockout,
         reason: `locked for ${Math.round(lockMs / 1000)} s after ${failures} failed sign-ins`,
         before: { lockedUntil: user.lockedUntil?.toISOString() ?? null },
-        after: { lockedUntil: until.toISOString(), failedLogins: failures },
+        after: { ...origin, lockedUntil: until.toISOString(), failedLogins: failures },
       },
     });
     return { ok: false, reason: 'locked', lockedUntil: until };
   }
   if (!isRole(user.role)) {
-    await auditUserSignIn(db, { user, action: signInActions.refused, method, reason: 'role not recognised' });
+    await auditUserSignIn(db, { user, action: signInActions.refused, method, reason: 'role not recognised', clientAddress });
     return { ok: false, reason: 'invalid' };
   }
   await recordSignIn(db, {
     userId: user.id,
-    entry: { actor: user.email, action: signInActions.success, reason: 'signed in with email and password', before: { failedLogins: user.failedLogins }, after: { method, role: user.role, failedLogins: 0 } },
+    entry: { actor: user.email, action: signInActions.success, reason: 'signed in with email and password', before: { failedLogins: user.failedLogins }, after: { method, ...origin, role: user.role, failedLogins: 0 } },
   });
   return { ok: true, user: { id: user.id, email: user.email, name: user.name, role: user.role } };
 }

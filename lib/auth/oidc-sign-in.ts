@@ -10,6 +10,16 @@ export const NO_CONSOLE_ACCOUNT = '/signin?error=NoConsoleAccount';
 const method = 'oidc';
 
 /**
+ * The id_token's `email_verified` claim as a yes or no. Some providers send the strings "true"
+ * and "false" instead of booleans (AWS Cognito, providers built on it): "false" must refuse
+ * like false. A provider that sends no claim at all is trusted, as before.
+ */
+export function isEmailVerified(claim: unknown): boolean {
+  if (claim === undefined) return true;
+  return claim === true || (typeof claim === 'string' && claim.trim().toLowerCase() === 'true');
+}
+
+/**
  * next-auth's signIn callback for the OIDC provider. OIDC never creates accounts: an admin
  * creates the user first and single sign-on matches on the verified email. Every outcome
  * writes one audit row; the answer is the same redirect whatever the reason for a refusal.

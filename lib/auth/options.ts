@@ -4,11 +4,11 @@ import { getDb } from '@/db/client';
 import { findUserByEmail, findUserById } from '@/db/queries/users';
 import { config } from '@/lib/config';
 import { authenticate } from './credentials';
-import { admitOidcSignIn } from './oidc-sign-in';
+import { admitOidcSignIn, isEmailVerified } from './oidc-sign-in';
 import { isRole } from './roles';
 import { consoleSecret, SESSION_MAX_AGE_S } from './session';
 
-type OidcProfile = { sub: string; email?: string; name?: string; email_verified?: boolean };
+type OidcProfile = { sub: string; email?: string; name?: string; email_verified?: unknown };
 
 /** Present only when OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are all set. */
 function oidcProvider(): AuthOptions['providers'] {
@@ -63,8 +63,7 @@ export function authOptions(): AuthOptions {
     callbacks: {
       signIn: async ({ user, account, profile }) => {
         if (account?.provider !== 'oidc') return true;
-        const verified = (profile as OidcProfile | undefined)?.email_verified !== false;
-        return admitOidcSignIn(getDb(), { email: user.email ?? '', verified });
+        return admitOidcSignIn(getDb(), { email: user.email ?? '', verified: isEmailVerified((profile as OidcProfile | undefined)?.email_verified) });
       },
       jwt: async ({ token, user, account }) => {
         if (!user) return token;

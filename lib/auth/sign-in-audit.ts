@@ -13,6 +13,12 @@ export const signInActions = {
   lockout: 'sign_in.lockout',
   /** Refused before any password check: the account is locked or disabled. */
   refused: 'sign_in.refused',
+  /**
+   * This failure used up its client address's failures for the window: later attempts from
+   * that address are refused unread, and unaudited, until the window ends (written next to
+   * that failure's own row, once per window).
+   */
+  throttled: 'sign_in.throttled',
 } as const;
 
 export type SignInMethod = 'credentials' | 'oidc';
@@ -45,20 +51,71 @@ export function auditableEmail(raw: string): { text: string; cut: boolean } {
  */
 export async function auditUnknownSignIn(
   db: DbOrTx,
-  { email, method, reason }: { email: string; method: SignInMethod; reason: string },
+  { email, method, reason, clientAddress }: { email: string; method: SignInMethod; reason: string; clientAddress?: string },
 ): Promise<void> {
   const actor = auditableEmail(email);
   await insertAuditEntries(db, {
-    entries: [{ actor: actor.text, action: signInActions.failure, targetType: 'email', targetId: actor.text, reason, after: actor.cut ? { method, emailLength: email.length } : { method } }],
+    entries: [
+      {
+        actor: actor.text,
+        action: signInActions.failure,
+        targetType: 'email',
+        targetId: actor.text,
+        reason,
+        after: { method, ...addressDetail(clientAddress), ...(actor.cut ? { emailLength: email.length } : {}) },
+      },
+    ],
   });
 }
 
 /** A sign-in row about a known user (refused, or a failure that is not a wrong password): the target is that user. */
 export async function auditUserSignIn(
   db: DbOrTx,
-  params: { user: { id: string; email: string }; action: (typeof signInActions)[keyof typeof signInActions]; method: SignInMethod; reason: string; after?: Record<string, unknown> },
+  params: {
+    user: { id: string; email: string };
+    action: (typeof signInActions)[keyof typeof signInActions];
+    method: SignInMethod;
+    reason: string;
+    after?: Record<string, unknown>;
+    clientAddress?: string;
+  },
 ): Promise<void> {
   await insertAuditEntries(db, {
-    entries: [{ actor: params.user.email, action: params.action, targetType: 'user', targetId: params.user.id, reason: params.reason, after: { method: params.method, ...params.after } }],
+    entries: [
+      {
+        actor: params.user.email,
+        action: params.action,
+        targetType: 'user',
+        targetId: params.user.id,
+        reason: params.reason,
+        after: { method: params.method, ...addressDetail(params.clientAddress), ...params.after },
+      },
+    ],
+  });
+}
+
+/** The `clientAddress` of a sign-in row's `after`, present only when a trusted proxy told us. */
+export function addressDetail(clientAddress: string | undefined): { clientAddress?: string } {
+  return clientAddress ? { clientAddress } : {};
+}
+
+/** The failure that used up an address's failures for its window: the actor and target are the address. */
+export async function auditThrottledAddress(
+  db: DbOrTx,
+  { address, method, failures, windowMs, retryInMs }: { address: string; method: SignInMethod; failures: number; windowMs: number; retryInMs: number },
+): Promise<void> {
+  const windowSeconds = Math.round(windowMs / 1000);
+  const refusedSeconds = Math.ceil(retryInMs / 1000);
+  await insertAuditEntries(db, {
+    entries: [
+      {
+        actor: address,
+        action: signInActions.throttled,
+        targetType: 'address',
+        targetId: address,
+        reason: `sign-ins from this address refused for ${refusedSeconds} s after ${failures} failed sign-ins within ${windowSeconds} s`,
+        after: { method, clientAddress: address, failures, windowSeconds, refusedSeconds },
+      },
+    ],
   });
 }

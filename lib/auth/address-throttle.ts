@@ -1,0 +1,68 @@
+import type pg from 'pg';
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { z } from 'zod';
+import { getDb } from '@/db/client';
+import { config } from '@/lib/config';
+import { clientAddressOf } from './client-address';
+
+/**
+ * Failed sign-ins per client address in a fixed window, shared by every console process.
+ * The counters live in the UNLOGGED `rate_limit_domains` table (migration 0005, under their
+ * own key prefix): a server crash forgets them, which lets an address start a fresh window
+ * early. For a throttle that is an acceptable loss; the per-account lockout is durable.
+ */
+export type AddressThrottle = {
+  maxFailures: number;
+  windowMs: number;
+  /** How long `address` stays refused, or null while it has failures left in its window. */
+  refusal: (address: string) => Promise<{ retryInMs: number } | null>;
+  /** Counts one failed sign-in; returns the address's count in its current window. */
+  countFailure: (address: string) => Promise<{ failures: number; retryInMs: number }>;
+};
+
+export const ADDRESS_KEY_PREFIX = 'sign-in-address';
+
+export function createAddressThrottle({ pool, maxFailures, windowMs }: { pool: pg.Pool; maxFailures: number; windowMs: number }): AddressThrottle {
+  const limiter = new RateLimiterPostgres({
+    storeClient: pool,
+    storeType: 'pool',
+    tableName: 'rate_limit_domains',
+    tableCreated: true,
+    keyPrefix: ADDRESS_KEY_PREFIX,
+    points: maxFailures,
+    duration: windowMs / 1000,
+  });
+  return {
+    maxFailures,
+    windowMs,
+    refusal: async (address) => {
+      const state = await limiter.get(address);
+      if (!state || state.consumedPoints < maxFailures) return null;
+      return { retryInMs: Math.max(1, state.msBeforeNext) };
+    },
+    // penalty, not consume: it counts past the limit without rejecting, and the window keeps
+    // the end set by its first failure.
+    countFailure: async (address) => {
+      const state = await limiter.penalty(address, 1);
+      return { failures: state.consumedPoints, retryInMs: Math.max(1, state.msBeforeNext) };
+    },
+  };
+}
+
+export type SignInClient = { address: string; throttle: AddressThrottle };
+
+let processThrottle: AddressThrottle | undefined;
+
+/**
+ * The client of a sign-in request as far as TRUSTED_PROXY_HOPS lets us know it, with the
+ * process's throttle; undefined when the address cannot be trusted (then nothing is limited
+ * per address). `forwardedFor` is the request's X-Forwarded-For, whatever next-auth found.
+ */
+export function signInClientOf({ forwardedFor }: { forwardedFor: unknown }): SignInClient | undefined {
+  const { TRUSTED_PROXY_HOPS, SIGN_IN_MAX_FAILURES_PER_ADDRESS, SIGN_IN_ADDRESS_WINDOW } = config();
+  const header = z.string().safeParse(forwardedFor);
+  const address = clientAddressOf({ forwardedFor: header.success ? header.data : null, trustedHops: TRUSTED_PROXY_HOPS });
+  if (!address) return undefined;
+  processThrottle ??= createAddressThrottle({ pool: getDb().$client, maxFailures: SIGN_IN_MAX_FAILURES_PER_ADDRESS, windowMs: SIGN_IN_ADDRESS_WINDOW });
+  return { address, throttle: processThrottle };
+}

@@ -1,0 +1,13 @@
+import { describe, expect, it } from 'vitest';
+import { isEmailVerified } from './oidc-sign-in';
+
+describe('the email_verified claim of a single sign-on', () => {
+  it('is verified only when the provider says true, as a boolean or as the string some providers send', () => {
+    for (const claim of [true, 'true', 'TRUE', ' true ']) expect(isEmailVerified(claim), JSON.stringify(claim)).toBe(true);
+    for (const claim of [false, 'false', 'False', '', 'yes', 1, 0, null, {}]) expect(isEmailVerified(claim), JSON.stringify(claim)).toBe(false);
+  });
+
+  it('is trusted when the provider sends no claim at all', () => {
+    expect(isEmailVerified(undefined)).toBe(true);
+  });
+});
