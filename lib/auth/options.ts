@@ -3,9 +3,11 @@ import CredentialsProvider from 'next-auth/providers/credentials';
 import { getDb } from '@/db/client';
 import { findUserByEmail, findUserById } from '@/db/queries/users';
 import { config } from '@/lib/config';
+import { signInClientOf } from './address-throttle';
 import { authenticate } from './credentials';
 import { admitOidcSignIn, isEmailVerified } from './oidc-sign-in';
 import { isRole } from './roles';
+import { addressThrottledError } from './sign-in-errors';
 import { consoleSecret, SESSION_MAX_AGE_S } from './session';
 
 type OidcProfile = { sub: string; email?: string; name?: string; email_verified?: unknown };
@@ -50,11 +52,13 @@ export function authOptions(): AuthOptions {
         id: 'credentials',
         name: 'Email and password',
         credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
-        authorize: async (credentials) => {
+        authorize: async (credentials, req) => {
           // authenticate refuses (and audits) an empty or over-long password itself.
-          const result = await authenticate(getDb(), { email: credentials?.email ?? '', password: credentials?.password ?? '' });
+          const client = signInClientOf({ forwardedFor: req.headers?.['x-forwarded-for'] });
+          const result = await authenticate(getDb(), { email: credentials?.email ?? '', password: credentials?.password ?? '', client });
           if (result.ok) return result.user;
           if (result.reason === 'locked') throw new Error('AccountLocked');
+          if (result.reason === 'throttled') throw new Error(addressThrottledError(result));
           return null;
         },
       }),
