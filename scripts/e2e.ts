@@ -7,6 +7,7 @@ import pg from 'pg';
 import { createDb, createPool } from '../db/client';
 import { freePort, startEmbeddedPostgres } from '../db/embedded';
 import { migrateDatabase } from '../db/migrate';
+import { e2eIdentities, startOidcIssuer } from '../e2e/fixtures/oidc-issuer';
 import { seedE2e, E2E_SEED_FILE_ENV } from '../e2e/fixtures/seed';
 import { assertLocalDatabaseUrl, withDatabase } from '../test/local-database';
 
@@ -14,6 +15,8 @@ import { assertLocalDatabaseUrl, withDatabase } from '../test/local-database';
  * npm run test:e2e [-- playwright args]: a fresh database (embedded in a temp dir, or a new
  * database on a local DATABASE_URL server), migrated and seeded; `next build`; then Playwright,
  * which starts `next start` on a free port itself (reuseExistingServer: false) and stops it.
+ * A local OpenID Connect issuer (e2e/fixtures/oidc-issuer.ts) knows one identity per seeded
+ * user and a few that must be refused, so the console runs with single sign-on enabled.
  * Everything started here is stopped here, on success, failure or Ctrl-C.
  */
 
@@ -68,6 +71,11 @@ async function main(): Promise<number> {
     const seedFile = path.join(tempDir, 'seed.json');
     await writeFile(seedFile, JSON.stringify(seed, null, 2));
 
+    const port = await freePort();
+    const oidcClient = { clientId: 'notice-ledger-console', clientSecret: randomBytes(24).toString('base64url'), redirectUris: [`http://127.0.0.1:${port}/api/auth/callback/oidc`] };
+    const issuer = await startOidcIssuer({ clients: [oidcClient], identities: e2eIdentities(seed.users) });
+    cleanups.push(issuer.stop);
+
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       NODE_ENV: 'production',
@@ -79,7 +87,10 @@ async function main(): Promise<number> {
       MESSAGE_ID_DOMAIN: 'notices.example.com',
       QUARANTINE_AFTER: '15m',
       LOG_LEVEL: 'warn',
-      E2E_PORT: String(await freePort()),
+      E2E_PORT: String(port),
+      OIDC_ISSUER: issuer.url,
+      OIDC_CLIENT_ID: oidcClient.clientId,
+      OIDC_CLIENT_SECRET: oidcClient.clientSecret,
       [E2E_SEED_FILE_ENV]: seedFile,
     };
     if (!process.env.E2E_SKIP_BUILD) {

@@ -4,11 +4,17 @@ import { signIn } from 'next-auth/react';
 import { useState, type FormEvent } from 'react';
 import { throttledMinutesOf } from '@/lib/auth/sign-in-errors';
 
+const noConsoleAccount =
+  'Your single sign-on email does not match an active console account, or your identity provider has not verified it. Ask an admin to check that your console account exists, is enabled and uses that email.';
+
 const errorText: Record<string, string> = {
   CredentialsSignin: 'That email and password do not match an active account.',
   AccountLocked: 'Too many failed attempts: this account is locked for a few minutes. Wait, then try again, or ask an admin.',
-  NoConsoleAccount: 'Single sign-on worked, but there is no console account for that email. Ask an admin to create one.',
-  AccessDenied: 'Single sign-on worked, but there is no console account for that email. Ask an admin to create one.',
+  // One text for an unknown, unverified or disabled single sign-on email: the page does not say which.
+  NoConsoleAccount: noConsoleAccount,
+  AccessDenied: noConsoleAccount,
+  OAuthSignin: 'Single sign-on cannot be reached right now. Sign in with your email and password, or try again later; if it keeps failing, ask an admin.',
+  OAuthCallback: 'Single sign-on did not finish: the console could not verify the answer from your identity provider. Try again; if it keeps failing, ask an admin.',
 };
 
 function explain(code: string | null | undefined): string | null {
@@ -59,7 +65,7 @@ export function SignInForm({ callbackUrl, oidc, initialError }: { callbackUrl: s
           <p className="muted small" style={{ textAlign: 'center', margin: '12px 0' }}>
             or
           </p>
-          <button type="button" onClick={() => void signIn('oidc', { callbackUrl })}>
+          <button type="button" data-testid="signin-oidc" onClick={() => void signIn('oidc', { callbackUrl })}>
             Sign in with single sign-on
           </button>
         </>

@@ -5,11 +5,11 @@ test('sign-in page refuses a wrong password and lets the right one in', async ({
   await expect(page).toHaveURL(/\/signin\?callbackUrl=%2Fquarantine/);
   await page.getByLabel('Email').fill(seed.users.manager.email);
   await page.getByLabel('Password').fill('wrong password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByTestId('signin-error')).toContainText('do not match');
   await snap(page, testInfo, 'signin-error');
   await page.getByLabel('Password').fill(seed.users.manager.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page).toHaveURL(/\/quarantine$/);
   await expect(page.getByTestId('who-role')).toHaveText('Manager');
   await page.getByTestId('sign-out').click();
