@@ -13,11 +13,10 @@ const IPV4_MAPPED = /^::ffff:(.+)$/i;
  */
 export function clientAddressOf({ forwardedFor, trustedHops }: { forwardedFor: string | null | undefined; trustedHops: number }): string | null {
   if (trustedHops <= 0 || !forwardedFor) return null;
-  const entries = forwardedFor.split(',');
-  if (entries.length < trustedHops) return null;
-  const entry = (entries[entries.length - trustedHops] ?? '').trim();
+  // Undefined when the header has fewer entries than we have proxies.
+  const entry = forwardedFor.split(',').at(-trustedHops)?.trim();
   // A zone id ("fe80::1%eth0") is local to the proxy's host and unbounded in length.
-  if (entry.includes('%') || isIP(entry) === 0) return null;
+  if (!entry || entry.includes('%') || isIP(entry) === 0) return null;
   const mapped = IPV4_MAPPED.exec(entry)?.[1];
   if (mapped && isIPv4(mapped)) return mapped;
   return entry.toLowerCase();
