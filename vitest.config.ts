@@ -6,7 +6,8 @@ export default defineConfig({
   test: {
     // e2e/*.spec.ts belong to Playwright; vitest's default glob would pick them up.
     include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', '.next/**', '.data/**', 'e2e/**'],
+    // bench/tmp holds scratch copies of older trees (bench/worker-ab.ts baselines).
+    exclude: ['node_modules/**', '.next/**', '.data/**', 'e2e/**', 'bench/tmp/**'],
     globalSetup: ['./test/global-setup.ts'],
     env: {
       NODE_ENV: 'test',

@@ -112,6 +112,17 @@ describe('pg-boss adapter specifics', () => {
     await deletePgBossQueue(t, ordered);
   });
 
+  it('starts when several processes create the same new queue at once', async () => {
+    // pg-boss 10 creates a queue with DDL (a partition with foreign keys to pgboss.queue):
+    // two first starts at once deadlocked, and the loser's start threw "deadlock detected".
+    const fresh = `${queueName}-race`;
+    const adapters = Array.from({ length: 6 }, () => createPgBossQueue({ url: t.url, queueName: fresh, visibilityTimeoutMs: 2_000, supervise: false }));
+    const started = await Promise.allSettled(adapters.map((adapter) => adapter.start()));
+    await Promise.all(adapters.map((adapter) => adapter.stop()));
+    await deletePgBossQueue(t, fresh);
+    expect(started.map((result) => (result.status === 'rejected' ? String(result.reason) : 'started'))).toEqual(adapters.map(() => 'started'));
+  });
+
   it('refuses a wake-up without a job id', async () => {
     await expect(queue.publish({ jobId: 'not-a-uuid' })).rejects.toThrow();
   });

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
@@ -97,6 +98,26 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
     schedule: false,
   });
   boss.on('error', (error: Error) => log.warn({ err: error.message, queue: queueName }, 'pg-boss error'));
+
+  /**
+   * Queues must exist in pg-boss 10 before send/fetch. Creating one is DDL (a partition with
+   * foreign keys to pgboss.queue), and two processes creating the same new queue at once
+   * deadlock: the loser's start failed with "deadlock detected" (workers starting together on a
+   * fresh database). So: nothing to do when it exists, else create it under an advisory lock,
+   * held on a connection of its own because pg-boss runs the DDL on its pool.
+   */
+  const ensureQueue = async () => {
+    if (await boss.getQueue(queueName)) return;
+    const client = new pg.Client({ connectionString: options.url, application_name: 'notice-ledger-pgboss' });
+    await client.connect();
+    try {
+      await client.query("select pg_advisory_lock(hashtext('notice-ledger:pgboss.create_queue'))");
+      if (!(await boss.getQueue(queueName))) await boss.createQueue(queueName, { name: queueName, policy: 'standard' });
+    } finally {
+      // Ending the session releases the lock.
+      await client.end();
+    }
+  };
 
   const sendOptions = (at: Date | undefined): PgBoss.SendOptions => ({
     expireInSeconds: visibilitySeconds,
@@ -263,8 +284,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
     async start() {
       if (started) return;
       await boss.start();
-      // Queues must exist in pg-boss 10 before send/fetch; createQueue is idempotent.
-      await boss.createQueue(queueName, { name: queueName, policy: 'standard' });
+      await ensureQueue();
       started = true;
     },
     async publish(wakeup, at) {
