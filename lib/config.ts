@@ -108,6 +108,8 @@ export const envSchema = z.object({
   OIDC_ISSUER: optionalUrl,
   OIDC_CLIENT_ID: z.string().optional(),
   OIDC_CLIENT_SECRET: z.string().optional(),
+  /** `required`: an id_token without `email_verified` is refused; `when-sent`: trusted (providers that never send it). */
+  OIDC_EMAIL_VERIFIED: z.enum(['required', 'when-sent']).default('required'),
   WEBHOOK_SECRET: secret.optional(),
   POSTMARK_WEBHOOK_USER: z.string().optional(),
   POSTMARK_WEBHOOK_PASSWORD: z.string().optional(),

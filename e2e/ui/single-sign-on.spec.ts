@@ -75,11 +75,12 @@ test.describe('single sign-on', () => {
     await expectSignedOut(page);
   });
 
-  test('an existing user whose single sign-on email is not verified is refused the same way, whether the claim is false or "false"', async ({ page, seed, sql }) => {
+  test('an existing user whose single sign-on email is not verified is refused the same way, whether the claim is false, "false" or missing', async ({ page, seed, sql }) => {
     const { email } = seed.users.oncall;
     const [user] = await sql<{ id: string }>('select id from users where email = $1', [email]);
 
-    for (const identity of ['oncall-unverified', 'oncall-unverified-string']) {
+    // No claim at all refuses too unless OIDC_EMAIL_VERIFIED=when-sent (not set here).
+    for (const identity of ['oncall-unverified', 'oncall-unverified-string', 'oncall-no-claim']) {
       const [{ id: lastRow } = { id: '0' }] = await sql<{ id: string }>('select coalesce(max(id), 0) as id from audit_log');
       await page.goto('/signin');
       await signInWithSso(page, identity);

@@ -12,10 +12,13 @@ const method = 'oidc';
 /**
  * The id_token's `email_verified` claim as a yes or no. Some providers send the strings "true"
  * and "false" instead of booleans (AWS Cognito, providers built on it): "false" must refuse
- * like false. A provider that sends no claim at all is trusted, as before.
+ * like false. Accounts are matched by email, so an email the provider does not vouch for
+ * could be anybody's: a missing claim refuses unless OIDC_EMAIL_VERIFIED=when-sent says this
+ * provider never sends it and its users cannot choose their own email (e.g. a single-tenant
+ * Microsoft Entra ID).
  */
-export function isEmailVerified(claim: unknown): boolean {
-  if (claim === undefined) return true;
+export function isEmailVerified(claim: unknown, { whenMissing }: { whenMissing: 'refuse' | 'trust' }): boolean {
+  if (claim === undefined) return whenMissing === 'trust';
   return claim === true || (typeof claim === 'string' && claim.trim().toLowerCase() === 'true');
 }
 

@@ -67,7 +67,7 @@ export function authOptions(): AuthOptions {
     callbacks: {
       signIn: async ({ user, account, profile }) => {
         if (account?.provider !== 'oidc') return true;
-        return admitOidcSignIn(getDb(), { email: user.email ?? '', verified: isEmailVerified((profile as OidcProfile | undefined)?.email_verified) });
+        return admitOidcSignIn(getDb(), { email: user.email ?? '', verified: isEmailVerified((profile as OidcProfile | undefined)?.email_verified, { whenMissing: config().OIDC_EMAIL_VERIFIED === 'when-sent' ? 'trust' : 'refuse' }) });
       },
       jwt: async ({ token, user, account }) => {
         if (!user) return token;
