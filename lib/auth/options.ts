@@ -3,6 +3,7 @@ import CredentialsProvider from 'next-auth/providers/credentials';
 import { getDb } from '@/db/client';
 import { findUserByEmail, findUserById } from '@/db/queries/users';
 import { config } from '@/lib/config';
+import { createLogger, type Logger } from '@/lib/log';
 import { signInClientOf } from './address-throttle';
 import { authenticate } from './credentials';
 import { admitOidcSignIn, isEmailVerified } from './oidc-sign-in';
@@ -42,9 +43,28 @@ export function oidcEnabled(): boolean {
  * or a disabled account takes effect at once. OIDC never creates accounts: an admin creates
  * the user first and single sign-on matches on the (verified) email.
  */
+/**
+ * next-auth's own failures (a forged or expired id_token, a state or PKCE mismatch, an
+ * unreachable provider) happen before our sign-in callbacks, so they write no audit row: an
+ * anonymous request can cause them at will. They are logged as one warning each — code,
+ * provider and the error's message, never its metadata, which may carry tokens.
+ */
+export function authLogger(log: Logger): Required<NonNullable<AuthOptions['logger']>> {
+  return {
+    error: (code, metadata) => {
+      const error = metadata instanceof Error ? metadata : metadata.error;
+      const provider = metadata instanceof Error ? undefined : metadata.providerId;
+      log.warn({ code, provider: typeof provider === 'string' ? provider : undefined, err: error instanceof Error ? error.message.slice(0, 300) : undefined }, 'sign-in did not complete');
+    },
+    warn: (code) => log.warn({ code }, 'next-auth configuration warning'),
+    debug: () => undefined,
+  };
+}
+
 export function authOptions(): AuthOptions {
   return {
     secret: consoleSecret(),
+    logger: authLogger(createLogger('console-auth')),
     session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_S },
     pages: { signIn: '/signin', error: '/signin' },
     providers: [
