@@ -109,6 +109,14 @@ describe('failed sign-ins per client address', () => {
     expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt(address, elsewhere) })).toMatchObject({ ok: false, reason: 'throttled' });
   });
 
+  it('counts IPv6 clients by their /64: rotating through one network does not get around the limit', async () => {
+    for (let attempt = 0; attempt < MAX; attempt += 1) {
+      await authenticate(t.db, { email: 'nobody@example.com', password: 'wrong', client: clientAt(`2001:db8:aa:bb::${(attempt + 1).toString(16)}`) });
+    }
+    expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt('2001:db8:aa:bb:ffff:1:2:3') })).toMatchObject({ ok: false, reason: 'throttled' });
+    expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt('2001:db8:aa:bc::1') })).toMatchObject({ ok: true });
+  });
+
   it('writes one sign_in.throttled row when failures from one address race past the limit together', async () => {
     const address = '198.51.100.30';
     const results = await Promise.all(Array.from({ length: MAX + 3 }, () => authenticate(t.db, { email: 'nobody@example.com', password: 'wrong', client: clientAt(address) })));

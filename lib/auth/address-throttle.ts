@@ -3,7 +3,7 @@ import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import { getDb } from '@/db/client';
 import { config } from '@/lib/config';
-import { clientAddressOf } from './client-address';
+import { clientAddressOf, throttleKeyOf } from './client-address';
 
 /**
  * Failed sign-ins per client address in a fixed window, shared by every console process.
@@ -14,7 +14,7 @@ import { clientAddressOf } from './client-address';
 export type AddressThrottle = {
   maxFailures: number;
   windowMs: number;
-  /** How long `address` stays refused, or null while it has failures left in its window. */
+  /** How long `address` (its /64 for IPv6: throttleKeyOf) stays refused, or null while it has failures left in its window. */
   refusal: (address: string) => Promise<{ retryInMs: number } | null>;
   /** Counts one failed sign-in; returns the address's count in its current window. */
   countFailure: (address: string) => Promise<{ failures: number; retryInMs: number }>;
@@ -36,14 +36,14 @@ export function createAddressThrottle({ pool, maxFailures, windowMs }: { pool: p
     maxFailures,
     windowMs,
     refusal: async (address) => {
-      const state = await limiter.get(address);
+      const state = await limiter.get(throttleKeyOf(address));
       if (!state || state.consumedPoints < maxFailures) return null;
       return { retryInMs: Math.max(1, state.msBeforeNext) };
     },
     // penalty, not consume: it counts past the limit without rejecting, and the window keeps
     // the end set by its first failure.
     countFailure: async (address) => {
-      const state = await limiter.penalty(address, 1);
+      const state = await limiter.penalty(throttleKeyOf(address), 1);
       return { failures: state.consumedPoints, retryInMs: Math.max(1, state.msBeforeNext) };
     },
   };

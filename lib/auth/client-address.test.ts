@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fuzzParameters } from '../../test/fuzz/arbitraries';
-import { clientAddressOf } from './client-address';
+import { clientAddressOf, throttleKeyOf } from './client-address';
 import { addressThrottledError, throttledMinutesOf } from './sign-in-errors';
 
 const hops = fc.integer({ min: 1, max: 10 });
@@ -93,5 +93,53 @@ describe('the throttled sign-in error code', () => {
     expect(addressThrottledError({ retryInMs: 14 * 60_000 + 1 })).toBe('AddressThrottled:15');
     expect(throttledMinutesOf(addressThrottledError({ retryInMs: 900_000 }))).toBe(15);
     for (const code of ['AddressThrottled', 'AddressThrottled:', 'AddressThrottled:12345', 'AccountLocked', 'xAddressThrottled:3', 'AddressThrottled:3 ']) expect(throttledMinutesOf(code), code).toBeNull();
+  });
+});
+
+describe('throttleKeyOf', () => {
+  const group = fc.integer({ min: 0, max: 0xffff });
+  const groups = fc.array(group, { minLength: 8, maxLength: 8 });
+  const full = (g: number[]) => g.map((n) => n.toString(16).padStart(4, '0')).join(':');
+  // WHATWG URL serialises IPv6 hosts canonically: lower case, no leading zeros, the longest run of zero groups as "::".
+  const canonical = (address: string) => new URL(`http://[${address}]/`).hostname.slice(1, -1);
+
+  it('counts an IPv6 address by its /64, however it is written', () => {
+    fc.assert(
+      fc.property(groups, (g) => {
+        const expected = `${g.slice(0, 4).map((n) => n.toString(16)).join(':')}::/64`;
+        expect(throttleKeyOf(full(g))).toBe(expected);
+        expect(throttleKeyOf(canonical(full(g)))).toBe(expected);
+        expect(throttleKeyOf(full(g).toUpperCase())).toBe(expected);
+      }),
+      fuzzParameters(300),
+    );
+  });
+
+  it('gives two addresses one key exactly when their first 64 bits agree', () => {
+    fc.assert(
+      fc.property(groups, groups, fc.boolean(), (a, b, samePrefix) => {
+        const other = samePrefix ? [...a.slice(0, 4), ...b.slice(4)] : b;
+        const same = a.slice(0, 4).every((n, i) => n === other[i]);
+        expect(throttleKeyOf(canonical(full(a))) === throttleKeyOf(canonical(full(other)))).toBe(same);
+      }),
+      fuzzParameters(300),
+    );
+  });
+
+  it('reads any IPv6 form, an IPv4 tail included, as its canonical spelling does; leaves IPv4 alone', () => {
+    fc.assert(
+      fc.property(fc.ipV6(), (address) => {
+        expect(throttleKeyOf(address)).toBe(throttleKeyOf(canonical(address)));
+      }),
+      fuzzParameters(300),
+    );
+    expect(throttleKeyOf('64:ff9b::192.0.2.33')).toBe('64:ff9b:0:0::/64');
+    expect(throttleKeyOf('::1')).toBe('0:0:0:0::/64');
+    fc.assert(
+      fc.property(fc.ipV4(), (address) => {
+        expect(throttleKeyOf(address)).toBe(address);
+      }),
+      fuzzParameters(100),
+    );
   });
 });

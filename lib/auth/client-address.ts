@@ -21,3 +21,30 @@ export function clientAddressOf({ forwardedFor, trustedHops }: { forwardedFor: s
   if (mapped && isIPv4(mapped)) return mapped;
   return entry.toLowerCase();
 }
+
+/**
+ * What the per-address limit counts by. IPv4: the address. IPv6: its /64 network, because a
+ * single subscriber (any VPS, most home lines) holds a whole /64 and could otherwise rotate
+ * through addresses to get around the limit.
+ */
+export function throttleKeyOf(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const groups = ipv6Groups(address);
+  return `${groups.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of a valid IPv6 address (`::` expanded, an IPv4 tail as two groups). */
+function ipv6Groups(address: string): number[] {
+  let text = address.toLowerCase();
+  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (tail) {
+    const [a, b, c, d] = tail.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, tail.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', rest] = text.split('::');
+  const split = (part: string) => (part === '' ? [] : part.split(':'));
+  const left = split(head);
+  const right = rest === undefined ? [] : split(rest);
+  const zeros = rest === undefined ? [] : Array<string>(8 - left.length - right.length).fill('0');
+  return [...left, ...zeros, ...right].map((group) => parseInt(group, 16));
+}
