@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADDRESS_KEY_PREFIX, createAddressThrottle, type AddressThrottle } from '@/lib/auth/address-throttle';
+import { throttleKeyOf } from '@/lib/auth/client-address';
 import { authenticate } from '@/lib/auth/credentials';
 import { hashPassword } from '@/lib/auth/password';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
@@ -22,15 +23,15 @@ const MAX_FAILURES = 3;
 let t: TestDatabase;
 let throttle: AddressThrottle;
 
-/** The address's failures in its current window, as the store holds them. */
+/** The address's failures in its current window, as the store holds them (IPv6: its /64). */
 async function failuresOf(address: string): Promise<number> {
-  const stored = await t.pool.query<{ points: number }>('select points from rate_limit_domains where key = $1 and expire > $2', [`${ADDRESS_KEY_PREFIX}:${address}`, Date.now()]);
+  const stored = await t.pool.query<{ points: number }>('select points from rate_limit_domains where key = $1 and expire > $2', [`${ADDRESS_KEY_PREFIX}:${throttleKeyOf(address)}`, Date.now()]);
   return stored.rows[0]?.points ?? 0;
 }
 
 /** Every other counter in the store (other addresses, the workers' domain buckets). */
 async function otherCounts(address: string | undefined): Promise<unknown[]> {
-  const stored = await t.pool.query('select key, points, expire from rate_limit_domains where key <> $1 order by key', [`${ADDRESS_KEY_PREFIX}:${address ?? ''}`]);
+  const stored = await t.pool.query('select key, points, expire from rate_limit_domains where key <> $1 order by key', [`${ADDRESS_KEY_PREFIX}:${address ? throttleKeyOf(address) : ''}`]);
   return stored.rows;
 }
 
