@@ -1,9 +1,10 @@
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { CredentialsConfig } from 'next-auth/providers/credentials';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { insertUser } from '../../e2e/fixtures/console-data';
 import { auditLog, type AuditRow } from '../../db/schema/audit';
 import { users } from '../../db/schema/auth';
+import { auditRowsWrittenBy } from '../../test/audit-rows';
 import { createTestDatabase, type TestDatabase } from '../../test/db';
 import { resetConfigForTests } from '../config';
 import { ADDRESS_KEY_PREFIX, createAddressThrottle, signInClientOf, type AddressThrottle, type SignInClient } from './address-throttle';
@@ -33,16 +34,7 @@ afterAll(async () => {
 
 const clientAt = (address: string, using: AddressThrottle = throttle): SignInClient => ({ address, throttle: using });
 
-async function lastAuditId(): Promise<number> {
-  const [row] = await t.db.select({ id: sql<number>`coalesce(max(${auditLog.id}), 0)::int` }).from(auditLog);
-  return row?.id ?? 0;
-}
-
-async function rowsWrittenBy(attempt: () => Promise<unknown>): Promise<AuditRow[]> {
-  const before = await lastAuditId();
-  await attempt();
-  return t.db.select().from(auditLog).where(gt(auditLog.id, before)).orderBy(auditLog.id);
-}
+const rowsWrittenBy = (attempt: () => Promise<unknown>) => auditRowsWrittenBy(t.db, attempt);
 
 async function throttledRows(address: string): Promise<AuditRow[]> {
   return t.db.select().from(auditLog).where(and(eq(auditLog.action, 'sign_in.throttled'), eq(auditLog.targetId, address)));

@@ -1,9 +1,9 @@
-import { eq, gt, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertUser } from '../../e2e/fixtures/console-data';
-import { auditLog, type AuditRow } from '../../db/schema/audit';
 import { users } from '../../db/schema/auth';
 import { loadAuditPage } from '../console/audit-view';
+import { auditRowsWrittenBy, lastAuditId } from '../../test/audit-rows';
 import { createTestDatabase, type TestDatabase } from '../../test/db';
 import { authenticate } from './credentials';
 import { FREE_ATTEMPTS } from './lockout';
@@ -35,17 +35,7 @@ afterAll(async () => {
   await t.drop();
 });
 
-async function lastAuditId(): Promise<number> {
-  const [row] = await t.db.select({ id: sql<number>`coalesce(max(${auditLog.id}), 0)::int` }).from(auditLog);
-  return row?.id ?? 0;
-}
-
-/** Runs `attempt` and returns exactly the audit rows it wrote, oldest first. */
-async function rowsWrittenBy(attempt: () => Promise<unknown>): Promise<AuditRow[]> {
-  const before = await lastAuditId();
-  await attempt();
-  return t.db.select().from(auditLog).where(gt(auditLog.id, before)).orderBy(auditLog.id);
-}
+const rowsWrittenBy = (attempt: () => Promise<unknown>) => auditRowsWrittenBy(t.db, attempt);
 
 async function userCount(): Promise<number> {
   const [row] = await t.db.select({ n: sql<number>`count(*)::int` }).from(users);
@@ -206,7 +196,7 @@ describe('sign-in rows on the audit page', () => {
   });
 
   it('no password typed in this file appears anywhere in audit_log', async () => {
-    expect(await lastAuditId()).toBeGreaterThan(20);
+    expect(await lastAuditId(t.db)).toBeGreaterThan(20);
     for (const password of Object.values(PASSWORDS)) {
       const found = await t.pool.query<{ n: number }>(`select count(*)::int as n from audit_log a where strpos(lower(a::text), lower($1)) > 0`, [password]);
       expect(found.rows[0]?.n, password).toBe(0);
