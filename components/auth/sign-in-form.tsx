@@ -45,7 +45,7 @@ export function SignInForm({ callbackUrl, oidc, initialError }: { callbackUrl: s
   return (
     <form onSubmit={submit} noValidate data-testid="signin-form">
       {error ? (
-        <div className="notice error" data-testid="signin-error" style={{ marginBottom: 12 }}>
+        <div className="notice error" role="alert" data-testid="signin-error" style={{ marginBottom: 12 }}>
           {error}
         </div>
       ) : null}
