@@ -94,6 +94,12 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the idle queue poll interval: 50 ms by default, at least 50 ms, a duration', () => {
+    expect(loadConfig(base).QUEUE_POLL_INTERVAL).toBe(50);
+    expect(loadConfig({ ...base, QUEUE_POLL_INTERVAL: '2s' }).QUEUE_POLL_INTERVAL).toBe(2_000);
+    for (const value of ['49ms', '0', 'often', '30d']) expect(problemsOf({ ...base, QUEUE_POLL_INTERVAL: value }).map((p) => p.split(' ')[0]), value).toEqual(['QUEUE_POLL_INTERVAL']);
+  });
+
   it('treats blank values as unset', () => {
     expect(loadConfig({ ...base, LEDGER_MODE: '' }).LEDGER_MODE).toBe('enforce');
   });

@@ -77,6 +77,12 @@ export const envSchema = z.object({
   WORKER_CONCURRENCY: int(8, 1, 256),
   WORKER_METRICS_PORT: int(9464, 0, 65535),
   VISIBILITY_TIMEOUT: timer('60s'),
+  /**
+   * How long the pg-boss adapter waits before asking again after finding nothing due. Short:
+   * the empty fetch is one index probe with no write, and a long wait lets due wake-ups pile up
+   * and start together (claim-to-commit p99 at 1 × 32: 30–31 ms at 50 ms, 34–43 ms at 500 ms).
+   */
+  QUEUE_POLL_INTERVAL: timer('50ms').refine((ms) => ms >= 50, 'must be at least 50ms'),
   RATE_LIMIT_PER_DOMAIN: int(50, 1, 100_000),
   QUIET_HOURS: quietHours,
   RETRY_BASE: duration('30s'),

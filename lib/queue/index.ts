@@ -6,7 +6,7 @@ import { createRabbitQueue } from './rabbitmq';
 import type { QueueAdapter } from './types';
 
 export type CreateQueueParams = {
-  config: Pick<Config, 'QUEUE_BACKEND' | 'VISIBILITY_TIMEOUT' | 'AMQP_URL'> & Partial<Pick<Config, 'QUEUE_NAME'>>;
+  config: Pick<Config, 'QUEUE_BACKEND' | 'VISIBILITY_TIMEOUT' | 'AMQP_URL'> & Partial<Pick<Config, 'QUEUE_NAME' | 'QUEUE_POLL_INTERVAL'>>;
   /** The PostgreSQL URL: pg-boss keeps its own schema there. */
   databaseUrl: string;
   /** RabbitMQ's dispatcher reads due jobs from here; pg-boss ignores it. */
@@ -19,7 +19,7 @@ export type CreateQueueParams = {
 export function createQueue({ config, databaseUrl, db, queueName: explicitName, logger }: CreateQueueParams): QueueAdapter {
   const queueName = explicitName ?? config.QUEUE_NAME;
   if (config.QUEUE_BACKEND === 'pgboss') {
-    return createPgBossQueue({ url: databaseUrl, visibilityTimeoutMs: config.VISIBILITY_TIMEOUT, queueName, logger });
+    return createPgBossQueue({ url: databaseUrl, visibilityTimeoutMs: config.VISIBILITY_TIMEOUT, queueName, logger, pollingIntervalMs: config.QUEUE_POLL_INTERVAL });
   }
   if (!config.AMQP_URL) throw new Error('AMQP_URL is required when QUEUE_BACKEND=rabbitmq');
   // Without a database this process publishes and consumes but does not dispatch due jobs.

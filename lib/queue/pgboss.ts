@@ -22,8 +22,8 @@ export type PgBossQueueOptions = {
   schema?: string;
   /**
    * pg-boss's defaults (batch 1, 2 s polling) drain about 0.5 wake-ups/s per worker. We poll
-   * every 0.5 s only while idle and fetch as many as we have free slots, so a backlog drains
-   * at handler speed × concurrency.
+   * only while idle (every 50 ms by default, QUEUE_POLL_INTERVAL; at least 50) and fetch as
+   * many as we have free slots, so a backlog drains at handler speed × concurrency.
    */
   pollingIntervalMs?: number;
   /** Upper bound for one fetch; never more than the free handler slots (fetching starts the expiry clock). */
@@ -83,7 +83,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
   const queueName = options.queueName ?? DEFAULT_QUEUE_NAME;
   const log = options.logger ?? createLogger('queue-pgboss');
   const visibilitySeconds = Math.max(1, Math.ceil(options.visibilityTimeoutMs / 1000));
-  const pollingIntervalMs = Math.max(50, options.pollingIntervalMs ?? 500);
+  const pollingIntervalMs = Math.max(50, options.pollingIntervalMs ?? 50);
   const maxBatchSize = options.maxBatchSize ?? 100;
   const retryDelaySeconds = options.retryDelaySeconds ?? 5;
   const boss = new PgBoss({
