@@ -105,6 +105,10 @@ describe('failed sign-ins per client address', () => {
     for (let attempt = 0; attempt < MAX; attempt += 1) {
       await authenticate(t.db, { email: 'nobody@example.com', password: 'wrong', client: clientAt(`2001:db8:aa:bb::${(attempt + 1).toString(16)}`) });
     }
+    // The row names the network the limit now refuses, and the address whose failure used it up.
+    expect(await throttledRows('2001:db8:aa:bb::/64')).toEqual([
+      expect.objectContaining({ actor: `2001:db8:aa:bb::${MAX.toString(16)}`, targetType: 'address', after: expect.objectContaining({ clientAddress: `2001:db8:aa:bb::${MAX.toString(16)}` }) }),
+    ]);
     expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt('2001:db8:aa:bb:ffff:1:2:3') })).toMatchObject({ ok: false, reason: 'throttled' });
     expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt('2001:db8:aa:bc::1') })).toMatchObject({ ok: true });
   });

@@ -1,5 +1,6 @@
 import type { DbOrTx } from '@/db/client';
 import { insertAuditEntries } from '@/db/queries/audit';
+import { throttleKeyOf } from './client-address';
 
 /**
  * Audit actions of the sign-in path. One `sign_in.` prefix so the audit page's action filter
@@ -99,11 +100,16 @@ export function addressDetail(clientAddress: string | undefined): { clientAddres
   return clientAddress ? { clientAddress } : {};
 }
 
-/** The failure that used up an address's failures for its window: the actor and target are the address. */
+/**
+ * The failure that used up an address's failures for its window. The target is what the
+ * limit counts and now refuses (throttleKeyOf: the address, or an IPv6 address's /64); the
+ * actor and `clientAddress` the address whose failure used it up.
+ */
 export async function auditThrottledAddress(
   db: DbOrTx,
   { address, method, failures, windowMs, retryInMs }: { address: string; method: SignInMethod; failures: number; windowMs: number; retryInMs: number },
 ): Promise<void> {
+  const refused = throttleKeyOf(address);
   const windowSeconds = Math.round(windowMs / 1000);
   const refusedSeconds = Math.ceil(retryInMs / 1000);
   await insertAuditEntries(db, {
@@ -112,8 +118,8 @@ export async function auditThrottledAddress(
         actor: address,
         action: signInActions.throttled,
         targetType: 'address',
-        targetId: address,
-        reason: `sign-ins from this address refused for ${refusedSeconds} s after ${failures} failed sign-ins within ${windowSeconds} s`,
+        targetId: refused,
+        reason: `sign-ins from ${refused === address ? 'this address' : refused} refused for ${refusedSeconds} s after ${failures} failed sign-ins within ${windowSeconds} s`,
         after: { method, clientAddress: address, failures, windowSeconds, refusedSeconds },
       },
     ],
