@@ -16,7 +16,9 @@ const log = createLogger('producer-api');
 const BODY_LIMIT_BYTES = 64 * 1024;
 
 export type ProducerContext = { db: Db; request: Request; actor: string; params: Record<string, string> };
-type RouteContext = { params: Promise<Record<string, string | string[]>> };
+// Under `next start`, Next 16 hands a route without dynamic segments a context whose `params` is
+// undefined (not a promise of {}): every read of it must allow that.
+type RouteContext = { params?: Promise<Record<string, string | string[]> | undefined> };
 
 export function apiError(status: number, error: string, details?: unknown, headers: Record<string, string> = {}): Response {
   return Response.json(details === undefined ? { error } : { error, details }, { status, headers: { 'cache-control': 'no-store', ...headers } });
@@ -39,7 +41,7 @@ export function producerRoute(handler: (context: ProducerContext) => Promise<Res
       const db = getDb();
       const check = await verifyApiToken(db, { authorization: request.headers.get('authorization') });
       if (!check.ok) return apiError(401, 'unauthorized', unauthorizedDetail[check.reason], { 'www-authenticate': 'Bearer realm="notice-ledger"' });
-      const raw = context ? await context.params : {};
+      const raw = (await context?.params) ?? {};
       const params = Object.fromEntries(Object.entries(raw).map(([key, value]) => [key, Array.isArray(value) ? value.join('/') : value]));
       const response = await handler({ db, request, actor: check.actor, params });
       if (response.status < 300) await recordApiTokenUse(db, { id: check.token.id });
