@@ -41,6 +41,11 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...base, QUEUE_BACKEND: 'rabbitmq' })).toEqual(['AMQP_URL is required when QUEUE_BACKEND=rabbitmq']);
   });
 
+  it('refuses an SNS_CERT_DIR that is not a directory, naming it', () => {
+    expect(problemsOf({ ...base, SNS_CERT_DIR: '/nonexistent/sns-certs' })).toEqual(['SNS_CERT_DIR is not a readable directory: /nonexistent/sns-certs']);
+    expect(problemsOf({ ...base, SNS_CERT_DIR: import.meta.dirname })).toEqual([]);
+  });
+
   it('refuses a ledger retention shorter than the longest delay plus the replay horizon', () => {
     expect(problemsOf({ ...base, RETENTION_LEDGER: '30d', MAX_DELAY: '60d', REPLAY_HORIZON: '30d' })).toEqual([
       expect.stringMatching(/^RETENTION_LEDGER must be at least/),

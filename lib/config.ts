@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { z } from 'zod';
 
 /**
@@ -74,6 +75,12 @@ export const envSchema = z.object({
   SMTP_SINK_EVENT_DELAY: timer('500ms'),
   /** Comma-separated SNS topic ARNs whose notifications are accepted; empty accepts any topic. */
   SNS_TOPIC_ARNS: z.string().default(''),
+  /**
+   * For consoles without egress to AWS: a directory holding SNS signing certificates, each file
+   * named as the last path segment of its SigningCertURL. Set, the certificate is read from
+   * here instead of fetched; the URL must still be an https SNS URL and the signature must match.
+   */
+  SNS_CERT_DIR: z.string().min(1).optional(),
   WORKER_CONCURRENCY: int(8, 1, 256),
   WORKER_METRICS_PORT: int(9464, 0, 65535),
   VISIBILITY_TIMEOUT: timer('60s'),
@@ -134,6 +141,14 @@ export class ConfigError extends Error {
   }
 }
 
+function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 type Env = Record<string, string | undefined>;
 
 /** Parses `env`; blank values count as unset so `FOO=` in a .env file means "use the default". */
@@ -158,6 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.OIDC_ISSUER && !(config.OIDC_CLIENT_ID && config.OIDC_CLIENT_SECRET)) {
     problems.push('OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are required when OIDC_ISSUER is set');
   }
+  if (config.SNS_CERT_DIR && !isDirectory(config.SNS_CERT_DIR)) problems.push(`SNS_CERT_DIR is not a readable directory: ${config.SNS_CERT_DIR}`);
   if (config.WORKER_CRASH_AT && config.NODE_ENV === 'production') problems.push('WORKER_CRASH_AT is a test hook and must not be set in production');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

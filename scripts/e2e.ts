@@ -9,6 +9,7 @@ import { freePort, startEmbeddedPostgres } from '../db/embedded';
 import { migrateDatabase } from '../db/migrate';
 import { e2eIdentities, startOidcIssuer } from '../e2e/fixtures/oidc-issuer';
 import { seedE2e, E2E_SEED_FILE_ENV } from '../e2e/fixtures/seed';
+import { createWebhookKeys, webhookEnv } from '../e2e/fixtures/webhook-keys';
 import { assertLocalDatabaseUrl, withDatabase } from '../test/local-database';
 
 /**
@@ -66,7 +67,8 @@ async function main(): Promise<number> {
 
     const noticeKeySecret = process.env.NOTICE_KEY_SECRET ?? randomBytes(32).toString('hex');
     const pool = createPool(databaseUrl, { max: 2 });
-    const seed = await seedE2e(createDb(pool), { secret: noticeKeySecret });
+    const webhookKeys = createWebhookKeys(tempDir);
+    const seed = await seedE2e(createDb(pool), { secret: noticeKeySecret, webhookKeys });
     await pool.end();
     const seedFile = path.join(tempDir, 'seed.json');
     await writeFile(seedFile, JSON.stringify(seed, null, 2));
@@ -92,6 +94,7 @@ async function main(): Promise<number> {
       OIDC_CLIENT_ID: oidcClient.clientId,
       OIDC_CLIENT_SECRET: oidcClient.clientSecret,
       [E2E_SEED_FILE_ENV]: seedFile,
+      ...webhookEnv(webhookKeys),
     };
     if (!process.env.E2E_SKIP_BUILD) {
       console.log('[e2e] next build');

@@ -1,6 +1,7 @@
 import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../client';
 import { apiTokens, type ApiTokenRow } from '../schema/auth';
+import { isUuid } from '../uuid';
 
 export type ApiTokenSummary = Omit<ApiTokenRow, 'tokenHash'>;
 
@@ -37,7 +38,7 @@ export async function touchApiToken(db: DbOrTx, { id, now }: { id: string; now: 
 }
 
 export async function revokeApiTokenById(db: DbOrTx, { id, now }: { id: string; now: Date }): Promise<ApiTokenSummary | null> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  if (!isUuid(id)) return null;
   const [row] = await db
     .update(apiTokens)
     .set({ revokedAt: sql`coalesce(${apiTokens.revokedAt}, ${now}::timestamptz)` })

@@ -3,6 +3,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '../client';
 import { replayItems, replays, users, type DryRunCounts, type ReplayFilter, type ReplayRow, type UploadRejection } from '../schema';
 import type { ReplayState } from '../schema/states';
+import { isUuid } from '../uuid';
 
 /** Every statement about replays. State changes are conditional on the state they leave. */
 
@@ -168,7 +169,7 @@ export async function markItemsPublished(db: DbOrTx, { replayId, published }: { 
 }
 
 export async function getReplay(db: DbOrTx, { id }: { id: string }): Promise<ReplayRow | null> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  if (!isUuid(id)) return null;
   const [row] = await db.select().from(replays).where(eq(replays.id, id)).limit(1);
   return row ?? null;
 }

@@ -1,6 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../client';
 import { reminderJobs, type JobRow } from '../schema/jobs';
+import { isUuid } from '../uuid';
 
 export type NewJob = {
   noticeKey: string;
@@ -40,13 +41,13 @@ export async function findJobByNoticeKey(db: DbOrTx, { noticeKey }: { noticeKey:
 }
 
 export async function findSchedulingJobById(db: DbOrTx, { id }: { id: string }): Promise<JobRow | null> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  if (!isUuid(id)) return null;
   const [row] = await db.select().from(reminderJobs).where(eq(reminderJobs.id, id)).limit(1);
   return row ?? null;
 }
 
 export async function lockJobById(db: DbOrTx, { id }: { id: string }): Promise<JobRow | null> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  if (!isUuid(id)) return null;
   const [row] = await db.select().from(reminderJobs).where(eq(reminderJobs.id, id)).for('update').limit(1);
   return row ?? null;
 }

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../client';
 import { users, type UserRow } from '../schema/auth';
 import type { Role } from '../schema/states';
+import { isUuid } from '../uuid';
 
 export type UserSummary = Pick<UserRow, 'id' | 'email' | 'name' | 'role' | 'disabledAt' | 'lockedUntil' | 'failedLogins' | 'createdAt' | 'lastLoginAt'>;
 
@@ -23,7 +24,7 @@ export async function findUserByEmail(db: DbOrTx, { email }: { email: string }):
 }
 
 export async function findUserById(db: DbOrTx, { id }: { id: string }): Promise<UserRow | null> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  if (!isUuid(id)) return null;
   const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
   return row ?? null;
 }

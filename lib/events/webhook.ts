@@ -31,7 +31,7 @@ export function webhookSettingsFrom(config: Config): WebhookSettings {
     snsTopicArns: config.SNS_TOPIC_ARNS.split(',')
       .map((arn) => arn.trim())
       .filter(Boolean),
-    snsKeyResolver: defaultSnsKeyResolver(),
+    snsKeyResolver: defaultSnsKeyResolver({ certDir: config.SNS_CERT_DIR }),
   };
 }
 

@@ -3,6 +3,7 @@ import { countBatchOutcomes, listReplays, type ReplayListRow } from '../../db/qu
 import type { DryRunCounts, ReplayFilter } from '../../db/schema/replays';
 import type { ReplayState } from '../../db/schema/states';
 import { dryRunVerdict, type DryRunVerdict } from './verdict';
+import { isUuid } from '../../db/uuid';
 
 /** What the console and the CLI show about a replay: the row, its dry run, and live progress. */
 export type ReplayView = {
@@ -62,7 +63,7 @@ export async function listReplayViews(db: DbOrTx, { limit = 50 }: { limit?: numb
 }
 
 export async function getReplayView(db: DbOrTx, { id }: { id: string }): Promise<ReplayView | null> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  if (!isUuid(id)) return null;
   const [row] = await listReplays(db, { limit: 1, id });
   if (!row) return null;
   const outcomes = await countBatchOutcomes(db, { batchIds: [row.batchId] });
