@@ -7,7 +7,7 @@ import { POST as resolveEvidenceRoute } from './evidence/[ref]/resolve/route';
 import { POST as cancelRoute } from './reminders/[id]/cancel/route';
 import { POST as scheduleRoute } from './reminders/route';
 
-type Route = (request: Request, context?: { params: Promise<Record<string, string>> }) => Promise<Response>;
+type Route = (request: Request, context: { params?: Promise<Record<string, string>> }) => Promise<Response>;
 
 let t: TestDatabase;
 let token = '';
@@ -22,7 +22,8 @@ async function call(route: Route, { body, auth, params = {}, raw }: { body?: unk
   const authorization = auth === undefined ? `Bearer ${token}` : auth;
   if (authorization !== null) headers.authorization = authorization;
   const request = new Request('http://localhost/api/v1/test', { method: 'POST', headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
-  const response = await route(request, { params: Promise.resolve(params) });
+  // As `next start` calls a handler: a route without dynamic segments gets no params at all.
+  const response = await route(request, { params: Object.keys(params).length > 0 ? Promise.resolve(params) : undefined });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 
@@ -208,7 +209,8 @@ describe('POST /api/v1/reminders/{id}/cancel', () => {
 
   it('404 for an unknown or malformed id, 400 for a bad body, 401 without a token — nothing written', async () => {
     await expectRefusedWithoutWrites(cancelRoute, { params: { id: '00000000-0000-4000-8000-000000000000' } }, 404);
-    await expectRefusedWithoutWrites(cancelRoute, { params: { id: 'drop table' } }, 404);
+    await expectRefusedWithoutWrites(cancelRoute, { params: { id: 'drop table' } }, 400);
+    await expectRefusedWithoutWrites(cancelRoute, { params: { id: '-'.repeat(36) } }, 400);
     const created = await call(scheduleRoute, { body: reminder() });
     const id = String(created.json.id);
     await expectRefusedWithoutWrites(cancelRoute, { params: { id }, raw: '{reason' }, 400);
