@@ -1,0 +1,56 @@
+import type { Session } from 'next-auth';
+import type { z, ZodType } from 'zod';
+import { getDb, type DbOrTx } from '../../db/client';
+import { can } from '../auth/permissions';
+import { sessionFromCookieHeader } from '../auth/session';
+import { createLogger } from '../log';
+import { readJson, readQuery } from './body';
+import { csvFile, type ConsoleContract } from './contract';
+import { refuse, type Result } from './refusal';
+import { consoleOk, consoleRefusal, csvResponse } from './wire';
+
+const log = createLogger('console-api');
+
+export type ConsoleCaller = { session: Session; actor: string };
+
+/** Who may: 401 without a session, 403 for a role the permission map does not list. */
+export function authorize(session: Session | null, permission: ConsoleContract['permission']): Result<ConsoleCaller> {
+  if (!session) return refuse('unauthenticated', 'Sign in first.');
+  if (!can(session.user.role, permission)) return refuse('forbidden', `Your role (${session.user.role}) may not ${permission}.`);
+  return { ok: true, data: { session, actor: session.user.email } };
+}
+
+export type ConsoleHandlerContext<I extends ZodType> = ConsoleCaller & { db: DbOrTx; request: Request; input: z.output<I> };
+
+export type ConsoleHandler<I extends ZodType, O extends ZodType> = (context: ConsoleHandlerContext<I>) => Promise<Result<z.input<O>>>;
+
+export type ConsoleRouteHandler = ((request: Request) => Promise<Response>) & { contract: ConsoleContract };
+
+/**
+ * A console route handler from its contract: session and permission first (nothing is read
+ * before), then the query or body through the contract's input schema, then the handler. An
+ * error the handler throws is logged with the path and answered 500 without its message.
+ */
+export function consoleRoute<I extends ZodType, O extends ZodType>(contract: ConsoleContract<I, O>, handler: ConsoleHandler<I, O>): ConsoleRouteHandler {
+  const route = async (request: Request): Promise<Response> => {
+    try {
+      const db = getDb();
+      const caller = authorize(await sessionFromCookieHeader(db, request.headers.get('cookie')), contract.permission);
+      if (!caller.ok) return consoleRefusal(caller.refusal);
+      const input = contract.method === 'GET' ? readQuery(request, contract.input) : await readJson(request, contract.input);
+      if (!input.ok) return consoleRefusal(input.refusal);
+      const result = await handler({ ...caller.data, db, request, input: input.data });
+      if (!result.ok) return consoleRefusal(result.refusal);
+      if (contract.format === 'csv') {
+        const file = csvFile.safeParse(result.data);
+        if (!file.success) throw new Error(`${contract.path}: a csv route's handler must answer { filename, csv }`);
+        return csvResponse(file.data);
+      }
+      return consoleOk(result.data, contract.status);
+    } catch (error) {
+      log.error({ err: error instanceof Error ? error.message : String(error), path: contract.path }, 'console request failed');
+      return consoleRefusal({ kind: 'internal', message: 'The console could not complete this request. Retry; if it persists, check the console logs.' });
+    }
+  };
+  return Object.assign(route, { contract });
+}

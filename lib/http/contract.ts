@@ -1,0 +1,81 @@
+import { z, type ZodType } from 'zod';
+import type { Permission } from '../auth/permissions';
+import type { WebhookProvider } from '../events/types';
+
+/**
+ * What a route is, apart from what it does: its method and path, who may call it, and the zod
+ * schemas of what it takes and what it answers. A contract is plain data with no server code,
+ * so the console's components and the server's prefetch use the same one the handler is built
+ * from (lib/http/console-route.ts, producer-route.ts, …), and tests walk them (lib/http/routes.ts).
+ */
+
+export type Method = 'GET' | 'POST' | 'PUT';
+
+type Common = {
+  method: Method;
+  /** As the URL reads, dynamic segments in braces: `/api/v1/reminders/{id}/cancel`. */
+  path: string;
+};
+
+export type ConsoleContract<I extends ZodType = ZodType, O extends ZodType = ZodType> = Common & {
+  audience: 'console';
+  permission: Permission;
+  /** The query (GET) or the JSON body (POST). */
+  input: I;
+  /** `data` of the `{ ok: true, data }` answer; for a `csv` route, the file. */
+  output: O;
+  status: 200 | 201 | 202;
+  format: 'json' | 'csv';
+};
+
+export type ProducerContract<P extends ZodType = ZodType, B extends ZodType = ZodType, O extends ZodType = ZodType> = Common & {
+  audience: 'producer';
+  params: P;
+  body: B;
+  /** An empty body is `{}` (cancel, resolve); otherwise a JSON body is required. */
+  bodyOptional: boolean;
+  output: O;
+};
+
+export type ProviderContract<I extends ZodType = ZodType, O extends ZodType = ZodType> = Common & {
+  audience: 'provider';
+  provider: WebhookProvider;
+  /** The provider's documented payload, as its parser reads it (after authentication). */
+  input: I;
+  output: O;
+};
+
+export type ScrapeContract<O extends ZodType = ZodType> = Common & { audience: 'scrape'; input: ZodType; output: O };
+
+export type RouteContract = ConsoleContract | ProducerContract | ProviderContract | ScrapeContract;
+
+/** Nothing in, for a GET without parameters: unknown query names are ignored, as before. */
+export const noInput = z.object({});
+
+export function consoleContract<I extends ZodType, O extends ZodType>(
+  contract: Omit<ConsoleContract<I, O>, 'audience' | 'status' | 'format'> & Partial<Pick<ConsoleContract<I, O>, 'status' | 'format'>>,
+): ConsoleContract<I, O> {
+  return { audience: 'console', status: 200, format: 'json', ...contract };
+}
+
+export function producerContract<P extends ZodType, B extends ZodType, O extends ZodType>(
+  contract: Omit<ProducerContract<P, B, O>, 'audience' | 'bodyOptional'> & { bodyOptional?: boolean },
+): ProducerContract<P, B, O> {
+  return { audience: 'producer', bodyOptional: false, ...contract };
+}
+
+export function providerContract<I extends ZodType, O extends ZodType>(contract: Omit<ProviderContract<I, O>, 'audience' | 'method'>): ProviderContract<I, O> {
+  return { audience: 'provider', method: 'POST', ...contract };
+}
+
+export function scrapeContract<O extends ZodType>(contract: Omit<ScrapeContract<O>, 'audience' | 'method' | 'input'>): ScrapeContract<O> {
+  return { audience: 'scrape', method: 'GET', input: noInput, ...contract };
+}
+
+/** A CSV download: the file and the name the browser saves it under. */
+export const csvFile = z.object({ filename: z.string(), csv: z.string() });
+
+/** The console's wire format around a contract's output. */
+export function consoleEnvelope<O extends ZodType>(output: O) {
+  return z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), data: output }), z.object({ ok: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) })]);
+}

@@ -1,0 +1,59 @@
+import type { z, ZodType } from 'zod';
+import { getDb, type Db } from '../../db/client';
+import { recordApiTokenUse, verifyApiToken } from '../auth/api-tokens';
+import { createLogger } from '../log';
+import { parseInput, readJson } from './body';
+import type { ProducerContract } from './contract';
+import { refuse, type Result } from './refusal';
+import { producerOk, producerRefusal } from './wire';
+
+const log = createLogger('producer-api');
+
+const unauthorizedDetail = {
+  missing: 'send Authorization: Bearer <token>',
+  malformed: 'the bearer token is not a notice-ledger API token',
+  unknown: 'the bearer token is not known',
+  revoked: 'the bearer token has been revoked',
+} as const;
+
+/** What a producer handler answers: the status is its own (201 created / 200 seen before). */
+export type ProducerAnswer<O extends ZodType> = { status: 200 | 201; body: z.input<O> };
+
+export type ProducerHandlerContext<P extends ZodType, B extends ZodType> = { db: Db; request: Request; actor: string; params: z.output<P>; body: z.output<B> };
+
+export type ProducerRouteHandler = ((request: Request, context?: { params?: Promise<Record<string, string | string[]> | undefined> }) => Promise<Response>) & { contract: ProducerContract };
+
+/**
+ * A producer API handler from its contract: the bearer token (only its hash is stored), the
+ * path parameters, the JSON body, then the handler. A refused request writes nothing — not even
+ * the token's last_used_at, which is recorded only after a 2xx.
+ *
+ * Next 16 under `next start` hands a route without dynamic segments a context whose `params`
+ * is undefined, not a promise of {}: every producer request answered 500 until this was read
+ * that way, while tests that hand-made the context passed.
+ */
+export function producerRoute<P extends ZodType, B extends ZodType, O extends ZodType>(
+  contract: ProducerContract<P, B, O>,
+  handler: (context: ProducerHandlerContext<P, B>) => Promise<Result<ProducerAnswer<O>>>,
+): ProducerRouteHandler {
+  const route = async (request: Request, context?: { params?: Promise<Record<string, string | string[]> | undefined> }): Promise<Response> => {
+    try {
+      const db = getDb();
+      const check = await verifyApiToken(db, { authorization: request.headers.get('authorization') });
+      if (!check.ok) return producerRefusal(refuse('unauthenticated', unauthorizedDetail[check.reason], { headers: { 'www-authenticate': 'Bearer realm="notice-ledger"' } }).refusal);
+      const raw = (await context?.params) ?? {};
+      const params = parseInput(Object.fromEntries(Object.entries(raw).map(([key, value]) => [key, Array.isArray(value) ? value.join('/') : value])), contract.params);
+      if (!params.ok) return producerRefusal(params.refusal);
+      const body = await readJson(request, contract.body, { optional: contract.bodyOptional });
+      if (!body.ok) return producerRefusal(body.refusal);
+      const result = await handler({ db, request, actor: check.actor, params: params.data, body: body.data });
+      if (!result.ok) return producerRefusal(result.refusal);
+      await recordApiTokenUse(db, { id: check.token.id });
+      return producerOk(result.data.body, result.data.status);
+    } catch (error) {
+      log.error({ err: error instanceof Error ? error.message : String(error), path: contract.path }, 'producer API request failed');
+      return producerRefusal({ kind: 'internal', message: 'the request could not be completed; it is safe to retry' });
+    }
+  };
+  return Object.assign(route, { contract });
+}

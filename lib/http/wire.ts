@@ -1,0 +1,58 @@
+import { statusOf, type Refusal, type RefusalKind } from './refusal';
+
+/**
+ * How a refusal reads for each audience. The status always comes from the one table in
+ * refusal.ts; the body is each audience's published format: the console's `{ ok, data | error }`
+ * (its own client reads it), the producer API's `{ error, details }` (other services parse it,
+ * so it does not change), a provider's `{ error }` (a provider only reads the status).
+ */
+
+const noStore = { 'cache-control': 'no-store' };
+
+export function consoleOk(data: unknown, status: number): Response {
+  return Response.json({ ok: true, data }, { status, headers: noStore });
+}
+
+export function consoleRefusal(refusal: Refusal): Response {
+  return Response.json({ ok: false, error: { code: refusal.kind, message: refusal.message } }, { status: statusOf(refusal), headers: { ...noStore, ...refusal.headers } });
+}
+
+const producerNames: Record<RefusalKind, string> = {
+  unauthenticated: 'unauthorized',
+  forbidden: 'forbidden',
+  invalid_input: 'invalid_request',
+  not_found: 'not_found',
+  method_not_allowed: 'method_not_allowed',
+  conflict: 'conflict',
+  too_large: 'body_too_large',
+  unprocessable: 'unprocessable',
+  rate_limited: 'rate_limited',
+  not_configured: 'not_configured',
+  internal: 'internal',
+};
+
+export function producerOk(body: unknown, status: number): Response {
+  return Response.json(body, { status, headers: noStore });
+}
+
+export function producerRefusal(refusal: Refusal): Response {
+  return Response.json({ error: refusal.code ?? producerNames[refusal.kind], details: refusal.details ?? refusal.message }, { status: statusOf(refusal), headers: { ...noStore, ...refusal.headers } });
+}
+
+export function providerOk(body: unknown): Response {
+  return Response.json(body, { status: 200 });
+}
+
+export function providerRefusal(refusal: Refusal): Response {
+  return Response.json({ error: refusal.message }, { status: statusOf(refusal), headers: refusal.headers });
+}
+
+export function csvResponse({ filename, csv }: { filename: string; csv: string }): Response {
+  return new Response(csv, {
+    headers: {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="${filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
+      ...noStore,
+    },
+  });
+}
