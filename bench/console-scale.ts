@@ -6,7 +6,7 @@ import { migrateDatabase } from '../db/migrate';
 import { listAuditEntries } from '../db/queries/audit';
 import { findNoticeJob, findNoticeLedgerEntry, findNotices, listNoticeAttempts, listNoticeProviderEvents } from '../db/queries/lookup';
 import { attemptSeries, countPendingByDueBucket, findOldestPending, providerEventSeries, readPendingDueSnapshot } from '../db/queries/overview';
-import { countQuarantined, listQuarantined } from '../db/queries/quarantine';
+import { countQuarantined, listQuarantined } from '../db/queries/ledger/read';
 import { PENDING_FRESH_MS } from '../lib/console/overview-model';
 import { loadPendingCounts, recountPendingCounts } from '../lib/console/pending-counts';
 import { LIVE_REFRESH_MS } from '../components/query/keys';

@@ -6,9 +6,9 @@ import {
   deleteFinishedJobsBefore,
   deleteProviderEventsBefore,
   deleteResolvedEvidenceBefore,
-  deleteSettledLedgerBefore,
   redactProviderEventDetailsBefore,
 } from '../db/queries/retention';
+import { deleteSettledLedgerBefore } from '../db/queries/ledger/retention';
 import type { Config } from './config';
 
 /**

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
-import { getLedgerRow, listQuarantined } from '../db/queries/ledger';
+import { getLedgerRow, listQuarantined } from '../db/queries/ledger/read';
 import { deliveryAttempts } from '../db/schema';
 import { correlationOf } from '../lib/ledger/notice-key';
 import { startSmtpSink } from '../lib/mail/sink';
@@ -69,7 +69,7 @@ describe.concurrent('worker crash positions (real processes, real SIGKILL)', () 
       expect(sink.countByCorrelation(corr)).toBeLessThanOrEqual(1);
       const ledger = await getLedgerRow(t.db, { noticeKey: job.noticeKey });
       expect(ledger?.state).toBe(expected[position].ledger);
-      const quarantined = (await listQuarantined(t.db, { olderThanMs: 1_000 })).map((row) => row.noticeKey);
+      const quarantined = (await listQuarantined(t.db, { quarantineAfterMs: 1_000, limit: 500 })).map((row) => row.noticeKey);
       if (expected[position].ledger === 'sent') {
         expect(await readJob(t.db, job.id)).toMatchObject({ state: 'sent' });
         expect(quarantined).not.toContain(job.noticeKey);

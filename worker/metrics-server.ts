@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Db } from '../db/client';
-import { countQuarantined } from '../db/queries/ledger';
+import { countQuarantined } from '../db/queries/ledger/read';
 import type { Logger } from '../lib/log';
 import { quarantinedClaims, registry } from '../lib/metrics/registry';
 
@@ -24,7 +24,7 @@ export async function startMetricsServer({ port, host = '0.0.0.0', db, quarantin
     }
     void (async () => {
       try {
-        quarantinedClaims.set(await countQuarantined(db, { olderThanMs: quarantineAfterMs }));
+        quarantinedClaims.set(await countQuarantined(db, { quarantineAfterMs }));
       } catch (error) {
         logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'quarantine count failed; gauge not refreshed');
       }

@@ -3,7 +3,8 @@ import amqp from 'amqplib';
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
 import { listAttemptsForJob } from '../db/queries/attempts';
-import { getLedgerRow, releaseStuckClaimForResend } from '../db/queries/ledger';
+import { getLedgerRow } from '../db/queries/ledger/read';
+import { resolveQuarantine } from '../lib/console/quarantine';
 import { deliveryAttempts, recipientSuppressions } from '../db/schema';
 import { backfillFromCsv } from '../lib/ledger/backfill';
 import { correlationOf } from '../lib/ledger/notice-key';
@@ -121,8 +122,9 @@ describe.concurrent('worker processes', () => {
       await vi.waitFor(async () => expect(await readJob(t.db, dropped.id)).toMatchObject({ state: 'claimed', lastErrorClass: 'connection_lost' }), { timeout: 20_000, interval: 100 });
       expect(await getLedgerRow(t.db, { noticeKey: dropped.noticeKey })).toMatchObject({ state: 'claimed' });
 
-      // On-call finds no provider trace and releases it for resend: the resend carries the first code.
-      expect(await releaseStuckClaimForResend(t.db, { noticeKey: dropped.noticeKey, resolution: 'no provider evidence' })).toBe(true);
+      // On-call finds no provider trace and releases it for resend through the console's quarantine
+      // action (what POST /api/console/quarantine/resolve calls): the resend carries the first code.
+      expect(await resolveQuarantine(t.db, { action: 'release', selection: { keys: [dropped.noticeKey] }, actor: 'oncall@example.test', reason: 'no provider evidence', quarantineAfterMs: 0 })).toEqual({ action: 'release', resolved: [dropped.noticeKey], skipped: 0 });
       await publisher.publish({ jobId: dropped.id });
       await vi.waitFor(async () => expect((await readJob(t.db, dropped.id)).state).toBe('sent'), { timeout: 20_000, interval: 100 });
       const codes = sink.messages().filter((m) => m.correlation === correlationOf(dropped.noticeKey)).map((m) => /confirmation code: ([A-Z2-9]{10})/.exec(m.raw)?.[1]);

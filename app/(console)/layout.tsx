@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import Link from 'next/link';
 import { redirect } from 'next/navigation';
 import { getDb } from '@/db/client';
-import { countQuarantined } from '@/db/queries/quarantine';
+import { countQuarantined } from '@/db/queries/ledger/read';
 import { can } from '@/lib/auth/permissions';
 import { roleLabels } from '@/lib/auth/roles';
 import { config } from '@/lib/config';

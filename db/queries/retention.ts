@@ -3,7 +3,8 @@ import type { DbOrTx } from '../client';
 
 /**
  * Every statement touches at most `limit` rows (`ctid in (select … limit n)`), so retention
- * runs in small transactions next to live traffic instead of one long lock.
+ * runs in small transactions next to live traffic instead of one long lock. The ledger's own
+ * deletion is with the rest of the ledger, in db/queries/ledger/retention.ts.
  */
 
 async function count(db: DbOrTx, query: ReturnType<typeof sql>): Promise<number> {
@@ -40,15 +41,6 @@ export function deleteResolvedEvidenceBefore(db: DbOrTx, { before, limit }: { be
           where e.state = 'resolved' and e.resolved_at < ${before}
             and not exists (select 1 from reminder_jobs j where j.evidence_ref = e.ref and j.state = 'pending')
           limit ${limit})`,
-  );
-}
-
-/** Settled ledger rows only: a `claimed` row is an open question for on-call, whatever its age. */
-export function deleteSettledLedgerBefore(db: DbOrTx, { before, limit }: { before: Date; limit: number }): Promise<number> {
-  return count(
-    db,
-    sql`delete from notice_ledger where ctid in (
-          select ctid from notice_ledger where state in ('sent', 'suppressed', 'released') and updated_at < ${before} limit ${limit})`,
   );
 }
 

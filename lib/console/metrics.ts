@@ -1,7 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { Gauge } from 'prom-client';
 import type { DbOrTx } from '@/db/client';
-import { countQuarantined } from '@/db/queries/quarantine';
+import { countQuarantined } from '@/db/queries/ledger/read';
 import { quarantinedClaims, registry } from '@/lib/metrics/registry';
 import { PENDING_FRESH_MS, PENDING_SERVE_STALE_MS } from './overview-model';
 import { loadPendingCounts, type LoadPendingCountsOptions } from './pending-counts';

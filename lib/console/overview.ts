@@ -1,6 +1,6 @@
 import type { DbOrTx } from '@/db/client';
 import { attemptSeries, findOldestPending, providerEventSeries } from '@/db/queries/overview';
-import { countQuarantined } from '@/db/queries/quarantine';
+import { countQuarantined } from '@/db/queries/ledger/read';
 import { noticeTypeNames, noticeTypes } from '@/lib/ledger/notice-types';
 import { loadPendingCounts, type LoadPendingCountsOptions } from './pending-counts';
 import { CLAIM_OUTCOMES, deriveAlerts, densify, dueBuckets, NEAR_DEADLINE_MS, timeRanges, type Alert, type DueBucketId, type SeriesPoint, type TimeRange } from './overview-model';

@@ -1,5 +1,5 @@
 import type { DbOrTx } from '@/db/client';
-import { countQuarantined, listQuarantined, type EvidenceEvent, type QuarantineFilter } from '@/db/queries/quarantine';
+import { countQuarantined, listQuarantined, type EvidenceEvent, type QuarantineFilter } from '@/db/queries/ledger/read';
 
 export const QUARANTINE_PAGE_SIZE = 50;
 

@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/db';
 import { seedConsoleScenario, type ConsoleScenario } from '../../e2e/fixtures/console-data';
-import { countQuarantined, listQuarantined } from '../../db/queries/quarantine';
+import { countQuarantined, listQuarantined } from '../../db/queries/ledger/read';
 import { auditLog } from '../../db/schema/audit';
 import { reminderJobs } from '../../db/schema/jobs';
 import { noticeLedger } from '../../db/schema/ledger';

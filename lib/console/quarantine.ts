@@ -1,6 +1,7 @@
 import type { DbOrTx } from '@/db/client';
 import { insertAuditEntries } from '@/db/queries/audit';
-import { lockQuarantined, resolveJobsForClaims, resolveLedgerClaims, type QuarantineAction, type QuarantineSelection } from '@/db/queries/quarantine';
+import type { QuarantineSelection } from '@/db/queries/ledger/read';
+import { lockQuarantined, resolveClaims, type QuarantineAction } from '@/db/queries/ledger/resolve';
 
 /** One bulk action touches at most this many claims; a bigger incident is done in several passes. */
 export const MAX_BULK = 5_000;
@@ -14,10 +15,10 @@ export const quarantineActionLabels: Record<QuarantineAction, string> = {
 export type ResolveOutcome = { action: QuarantineAction; resolved: string[]; skipped: number };
 
 /**
- * Resolves quarantined claims in ONE transaction: lock the rows, move the ledger (guarded by
- * state = 'claimed', so a claim the evidence matcher or another on-call resolved meanwhile is
- * skipped, not overwritten), move the jobs, and write one audit row per notice with before
- * and after. Release keeps one_time_code untouched so the resend carries the same code.
+ * Resolves quarantined claims in ONE transaction: lock the rows, move the ledger and the jobs
+ * (resolveClaims, guarded by state = 'claimed', so a claim the evidence matcher or another
+ * on-call resolved meanwhile is skipped, not overwritten), and write one audit row per notice
+ * with before and after. Release keeps one_time_code untouched so the resend carries the same code.
  */
 export async function resolveQuarantine(
   db: DbOrTx,
@@ -26,11 +27,9 @@ export async function resolveQuarantine(
   return db.transaction(async (tx) => {
     const locked = await lockQuarantined(tx, { quarantineAfterMs: params.quarantineAfterMs, selection: params.selection, limit: MAX_BULK });
     const keys = locked.map((row) => row.noticeKey);
-    const ledger = await resolveLedgerClaims(tx, { action: params.action, keys, resolution: `operator:${params.action}` });
-    const resolvedKeys = ledger.map((row) => row.noticeKey);
-    const jobs = await resolveJobsForClaims(tx, { action: params.action, keys: resolvedKeys });
-    const ledgerByKey = new Map(ledger.map((row) => [row.noticeKey, row]));
-    const jobByKey = new Map(jobs.map((row) => [row.noticeKey, row]));
+    const resolved = await resolveClaims(tx, { keys, resolution: { by: 'operator', action: params.action } });
+    const resolvedKeys = resolved.map((row) => row.noticeKey);
+    const ledgerByKey = new Map(resolved.map((row) => [row.noticeKey, row]));
     await insertAuditEntries(tx, {
       entries: locked
         .filter((row) => ledgerByKey.has(row.noticeKey))
@@ -51,7 +50,7 @@ export async function resolveQuarantine(
           after: {
             ledgerState: ledgerByKey.get(row.noticeKey)?.state ?? null,
             providerMessageId: ledgerByKey.get(row.noticeKey)?.providerMessageId ?? null,
-            jobState: jobByKey.get(row.noticeKey)?.state ?? row.jobState,
+            jobState: ledgerByKey.get(row.noticeKey)?.jobState ?? row.jobState,
           },
         })),
     });
@@ -60,4 +59,5 @@ export async function resolveQuarantine(
   });
 }
 
-export type { QuarantineAction, QuarantineSelection } from '@/db/queries/quarantine';
+export type { QuarantineSelection } from '@/db/queries/ledger/read';
+export type { QuarantineAction } from '@/db/queries/ledger/resolve';

@@ -1,5 +1,8 @@
 import type { DbOrTx } from '../../db/client';
-import { confirmClaimSentByEvidence, findLedgerLink, insertProviderEvent, linkProviderEvent, listClaimsWithSendEvidence } from '../../db/queries/events';
+import { insertAuditEntries } from '../../db/queries/audit';
+import { insertProviderEvent, linkProviderEvent } from '../../db/queries/events';
+import { findLedgerLink, listClaimsWithSendEvidence, type Evidence } from '../../db/queries/ledger/evidence-match';
+import { resolveClaims } from '../../db/queries/ledger/resolve';
 import { addRecipientSuppression } from '../../db/queries/suppressions';
 import { provesHandOver, storableEvent, suppressionFor, type NormalizedEvent } from './types';
 
@@ -87,4 +90,40 @@ export async function reconcileQuarantine(db: DbOrTx, { limit = 500 }: { limit?:
     if (done) confirmed.push(candidate.noticeKey);
   }
   return { confirmed };
+}
+
+export const RECONCILER_ACTOR = 'system:reconciler';
+export const RECONCILER_REASON = 'resolved by provider evidence';
+
+/**
+ * claimed → sent on provider evidence, and nothing else: resolveClaims' `state = 'claimed'`
+ * guard makes it a no-op for rows already sent, released or suppressed, and it never makes a
+ * row sendable. The ledger, the job and the audit row commit together (call inside a tx).
+ */
+export async function confirmClaimSentByEvidence(db: DbOrTx, { noticeKey, evidence }: { noticeKey: string; evidence: Evidence }): Promise<boolean> {
+  const [row] = await resolveClaims(db, {
+    keys: [noticeKey],
+    resolution: { by: 'provider_evidence', occurredAt: evidence.occurredAt, providerMessageId: evidence.providerMessageId },
+  });
+  if (!row) return false;
+  await insertAuditEntries(db, {
+    entries: [
+      {
+        actor: RECONCILER_ACTOR,
+        action: 'ledger.confirm_sent',
+        targetType: 'notice',
+        targetId: noticeKey,
+        reason: RECONCILER_REASON,
+        before: { state: 'claimed', claimedAt: row.claimedAt.toISOString(), claimedBy: row.claimedBy },
+        after: {
+          state: 'sent',
+          sentAt: row.sentAt?.toISOString() ?? null,
+          evidenceEventId: `${evidence.provider}:${evidence.eventId}`,
+          evidenceEventRowId: evidence.rowId,
+          evidenceType: evidence.eventType,
+        },
+      },
+    ],
+  });
+  return true;
 }

@@ -1,10 +1,9 @@
 import { createPublicKey } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { confirmClaimSentByEvidence } from '../../db/queries/events';
 import { findRecipientSuppression } from '../../db/queries/suppressions';
 import { signGenericRequest } from './generic-signature';
-import { reconcileQuarantine } from './ingest';
+import { confirmClaimSentByEvidence, reconcileQuarantine } from './ingest';
 import { createTestSendgridSigner, createTestSnsSigner, insertClaimedNotice, keyWithCorrelation, readFixture, type TestSnsSigner } from './testing';
 import { receiveWebhook, type WebhookSettings } from './webhook';
 import type { WebhookProvider } from './types';

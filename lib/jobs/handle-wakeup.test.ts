@@ -1,7 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { listAttemptsForJob } from '../../db/queries/attempts';
-import { getLedgerRow, insertBackfilledSent, listQuarantined, releaseStuckClaimForResend } from '../../db/queries/ledger';
+import { insertBackfilledSent } from '../../db/queries/ledger/backfill';
+import { getLedgerRow, listQuarantined } from '../../db/queries/ledger/read';
+import { resolveQuarantine } from '../console/quarantine';
 import { evidence, noticeLedger, recipientSuppressions } from '../../db/schema';
 import { insertTestJob, readJob } from '../../test/fixtures/jobs';
 import { createTestDatabase, type TestDatabase } from '../../test/db';
@@ -238,14 +240,14 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     const stuck = await getLedgerRow(t.db, { noticeKey: job.noticeKey });
     expect(stuck).toMatchObject({ state: 'claimed' });
     expect(await readJob(t.db, job.id)).toMatchObject({ state: 'claimed', attempts: 1, lastErrorClass: 'connection_lost' });
-    expect((await listQuarantined(t.db, { olderThanMs: 0 })).map((q) => q.noticeKey)).toContain(job.noticeKey);
-    expect((await listQuarantined(t.db, { olderThanMs: 3_600_000 })).map((q) => q.noticeKey)).not.toContain(job.noticeKey);
+    expect((await listQuarantined(t.db, { quarantineAfterMs: 0, limit: 500 })).map((q) => q.noticeKey)).toContain(job.noticeKey);
+    expect((await listQuarantined(t.db, { quarantineAfterMs: 3_600_000, limit: 500 })).map((q) => q.noticeKey)).not.toContain(job.noticeKey);
 
     // Redelivery does not release or resend it.
     expect(await handle(delivery(job.id))).toEqual({ ack: true });
     expect(sink.countByCorrelation(corr)).toBe(1);
 
-    expect(await releaseStuckClaimForResend(t.db, { noticeKey: job.noticeKey, resolution: 'no provider trace; resend' })).toBe(true);
+    expect(await resolveQuarantine(t.db, { action: 'release', selection: { keys: [job.noticeKey] }, actor: 'oncall@example.test', reason: 'no provider trace; resend', quarantineAfterMs: 0 })).toEqual({ action: 'release', resolved: [job.noticeKey], skipped: 0 });
     expect(await handle(delivery(job.id))).toEqual({ ack: true });
     const messages = sink.messages().filter((m) => m.correlation === corr);
     expect(messages.map((m) => m.outcome)).toEqual(['dropped-after-data', 'accepted']);

@@ -1,7 +1,8 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { listAttemptsForJob } from '../../db/queries/attempts';
-import { getLedgerRow, listQuarantined, releaseStuckClaimForResend } from '../../db/queries/ledger';
+import { getLedgerRow, listQuarantined } from '../../db/queries/ledger/read';
+import { resolveQuarantine } from '../console/quarantine';
 import { deliveryAttempts, reminderJobs } from '../../db/schema';
 import { createTestDatabase, type TestDatabase } from '../../test/db';
 import { readJob } from '../../test/fixtures/jobs';
@@ -128,7 +129,7 @@ describe('recovery (controlled clock)', () => {
     sink.setFault({ kind: 'stall', times: 1 });
     expect(await handler(400)(delivery(job.id, 'msg-a'))).toEqual({ ack: true });
     expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toMatchObject({ state: 'claimed' });
-    expect((await listQuarantined(t.db, { olderThanMs: 0 })).map((row) => row.noticeKey)).toContain(job.noticeKey);
+    expect((await listQuarantined(t.db, { quarantineAfterMs: 0, limit: 500 })).map((row) => row.noticeKey)).toContain(job.noticeKey);
 
     // A redelivery must not resend an unknown outcome.
     sink.setFault({ kind: 'none' });
@@ -136,7 +137,7 @@ describe('recovery (controlled clock)', () => {
     expect(sink.messages().filter((m) => m.correlation === corr)).toHaveLength(0);
 
     // On-call finds no provider trace and releases it; the resend meets a permanent rejection.
-    expect(await releaseStuckClaimForResend(t.db, { noticeKey: job.noticeKey, resolution: 'no provider trace; resend' })).toBe(true);
+    expect(await resolveQuarantine(t.db, { action: 'release', selection: { keys: [job.noticeKey] }, actor: 'oncall@example.test', reason: 'no provider trace; resend', quarantineAfterMs: 0 })).toEqual({ action: 'release', resolved: [job.noticeKey], skipped: 0 });
     clockMs = Math.max(clockMs, Date.now()) + 1_000;
     sink.setFault({ kind: 'reject', code: 550, times: 1 });
     expect(await handler()(delivery(job.id, 'msg-b'))).toEqual({ ack: true });

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { Db } from '../../db/client';
 import { loadJobForSend, loadJobsForSend, type JobForSend } from '../../db/queries/jobs';
-import { claimNotice, claimNotices, commitSent, commitSentMany, type Claim, type ClaimParams, type CommitSentParams } from '../../db/queries/ledger';
+import { claimNotice, claimNotices, type Claim, type ClaimParams } from '../../db/queries/ledger/claim';
+import { commitSent, commitSentMany, type CommitSentParams } from '../../db/queries/ledger/commit';
 import { createCoalescer } from '../coalesce';
 
 /**

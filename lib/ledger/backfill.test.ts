@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getLedgerRow } from '../../db/queries/ledger';
+import { getLedgerRow } from '../../db/queries/ledger/read';
 import { noticeLedger, reminderJobs } from '../../db/schema';
 import { createTestDatabase, type TestDatabase } from '../../test/db';
 import { insertTestJob } from '../../test/fixtures/jobs';

@@ -1,5 +1,5 @@
 import type { DbOrTx } from '../../db/client';
-import { backfillSentJobs, existingNoticeKeys, insertBackfilledSent, type BackfillRow } from '../../db/queries/ledger';
+import { backfillSentJobs, existingNoticeKeys, insertBackfilledSent, type BackfillRow } from '../../db/queries/ledger/backfill';
 import { recipientDomain } from '../jobs/rate-limit';
 import { noticeKey } from './notice-key';
 import { InvalidNoticeError, noticeTypes, parseNoticeFact, type NoticeType } from './notice-types';

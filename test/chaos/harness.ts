@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import { createDb, createPool, type Db } from '../../db/client';
-import { listQuarantined } from '../../db/queries/ledger';
+import { listQuarantined } from '../../db/queries/ledger/read';
 import { createUser } from '../../db/queries/users';
 import { createApiToken } from '../../lib/auth/api-tokens';
 import { resolveQuarantine } from '../../lib/console/quarantine';
@@ -332,7 +332,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // action); the workers (no more kills, sink faults still on) send it again via the sweeper.
     const atSink = new Set(sink.messages().map((message) => message.correlation));
     // Only claims older than SMTP_TIMEOUT: no send for them can still be on the wire.
-    const stuck = (await listQuarantined(db, { olderThanMs: SMTP_TIMEOUT_MS + 2_000, limit: 5_000 })).map((row) => row.noticeKey).filter((key) => !atSink.has(correlationOf(key)));
+    const stuck = (await listQuarantined(db, { quarantineAfterMs: SMTP_TIMEOUT_MS + 2_000, limit: 5_000 })).map((row) => row.noticeKey).filter((key) => !atSink.has(correlationOf(key)));
     const released = stuck.length === 0 ? 0 : (await resolveQuarantine(db, { action: 'release', selection: { keys: stuck }, actor: manager.email, reason: 'chaos: no provider trace, resend', quarantineAfterMs: SMTP_TIMEOUT_MS + 2_000 })).resolved.length;
     const onCallWait = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log, signal: options.signal });
     if (onCallWait) failures.push(`after the on-call release ${onCallWait}`);

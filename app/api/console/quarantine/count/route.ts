@@ -1,4 +1,4 @@
-import { countQuarantined } from '@/db/queries/quarantine';
+import { countQuarantined } from '@/db/queries/ledger/read';
 import { guarded, jsonOk, parseBody } from '@/lib/auth/guard';
 import { config } from '@/lib/config';
 import { quarantineCountRequest } from '@/lib/console/requests';

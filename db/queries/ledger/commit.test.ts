@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertTestJob, readJob } from '../../test/fixtures/jobs';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { listAttemptsForJob } from './attempts';
-import { claimNotice, commitSent, getLedgerRow } from './ledger';
+import { insertTestJob, readJob } from '../../../test/fixtures/jobs';
+import { createTestDatabase, type TestDatabase } from '../../../test/db';
+import { listAttemptsForJob } from '../attempts';
+import { claimNotice } from './claim';
+import { commitSent } from './commit';
+import { getLedgerRow } from './read';
 
 let t: TestDatabase;
 beforeAll(async () => {

@@ -2,13 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fuzzParameters } from '../../test/fuzz/arbitraries';
-import { insertTestJob, readJob } from '../../test/fixtures/jobs';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import type { JobRow } from '../schema';
-import { listAttemptsForJob } from './attempts';
-import { loadJobForSend, loadJobsForSend } from './jobs';
-import { claimNotice, claimNotices, commitSent, commitSentMany, getLedgerRow, type ClaimParams, type CommitSentParams } from './ledger';
+import { fuzzParameters } from '../../../test/fuzz/arbitraries';
+import { insertTestJob, readJob } from '../../../test/fixtures/jobs';
+import { createTestDatabase, type TestDatabase } from '../../../test/db';
+import type { JobRow } from '../../schema';
+import { listAttemptsForJob } from '../attempts';
+import { loadJobForSend, loadJobsForSend } from '../jobs';
+import { claimNotice, claimNotices, type ClaimParams } from './claim';
+import { commitSent, commitSentMany, type CommitSentParams } from './commit';
+import { getLedgerRow } from './read';
 
 /**
  * The batched send-path statements (claimNotices, commitSentMany, loadJobsForSend) against the

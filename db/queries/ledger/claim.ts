@@ -1,0 +1,115 @@
+import type { Db, DbOrTx } from '../../client';
+import { hotQuery } from './hot-query';
+
+/**
+ * Where a claim is written: the worker's claim, one statement, committed on its own, before
+ * the send. Where it can end is the table in lib/ledger/transitions.ts (commit.ts, resolve.ts,
+ * retention.ts in this folder).
+ */
+
+export type ClaimParams = {
+  noticeKey: string;
+  noticeType: string;
+  identity: Record<string, string>;
+  revision: number;
+  jobId: string;
+  claimToken: string;
+  claimedBy: string;
+  recipientDomain: string;
+  /** Used only when the row is new; a re-claimed row keeps the code minted at its first claim. */
+  oneTimeCode: string;
+};
+
+export type Claim = { noticeKey: string; oneTimeCode: string; reclaimed: boolean };
+
+const CLAIM_SQL = `
+    with claim as (
+      insert into notice_ledger as l
+        (notice_key, notice_type, identity, revision, job_id, state, claim_token, claimed_by, claimed_at, recipient_domain, one_time_code, source, updated_at)
+      values ($1::text, $2::text, $3::jsonb, $4::int, $5::uuid, 'claimed', $6::uuid, $7::text, now(), $8::text, $9::text, 'worker', now())
+      on conflict (notice_key) do update
+        set state = 'claimed', claim_token = excluded.claim_token, claimed_by = excluded.claimed_by, claimed_at = now(),
+            job_id = excluded.job_id, one_time_code = coalesce(l.one_time_code, excluded.one_time_code),
+            resolution = null, resolved_at = null, updated_at = now()
+        where l.state = 'released'
+      returning l.notice_key, l.one_time_code, (l.xmax <> 0) as reclaimed
+    ), job as (
+      update reminder_jobs set state = 'claimed', updated_at = now()
+      where id = $5::uuid and state = 'pending' and exists (select 1 from claim)
+      returning id
+    )
+    select claim.notice_key, claim.one_time_code, claim.reclaimed, (select count(*) from job) as jobs from claim`;
+
+/**
+ * Claims the notice in ONE statement, committed on its own: a new row, or a `released` row
+ * re-claimed. Concurrent claimers serialise on the primary key; exactly one gets a row back.
+ * `claimed`, `sent` and `suppressed` rows are never taken over. The job moves to `claimed`
+ * in the same statement, so the job row and the ledger cannot disagree about who owns it.
+ */
+export async function claimNotice(db: DbOrTx, params: ClaimParams): Promise<Claim | null> {
+  const rows = await hotQuery<{ notice_key: string; one_time_code: string; reclaimed: boolean }>(db, 'ledger_claim', CLAIM_SQL, [
+    params.noticeKey,
+    params.noticeType,
+    JSON.stringify(params.identity),
+    params.revision,
+    params.jobId,
+    params.claimToken,
+    params.claimedBy,
+    params.recipientDomain,
+    params.oneTimeCode,
+  ]);
+  const row = rows[0];
+  if (!row) return null;
+  return { noticeKey: row.notice_key, oneTimeCode: row.one_time_code, reclaimed: row.reclaimed };
+}
+
+const CLAIM_MANY_SQL = `
+    with input as (
+      select * from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::text[])
+        as t(notice_key, notice_type, identity, revision, job_id, claim_token, claimed_by, recipient_domain, one_time_code)
+      -- One lock order for every batch: two workers' batches cannot deadlock on shared keys.
+      order by notice_key
+    ), claim as (
+      insert into notice_ledger as l
+        (notice_key, notice_type, identity, revision, job_id, state, claim_token, claimed_by, claimed_at, recipient_domain, one_time_code, source, updated_at)
+      select notice_key, notice_type, identity::jsonb, revision, job_id, 'claimed', claim_token, claimed_by, now(), recipient_domain, one_time_code, 'worker', now()
+      from input
+      on conflict (notice_key) do update
+        set state = 'claimed', claim_token = excluded.claim_token, claimed_by = excluded.claimed_by, claimed_at = now(),
+            job_id = excluded.job_id, one_time_code = coalesce(l.one_time_code, excluded.one_time_code),
+            resolution = null, resolved_at = null, updated_at = now()
+        where l.state = 'released'
+      returning l.notice_key, l.one_time_code, (l.xmax <> 0) as reclaimed, l.job_id
+    ), job as (
+      update reminder_jobs j set state = 'claimed', updated_at = now()
+      from claim where j.id = claim.job_id and j.state = 'pending'
+      returning j.id
+    )
+    select notice_key, one_time_code, reclaimed, (select count(*) from job) as jobs from claim`;
+
+/**
+ * Many claims in ONE statement, committed together: the same rules as claimNotice, row by row
+ * (a new row, or a `released` row re-claimed; anything else refused → null at its index).
+ * The keys must be distinct (a statement cannot touch one row twice). A pool only: the arrays
+ * travel as array parameters of a named prepared statement.
+ */
+export async function claimNotices(db: Db, claims: readonly ClaimParams[]): Promise<Array<Claim | null>> {
+  if (claims.length === 0) return [];
+  const { rows } = await db.$client.query<{ notice_key: string; one_time_code: string; reclaimed: boolean }>({
+    name: 'ledger_claim_many',
+    text: CLAIM_MANY_SQL,
+    values: [
+      claims.map((c) => c.noticeKey),
+      claims.map((c) => c.noticeType),
+      claims.map((c) => JSON.stringify(c.identity)),
+      claims.map((c) => c.revision),
+      claims.map((c) => c.jobId),
+      claims.map((c) => c.claimToken),
+      claims.map((c) => c.claimedBy),
+      claims.map((c) => c.recipientDomain),
+      claims.map((c) => c.oneTimeCode),
+    ],
+  });
+  const won = new Map(rows.map((row) => [row.notice_key, { noticeKey: row.notice_key, oneTimeCode: row.one_time_code, reclaimed: row.reclaimed }]));
+  return claims.map((c) => won.get(c.noticeKey) ?? null);
+}

@@ -1,0 +1,124 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '../../client';
+import { noticeLedger } from '../../schema';
+import { hotQuery } from './hot-query';
+
+/** The worker's result: `sent` after an accepted send, `released` after a definite rejection. Both conditional on claim_token. */
+
+const COMMIT_SENT_SQL = `
+    with ledger as (
+      update notice_ledger set state = 'sent', sent_at = now(), provider_message_id = $3::text, updated_at = now()
+      where $2::uuid is not null and notice_key = $1::text and claim_token = $2::uuid and state = 'claimed'
+      returning notice_key
+    ), attempt as (
+      insert into delivery_attempts (job_id, notice_key, worker_id, started_at, outcome, detail, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode)
+      select $4::uuid, $1::text, $5::text, $6::timestamptz, 'sent', case when exists (select 1 from ledger) then null else 'claim_not_owned' end,
+             $7::text, $8::text, $9::text, $10::int, $11::text
+      returning id
+    ), job as (
+      update reminder_jobs set state = 'sent', attempts = attempts + 1, last_error_class = null, updated_at = now()
+      where id = $4::uuid and state in ('pending', 'claimed')
+      returning id
+    )
+    select (select count(*) from ledger)::int as owned, (select count(*) from attempt)::int as attempts, (select count(*) from job)::int as jobs`;
+
+export type CommitSentParams = {
+  noticeKey: string;
+  /** The token of the claim this attempt holds; null when it holds none (shadow mode). */
+  claimToken: string | null;
+  providerMessageId: string | null;
+  jobId: string;
+  workerId: string;
+  startedAt: Date;
+  queueMessageId: string | null;
+  batchId: string | null;
+  correlationId: string | null;
+  claimToCommitMs: number | null;
+  mode: 'shadow' | 'enforce';
+};
+
+/**
+ * The result commit after an accepted send, as ONE statement (one transaction, one round trip):
+ * ledger `sent` (only if this attempt still owns the claim), job `sent`, and the attempt row
+ * (`claim_not_owned` when the ledger was not ours to move). Returns whether the claim was ours.
+ */
+export async function commitSent(db: DbOrTx, params: CommitSentParams): Promise<boolean> {
+  const rows = await hotQuery<{ owned: number }>(db, 'ledger_commit_sent', COMMIT_SENT_SQL, [
+    params.noticeKey,
+    params.claimToken,
+    params.providerMessageId,
+    params.jobId,
+    params.workerId,
+    params.startedAt,
+    params.queueMessageId,
+    params.batchId,
+    params.correlationId,
+    params.claimToCommitMs,
+    params.mode,
+  ]);
+  return (rows[0]?.owned ?? 0) > 0;
+}
+
+const COMMIT_SENT_MANY_SQL = `
+    with input as (
+      select * from unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[])
+        as t(notice_key, claim_token, provider_message_id, job_id, worker_id, started_at, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode)
+      order by notice_key
+    ), ledger as (
+      update notice_ledger l set state = 'sent', sent_at = now(), provider_message_id = i.provider_message_id, updated_at = now()
+      from input i
+      where i.claim_token is not null and l.notice_key = i.notice_key and l.claim_token = i.claim_token and l.state = 'claimed'
+      returning l.notice_key
+    ), attempt as (
+      insert into delivery_attempts (job_id, notice_key, worker_id, started_at, outcome, detail, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode)
+      select i.job_id, i.notice_key, i.worker_id, i.started_at, 'sent',
+             case when exists (select 1 from ledger where ledger.notice_key = i.notice_key) then null else 'claim_not_owned' end,
+             i.queue_message_id, i.batch_id, i.correlation_id, i.claim_to_commit_ms, i.mode
+      from input i
+      returning id
+    ), job as (
+      update reminder_jobs j set state = 'sent', attempts = j.attempts + 1, last_error_class = null, updated_at = now()
+      from input i where j.id = i.job_id and j.state in ('pending', 'claimed')
+      returning j.id
+    )
+    select notice_key, (select count(*) from attempt) as attempts, (select count(*) from job) as jobs from ledger`;
+
+/**
+ * Many result commits in ONE statement (one transaction): for each item exactly what
+ * commitSent does for one. Keys must be distinct. Returns, per item, whether the claim was ours.
+ */
+export async function commitSentMany(db: Db, commits: readonly CommitSentParams[]): Promise<boolean[]> {
+  if (commits.length === 0) return [];
+  const { rows } = await db.$client.query<{ notice_key: string }>({
+    name: 'ledger_commit_sent_many',
+    text: COMMIT_SENT_MANY_SQL,
+    values: [
+      commits.map((c) => c.noticeKey),
+      commits.map((c) => c.claimToken),
+      commits.map((c) => c.providerMessageId),
+      commits.map((c) => c.jobId),
+      commits.map((c) => c.workerId),
+      commits.map((c) => c.startedAt),
+      commits.map((c) => c.queueMessageId),
+      commits.map((c) => c.batchId),
+      commits.map((c) => c.correlationId),
+      commits.map((c) => c.claimToCommitMs),
+      commits.map((c) => c.mode),
+    ],
+  });
+  const owned = new Set(rows.map((row) => row.notice_key));
+  return commits.map((c) => owned.has(c.noticeKey));
+}
+
+/**
+ * Only after a definite rejection (the relay answered 4xx/5xx): the mail is known not to be
+ * out. Nothing else in the worker releases a claim.
+ */
+export async function releaseClaim(db: DbOrTx, { noticeKey, claimToken }: { noticeKey: string; claimToken: string }): Promise<boolean> {
+  const rows = await db
+    .update(noticeLedger)
+    .set({ state: 'released', claimToken: null, updatedAt: sql`now()` })
+    .where(and(eq(noticeLedger.noticeKey, noticeKey), eq(noticeLedger.claimToken, claimToken), eq(noticeLedger.state, 'claimed')))
+    .returning({ noticeKey: noticeLedger.noticeKey });
+  return rows.length > 0;
+}
