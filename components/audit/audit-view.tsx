@@ -2,10 +2,10 @@
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import type { AuditEntryView, AuditPage } from '@/lib/console/audit-view';
+import type { AuditEntryView } from '@/lib/api/console/audit';
+import { listAudit } from '@/lib/api/console/audit';
+import { consoleQuery } from '@/lib/http/client';
 import { formatUtc, shortKey } from '@/lib/console/format';
-import { getJson, toQueryString } from '../query/api';
-import { queryKeys } from '../query/keys';
 import { Pager } from '../ui/pager';
 import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
 
@@ -41,7 +41,7 @@ function Change({ entry }: { entry: AuditEntryView }) {
 }
 
 export function AuditView({ query }: { query: AuditQuery }) {
-  const list = useQuery({ queryKey: queryKeys.audit(query), queryFn: () => getJson<AuditPage>(`/api/console/audit${toQueryString(query)}`) });
+  const list = useQuery(consoleQuery(listAudit, query));
   const filter = { actor: query.actor, action: query.action, target: query.target };
   const filtered = Boolean(query.actor || query.action || query.target);
   return (

@@ -1,21 +1,10 @@
 import type { DbOrTx } from '@/db/client';
 import { listAuditEntries } from '@/db/queries/audit';
+import type { AuditPage } from '@/lib/api/console/audit';
 
 export const AUDIT_PAGE_SIZE = 50;
 
-export type AuditEntryView = {
-  id: number;
-  at: string;
-  actor: string;
-  action: string;
-  targetType: string;
-  targetId: string;
-  reason: string;
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-};
-
-export type AuditPage = { rows: AuditEntryView[]; next: { beforeAt: string; beforeId: number } | null };
+export type { AuditEntryView, AuditPage } from '@/lib/api/console/audit';
 
 export async function loadAuditPage(
   db: DbOrTx,

@@ -2,11 +2,11 @@ import type { Metadata } from 'next';
 import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
 import { getDb } from '@/db/client';
 import { loadAuditPage } from '@/lib/console/audit-view';
-import { auditQuery } from '@/lib/console/requests';
+import { auditQuery, listAudit } from '@/lib/api/console/audit';
 import { AuditView, type AuditQuery } from '@/components/audit/audit-view';
-import { queryKeys } from '@/components/query/keys';
 import { Forbidden } from '@/components/ui/states';
 import { requirePage } from '../../_server/auth';
+import { prefetchConsole } from '../../_server/prefetch';
 
 export const metadata: Metadata = { title: 'Audit' };
 export const dynamic = 'force-dynamic';
@@ -18,7 +18,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const parsed = auditQuery.safeParse(raw);
   const query: AuditQuery = parsed.success ? parsed.data : {};
   const client = new QueryClient();
-  await client.prefetchQuery({ queryKey: queryKeys.audit(query), queryFn: async () => JSON.parse(JSON.stringify(await loadAuditPage(getDb(), query))) as unknown });
+  await prefetchConsole(client, listAudit, query, () => loadAuditPage(getDb(), query));
   return (
     <>
       <div className="page-head">

@@ -1,11 +1,8 @@
-import { guarded, jsonOk, parseQuery } from '@/lib/auth/guard';
+import { listAudit } from '@/lib/api/console/audit';
 import { loadAuditPage } from '@/lib/console/audit-view';
-import { auditQuery } from '@/lib/console/requests';
+import { consoleRoute } from '@/lib/http/console-route';
+import { ok } from '@/lib/http/refusal';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = guarded('audit.read', async ({ db, request }) => {
-  const query = parseQuery(request, auditQuery);
-  if (!query.ok) return query.response;
-  return jsonOk(await loadAuditPage(db, query.data));
-});
+export const GET = consoleRoute(listAudit, async ({ db, input }) => ok(await loadAuditPage(db, input)));
