@@ -1,12 +1,12 @@
 import { openEvidenceResponse, parseJsonBody, parseValue, producerRoute } from '@/lib/api/producer';
-import { evidenceRef, openEvidence, openEvidenceRequest } from '@/lib/jobs/evidence';
+import { evidenceParams, openEvidence, openEvidenceRequest } from '@/lib/jobs/evidence';
 
 export const dynamic = 'force-dynamic';
 
 export const PUT = producerRoute(async ({ db, request, actor, params }) => {
-  const ref = parseValue(params.ref, evidenceRef);
-  if (!ref.ok) return ref.response;
+  const path = parseValue(params, evidenceParams);
+  if (!path.ok) return path.response;
   const body = await parseJsonBody(request, openEvidenceRequest);
   if (!body.ok) return body.response;
-  return openEvidenceResponse(await openEvidence({ db, ref: ref.data, request: body.data, actor, now: new Date() }));
+  return openEvidenceResponse(await openEvidence({ db, ref: path.data.ref, request: body.data, actor, now: new Date() }));
 });

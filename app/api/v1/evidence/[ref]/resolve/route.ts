@@ -1,12 +1,12 @@
 import { parseJsonBody, parseValue, producerRoute, resolveEvidenceResponse } from '@/lib/api/producer';
-import { evidenceRef, resolveEvidence, resolveEvidenceRequest } from '@/lib/jobs/evidence';
+import { evidenceParams, resolveEvidence, resolveEvidenceRequest } from '@/lib/jobs/evidence';
 
 export const dynamic = 'force-dynamic';
 
 export const POST = producerRoute(async ({ db, request, actor, params }) => {
-  const ref = parseValue(params.ref, evidenceRef);
-  if (!ref.ok) return ref.response;
+  const path = parseValue(params, evidenceParams);
+  if (!path.ok) return path.response;
   const body = await parseJsonBody(request, resolveEvidenceRequest, { optional: true });
   if (!body.ok) return body.response;
-  return resolveEvidenceResponse(await resolveEvidence({ db, ref: ref.data, request: body.data, actor, now: new Date() }));
+  return resolveEvidenceResponse(await resolveEvidence({ db, ref: path.data.ref, request: body.data, actor, now: new Date() }));
 });
