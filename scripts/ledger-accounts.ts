@@ -36,10 +36,11 @@ function generatePassword(): string {
 /** Reads one line from the terminal without echoing it. */
 function promptHidden(question: string): Promise<string> {
   const { stdin, stderr } = process;
-  stderr.write(question);
+  // Echo off before the prompt shows: an answer typed the moment it appears is not echoed.
   stdin.setRawMode(true);
   stdin.setEncoding('utf8');
   stdin.resume();
+  stderr.write(question);
   return new Promise((resolve, reject) => {
     let answer = '';
     const finish = (outcome: () => void) => {
