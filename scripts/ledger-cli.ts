@@ -152,25 +152,31 @@ function loadDemoSettings(): void {
 
 type Command = { family: 'replay'; command: ReplayCommand } | { family: 'accounts'; command: AccountCommand };
 
-function parseCommand(argv: readonly string[]): { ok: true; command: Command } | { ok: false; error: string; usage: string } {
-  if (argv[0] === 'users' || argv[0] === 'tokens') {
+const isAccountCommand = (name: string | undefined) => name === 'users' || name === 'tokens';
+
+function usageFor(name: string | undefined): string {
+  if (isAccountCommand(name)) return accountsUsage;
+  return name === 'replay' ? replayUsage : `${replayUsage}\n\n${accountsUsage}`;
+}
+
+function parseCommand(argv: readonly string[]): { ok: true; command: Command } | { ok: false; error: string } {
+  if (isAccountCommand(argv[0])) {
     const parsed = parseAccountArgs(argv);
-    return parsed.ok ? { ok: true, command: { family: 'accounts', command: parsed.command } } : { ...parsed, usage: accountsUsage };
+    return parsed.ok ? { ok: true, command: { family: 'accounts', command: parsed.command } } : parsed;
   }
   const parsed = parseReplayArgs(argv);
-  if (parsed.ok) return { ok: true, command: { family: 'replay', command: parsed.command } };
-  return { ...parsed, usage: argv[0] === 'replay' ? replayUsage : `${replayUsage}\n\n${accountsUsage}` };
+  return parsed.ok ? { ok: true, command: { family: 'replay', command: parsed.command } } : parsed;
 }
 
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(argv[0] === 'users' || argv[0] === 'tokens' ? accountsUsage : argv[0] === 'replay' ? replayUsage : `${replayUsage}\n\n${accountsUsage}`);
+    console.log(usageFor(argv[0]));
     return 0;
   }
   const parsed = parseCommand(argv);
   if (!parsed.ok) {
-    console.error(`ledger: ${parsed.error}\n\n${parsed.usage}`);
+    console.error(`ledger: ${parsed.error}\n\n${usageFor(argv[0])}`);
     return 2;
   }
   loadDemoSettings();
