@@ -9,6 +9,7 @@ import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '../db/embe
 import { migrateDatabase } from '../db/migrate';
 import { demoUsers, seedDemo } from '../db/seed';
 import { hashPassword } from '../lib/auth/password';
+import { DEMO_READY_PREFIX, readDemoSettings } from './demo-settings';
 
 /**
  * `npm run demo`: the whole product on one machine with nothing installed but Node.
@@ -17,7 +18,9 @@ import { hashPassword } from '../lib/auth/password';
  */
 
 const root = process.cwd();
-const dataDir = path.join(root, '.data');
+const settings = readDemoSettings();
+const dataDir = settings.dataDir;
+const shownDataDir = path.relative(root, dataDir).startsWith('..') ? dataDir : path.relative(root, dataDir) || '.';
 const logDir = path.join(dataDir, 'logs');
 
 type Secrets = { NOTICE_KEY_SECRET: string; NEXTAUTH_SECRET: string; WEBHOOK_SECRET: string };
@@ -143,7 +146,7 @@ async function stopEverything(code: number): Promise<never> {
     // The terminal's Ctrl-C reaches postgres too (it shares our process group), so it may
     // already be gone; never wait on it forever.
     if (database?.owned) await Promise.race([database.stop(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
-    console.log('Stopped. Data is kept in .data/ for the next `npm run demo`.');
+    console.log(`Stopped. Data is kept in ${shownDataDir}/ for the next \`npm run demo\`.`);
   }
   process.exit(code);
 }
@@ -151,9 +154,9 @@ async function stopEverything(code: number): Promise<never> {
 async function main(): Promise<void> {
   await mkdir(logDir, { recursive: true });
   const secrets = await loadDemoSecrets();
-  let databaseUrl = process.env.DATABASE_URL;
+  let databaseUrl = settings.databaseUrl;
   if (!databaseUrl) {
-    console.log('Starting embedded PostgreSQL in .data/pg …');
+    console.log(`Starting embedded PostgreSQL in ${shownDataDir}/pg …`);
     database = await startEmbeddedPostgres({ dir: path.join(dataDir, 'pg') });
     databaseUrl = database.url;
   }
@@ -173,7 +176,7 @@ async function main(): Promise<void> {
     await pool.end();
   }
 
-  const consolePort = Number(process.env.PORT ?? 0) || ((await portIsFree(3000)) ? 3000 : await freePort());
+  const consolePort = settings.port || ((await portIsFree(3000)) ? 3000 : await freePort());
   const smtpPort = await freePort();
   const consoleUrl = `http://localhost:${String(consolePort)}`;
   const env: NodeJS.ProcessEnv = {
@@ -182,7 +185,7 @@ async function main(): Promise<void> {
     DATABASE_URL: databaseUrl,
     SMTP_URL: `smtp://127.0.0.1:${String(smtpPort)}`,
     NEXTAUTH_URL: consoleUrl,
-    WORKER_METRICS_PORT: process.env.WORKER_METRICS_PORT ?? '0',
+    WORKER_METRICS_PORT: settings.workerMetricsPort,
   };
 
   if (consoleBuildIsStale()) {
@@ -206,13 +209,14 @@ notice-ledger demo is running.
 
   Console     ${consoleUrl}
   SMTP sink   smtp://127.0.0.1:${String(smtpPort)} (delivery events are posted back to the console)
-  Database    ${database ? `embedded PostgreSQL on 127.0.0.1:${String(database.port)} (.data/pg)` : 'DATABASE_URL'}
-  Logs        .data/logs/{console,worker,smtp-sink}.log
+  Database    ${database ? `embedded PostgreSQL on 127.0.0.1:${String(database.port)} (${shownDataDir}/pg)` : 'DATABASE_URL'}
+  Logs        ${shownDataDir}/logs/{console,worker,smtp-sink}.log
 
   Sign in as (one login per role):
 ${demoUsers.map((u) => `    ${u.email.padEnd(width)}  ${u.password.padEnd(20)} ${u.role}`).join('\n')}
 
 Press Ctrl-C to stop everything.`);
+  console.log(`${DEMO_READY_PREFIX}${JSON.stringify({ url: `http://127.0.0.1:${String(consolePort)}`, dataDir })}`);
 }
 
 function portIsFree(port: number): Promise<boolean> {

@@ -5,6 +5,7 @@ import { startEmbeddedPostgres, type EmbeddedServer } from '../db/embedded';
 import { findUserByEmail } from '../db/queries/users';
 import { isRole } from '../lib/auth/roles';
 import { config } from '../lib/config';
+import { accountsUsage, parseAccountArgs, type AccountCommand } from '../lib/console/cli-args';
 import { createLogger } from '../lib/log';
 import { createQueue } from '../lib/queue';
 import { parseReplayArgs, replayUsage, type ReplayCommand } from '../lib/replay/cli-args';
@@ -15,13 +16,15 @@ import type { Actor } from '../lib/replay/transitions';
 import { rejectionsCsv } from '../lib/replay/upload';
 import { formatPercent } from '../lib/replay/verdict';
 import { getReplayView, listReplayViews, type ReplayView } from '../lib/replay/view';
+import { readDemoSettings } from './demo-settings';
+import { executeAccountCommand, Refused } from './ledger-accounts';
 
 /**
- * The replay operations from a terminal, through the same lib/replay functions as the
- * console: `npm run ledger -- replay --help`. Exit codes: 0 done, 1 refused or failed, 2 usage.
+ * The operations from a terminal, through the same lib/ functions as the console: replays
+ * (`npm run ledger -- replay --help`), and the first console users and producer API tokens of
+ * a fresh deployment (`… users --help`, `… tokens --help`). Exit codes: 0 done, 1 refused or
+ * failed, 2 usage.
  */
-
-class Refused extends Error {}
 
 function printDryRun(dryRun: DryRun): void {
   const { counts, verdict } = dryRun;
@@ -134,26 +137,49 @@ async function execute(db: Db, databaseUrl: string, command: ReplayCommand): Pro
   }
 }
 
-/** The demo keeps its generated secrets in .data; read them so the CLI derives the same keys. */
-function loadDemoSecrets(): void {
-  const file = path.resolve('.data/demo-secrets.json');
+/**
+ * The demo keeps its generated secrets and its database in DEMO_DATA_DIR (.data): read them so
+ * the CLI derives the same keys and finds the demo's running PostgreSQL.
+ */
+function loadDemoSettings(): void {
+  const { dataDir } = readDemoSettings();
+  process.env.EMBEDDED_PG_DIR ??= path.join(dataDir, 'pg');
+  const file = path.join(dataDir, 'demo-secrets.json');
   if (process.env.NOTICE_KEY_SECRET || !existsSync(file)) return;
   const stored = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   if (typeof stored.NOTICE_KEY_SECRET === 'string') process.env.NOTICE_KEY_SECRET = stored.NOTICE_KEY_SECRET;
 }
 
+type Command = { family: 'replay'; command: ReplayCommand } | { family: 'accounts'; command: AccountCommand };
+
+const isAccountCommand = (name: string | undefined) => name === 'users' || name === 'tokens';
+
+function usageFor(name: string | undefined): string {
+  if (isAccountCommand(name)) return accountsUsage;
+  return name === 'replay' ? replayUsage : `${replayUsage}\n\n${accountsUsage}`;
+}
+
+function parseCommand(argv: readonly string[]): { ok: true; command: Command } | { ok: false; error: string } {
+  if (isAccountCommand(argv[0])) {
+    const parsed = parseAccountArgs(argv);
+    return parsed.ok ? { ok: true, command: { family: 'accounts', command: parsed.command } } : parsed;
+  }
+  const parsed = parseReplayArgs(argv);
+  return parsed.ok ? { ok: true, command: { family: 'replay', command: parsed.command } } : parsed;
+}
+
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(replayUsage);
+    console.log(usageFor(argv[0]));
     return 0;
   }
-  const parsed = parseReplayArgs(argv);
+  const parsed = parseCommand(argv);
   if (!parsed.ok) {
-    console.error(`ledger: ${parsed.error}\n\n${replayUsage}`);
+    console.error(`ledger: ${parsed.error}\n\n${usageFor(argv[0])}`);
     return 2;
   }
-  loadDemoSecrets();
+  loadDemoSettings();
   let server: EmbeddedServer | null = null;
   let databaseUrl = config().DATABASE_URL;
   if (!databaseUrl) {
@@ -162,7 +188,9 @@ async function main(): Promise<number> {
   }
   const pool = createPool(databaseUrl, { max: 4, applicationName: 'notice-ledger-cli' });
   try {
-    await execute(createDb(pool), databaseUrl, parsed.command);
+    const db = createDb(pool);
+    if (parsed.command.family === 'accounts') await executeAccountCommand(db, parsed.command.command);
+    else await execute(db, databaseUrl, parsed.command.command);
     return 0;
   } catch (error) {
     if (error instanceof Refused) {

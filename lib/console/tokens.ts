@@ -21,10 +21,13 @@ export async function loadTokens(db: DbOrTx): Promise<TokenView[]> {
   return (await listApiTokens(db, { limit: 200 })).map(view);
 }
 
-/** The clear token is in this answer and nowhere else: the page shows it once. */
+/**
+ * The clear token is in this answer and nowhere else: the page (or the CLI) shows it once.
+ * `actorId` is the console user who made it; null from the CLI, whose actor is no user.
+ */
 export async function createConsoleToken(
   db: DbOrTx,
-  params: { name: string; reason: string; actor: string; actorId: string },
+  params: { name: string; reason: string; actor: string; actorId: string | null },
 ): Promise<{ token: string; summary: TokenView }> {
   return db.transaction(async (tx) => {
     const created = await createApiToken(tx, { name: params.name, createdBy: params.actorId, actor: params.actor, reason: params.reason });

@@ -232,6 +232,12 @@ export async function scheduleNotice({ db, publisher, request, actor, now, secre
   });
 }
 
+/**
+ * The `{id}` of `/api/v1/reminders/{id}/cancel`. Checked here: a string the query layer's
+ * shape check lets through but PostgreSQL cannot cast to uuid (36 dashes, say) was a 500.
+ */
+export const cancelParams = z.object({ id: z.uuid('must be a reminder job id as returned by POST /api/v1/reminders') });
+
 export const cancelRequest = z.strictObject({ reason: storableText().trim().min(1).max(500).optional() });
 
 export type CancelResult = { kind: 'cancelled'; job: JobRow } | { kind: 'not_found' } | { kind: 'conflict'; job: JobRow; message: string };

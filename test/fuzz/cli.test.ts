@@ -3,6 +3,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { roles } from '@/lib/auth/roles';
+import { parseAccountArgs } from '@/lib/console/cli-args';
 import { parseReplayArgs } from '@/lib/replay/cli-args';
 import { noticeTypeNames } from '@/lib/ledger/notice-types';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
@@ -54,6 +56,37 @@ describe('parseReplayArgs with hostile argv', () => {
           expect(command.as?.length ?? 0).toBeGreaterThan(0);
           expect(command.reason?.length ?? 0).toBeGreaterThan(0);
         }
+      }),
+      fuzzParameters(2_000),
+    );
+  });
+});
+
+const accountFlags = ['--email', '--role', '--name', '--reason', '--id', '--generate-password', '--password', '--help', '--', '-', '--email=', '--role=admin', 'admin', 'someone@example.com', '00000000-0000-4000-8000-000000000000'];
+const accountArgument = fc.oneof({ arbitrary: fc.constantFrom(...accountFlags), weight: 3 }, { arbitrary: plausibleString, weight: 2 }, { arbitrary: hostileString.filter((text) => text.length < 5_000), weight: 2 });
+const accountArgv = fc
+  .tuple(fc.constantFrom('users', 'tokens', 'Users', ''), fc.constantFrom('create', 'list', 'revoke', 'delete', ''), fc.array(accountArgument, { maxLength: 8 }))
+  .map(([family, action, rest]) => [family, action, ...rest]);
+
+describe('parseAccountArgs with hostile argv', () => {
+  it('never throws; anything it accepts is well-formed', () => {
+    fc.assert(
+      fc.property(accountArgv, (argv) => {
+        const parsed = parseAccountArgs(argv);
+        if (!parsed.ok) {
+          expect(parsed.error.length).toBeGreaterThan(0);
+          return;
+        }
+        const command = parsed.command;
+        if (command.kind === 'users.create') {
+          expect(command.email).toMatch(/^[^@\s]+@[^@\s]+$/);
+          expect(command.email).toBe(command.email.toLowerCase());
+          expect(roles).toContain(command.role);
+          expect(command.name.trim().length).toBeGreaterThan(0);
+        }
+        if (command.kind === 'tokens.revoke') expect(command.id).toMatch(uuidPattern);
+        if (command.kind === 'tokens.create') expect(command.name.trim().length).toBeGreaterThan(0);
+        if ('reason' in command) expect(command.reason.trim().length).toBeGreaterThanOrEqual(3);
       }),
       fuzzParameters(2_000),
     );

@@ -207,9 +207,11 @@ describe('POST /api/v1/reminders/{id}/cancel', () => {
     expect(again.json.details).toMatchObject({ state: 'cancelled' });
   });
 
-  it('404 for an unknown or malformed id, 400 for a bad body, 401 without a token — nothing written', async () => {
+  it('404 for an unknown id, 400 for a malformed id or a bad body, 401 without a token — nothing written', async () => {
     await expectRefusedWithoutWrites(cancelRoute, { params: { id: '00000000-0000-4000-8000-000000000000' } }, 404);
-    await expectRefusedWithoutWrites(cancelRoute, { params: { id: 'drop table' } }, 400);
+    const malformed = await expectRefusedWithoutWrites(cancelRoute, { params: { id: 'drop table' } }, 400);
+    expect(malformed.json.details).toEqual([{ path: 'id', message: expect.stringContaining('reminder job id') }]);
+    // Passed the query layer's shape check and failed PostgreSQL's uuid cast: a 500 until the route checked it.
     await expectRefusedWithoutWrites(cancelRoute, { params: { id: '-'.repeat(36) } }, 400);
     const created = await call(scheduleRoute, { body: reminder() });
     const id = String(created.json.id);
