@@ -74,3 +74,10 @@ export const wakeupsDispatched = new Counter({
   help: 'Wake-ups published by the due-job dispatcher (brokers without durable delays).',
   registers: [registry],
 });
+
+export const webhookEventsSkipped = new Counter({
+  name: 'notice_ledger_webhook_events_skipped_total',
+  help: 'Events of an authentic provider batch not stored because they were malformed (their siblings were stored), by provider and reason.',
+  labelNames: ['provider', 'reason'] as const,
+  registers: [registry],
+});
