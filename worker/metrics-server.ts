@@ -5,13 +5,13 @@ import { countQuarantined } from '../db/queries/ledger';
 import type { Logger } from '../lib/log';
 import { quarantinedClaims, registry } from '../lib/metrics/registry';
 
-export type MetricsServer = { port: number; close: () => Promise<void> };
+export type MetricsServer = { host: string; port: number; close: () => Promise<void> };
 
 /**
  * GET /metrics in Prometheus text format. The quarantine gauge is read from the ledger at
  * scrape time (a partial-index count), so every worker reports the same, current figure.
  */
-export async function startMetricsServer({ port, host = '0.0.0.0', db, quarantineAfterMs, logger }: { port: number; host?: string; db: Db; quarantineAfterMs: number; logger: Logger }): Promise<MetricsServer> {
+export async function startMetricsServer({ host, port, db, quarantineAfterMs, logger }: { host: string; port: number; db: Db; quarantineAfterMs: number; logger: Logger }): Promise<MetricsServer> {
   const server = http.createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (request.method !== 'GET' || (path !== '/metrics' && path !== '/healthz')) {
@@ -37,15 +37,17 @@ export async function startMetricsServer({ port, host = '0.0.0.0', db, quarantin
     })();
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const refuse = (error: NodeJS.ErrnoException) => reject(new Error(`the worker's metrics server cannot listen on ${host} port ${port} (WORKER_METRICS_HOST, WORKER_METRICS_PORT): ${error.code ?? error.message}`));
+    server.once('error', refuse);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', refuse);
       resolve();
     });
   });
-  const bound = (server.address() as AddressInfo).port;
+  const bound = server.address() as AddressInfo;
   return {
-    port: bound,
+    host: bound.address,
+    port: bound.port,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
