@@ -81,3 +81,17 @@ export const webhookEventsSkipped = new Counter({
   labelNames: ['provider', 'reason'] as const,
   registers: [registry],
 });
+
+export const providerMessages = new Gauge({
+  name: 'notice_ledger_provider_messages',
+  help: 'Messages with provider events received in the last 24 h, by provider, notice type and status (accepted, delivered, bounced, complained).',
+  labelNames: ['provider', 'notice_type', 'status'] as const,
+  registers: [registry],
+});
+
+export const deliveryGap = new Gauge({
+  name: 'notice_ledger_delivery_gap',
+  help: 'Messages the provider accepted in the last 24 h with no delivered event yet.',
+  labelNames: ['provider', 'notice_type'] as const,
+  registers: [registry],
+});
