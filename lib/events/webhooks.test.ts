@@ -165,17 +165,16 @@ describe.each(cases)('$provider webhook', (c) => {
     expect((await ledger(noticeKey)).state).toBe('claimed');
   });
 
-  it('rejects a stale timestamp with 401 and stores nothing', async () => {
-    if (!c.stale) {
-      // Postmark signs nothing and sends no timestamp: its replays are absorbed by the event id.
-      expect(c.provider).toBe('postmark');
-      return;
-    }
-    const { body, headers } = c.stale();
-    const response = await post(c.provider, body, headers);
-    expect(response.status).toBe(401);
-    expect(await events()).toBe(0);
-  });
+  // Postmark signs nothing and sends no timestamp: its replays are absorbed by the event id.
+  const stale = c.stale;
+  if (stale) {
+    it('rejects a stale timestamp with 401 and stores nothing', async () => {
+      const { body, headers } = stale();
+      const response = await post(c.provider, body, headers);
+      expect(response.status).toBe(401);
+      expect(await events()).toBe(0);
+    });
+  }
 
   it('rejects a malformed body with 400 and stores nothing', async () => {
     const { body, headers } = c.malformed();
