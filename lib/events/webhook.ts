@@ -96,7 +96,7 @@ export async function receiveWebhook({
   const skipped = parsed.skipped.slice(0, MAX_SKIPPED_LISTED);
   if (parsed.skipped.length > 0) {
     for (const event of parsed.skipped) webhookEventsSkipped.inc({ provider, reason: event.reason });
-    log.warn({ provider, received, skippedCount: parsed.skipped.length, skipped }, 'webhook batch: malformed events skipped (not stored), the others stored');
+    log.warn({ provider, received, skippedCount: parsed.skipped.length, skipped }, 'webhook batch: malformed events skipped, not stored; the other events processed');
   }
   log.info(
     { provider, received, stored: summary.stored, duplicates: summary.duplicates, linked: summary.linked, confirmed: summary.confirmed, suppressed: summary.suppressed.length, note: parsed.note },

@@ -2,7 +2,7 @@ import type { DbOrTx } from '../../db/client';
 import { countAcceptedVsDelivered } from '../../db/queries/events';
 import { deliveryGap, providerMessages } from './registry';
 
-export const DELIVERY_WINDOW_MS = 24 * 3_600_000;
+const DELIVERY_WINDOW_MS = 24 * 3_600_000;
 
 /**
  * Accepted vs delivered, read from provider_events at scrape time and set on the process's
