@@ -105,6 +105,14 @@ describe('loadConfig', () => {
     for (const value of ['49ms', '0', 'often', '30d']) expect(problemsOf({ ...base, QUEUE_POLL_INTERVAL: value }).map((p) => p.split(' ')[0]), value).toEqual(['QUEUE_POLL_INTERVAL']);
   });
 
+  it('reads the worker metrics bind address: loopback by default, an IP address or localhost, anything else named', () => {
+    expect(loadConfig(base).WORKER_METRICS_HOST).toBe('127.0.0.1');
+    for (const host of ['0.0.0.0', '::', '::1', '10.1.2.3', 'localhost']) expect(loadConfig({ ...base, WORKER_METRICS_HOST: host }).WORKER_METRICS_HOST).toBe(host);
+    for (const host of ['999.1.1.1', 'metrics.internal', '127.0.0.1:9464', '0.0.0.0; rm -rf /', '[::1]']) {
+      expect(problemsOf({ ...base, WORKER_METRICS_HOST: host }).map((p) => p.split(' ')[0]), host).toEqual(['WORKER_METRICS_HOST']);
+    }
+  });
+
   it('treats blank values as unset', () => {
     expect(loadConfig({ ...base, LEDGER_MODE: '' }).LEDGER_MODE).toBe('enforce');
   });

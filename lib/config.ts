@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /**
@@ -83,6 +84,14 @@ export const envSchema = z.object({
   SNS_CERT_DIR: z.string().min(1).optional(),
   WORKER_CONCURRENCY: int(8, 1, 256),
   WORKER_METRICS_PORT: int(9464, 0, 65535),
+  /**
+   * Where the worker's /metrics listens. It has no authentication, so loopback by default; a
+   * production scrape binds the pod's or host's address (or 0.0.0.0 behind a network policy).
+   */
+  WORKER_METRICS_HOST: z
+    .string()
+    .refine((host) => host === 'localhost' || isIP(host) !== 0, 'must be an IP address (127.0.0.1, ::1, the pod address, 0.0.0.0, ::) or localhost')
+    .default('127.0.0.1'),
   VISIBILITY_TIMEOUT: timer('60s'),
   /**
    * How long the pg-boss adapter waits before asking again after finding nothing due. Short:

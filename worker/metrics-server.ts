@@ -3,15 +3,26 @@ import type { AddressInfo } from 'node:net';
 import type { Db } from '../db/client';
 import { countQuarantined } from '../db/queries/ledger/read';
 import type { Logger } from '../lib/log';
+import { refreshDeliveryGauges } from '../lib/metrics/delivery-gap';
 import { quarantinedClaims, registry } from '../lib/metrics/registry';
 
-export type MetricsServer = { port: number; close: () => Promise<void> };
+export type MetricsServer = { host: string; port: number; close: () => Promise<void> };
+
+/** A failed read leaves the gauge at its last value: the scrape still answers with the rest. */
+async function refreshGauges({ gauges, logger, read }: { gauges: string; logger: Logger; read: () => Promise<void> }): Promise<void> {
+  try {
+    await read();
+  } catch (error) {
+    logger.warn({ err: error instanceof Error ? error.message : String(error), gauges }, 'database gauge read failed; gauge not refreshed');
+  }
+}
 
 /**
- * GET /metrics in Prometheus text format. The quarantine gauge is read from the ledger at
- * scrape time (a partial-index count), so every worker reports the same, current figure.
+ * GET /metrics in Prometheus text format. The quarantine gauge (a partial-index count) and the
+ * accepted-vs-delivered gauges are read from the database at scrape time, so every worker
+ * reports the same, current figures as the console's /api/metrics.
  */
-export async function startMetricsServer({ port, host = '0.0.0.0', db, quarantineAfterMs, logger }: { port: number; host?: string; db: Db; quarantineAfterMs: number; logger: Logger }): Promise<MetricsServer> {
+export async function startMetricsServer({ host, port, db, quarantineAfterMs, logger }: { host: string; port: number; db: Db; quarantineAfterMs: number; logger: Logger }): Promise<MetricsServer> {
   const server = http.createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (request.method !== 'GET' || (path !== '/metrics' && path !== '/healthz')) {
@@ -23,11 +34,10 @@ export async function startMetricsServer({ port, host = '0.0.0.0', db, quarantin
       return;
     }
     void (async () => {
-      try {
-        quarantinedClaims.set(await countQuarantined(db, { quarantineAfterMs }));
-      } catch (error) {
-        logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'quarantine count failed; gauge not refreshed');
-      }
+      await Promise.all([
+        refreshGauges({ gauges: 'quarantine', logger, read: async () => quarantinedClaims.set(await countQuarantined(db, { quarantineAfterMs })) }),
+        refreshGauges({ gauges: 'delivery', logger, read: () => refreshDeliveryGauges(db) }),
+      ]);
       try {
         const body = await registry.metrics();
         response.writeHead(200, { 'content-type': registry.contentType }).end(body);
@@ -37,15 +47,17 @@ export async function startMetricsServer({ port, host = '0.0.0.0', db, quarantin
     })();
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const refuse = (error: NodeJS.ErrnoException) => reject(new Error(`the worker's metrics server cannot listen on ${host} port ${port} (WORKER_METRICS_HOST, WORKER_METRICS_PORT): ${error.code ?? error.message}`));
+    server.once('error', refuse);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', refuse);
       resolve();
     });
   });
-  const bound = (server.address() as AddressInfo).port;
+  const bound = server.address() as AddressInfo;
   return {
-    port: bound,
+    host: bound.address,
+    port: bound.port,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

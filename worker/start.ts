@@ -56,7 +56,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   const mail = createMailTransport({ smtpUrl: config.SMTP_URL, timeoutMs: config.SMTP_TIMEOUT, from: config.MAIL_FROM, messageIdDomain: config.MESSAGE_ID_DOMAIN, maxConnections: config.WORKER_CONCURRENCY });
   const queue = createQueue({ config, databaseUrl, db, queueName: config.QUEUE_NAME, logger });
   await queue.start();
-  const metrics = await startMetricsServer({ port: config.WORKER_METRICS_PORT, db, quarantineAfterMs: config.QUARANTINE_AFTER, logger });
+  const metrics = await startMetricsServer({ host: config.WORKER_METRICS_HOST, port: config.WORKER_METRICS_PORT, db, quarantineAfterMs: config.QUARANTINE_AFTER, logger });
 
   const handler = createWakeupHandler({
     db,

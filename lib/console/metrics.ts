@@ -2,6 +2,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import { Gauge } from 'prom-client';
 import type { DbOrTx } from '@/db/client';
 import { countQuarantined } from '@/db/queries/ledger/read';
+import { refreshDeliveryGauges } from '@/lib/metrics/delivery-gap';
 import { quarantinedClaims, registry } from '@/lib/metrics/registry';
 import { PENDING_FRESH_MS, PENDING_SERVE_STALE_MS } from './overview-model';
 import { loadPendingCounts, type LoadPendingCountsOptions } from './pending-counts';
@@ -33,14 +34,15 @@ function pendingAgeGauge(): Gauge {
 export type RenderConsoleMetricsOptions = { quarantineAfterMs: number; now?: Date } & Pick<LoadPendingCountsOptions, 'recountLater' | 'clock'>;
 
 /**
- * Reads the database-derived gauges at scrape time, then renders the whole registry. The
+ * Reads the database-derived gauges at scrape time (quarantine, pending, accepted vs
+ * delivered), then renders the whole registry. The
  * pending-by-due-bucket figure is the overview's shared snapshot (lib/console/pending-counts.ts),
  * under the same freshness rules: a fresh one is read (one row), a stale one is served and
  * recounted after the response, only a missing or long-stale one is counted while the scraper
  * waits. Its age is a gauge of its own, so an alert can tell a stale figure from a quiet queue.
  */
 export async function renderConsoleMetrics(db: DbOrTx, { quarantineAfterMs, now = new Date(), recountLater, clock }: RenderConsoleMetricsOptions): Promise<string> {
-  const [quarantined, snapshot] = await Promise.all([countQuarantined(db, { quarantineAfterMs }), loadPendingCounts(db, { now, recountLater, clock })]);
+  const [quarantined, snapshot] = await Promise.all([countQuarantined(db, { quarantineAfterMs }), loadPendingCounts(db, { now, recountLater, clock }), refreshDeliveryGauges(db, { now })]);
   quarantinedClaims.set(quarantined);
   const gauge = pendingGauge();
   gauge.reset();

@@ -1,13 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import nodemailer from 'nodemailer';
-import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { countAcceptedVsDelivered } from '../../db/queries/events';
 import { createTestDatabase, type TestDatabase } from '../../test/db';
 import { resetConfigForTests } from '../config';
 import { correlationOf, messageIdFor, noticeKey } from '../ledger/notice-key';
 import { startSmtpSink, type SmtpSink } from '../mail/sink';
-import { registerDeliveryGauges } from '../metrics/delivery-gap';
+import { startMetricsServer } from '../../worker/metrics-server';
+import { createLogger } from '../log';
 import { insertClaimedNotice } from './testing';
 
 /**
@@ -21,7 +21,8 @@ let t: TestDatabase;
 let server: Server;
 let sink: SmtpSink;
 let posts = 0;
-const savedEnv = { DATABASE_URL: process.env.DATABASE_URL, WEBHOOK_SECRET: process.env.WEBHOOK_SECRET };
+const metricsToken = 'sink-metrics-token-0123456789';
+const savedEnv = { DATABASE_URL: process.env.DATABASE_URL, WEBHOOK_SECRET: process.env.WEBHOOK_SECRET, METRICS_TOKEN: process.env.METRICS_TOKEN };
 
 const keyFor = (subscription: string) =>
   noticeKey(process.env.NOTICE_KEY_SECRET ?? '', { type: 'renewal_notice_t72', identity: { subscription_id: subscription, period_start: '2026-12-01' }, revision: 0 });
@@ -30,6 +31,7 @@ beforeAll(async () => {
   t = await createTestDatabase();
   process.env.DATABASE_URL = t.url;
   process.env.WEBHOOK_SECRET = secret;
+  process.env.METRICS_TOKEN = metricsToken;
   resetConfigForTests();
   const { POST } = await import('../../app/api/webhooks/generic/route');
   server = createServer((incoming, outgoing) => {
@@ -83,6 +85,20 @@ function sendAs(key: string, to: string) {
     .finally(() => transport.close());
 }
 
+/**
+ * promtool's naming rules that apply here: a counter ends in _total, nothing else does. Only
+ * our own metrics: prom-client's default process metrics name three gauges `…_total`.
+ */
+function expectPrometheusNaming(text: string): void {
+  const types = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map(([, name, type]) => ({ name: name ?? '', type })).filter(({ name }) => !name.startsWith('notice_ledger_process_'));
+  expect(types.length).toBeGreaterThan(0);
+  for (const { name, type } of types) {
+    expect(name, name).toMatch(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/);
+    if (type === 'counter') expect(name, name).toMatch(/_total$/);
+    else expect(name, `${type} ${name}`).not.toMatch(/_total$/);
+  }
+}
+
 describe('a claim whose worker died after the hand-over', () => {
   it('is confirmed sent by the sink event; claims with no event stay claimed', async () => {
     const handedOver = keyFor('sub_handed_over');
@@ -117,23 +133,50 @@ describe('a claim whose worker died after the hand-over', () => {
     expect(ledger.rows[0]).toEqual({ provider_message_id: queueId, resolution: 'provider_evidence' });
   });
 
-  it('counts accepted vs delivered per provider and notice type, and exports them as gauges', async () => {
+  it('counts accepted vs delivered per provider and notice type, and both processes export them: the worker /metrics and the console /api/metrics', async () => {
     const pending = keyFor('sub_accepted_only');
     await insertClaimedNotice(t.db, { noticeKey: pending, email: 'dave@example.com' });
     const { POST } = await import('../../app/api/webhooks/generic/route');
     const { signGenericRequest } = await import('./generic-signature');
-    const body = JSON.stringify({ events: [{ id: 'acc-only', type: 'accepted', correlation: correlationOf(pending), recipient: 'dave@example.com', occurredAt: new Date().toISOString() }] });
-    const response = await POST(new Request('http://127.0.0.1/api/webhooks/generic', { method: 'POST', body, headers: signGenericRequest({ secret, body }) }));
-    expect(response.status).toBe(200);
+    const postEvent = async (event: { id: string; type: 'accepted' | 'delivered' | 'complaint' }) => {
+      const body = JSON.stringify({ events: [{ ...event, correlation: correlationOf(pending), recipient: 'dave@example.com', occurredAt: new Date().toISOString() }] });
+      const response = await POST(new Request('http://127.0.0.1/api/webhooks/generic', { method: 'POST', body, headers: signGenericRequest({ secret, body }) }));
+      expect(response.status).toBe(200);
+    };
+    await postEvent({ id: 'acc-only', type: 'accepted' });
 
     const rows = await countAcceptedVsDelivered(t.db, { from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 1_000) });
     expect(rows).toEqual([{ provider: 'generic', noticeType: 'renewal_notice_t72', accepted: 2, delivered: 1, bounced: 0, complained: 0, gap: 1 }]);
     expect(await countAcceptedVsDelivered(t.db, { from: new Date(Date.now() + 60_000), to: new Date(Date.now() + 120_000) })).toEqual([]);
 
-    const registry = new Registry();
-    registerDeliveryGauges({ registry, db: () => t.db });
-    const text = await registry.metrics();
-    expect(text).toContain('notice_ledger_delivery_gap{provider="generic",notice_type="renewal_notice_t72"} 1');
-    expect(text).toContain('notice_ledger_provider_messages{provider="generic",notice_type="renewal_notice_t72",status="accepted"} 2');
+    const gap = (value: number) => `notice_ledger_delivery_gap{provider="generic",notice_type="renewal_notice_t72"} ${value}`;
+    const messages = (status: string, value: number) => `notice_ledger_provider_messages{provider="generic",notice_type="renewal_notice_t72",status="${status}"} ${value}`;
+    const worker = await startMetricsServer({ host: '127.0.0.1', port: 0, db: t.db, quarantineAfterMs: 15 * 60_000, logger: createLogger('metrics-test', 'silent') });
+    try {
+      const scraped = await fetch(`http://127.0.0.1:${worker.port}/metrics`);
+      expect(scraped.status).toBe(200);
+      const workerText = await scraped.text();
+      expect(workerText).toContain(gap(1));
+      expect(workerText).toContain(messages('accepted', 2));
+      expect(workerText).toContain(messages('delivered', 1));
+      expect(workerText).toMatch(/^# TYPE notice_ledger_delivery_gap gauge$/m);
+
+      // The figures move between scrapes, so each answer shows its own read, not the other's.
+      await postEvent({ id: 'acc-only-delivered', type: 'delivered' });
+      const { GET } = await import('../../app/api/metrics/route');
+      const consoleResponse = await GET(new Request('http://127.0.0.1/api/metrics', { headers: { authorization: `Bearer ${metricsToken}` } }));
+      expect(consoleResponse.status).toBe(200);
+      const consoleText = await consoleResponse.text();
+      expect(consoleText).toContain(gap(0));
+      expect(consoleText).toContain(messages('delivered', 2));
+
+      await postEvent({ id: 'acc-only-complaint', type: 'complaint' });
+      const again = await (await fetch(`http://127.0.0.1:${worker.port}/metrics`)).text();
+      expect(again).toContain(gap(0));
+      expect(again).toContain(messages('complained', 1));
+      for (const text of [workerText, consoleText, again]) expectPrometheusNaming(text);
+    } finally {
+      await worker.close();
+    }
   });
 });

@@ -31,7 +31,19 @@ export type NormalizedEvent = {
 };
 
 export type WebhookRejection = { status: 400 | 401 | 403 | 413 | 503; error: string };
-export type ParsedWebhook = { ok: true; events: NormalizedEvent[]; note?: string } | ({ ok: false } & WebhookRejection);
+
+export const skipReasons = ['not_an_object', 'missing_event_id', 'invalid_event_id', 'invalid_field'] as const;
+export type SkipReason = (typeof skipReasons)[number];
+
+/**
+ * One event of an authentic batch that cannot be stored, named by its position and (when it
+ * has a usable one) its provider event id, never by its content: `detail` names the field and
+ * the rule it broke. Its siblings are stored; refusing the batch would only make the provider
+ * retry it unchanged.
+ */
+export type SkippedEvent = { index: number; eventId: string | null; reason: SkipReason; detail: string };
+
+export type ParsedWebhook = { ok: true; events: NormalizedEvent[]; skipped: SkippedEvent[]; note?: string } | ({ ok: false } & WebhookRejection);
 
 export function reject(status: WebhookRejection['status'], error: string): ParsedWebhook {
   return { ok: false, status, error };

@@ -1,6 +1,7 @@
 import type { DbOrTx } from '../../db/client';
 import type { Config } from '../config';
 import { createLogger } from '../log';
+import { webhookEventsSkipped } from '../metrics/registry';
 import { ingestEvents } from './ingest';
 import { parseGenericWebhook } from './providers/generic';
 import { parsePostmarkWebhook } from './providers/postmark';
@@ -11,6 +12,8 @@ import type { ParsedWebhook, WebhookProvider } from './types';
 
 const log = createLogger('webhooks');
 const MAX_BODY_BYTES = 1024 * 1024;
+// A batch of 5000 malformed events would otherwise make a 5000-entry log line and response.
+const MAX_SKIPPED_LISTED = 100;
 
 export type WebhookSettings = {
   webhookSecret?: string;
@@ -63,7 +66,9 @@ async function parseFor({ provider, request, body, settings, now }: { provider: 
  * The whole of a provider webhook: size limit, authentication (signature / Basic credentials,
  * replay window), schema, then idempotent storage and reconciliation. A request that fails any
  * check gets a 4xx (503 when the provider is not configured, so the provider retries once it
- * is) and stores nothing.
+ * is) and stores nothing. Inside an authentic batch a malformed event is skipped, not the
+ * batch: its siblings are stored, the answer is 200 (a retry would carry the same event) and
+ * the response, a warning and `notice_ledger_webhook_events_skipped_total` name it by index and id.
  */
 export async function receiveWebhook({
   provider,
@@ -87,9 +92,23 @@ export async function receiveWebhook({
     return json(parsed.status, { error: parsed.error }, challenge);
   }
   const summary = await ingestEvents(db, { events: parsed.events });
+  const received = summary.received + parsed.skipped.length;
+  const skipped = parsed.skipped.slice(0, MAX_SKIPPED_LISTED);
+  if (parsed.skipped.length > 0) {
+    for (const event of parsed.skipped) webhookEventsSkipped.inc({ provider, reason: event.reason });
+    log.warn({ provider, received, skippedCount: parsed.skipped.length, skipped }, 'webhook batch: malformed events skipped, not stored; the other events processed');
+  }
   log.info(
-    { provider, received: summary.received, stored: summary.stored, duplicates: summary.duplicates, linked: summary.linked, confirmed: summary.confirmed, suppressed: summary.suppressed.length, note: parsed.note },
+    { provider, received, stored: summary.stored, duplicates: summary.duplicates, linked: summary.linked, confirmed: summary.confirmed, suppressed: summary.suppressed.length, note: parsed.note },
     'webhook processed',
   );
-  return json(200, { received: summary.received, stored: summary.stored, duplicates: summary.duplicates, confirmed: summary.confirmed.length, ...(parsed.note ? { note: parsed.note } : {}) });
+  return json(200, {
+    received,
+    stored: summary.stored,
+    duplicates: summary.duplicates,
+    confirmed: summary.confirmed.length,
+    skippedCount: parsed.skipped.length,
+    skipped,
+    ...(parsed.note ? { note: parsed.note } : {}),
+  });
 }

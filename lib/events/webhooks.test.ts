@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../../test/db';
 import { findRecipientSuppression } from '../../db/queries/suppressions';
 import { signGenericRequest } from './generic-signature';
 import { confirmClaimSentByEvidence, reconcileQuarantine } from './ingest';
+import { registry } from '../metrics/registry';
 import { createTestSendgridSigner, createTestSnsSigner, insertClaimedNotice, keyWithCorrelation, readFixture, type TestSnsSigner } from './testing';
 import { receiveWebhook, type WebhookSettings } from './webhook';
 import type { WebhookProvider } from './types';
@@ -120,8 +121,10 @@ const cases: Case[] = [
       const body = readFixture('sendgrid-events.json');
       return { body, headers: sendgridHeaders(body, Math.floor(Date.now() / 1000) - 3_600) };
     },
+    // A malformed event inside an array is skipped, not refused (see the partial batch below):
+    // what is refused is a body that is not an event array at all.
     malformed: () => {
-      const body = JSON.stringify([{ event: 'delivered', email: 'x@y.z' }]);
+      const body = JSON.stringify({ event: 'delivered', email: 'x@y.z' });
       return { body, headers: sendgridHeaders(body) };
     },
     bounce: () => {
@@ -161,17 +164,16 @@ describe.each(cases)('$provider webhook', (c) => {
     expect((await ledger(noticeKey)).state).toBe('claimed');
   });
 
-  it('rejects a stale timestamp with 401 and stores nothing', async () => {
-    if (!c.stale) {
-      // Postmark signs nothing and sends no timestamp: its replays are absorbed by the event id.
-      expect(c.provider).toBe('postmark');
-      return;
-    }
-    const { body, headers } = c.stale();
-    const response = await post(c.provider, body, headers);
-    expect(response.status).toBe(401);
-    expect(await events()).toBe(0);
-  });
+  // Postmark signs nothing and sends no timestamp: its replays are absorbed by the event id.
+  const stale = c.stale;
+  if (stale) {
+    it('rejects a stale timestamp with 401 and stores nothing', async () => {
+      const { body, headers } = stale();
+      const response = await post(c.provider, body, headers);
+      expect(response.status).toBe(401);
+      expect(await events()).toBe(0);
+    });
+  }
 
   it('rejects a malformed body with 400 and stores nothing', async () => {
     const { body, headers } = c.malformed();
@@ -216,6 +218,73 @@ describe.each(cases)('$provider webhook', (c) => {
     expect(suppression).toMatchObject({ email: c.bouncedEmail, reason: 'hard_bounce' });
     expect(suppression?.sourceEventId).toMatch(new RegExp(`^${c.provider}:`));
     expect(await count('provider_events', 'event_id = $1', [suppression?.sourceEventId?.slice(c.provider.length + 1)])).toBe(1);
+  });
+});
+
+async function skippedCounter(reason: string): Promise<number> {
+  const metric = await registry.getSingleMetric('notice_ledger_webhook_events_skipped_total')?.get();
+  return metric?.values.find((value) => value.labels.provider === 'sendgrid' && value.labels.reason === reason)?.value ?? 0;
+}
+
+describe('sendgrid: a batch with malformed events among valid ones', () => {
+  it('stores the valid events, answers 200 naming each skipped one by index, id and reason, never by content', async () => {
+    const noticeKey = keyWithCorrelation('5a5000000000000000000000000000f7');
+    await insertClaimedNotice(t.db, { noticeKey, email: 'partial@example.com' });
+    const valid = (id: string, event: string) => ({ email: 'partial@example.com', timestamp: 1513299569, event, sg_event_id: id, sg_message_id: 'partial.filter0001.1', notice_correlation: noticeKey.slice(0, 32) });
+    const batch = [
+      valid('partial-processed', 'processed'),
+      { email: 'no-id-person@example.com', timestamp: 1513299569, event: 'delivered', reason: 'do-not-echo-this-text' },
+      valid('partial-delivered', 'delivered'),
+      42,
+      { ...valid('partial-bad-time', 'delivered'), email: 'bad-time-person@example.com', timestamp: 'yesterday' },
+      { ...valid('x'.repeat(201), 'delivered'), email: 'long-id-person@example.com' },
+    ];
+    const before = { missing: await skippedCounter('missing_event_id'), object: await skippedCounter('not_an_object'), field: await skippedCounter('invalid_field'), id: await skippedCounter('invalid_event_id') };
+    const body = JSON.stringify(batch);
+    const response = await post('sendgrid', body, sendgridHeaders(body));
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(JSON.parse(text)).toEqual({
+      received: 6,
+      stored: 2,
+      duplicates: 0,
+      confirmed: 1,
+      skippedCount: 4,
+      skipped: [
+        { index: 1, eventId: null, reason: 'missing_event_id', detail: expect.stringMatching(/^sg_event_id: /) },
+        { index: 3, eventId: null, reason: 'not_an_object', detail: 'event is not a JSON object' },
+        { index: 4, eventId: 'partial-bad-time', reason: 'invalid_field', detail: expect.stringMatching(/^timestamp: /) },
+        { index: 5, eventId: null, reason: 'invalid_event_id', detail: expect.stringMatching(/^sg_event_id: /) },
+      ],
+    });
+    for (const content of ['no-id-person', 'bad-time-person', 'long-id-person', 'do-not-echo-this-text', 'yesterday', 'xxxxxxxx']) expect(text).not.toContain(content);
+    expect(await count('provider_events', "provider = 'sendgrid' and notice_key = $1", [noticeKey])).toBe(2);
+    expect(await count('provider_events', "provider = 'sendgrid' and event_id like 'partial-%'")).toBe(2);
+    expect(await count('provider_events', "recipient like '%-person@example.com'")).toBe(0);
+    expect(await ledger(noticeKey)).toMatchObject({ state: 'sent', resolution: 'provider_evidence', job: 'sent' });
+    expect({ missing: await skippedCounter('missing_event_id'), object: await skippedCounter('not_an_object'), field: await skippedCounter('invalid_field'), id: await skippedCounter('invalid_event_id') }).toEqual({
+      missing: before.missing + 1,
+      object: before.object + 1,
+      field: before.field + 1,
+      id: before.id + 1,
+    });
+
+    // SendGrid's retry of the same batch (it retries any non-2xx) changes nothing more.
+    const retry = (await (await post('sendgrid', body, sendgridHeaders(body))).json()) as { stored: number; duplicates: number; skippedCount: number };
+    expect(retry).toMatchObject({ stored: 0, duplicates: 2, skippedCount: 4 });
+    expect(await count('provider_events', "provider = 'sendgrid' and event_id like 'partial-%'")).toBe(2);
+  });
+
+  it('still refuses, storing nothing, a body that is not an event array or whose signature fails', async () => {
+    const before = await count('provider_events', "provider = 'sendgrid'");
+    for (const body of ['[]', '{"events":[]}', '"text"', '[{"email":"a@b.c"']) {
+      const response = await post('sendgrid', body, sendgridHeaders(body));
+      expect(response.status, body).toBe(400);
+    }
+    const body = JSON.stringify([{ email: 'forged@example.com', timestamp: 1513299569, event: 'delivered', sg_event_id: 'forged-1' }, { event: 'delivered' }]);
+    const forged = await post('sendgrid', body, createTestSendgridSigner().sign(body, Math.floor(Date.now() / 1000)));
+    expect(forged.status).toBe(401);
+    expect(await count('provider_events', "provider = 'sendgrid'")).toBe(before);
   });
 });
 

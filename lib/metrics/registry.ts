@@ -74,3 +74,24 @@ export const wakeupsDispatched = new Counter({
   help: 'Wake-ups published by the due-job dispatcher (brokers without durable delays).',
   registers: [registry],
 });
+
+export const webhookEventsSkipped = new Counter({
+  name: 'notice_ledger_webhook_events_skipped_total',
+  help: 'Events of an authentic provider batch not stored because they were malformed (their siblings were stored), by provider and reason.',
+  labelNames: ['provider', 'reason'] as const,
+  registers: [registry],
+});
+
+export const providerMessages = new Gauge({
+  name: 'notice_ledger_provider_messages',
+  help: 'Messages with provider events received in the last 24 h, by provider, notice type and status (accepted, delivered, bounced, complained).',
+  labelNames: ['provider', 'notice_type', 'status'] as const,
+  registers: [registry],
+});
+
+export const deliveryGap = new Gauge({
+  name: 'notice_ledger_delivery_gap',
+  help: 'Messages the provider accepted in the last 24 h with no delivered event yet.',
+  labelNames: ['provider', 'notice_type'] as const,
+  registers: [registry],
+});

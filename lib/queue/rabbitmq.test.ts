@@ -7,9 +7,11 @@ import { createRabbitQueue, type RabbitQueue } from './rabbitmq';
 import { createTestAdapter } from './testing/adapters';
 import { deleteRabbitQueue } from './testing/rabbitmq';
 
-const amqpUrl = process.env.AMQP_URL;
+// Unset: the suite shows as skipped, with the reason in its name (the tests are still collected,
+// so the empty URL below is never dialled: only hooks and tests connect).
+const amqpUrl = process.env.AMQP_URL ?? '';
 
-if (amqpUrl) {
+describe.skipIf(!amqpUrl)('RabbitMQ (needs AMQP_URL, e.g. amqp://guest:guest@127.0.0.1:5672: skipped without it)', () => {
   defineQueueContract({
     backend: 'rabbitmq',
     create: ({ t, queueName, visibilityTimeoutMs }) =>
@@ -71,11 +73,4 @@ if (amqpUrl) {
       );
     });
   });
-} else {
-  describe('RabbitMQ adapter', () => {
-    it('was NOT run: AMQP_URL is not set (set AMQP_URL=amqp://guest:guest@127.0.0.1:5672 to run the contract against RabbitMQ)', () => {
-      console.warn('lib/queue/rabbitmq.test.ts: AMQP_URL not set; the RabbitMQ contract suite did not run');
-      expect(amqpUrl).toBeUndefined();
-    });
-  });
-}
+});

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { signGenericRequest } from '@/lib/events/generic-signature';
 import { createSnsKeyResolver } from '@/lib/events/sns';
 import { createTestSendgridSigner, createTestSnsSigner, insertClaimedNotice, keyWithCorrelation, readFixture } from '@/lib/events/testing';
-import { storableEvent, type NormalizedEvent } from '@/lib/events/types';
+import { skipReasons, storableEvent, type NormalizedEvent } from '@/lib/events/types';
 import { receiveWebhook, type WebhookSettings } from '@/lib/events/webhook';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { fuzzParameters, hostileBodyText, hostileHeaderValue, hostileJson, hostileString, mutatedObject, poisoned } from './arbitraries';
@@ -13,6 +14,8 @@ import { callHandler, expectSafe, FUZZ_SECRETS, patchEnv, snapshotTables, stored
  * Provider webhooks, through their route handlers with real Requests. Unauthenticated
  * hostile requests must be refused (4xx) and change nothing; authenticated ones with hostile
  * bodies must never 5xx (a provider retries a 5xx for days) and, when refused, change nothing.
+ * An authentic SendGrid batch is accepted event by event: its malformed events are skipped
+ * (named by index and id in a 200) and change nothing, its valid ones are stored.
  */
 
 const RUNS = 60;
@@ -86,6 +89,22 @@ async function post(route: Route, { body, headers }: { body: string; headers: Re
   return callHandler(route, new Request('http://console.test/api/webhooks/x', { method: 'POST', body, headers }));
 }
 
+const acceptedSummary = z.object({
+  received: z.number().int().nonnegative(),
+  stored: z.number().int().nonnegative(),
+  duplicates: z.number().int().nonnegative(),
+  skippedCount: z.number().int().nonnegative(),
+  skipped: z.array(z.strictObject({ index: z.number().int().nonnegative(), eventId: z.string().nullable(), reason: z.enum(skipReasons), detail: z.string() })),
+});
+
+/** A skipped event is named by its index, a provider id of the documented shape, and a rule — nothing it carried. */
+function expectSkippedNamedByIdOnly(skipped: z.infer<typeof acceptedSummary>['skipped'], context: string): void {
+  for (const event of skipped) {
+    if (event.eventId !== null) expect(event.eventId, context).toMatch(/^[A-Za-z0-9+/=_-]{1,100}$/);
+    expect(event.detail, context).toMatch(/^(event is not a JSON object|(sg_event_id|email|timestamp|event|sg_message_id|type|notice_correlation): [^"]*)$/);
+  }
+}
+
 function expectRefusedWithoutChange(outcome: Outcome, before: Record<string, string>, after: Record<string, string>, context: string): void {
   expect(outcome.status, `${context}: ${outcome.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
   expect(after, context).toEqual(before);
@@ -138,12 +157,45 @@ describe('authenticated webhooks with hostile bodies never 5xx; a refused one ch
           const outcome = await post(route, { body, headers: sign(body) });
           const context = `${provider} ${body.slice(0, 300)}`;
           expectSafe(outcome, { secrets, context });
-          if (outcome.status >= 400) expect(await snapshotTables(t.pool), context).toEqual(before);
+          if (outcome.status >= 400) {
+            expect(await snapshotTables(t.pool), context).toEqual(before);
+            return;
+          }
+          // Accepted: every event is accounted for, and one skipped or already stored changes nothing.
+          const summary = acceptedSummary.parse(JSON.parse(outcome.text));
+          expect(summary.stored + summary.duplicates + summary.skippedCount, context).toBe(summary.received);
+          expectSkippedNamedByIdOnly(summary.skipped, context);
+          if (summary.stored === 0) expect(await snapshotTables(t.pool), context).toEqual(before);
         }),
         { ...fuzzParameters(RUNS), examples: (examples ?? []).map((body): [string] => [body]) },
       );
     });
   }
+
+  it('sendgrid: valid events interleaved with hostile ones are all stored; only hostile positions are skipped', async () => {
+    const route = await routes.sendgrid();
+    const valid = firstOf('sendgrid-events.json');
+    const hostile = mutatedObject(valid);
+    const batches = fc.array(fc.oneof(fc.uuid().map((id) => ({ kind: 'valid' as const, event: { ...valid, sg_event_id: id } })), hostile.map((event) => ({ kind: 'hostile' as const, event }))), { minLength: 1, maxLength: 8 });
+    await fc.assert(
+      fc.asyncProperty(batches, async (batch) => {
+        const body = JSON.stringify(batch.map((item) => item.event));
+        const outcome = await post(route, { body, headers: sendgrid.sign(body, Math.floor(Date.now() / 1000)) });
+        const context = `sendgrid ${body.slice(0, 300)}`;
+        expectSafe(outcome, { secrets, context });
+        expect(outcome.status, context).toBe(200);
+        const summary = acceptedSummary.parse(JSON.parse(outcome.text));
+        expect(summary.received, context).toBe(batch.length);
+        expectSkippedNamedByIdOnly(summary.skipped, context);
+        const validAt = batch.flatMap((item, index) => (item.kind === 'valid' ? [index] : []));
+        for (const skipped of summary.skipped) expect(validAt, context).not.toContain(skipped.index);
+        const validIds = batch.flatMap((item) => (item.kind === 'valid' ? [item.event.sg_event_id] : []));
+        const stored = await t.pool.query<{ event_id: string }>(`select event_id from provider_events where provider = 'sendgrid' and event_id = any($1::text[])`, [validIds]);
+        expect(new Set(stored.rows.map((row) => row.event_id)), context).toEqual(new Set(validIds));
+      }),
+      fuzzParameters(RUNS / 2),
+    );
+  });
 
   it('ses: SNS-signed envelopes around hostile SES events', async () => {
     const signer = createTestSnsSigner();

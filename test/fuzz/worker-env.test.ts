@@ -42,14 +42,16 @@ function runWorker(env: Record<string, string>): Promise<{ code: number | null; 
 }
 
 describe('worker start-up with a bad environment', () => {
-  it('exits non-zero naming NOTICE_KEY_SECRET when it is missing, and QUARANTINE_AFTER when it is malformed', async () => {
-    const [missing, malformed] = await Promise.all([
+  it('exits non-zero naming NOTICE_KEY_SECRET when it is missing, and QUARANTINE_AFTER or WORKER_METRICS_HOST when malformed', async () => {
+    const [missing, malformed, badHost] = await Promise.all([
       runWorker({}),
       runWorker({ NOTICE_KEY_SECRET: 'fuzz-notice-key-secret-0123456789abcdef', QUARANTINE_AFTER: "15 minutes'; drop table notice_ledger" }),
+      runWorker({ NOTICE_KEY_SECRET: 'fuzz-notice-key-secret-0123456789abcdef', WORKER_METRICS_HOST: 'metrics.internal:9464' }),
     ]);
     for (const [result, name] of [
       [missing, 'NOTICE_KEY_SECRET'],
       [malformed, 'QUARANTINE_AFTER'],
+      [badHost, 'WORKER_METRICS_HOST'],
     ] as const) {
       expect(result.signal, `${name}: the worker had to be killed: it started`).toBeNull();
       expect(result.code, name).not.toBe(0);

@@ -42,7 +42,7 @@ export function parseGenericWebhook({
   if (!json.ok) return reject(400, 'body is not JSON');
   const parsed = genericWebhookBody.safeParse(json.value);
   if (!parsed.success) return reject(400, `body does not match the generic event schema: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-  return { ok: true, events: parsed.data.events.map((event) => normaliseGenericEvent(event)) };
+  return { ok: true, events: parsed.data.events.map((event) => normaliseGenericEvent(event)), skipped: [] };
 }
 
 function normaliseGenericEvent(event: z.infer<typeof genericEvent>): NormalizedEvent {

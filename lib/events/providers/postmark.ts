@@ -60,6 +60,7 @@ export function parsePostmarkWebhook({
     const d = deliveryRecord.data;
     return {
       ok: true,
+      skipped: [],
       events: [
         base({
           record: d,
@@ -79,6 +80,7 @@ export function parsePostmarkWebhook({
     const hard = hardBounceTypes.has(b.Type);
     return {
       ok: true,
+      skipped: [],
       events: [
         base({
           record: b,
@@ -100,6 +102,7 @@ export function parsePostmarkWebhook({
   const when = typeof o.ReceivedAt === 'string' ? o.ReceivedAt : typeof o.ChangedAt === 'string' ? o.ChangedAt : null;
   return {
     ok: true,
+    skipped: [],
     events: [base({ record: o, eventId: `${o.RecordType.toLowerCase()}:${digest}`, type: 'other', recipient: typeof o.Recipient === 'string' ? o.Recipient : null, occurredAt: when ?? new Date().toISOString() })],
   };
 }

@@ -1,6 +1,6 @@
 import { createPublicKey, createVerify, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { CORRELATION_TAG, normaliseCorrelation, normaliseRecipient, parseJson, reject, type NormalizedEvent, type ParsedWebhook } from '../types';
+import { CORRELATION_TAG, normaliseCorrelation, normaliseRecipient, parseJson, reject, type NormalizedEvent, type ParsedWebhook, type SkippedEvent } from '../types';
 import type { ProviderEventType } from '../../../db/schema/states';
 
 /**
@@ -26,7 +26,12 @@ const sendgridEvent = z
     [CORRELATION_TAG]: z.string().optional(),
   })
   .loose();
-const sendgridBody = z.array(sendgridEvent).min(1).max(5000);
+// The batch is checked as a whole, each event on its own: one malformed event must not refuse
+// its siblings, or SendGrid retries the same batch (on any non-2xx, for up to 24 hours).
+const sendgridBody = z.array(z.unknown()).min(1).max(5000);
+// SendGrid documents sg_event_id as base64url, at most 100 characters: only such a value is
+// echoed back to name a skipped event, so a response or log line never repeats a hostile one.
+const echoableEventId = /^[A-Za-z0-9+/=_-]{1,100}$/;
 
 export function sendgridPublicKey(text: string): KeyObject {
   const trimmed = text.trim();
@@ -78,7 +83,26 @@ export function parseSendgridWebhook({
   if (!json.ok) return reject(400, 'body is not JSON');
   const parsed = sendgridBody.safeParse(json.value);
   if (!parsed.success) return reject(400, `body is not a SendGrid event array: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-  return { ok: true, events: parsed.data.map((event) => normaliseSendgridEvent(event)) };
+  const events: NormalizedEvent[] = [];
+  const skipped: SkippedEvent[] = [];
+  parsed.data.forEach((candidate, index) => {
+    const event = sendgridEvent.safeParse(candidate);
+    if (event.success) events.push(normaliseSendgridEvent(event.data));
+    else skipped.push(describeSkippedEvent({ candidate, index, issues: event.error.issues }));
+  });
+  return { ok: true, events, skipped };
+}
+
+function describeSkippedEvent({ candidate, index, issues }: { candidate: unknown; index: number; issues: z.core.$ZodIssue[] }): SkippedEvent {
+  if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate)) return { index, eventId: null, reason: 'not_an_object', detail: 'event is not a JSON object' };
+  const id: unknown = (candidate as Record<string, unknown>).sg_event_id;
+  const eventId = typeof id === 'string' && echoableEventId.test(id) ? id : null;
+  const idIssue = issues.find((issue) => issue.path[0] === 'sg_event_id');
+  const issue = idIssue ?? issues[0];
+  // zod's messages name the rule and the expected type, never the value that broke it.
+  const detail = issue ? `${issue.path.map(String).join('.') || 'event'}: ${issue.message}` : 'invalid';
+  const reason = idIssue ? (id === undefined ? 'missing_event_id' : 'invalid_event_id') : 'invalid_field';
+  return { index, eventId, reason, detail };
 }
 
 function normaliseSendgridEvent(event: z.infer<typeof sendgridEvent>): NormalizedEvent {

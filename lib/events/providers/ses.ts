@@ -68,18 +68,18 @@ export async function parseSesWebhook({
   if (!inner.ok) return reject(400, 'SNS Message is not JSON');
   const parsed = sesEvent.safeParse(inner.value);
   if (!parsed.success) return reject(400, `SNS Message is not an SES event: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-  return { ok: true, events: normaliseSesEvent({ event: parsed.data, envelope }) };
+  return { ok: true, events: normaliseSesEvent({ event: parsed.data, envelope }), skipped: [] };
 }
 
 async function handleSubscriptionMessage({ envelope, confirmSubscription }: { envelope: SnsEnvelope; confirmSubscription: SubscriptionConfirmer }): Promise<ParsedWebhook> {
-  if (envelope.Type === 'UnsubscribeConfirmation') return { ok: true, events: [], note: 'unsubscribe confirmation ignored' };
+  if (envelope.Type === 'UnsubscribeConfirmation') return { ok: true, events: [], skipped: [], note: 'unsubscribe confirmation ignored' };
   if (!envelope.SubscribeURL || !isTrustedSnsUrl(envelope.SubscribeURL, { pem: false })) return reject(400, 'SubscribeURL is not an https SNS URL');
   try {
     await confirmSubscription(envelope.SubscribeURL);
   } catch {
     return reject(503, 'could not confirm the SNS subscription; SNS will retry');
   }
-  return { ok: true, events: [], note: 'subscription confirmed' };
+  return { ok: true, events: [], skipped: [], note: 'subscription confirmed' };
 }
 
 function correlationOfMail(mail: SesEvent['mail']): { correlation: string | null; messageId: string | null } {
