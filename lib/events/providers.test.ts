@@ -13,7 +13,7 @@ const now = new Date(Math.floor(Date.now() / 1000) * 1000 + 60_000);
 const secret = 'generic-webhook-secret-0123456789abcdef';
 
 function events(result: ParsedWebhook) {
-  if (!result.ok) throw new Error(`rejected: ${result.status} ${result.error}`);
+  if (!result.ok) throw new Error(`rejected: ${result.refusal.kind} ${result.refusal.message}`);
   return result.events;
 }
 
@@ -33,19 +33,19 @@ describe('generic signed format', () => {
 
   it('rejects a forged signature, a stale timestamp, a missing header and a malformed body', () => {
     const forged = new Headers({ 'X-Notice-Timestamp': String(now.getTime() / 1000), 'X-Notice-Signature': `v1=${'0'.repeat(64)}` });
-    expect(parseGenericWebhook({ headers: forged, body: Buffer.from(body), secret, now })).toMatchObject({ ok: false, status: 401, error: 'signature mismatch' });
+    expect(parseGenericWebhook({ headers: forged, body: Buffer.from(body), secret, now })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated', message: 'signature mismatch' } });
     const stale = headersFor(body, new Date(now.getTime() - 6 * 60_000));
-    expect(parseGenericWebhook({ headers: stale, body: Buffer.from(body), secret, now })).toMatchObject({ ok: false, status: 401, error: 'signature stale' });
-    expect(parseGenericWebhook({ headers: new Headers(), body: Buffer.from(body), secret, now })).toMatchObject({ ok: false, status: 401 });
+    expect(parseGenericWebhook({ headers: stale, body: Buffer.from(body), secret, now })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated', message: 'signature stale' } });
+    expect(parseGenericWebhook({ headers: new Headers(), body: Buffer.from(body), secret, now })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated' } });
     const tampered = body.replace('alice@', 'mallory@');
-    expect(parseGenericWebhook({ headers: headersFor(body), body: Buffer.from(tampered), secret, now })).toMatchObject({ ok: false, status: 401 });
+    expect(parseGenericWebhook({ headers: headersFor(body), body: Buffer.from(tampered), secret, now })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated' } });
     const malformed = JSON.stringify({ events: [{ id: 'x', type: 'teleported', occurredAt: 'yesterday' }] });
-    expect(parseGenericWebhook({ headers: headersFor(malformed), body: Buffer.from(malformed), secret, now })).toMatchObject({ ok: false, status: 400 });
-    expect(parseGenericWebhook({ headers: headersFor('{'), body: Buffer.from('{'), secret, now })).toMatchObject({ ok: false, status: 400 });
+    expect(parseGenericWebhook({ headers: headersFor(malformed), body: Buffer.from(malformed), secret, now })).toMatchObject({ ok: false, refusal: { kind: 'invalid_input' } });
+    expect(parseGenericWebhook({ headers: headersFor('{'), body: Buffer.from('{'), secret, now })).toMatchObject({ ok: false, refusal: { kind: 'invalid_input' } });
   });
 
   it('refuses to run without a secret', () => {
-    expect(parseGenericWebhook({ headers: headersFor(body), body: Buffer.from(body), secret: undefined, now })).toMatchObject({ ok: false, status: 503 });
+    expect(parseGenericWebhook({ headers: headersFor(body), body: Buffer.from(body), secret: undefined, now })).toMatchObject({ ok: false, refusal: { kind: 'not_configured' } });
   });
 });
 
@@ -68,10 +68,10 @@ describe('postmark', () => {
   });
 
   it('rejects wrong or missing credentials and a malformed record', () => {
-    expect(parse('postmark-delivery.json', { authorization: `Basic ${Buffer.from('hook:guess').toString('base64')}` })).toMatchObject({ ok: false, status: 401 });
-    expect(parse('postmark-delivery.json', {})).toMatchObject({ ok: false, status: 401 });
+    expect(parse('postmark-delivery.json', { authorization: `Basic ${Buffer.from('hook:guess').toString('base64')}` })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated' } });
+    expect(parse('postmark-delivery.json', {})).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated' } });
     const malformed = parsePostmarkWebhook({ headers: new Headers(auth), body: Buffer.from(JSON.stringify({ RecordType: 'Delivery', MessageID: 'x' })), user: 'hook', password: 'pass-word' });
-    expect(malformed).toMatchObject({ ok: false, status: 400 });
+    expect(malformed).toMatchObject({ ok: false, refusal: { kind: 'invalid_input' } });
   });
 });
 
@@ -89,10 +89,10 @@ describe('sendgrid', () => {
 
   it('rejects a forged signature, a stale timestamp and a malformed body', () => {
     const other = createTestSendgridSigner();
-    expect(parseSendgridWebhook({ headers: new Headers(other.sign(body, ts)), body: Buffer.from(body), publicKey: signer.publicKeyBase64, now })).toMatchObject({ ok: false, status: 401 });
-    expect(parseSendgridWebhook({ headers: new Headers(signer.sign(body, ts - 600)), body: Buffer.from(body), publicKey: signer.publicKeyBase64, now })).toMatchObject({ ok: false, status: 401, error: 'timestamp outside the replay window' });
+    expect(parseSendgridWebhook({ headers: new Headers(other.sign(body, ts)), body: Buffer.from(body), publicKey: signer.publicKeyBase64, now })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated' } });
+    expect(parseSendgridWebhook({ headers: new Headers(signer.sign(body, ts - 600)), body: Buffer.from(body), publicKey: signer.publicKeyBase64, now })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated', message: 'timestamp outside the replay window' } });
     const malformed = JSON.stringify({ event: 'delivered' });
-    expect(parseSendgridWebhook({ headers: new Headers(signer.sign(malformed, ts)), body: Buffer.from(malformed), publicKey: signer.publicKeyBase64, now })).toMatchObject({ ok: false, status: 400 });
+    expect(parseSendgridWebhook({ headers: new Headers(signer.sign(malformed, ts)), body: Buffer.from(malformed), publicKey: signer.publicKeyBase64, now })).toMatchObject({ ok: false, refusal: { kind: 'invalid_input' } });
   });
 });
 
@@ -134,14 +134,14 @@ describe('ses over sns', () => {
 
   it('rejects a forged signature, a foreign cert URL, a stale timestamp, an unknown topic and a malformed message', async () => {
     const good = envelope('ses-delivery.json');
-    expect(await parse({ ...good, Message: good.Message.replace('recipient@', 'mallory@') })).toMatchObject({ ok: false, status: 401, error: 'signature mismatch' });
-    expect(await parse({ ...good, SigningCertURL: 'https://evil.example.com/sns.pem' })).toMatchObject({ ok: false, status: 401 });
-    expect(await parse({ ...good, SigningCertURL: 'http://sns.us-east-1.amazonaws.com/x.pem' })).toMatchObject({ ok: false, status: 401 });
-    expect(await parse(envelope('ses-delivery.json', new Date(now.getTime() - 2 * 3_600_000)))).toMatchObject({ ok: false, status: 401, error: 'timestamp outside the replay window' });
-    expect(await parse({ ...good, TopicArn: 'arn:aws:sns:us-east-1:999999999999:other' })).toMatchObject({ ok: false, status: 403 });
+    expect(await parse({ ...good, Message: good.Message.replace('recipient@', 'mallory@') })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated', message: 'signature mismatch' } });
+    expect(await parse({ ...good, SigningCertURL: 'https://evil.example.com/sns.pem' })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated' } });
+    expect(await parse({ ...good, SigningCertURL: 'http://sns.us-east-1.amazonaws.com/x.pem' })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated' } });
+    expect(await parse(envelope('ses-delivery.json', new Date(now.getTime() - 2 * 3_600_000)))).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated', message: 'timestamp outside the replay window' } });
+    expect(await parse({ ...good, TopicArn: 'arn:aws:sns:us-east-1:999999999999:other' })).toMatchObject({ ok: false, refusal: { kind: 'forbidden' } });
     const notSes = signer.sign({ Type: 'Notification', MessageId: 'm', TopicArn: topic, Message: '{"hello":"world"}', Timestamp: now.toISOString() });
-    expect(await parse(notSes)).toMatchObject({ ok: false, status: 400 });
-    expect(await parse({ Type: 'Notification' })).toMatchObject({ ok: false, status: 400 });
+    expect(await parse(notSes)).toMatchObject({ ok: false, refusal: { kind: 'invalid_input' } });
+    expect(await parse({ Type: 'Notification' })).toMatchObject({ ok: false, refusal: { kind: 'invalid_input' } });
   });
 
   it('trusts only https sns.<region>.amazonaws.com certificate URLs', () => {

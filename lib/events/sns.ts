@@ -1,6 +1,7 @@
 import { X509Certificate, createPublicKey, createVerify, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Refusal } from '../http/refusal';
 import { z } from 'zod';
 
 /**
@@ -119,7 +120,7 @@ export function defaultSnsKeyResolver({ certDir }: { certDir?: string } = {}): S
   return processResolver;
 }
 
-export type SnsCheck = { ok: true; message: SnsEnvelope } | { ok: false; status: 400 | 401 | 403; error: string };
+export type SnsCheck = { ok: true; message: SnsEnvelope } | { ok: false; refusal: Refusal };
 
 export async function verifySnsMessage({
   value,
@@ -135,20 +136,20 @@ export async function verifySnsMessage({
   toleranceMs?: number;
 }): Promise<SnsCheck> {
   const parsed = snsEnvelope.safeParse(value);
-  if (!parsed.success) return { ok: false, status: 400, error: 'not an SNS message' };
+  if (!parsed.success) return { ok: false, refusal: { kind: 'invalid_input', message: 'not an SNS message' } };
   const message = parsed.data;
-  if (allowedTopics.length > 0 && !allowedTopics.includes(message.TopicArn)) return { ok: false, status: 403, error: 'unexpected TopicArn' };
-  if (!isTrustedSnsUrl(message.SigningCertURL, { pem: true })) return { ok: false, status: 401, error: 'SigningCertURL is not an https SNS URL' };
+  if (allowedTopics.length > 0 && !allowedTopics.includes(message.TopicArn)) return { ok: false, refusal: { kind: 'forbidden', message: 'unexpected TopicArn' } };
+  if (!isTrustedSnsUrl(message.SigningCertURL, { pem: true })) return { ok: false, refusal: { kind: 'unauthenticated', message: 'SigningCertURL is not an https SNS URL' } };
   // SNS keeps a notification's Timestamp across its own retries, so the window is wider than
   // a per-request signature's; duplicates inside it are absorbed by the (provider, event_id) key.
-  if (Math.abs(now.getTime() - Date.parse(message.Timestamp)) > toleranceMs) return { ok: false, status: 401, error: 'timestamp outside the replay window' };
+  if (Math.abs(now.getTime() - Date.parse(message.Timestamp)) > toleranceMs) return { ok: false, refusal: { kind: 'unauthenticated', message: 'timestamp outside the replay window' } };
   const stringToSign = snsStringToSign(message);
-  if (stringToSign === null) return { ok: false, status: 400, error: 'SNS message lacks a signed field' };
+  if (stringToSign === null) return { ok: false, refusal: { kind: 'invalid_input', message: 'SNS message lacks a signed field' } };
   let key: KeyObject;
   try {
     key = await resolveKey(message.SigningCertURL);
   } catch {
-    return { ok: false, status: 401, error: 'signing certificate unavailable' };
+    return { ok: false, refusal: { kind: 'unauthenticated', message: 'signing certificate unavailable' } };
   }
   const verifier = createVerify(message.SignatureVersion === '1' ? 'RSA-SHA1' : 'RSA-SHA256');
   verifier.update(stringToSign, 'utf8');
@@ -158,6 +159,6 @@ export async function verifySnsMessage({
   } catch {
     valid = false;
   }
-  if (!valid) return { ok: false, status: 401, error: 'signature mismatch' };
+  if (!valid) return { ok: false, refusal: { kind: 'unauthenticated', message: 'signature mismatch' } };
   return { ok: true, message };
 }

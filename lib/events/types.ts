@@ -1,4 +1,5 @@
 import { handOverEventTypes, type ProviderEventType } from '../../db/schema/states';
+import type { Refusal, RefusalKind } from '../http/refusal';
 
 export const webhookProviders = ['ses', 'postmark', 'sendgrid', 'generic'] as const;
 export type WebhookProvider = (typeof webhookProviders)[number];
@@ -30,8 +31,6 @@ export type NormalizedEvent = {
   details: Record<string, unknown>;
 };
 
-export type WebhookRejection = { status: 400 | 401 | 403 | 413 | 503; error: string };
-
 export const skipReasons = ['not_an_object', 'missing_event_id', 'invalid_event_id', 'invalid_field'] as const;
 export type SkipReason = (typeof skipReasons)[number];
 
@@ -43,10 +42,11 @@ export type SkipReason = (typeof skipReasons)[number];
  */
 export type SkippedEvent = { index: number; eventId: string | null; reason: SkipReason; detail: string };
 
-export type ParsedWebhook = { ok: true; events: NormalizedEvent[]; skipped: SkippedEvent[]; note?: string } | ({ ok: false } & WebhookRejection);
+export type ParsedWebhook = { ok: true; events: NormalizedEvent[]; skipped: SkippedEvent[]; note?: string } | { ok: false; refusal: Refusal };
 
-export function reject(status: WebhookRejection['status'], error: string): ParsedWebhook {
-  return { ok: false, status, error };
+/** The provider's request is refused (lib/http/refusal.ts decides its status) and nothing is stored. */
+export function reject(kind: RefusalKind, message: string, headers?: Record<string, string>): ParsedWebhook {
+  return { ok: false, refusal: { kind, message, ...(headers ? { headers } : {}) } };
 }
 
 const correlationPattern = /^[0-9a-f]{32}$/;

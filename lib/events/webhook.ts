@@ -9,9 +9,12 @@ import { parseSendgridWebhook } from './providers/sendgrid';
 import { parseSesWebhook, type SubscriptionConfirmer } from './providers/ses';
 import { defaultSnsKeyResolver, type SnsKeyResolver } from './sns';
 import type { ParsedWebhook, WebhookProvider } from './types';
+import type { WebhookSummary } from '../api/webhooks';
+import type { Result } from '../http/refusal';
 
 const log = createLogger('webhooks');
-const MAX_BODY_BYTES = 1024 * 1024;
+/** A SendGrid batch holds up to a few thousand events; 1 MiB is far above any provider's request. */
+export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 // A batch of 5000 malformed events would otherwise make a 5000-entry log line and response.
 const MAX_SKIPPED_LISTED = 100;
 
@@ -38,25 +41,14 @@ export function webhookSettingsFrom(config: Config): WebhookSettings {
   };
 }
 
-function json(status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
-}
-
-async function readBody(request: Request): Promise<Buffer | null> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) return null;
-  const body = Buffer.from(await request.arrayBuffer());
-  return body.length > MAX_BODY_BYTES ? null : body;
-}
-
-async function parseFor({ provider, request, body, settings, now }: { provider: WebhookProvider; request: Request; body: Buffer; settings: WebhookSettings; now: Date }): Promise<ParsedWebhook> {
+async function parseFor({ provider, headers, body, settings, now }: { provider: WebhookProvider; headers: Headers; body: Buffer; settings: WebhookSettings; now: Date }): Promise<ParsedWebhook> {
   switch (provider) {
     case 'generic':
-      return parseGenericWebhook({ headers: request.headers, body, secret: settings.webhookSecret, now });
+      return parseGenericWebhook({ headers: headers, body, secret: settings.webhookSecret, now });
     case 'postmark':
-      return parsePostmarkWebhook({ headers: request.headers, body, user: settings.postmarkUser, password: settings.postmarkPassword });
+      return parsePostmarkWebhook({ headers: headers, body, user: settings.postmarkUser, password: settings.postmarkPassword });
     case 'sendgrid':
-      return parseSendgridWebhook({ headers: request.headers, body, publicKey: settings.sendgridPublicKey, now });
+      return parseSendgridWebhook({ headers: headers, body, publicKey: settings.sendgridPublicKey, now });
     case 'ses':
       return parseSesWebhook({ body, resolveKey: settings.snsKeyResolver, allowedTopics: settings.snsTopicArns, confirmSubscription: settings.confirmSubscription, now });
   }
@@ -72,24 +64,23 @@ async function parseFor({ provider, request, body, settings, now }: { provider: 
  */
 export async function receiveWebhook({
   provider,
-  request,
+  headers,
+  body,
   db,
   settings,
   now = new Date(),
 }: {
   provider: WebhookProvider;
-  request: Request;
+  headers: Headers;
+  body: Buffer;
   db: DbOrTx;
   settings: WebhookSettings;
   now?: Date;
-}): Promise<Response> {
-  const body = await readBody(request);
-  if (!body) return json(413, { error: 'body too large' });
-  const parsed = await parseFor({ provider, request, body, settings, now });
+}): Promise<Result<WebhookSummary>> {
+  const parsed = await parseFor({ provider, headers, body, settings, now });
   if (!parsed.ok) {
-    log.warn({ provider, status: parsed.status, error: parsed.error }, 'webhook rejected');
-    const challenge: Record<string, string> = provider === 'postmark' && parsed.status === 401 ? { 'www-authenticate': 'Basic realm="notice-ledger webhooks"' } : {};
-    return json(parsed.status, { error: parsed.error }, challenge);
+    log.warn({ provider, refused: parsed.refusal.kind, error: parsed.refusal.message }, 'webhook rejected');
+    return parsed;
   }
   const summary = await ingestEvents(db, { events: parsed.events });
   const received = summary.received + parsed.skipped.length;
@@ -102,13 +93,16 @@ export async function receiveWebhook({
     { provider, received, stored: summary.stored, duplicates: summary.duplicates, linked: summary.linked, confirmed: summary.confirmed, suppressed: summary.suppressed.length, note: parsed.note },
     'webhook processed',
   );
-  return json(200, {
-    received,
-    stored: summary.stored,
-    duplicates: summary.duplicates,
-    confirmed: summary.confirmed.length,
-    skippedCount: parsed.skipped.length,
-    skipped,
-    ...(parsed.note ? { note: parsed.note } : {}),
-  });
+  return {
+    ok: true,
+    data: {
+      received,
+      stored: summary.stored,
+      duplicates: summary.duplicates,
+      confirmed: summary.confirmed.length,
+      skippedCount: parsed.skipped.length,
+      skipped,
+      ...(parsed.note ? { note: parsed.note } : {}),
+    },
+  };
 }

@@ -6,7 +6,9 @@ import { signGenericRequest } from './generic-signature';
 import { confirmClaimSentByEvidence, reconcileQuarantine } from './ingest';
 import { registry } from '../metrics/registry';
 import { createTestSendgridSigner, createTestSnsSigner, insertClaimedNotice, keyWithCorrelation, readFixture, type TestSnsSigner } from './testing';
-import { receiveWebhook, type WebhookSettings } from './webhook';
+import { webhookContractFor } from '../api/webhooks';
+import { providerRoute } from '../http/provider-route';
+import type { WebhookSettings } from './webhook';
 import type { WebhookProvider } from './types';
 
 const secret = 'generic-webhook-secret-0123456789abcdef';
@@ -48,7 +50,7 @@ async function ledger(noticeKey: string) {
 
 function post(provider: WebhookProvider, body: string, headers: Record<string, string>) {
   const request = new Request(`http://console.test/api/webhooks/${provider}`, { method: 'POST', body, headers });
-  return receiveWebhook({ provider, request, db: t.db, settings });
+  return providerRoute(webhookContractFor(provider), { settings: () => settings, db: () => t.db })(request);
 }
 
 const genericHeaders = (body: string, now = new Date()) => signGenericRequest({ secret, body, now });
@@ -386,7 +388,7 @@ describe('linking and reconciliation', () => {
     expect((await post('generic', big, genericHeaders(big))).status).toBe(413);
     const body = readFixture('postmark-delivery.json');
     const request = new Request('http://console.test/api/webhooks/postmark', { method: 'POST', body, headers: postmarkHeaders() });
-    const response = await receiveWebhook({ provider: 'postmark', request, db: t.db, settings: { ...settings, postmarkUser: undefined } });
+    const response = await providerRoute(webhookContractFor('postmark'), { settings: () => ({ ...settings, postmarkUser: undefined }), db: () => t.db })(request);
     expect(response.status).toBe(503);
   });
 });

@@ -5,7 +5,9 @@ import { signGenericRequest } from '@/lib/events/generic-signature';
 import { createSnsKeyResolver } from '@/lib/events/sns';
 import { createTestSendgridSigner, createTestSnsSigner, insertClaimedNotice, keyWithCorrelation, readFixture } from '@/lib/events/testing';
 import { skipReasons, storableEvent, type NormalizedEvent } from '@/lib/events/types';
-import { receiveWebhook, type WebhookSettings } from '@/lib/events/webhook';
+import { sesWebhook } from '@/lib/api/webhooks';
+import type { WebhookSettings } from '@/lib/events/webhook';
+import { providerRoute } from '@/lib/http/provider-route';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { fuzzParameters, hostileBodyText, hostileHeaderValue, hostileJson, hostileString, mutatedObject, poisoned } from './arbitraries';
 import { callHandler, expectSafe, FUZZ_SECRETS, patchEnv, snapshotTables, storedOneTimeCodes, type Outcome } from './harness';
@@ -212,10 +214,10 @@ describe('authenticated webhooks with hostile bodies never 5xx; a refused one ch
         const before = await snapshotTables(t.pool);
         let outcome: Outcome;
         try {
-          const response = await receiveWebhook({ provider: 'ses', request: new Request('http://console.test/api/webhooks/ses', { method: 'POST', body }), db: getDb(), settings });
+          const response = await providerRoute(sesWebhook, { settings: () => settings, db: getDb })(new Request('http://console.test/api/webhooks/ses', { method: 'POST', body }));
           outcome = { status: response.status, text: await response.text(), headers: response.headers };
         } catch (error) {
-          throw new Error(`receiveWebhook threw (a 500 in Next): ${error instanceof Error ? error.message.slice(0, 300) : String(error)}`);
+          throw new Error(`the SES route threw (a 500 in Next): ${error instanceof Error ? error.message.slice(0, 300) : String(error)}`);
         }
         const context = `ses ${JSON.stringify(event).slice(0, 300)}`;
         expectSafe(outcome, { secrets, context });
@@ -260,7 +262,7 @@ describe('SNS subscription confirmations with hostile SubscribeURLs', () => {
       fc.asyncProperty(urls, fc.uuid(), async (subscribeUrl, messageId) => {
         const envelope = signer.sign({ Type: 'SubscriptionConfirmation', MessageId: messageId, TopicArn: topicArn, Message: 'You have chosen to subscribe', Timestamp: new Date().toISOString(), SubscribeURL: subscribeUrl, Token: 'token' });
         const before = await snapshotTables(t.pool);
-        const response = await receiveWebhook({ provider: 'ses', request: new Request('http://console.test/api/webhooks/ses', { method: 'POST', body: JSON.stringify(envelope) }), db: getDb(), settings });
+        const response = await providerRoute(sesWebhook, { settings: () => settings, db: getDb })(new Request('http://console.test/api/webhooks/ses', { method: 'POST', body: JSON.stringify(envelope) }));
         const outcome: Outcome = { status: response.status, text: await response.text(), headers: response.headers };
         expectSafe(outcome, { secrets, context: `SubscribeURL ${JSON.stringify(subscribeUrl).slice(0, 120)}` });
         expect(await snapshotTables(t.pool)).toEqual(before);

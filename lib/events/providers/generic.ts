@@ -28,7 +28,7 @@ export function parseGenericWebhook({
   secret: string | undefined;
   now?: Date;
 }): ParsedWebhook {
-  if (!secret) return reject(503, 'generic webhook is not configured (WEBHOOK_SECRET)');
+  if (!secret) return reject('not_configured', 'generic webhook is not configured (WEBHOOK_SECRET)');
   const text = body.toString('utf8');
   const check = verifyGenericSignature({
     secret,
@@ -37,11 +37,11 @@ export function parseGenericWebhook({
     signatureHeader: headers.get(GENERIC_SIGNATURE_HEADER),
     now,
   });
-  if (!check.ok) return reject(401, `signature ${check.reason}`);
+  if (!check.ok) return reject('unauthenticated', `signature ${check.reason}`);
   const json = parseJson(text);
-  if (!json.ok) return reject(400, 'body is not JSON');
+  if (!json.ok) return reject('invalid_input', 'body is not JSON');
   const parsed = genericWebhookBody.safeParse(json.value);
-  if (!parsed.success) return reject(400, `body does not match the generic event schema: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  if (!parsed.success) return reject('invalid_input', `body does not match the generic event schema: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   return { ok: true, events: parsed.data.events.map((event) => normaliseGenericEvent(event)), skipped: [] };
 }
 

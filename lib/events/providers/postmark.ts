@@ -28,6 +28,9 @@ const bounceLike = z
   .loose();
 const other = z.object({ RecordType: z.string().min(1), MessageID: z.string().min(1), Metadata: metadata }).loose();
 
+/** The records this route reads; anything else with a RecordType and MessageID is stored as `other`. */
+export const postmarkRecord = z.union([delivery, bounceLike, other]);
+
 const hardBounceTypes = new Set(['HardBounce', 'BadEmailAddress']);
 
 function credentialsMatch(header: string | null, user: string, password: string): boolean {
@@ -50,10 +53,10 @@ export function parsePostmarkWebhook({
   user: string | undefined;
   password: string | undefined;
 }): ParsedWebhook {
-  if (!user || !password) return reject(503, 'postmark webhook is not configured (POSTMARK_WEBHOOK_USER/PASSWORD)');
-  if (!credentialsMatch(headers.get('authorization'), user, password)) return reject(401, 'bad or missing Basic credentials');
+  if (!user || !password) return reject('not_configured', 'postmark webhook is not configured (POSTMARK_WEBHOOK_USER/PASSWORD)');
+  if (!credentialsMatch(headers.get('authorization'), user, password)) return reject('unauthenticated', 'bad or missing Basic credentials', { 'www-authenticate': 'Basic realm="notice-ledger webhooks"' });
   const json = parseJson(body.toString('utf8'));
-  if (!json.ok) return reject(400, 'body is not JSON');
+  if (!json.ok) return reject('invalid_input', 'body is not JSON');
   const record = json.value;
   const deliveryRecord = delivery.safeParse(record);
   if (deliveryRecord.success) {
@@ -95,7 +98,7 @@ export function parsePostmarkWebhook({
   }
   const otherRecord = other.safeParse(record);
   if (!otherRecord.success || ['Delivery', 'Bounce', 'SpamComplaint'].includes(otherRecord.data.RecordType)) {
-    return reject(400, 'body is not a Postmark Delivery, Bounce or SpamComplaint record');
+    return reject('invalid_input', 'body is not a Postmark Delivery, Bounce or SpamComplaint record');
   }
   const o = otherRecord.data;
   const digest = createHash('sha256').update(body).digest('hex').slice(0, 32);

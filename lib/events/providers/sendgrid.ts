@@ -28,7 +28,8 @@ const sendgridEvent = z
   .loose();
 // The batch is checked as a whole, each event on its own: one malformed event must not refuse
 // its siblings, or SendGrid retries the same batch (on any non-2xx, for up to 24 hours).
-const sendgridBody = z.array(z.unknown()).min(1).max(5000);
+/** Each event is then read on its own: a malformed one is skipped, not the batch. */
+export const sendgridBody = z.array(z.unknown()).min(1).max(5000);
 // SendGrid documents sg_event_id as base64url, at most 100 characters: only such a value is
 // echoed back to name a skipped event, so a response or log line never repeats a hostile one.
 const echoableEventId = /^[A-Za-z0-9+/=_-]{1,100}$/;
@@ -58,17 +59,17 @@ export function parseSendgridWebhook({
   publicKey: string | undefined;
   now?: Date;
 }): ParsedWebhook {
-  if (!publicKey) return reject(503, 'sendgrid webhook is not configured (SENDGRID_WEBHOOK_PUBLIC_KEY)');
+  if (!publicKey) return reject('not_configured', 'sendgrid webhook is not configured (SENDGRID_WEBHOOK_PUBLIC_KEY)');
   const signature = headers.get(SENDGRID_SIGNATURE_HEADER);
   const timestamp = headers.get(SENDGRID_TIMESTAMP_HEADER);
-  if (!signature || !timestamp) return reject(401, 'signature headers missing');
-  if (!/^\d{1,12}$/.test(timestamp)) return reject(401, 'malformed timestamp');
-  if (Math.abs(now.getTime() / 1000 - Number(timestamp)) > TOLERANCE_SECONDS) return reject(401, 'timestamp outside the replay window');
+  if (!signature || !timestamp) return reject('unauthenticated', 'signature headers missing');
+  if (!/^\d{1,12}$/.test(timestamp)) return reject('unauthenticated', 'malformed timestamp');
+  if (Math.abs(now.getTime() / 1000 - Number(timestamp)) > TOLERANCE_SECONDS) return reject('unauthenticated', 'timestamp outside the replay window');
   let key: KeyObject;
   try {
     key = sendgridPublicKey(publicKey);
   } catch {
-    return reject(503, 'SENDGRID_WEBHOOK_PUBLIC_KEY is not a valid public key');
+    return reject('not_configured', 'SENDGRID_WEBHOOK_PUBLIC_KEY is not a valid public key');
   }
   const verifier = createVerify('sha256');
   verifier.update(Buffer.concat([Buffer.from(timestamp, 'utf8'), body]));
@@ -78,11 +79,11 @@ export function parseSendgridWebhook({
   } catch {
     valid = false;
   }
-  if (!valid) return reject(401, 'signature mismatch');
+  if (!valid) return reject('unauthenticated', 'signature mismatch');
   const json = parseJson(body.toString('utf8'));
-  if (!json.ok) return reject(400, 'body is not JSON');
+  if (!json.ok) return reject('invalid_input', 'body is not JSON');
   const parsed = sendgridBody.safeParse(json.value);
-  if (!parsed.success) return reject(400, `body is not a SendGrid event array: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  if (!parsed.success) return reject('invalid_input', `body is not a SendGrid event array: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   const events: NormalizedEvent[] = [];
   const skipped: SkippedEvent[] = [];
   parsed.data.forEach((candidate, index) => {

@@ -59,25 +59,25 @@ export async function parseSesWebhook({
   now?: Date;
 }): Promise<ParsedWebhook> {
   const json = parseJson(body.toString('utf8'));
-  if (!json.ok) return reject(400, 'body is not JSON');
+  if (!json.ok) return reject('invalid_input', 'body is not JSON');
   const verified = await verifySnsMessage({ value: json.value, resolveKey, allowedTopics, now });
-  if (!verified.ok) return reject(verified.status, verified.error);
+  if (!verified.ok) return { ok: false, refusal: verified.refusal };
   const envelope = verified.message;
   if (envelope.Type !== 'Notification') return handleSubscriptionMessage({ envelope, confirmSubscription });
   const inner = parseJson(envelope.Message);
-  if (!inner.ok) return reject(400, 'SNS Message is not JSON');
+  if (!inner.ok) return reject('invalid_input', 'SNS Message is not JSON');
   const parsed = sesEvent.safeParse(inner.value);
-  if (!parsed.success) return reject(400, `SNS Message is not an SES event: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  if (!parsed.success) return reject('invalid_input', `SNS Message is not an SES event: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   return { ok: true, events: normaliseSesEvent({ event: parsed.data, envelope }), skipped: [] };
 }
 
 async function handleSubscriptionMessage({ envelope, confirmSubscription }: { envelope: SnsEnvelope; confirmSubscription: SubscriptionConfirmer }): Promise<ParsedWebhook> {
   if (envelope.Type === 'UnsubscribeConfirmation') return { ok: true, events: [], skipped: [], note: 'unsubscribe confirmation ignored' };
-  if (!envelope.SubscribeURL || !isTrustedSnsUrl(envelope.SubscribeURL, { pem: false })) return reject(400, 'SubscribeURL is not an https SNS URL');
+  if (!envelope.SubscribeURL || !isTrustedSnsUrl(envelope.SubscribeURL, { pem: false })) return reject('invalid_input', 'SubscribeURL is not an https SNS URL');
   try {
     await confirmSubscription(envelope.SubscribeURL);
   } catch {
-    return reject(503, 'could not confirm the SNS subscription; SNS will retry');
+    return reject('not_configured', 'could not confirm the SNS subscription; SNS will retry');
   }
   return { ok: true, events: [], skipped: [], note: 'subscription confirmed' };
 }

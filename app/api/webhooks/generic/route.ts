@@ -1,7 +1,6 @@
-import { getDb } from '@/db/client';
+import { genericWebhook } from '@/lib/api/webhooks';
 import { config } from '@/lib/config';
-import { receiveWebhook, webhookSettingsFrom } from '@/lib/events/webhook';
+import { webhookSettingsFrom } from '@/lib/events/webhook';
+import { providerRoute } from '@/lib/http/provider-route';
 
-export async function POST(request: Request): Promise<Response> {
-  return receiveWebhook({ provider: 'generic', request, db: getDb(), settings: webhookSettingsFrom(config()) });
-}
+export const POST = providerRoute(genericWebhook, { settings: () => webhookSettingsFrom(config()) });

@@ -1,7 +1,6 @@
-import { getDb } from '@/db/client';
+import { postmarkWebhook } from '@/lib/api/webhooks';
 import { config } from '@/lib/config';
-import { receiveWebhook, webhookSettingsFrom } from '@/lib/events/webhook';
+import { webhookSettingsFrom } from '@/lib/events/webhook';
+import { providerRoute } from '@/lib/http/provider-route';
 
-export async function POST(request: Request): Promise<Response> {
-  return receiveWebhook({ provider: 'postmark', request, db: getDb(), settings: webhookSettingsFrom(config()) });
-}
+export const POST = providerRoute(postmarkWebhook, { settings: () => webhookSettingsFrom(config()) });

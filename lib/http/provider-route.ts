@@ -1,0 +1,32 @@
+import type { ZodType } from 'zod';
+import { getDb, type DbOrTx } from '../../db/client';
+import { receiveWebhook, WEBHOOK_BODY_LIMIT, type WebhookSettings } from '../events/webhook';
+import { createLogger } from '../log';
+import { readBytes } from './body';
+import type { ProviderContract } from './contract';
+import { providerOk, providerRefusal } from './wire';
+
+const log = createLogger('webhooks');
+
+export type ProviderRouteHandler = ((request: Request) => Promise<Response>) & { contract: ProviderContract };
+
+/**
+ * A provider webhook from its contract: the body read up to WEBHOOK_BODY_LIMIT (before any
+ * authentication, so an oversized request costs nothing), then the provider's own
+ * authentication, payload and idempotent storage (lib/events/webhook.ts). A refused request
+ * stores nothing; an error of ours is a 500, which every provider retries.
+ */
+export function providerRoute<I extends ZodType, O extends ZodType>(contract: ProviderContract<I, O>, { settings, db = getDb }: { settings: () => WebhookSettings; db?: () => DbOrTx }): ProviderRouteHandler {
+  const route = async (request: Request): Promise<Response> => {
+    const body = await readBytes(request, { limitBytes: WEBHOOK_BODY_LIMIT });
+    if (!body.ok) return providerRefusal(body.refusal);
+    try {
+      const result = await receiveWebhook({ provider: contract.provider, headers: request.headers, body: body.data, db: db(), settings: settings() });
+      return result.ok ? providerOk(result.data) : providerRefusal(result.refusal);
+    } catch (error) {
+      log.error({ provider: contract.provider, err: error instanceof Error ? error.message : String(error) }, 'webhook failed; the provider will retry');
+      return providerRefusal({ kind: 'internal', message: 'internal error; retry' });
+    }
+  };
+  return Object.assign(route, { contract });
+}
