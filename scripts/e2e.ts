@@ -100,8 +100,8 @@ async function main(): Promise<number> {
       await ensureProductionBuild({ root: process.cwd(), log: (line) => console.log(`[e2e] ${line}`) });
     } else {
       const state = readBuildState({ root: process.cwd() });
-      if (state === 'missing') throw new Error('E2E_SKIP_BUILD is set but there is no complete production build in .next/: run without it once');
-      if (state === 'stale') console.log('[e2e] E2E_SKIP_BUILD: serving a build older than the sources');
+      if (state === 'missing') throw new Error('E2E_SKIP_BUILD is set but .next/ holds no production build: run without it once');
+      if (state === 'stale') console.log('[e2e] E2E_SKIP_BUILD: serving a build that may be older than the sources');
     }
     console.log(`[e2e] playwright on port ${env.E2E_PORT}`);
     return await run('npx', ['playwright', 'test', ...process.argv.slice(2)], env);

@@ -48,11 +48,13 @@ function newestSourceMtime(root: string): number {
 
 /**
  * The stamp holds the instant the build started and is written only after it succeeded, so a
- * source saved during a build, or a build that was interrupted, leaves the build stale.
+ * source saved during a build, or a build that was interrupted, leaves the build stale. A
+ * build without a stamp (a plain `npm run build`) is of unknown age: stale.
  */
 export function readBuildState({ root }: { root: string }): BuildState {
   const stamp = path.join(root, '.next', STAMP_FILE);
-  if (!existsSync(path.join(root, '.next', 'BUILD_ID')) || !existsSync(stamp)) return 'missing';
+  if (!existsSync(path.join(root, '.next', 'BUILD_ID'))) return 'missing';
+  if (!existsSync(stamp)) return 'stale';
   const startedAt = Number(readFileSync(stamp, 'utf8'));
   return Number.isFinite(startedAt) && newestSourceMtime(root) <= startedAt ? 'fresh' : 'stale';
 }
@@ -98,7 +100,7 @@ export async function ensureProductionBuild({ root, log = () => undefined }: { r
   try {
     const state = readBuildState({ root });
     if (state === 'fresh') return { built: false };
-    log(`building the console (${state === 'missing' ? 'no build yet' : 'sources changed'}; a minute or two) …`);
+    log(`building the console (${state === 'missing' ? 'no build yet' : 'sources newer than the build'}; a minute or two) …`);
     const stamp = path.join(root, '.next', STAMP_FILE);
     await rm(stamp, { force: true });
     const startedAt = Date.now();
