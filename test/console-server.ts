@@ -48,12 +48,17 @@ export async function startConsoleServer({ env }: { env: Record<string, string> 
       // the group is already gone
     }
   };
+  // A detached server would outlive a caller that crashes: take it down on the way out.
+  const killOnExit = () => signalGroup('SIGKILL');
+  process.once('exit', killOnExit);
   const stop = async () => {
-    if (exit) return;
-    signalGroup('SIGTERM');
-    const timer = setTimeout(() => signalGroup('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
+    if (!exit) {
+      signalGroup('SIGTERM');
+      const timer = setTimeout(() => signalGroup('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    process.removeListener('exit', killOnExit);
   };
 
   // Any HTTP answer means it listens; /signin is the page every deployment serves.

@@ -118,8 +118,8 @@ export function runProducer({ appUrl, token, planned, startedAt }: { appUrl: str
             return once();
           });
     const racingResolve = resolveOffset !== null && resolveOffset >= 0 ? first.then(() => resolveEvidence(notice, resolveOffset)) : Promise.resolve();
-    const answers = await Promise.all([first, second]);
-    await racingResolve;
+    // Awaited together: when the producer stops, every one of them rejects, and none unobserved.
+    const [answers] = await Promise.all([Promise.all([first, second]), racingResolve]);
     const created = answers.filter((answer) => answer.created).length;
     if (created !== 1) {
       stats.createdTwice += created > 1 ? 1 : 0;
