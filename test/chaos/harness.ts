@@ -29,12 +29,12 @@ import { createWorkerPool, type PoolStats, type WorkerPool } from './workers';
 
 /**
  * The chaos run (`npm run chaos`, and a small fixed seed in `npm test`): N notices scheduled
- * over the real producer API of the built console (`next start`, test/console-server.ts), processed by several real worker processes against the real
- * SMTP sink while workers are SIGKILLed and restarted and the sink rejects (451/550), stalls
- * past the visibility timeout and drops connections after DATA; every producer request is
- * posted twice; the whole window is then replayed (request → approve by another user → run).
- * The sink's signed events go through that server's generic webhook route into lib/events, and
- * reconcileQuarantine runs; on-call then releases the claims the sink has no trace of, the
+ * over the producer API of the built console under `next start` (test/console-server.ts),
+ * processed by several real worker processes against the real SMTP sink while workers are
+ * SIGKILLed and restarted and the sink rejects (451/550), stalls past the visibility timeout
+ * and drops connections after DATA; every producer request is posted twice; the whole window
+ * is then replayed (request → approve by another user → run). The sink's signed events go
+ * through that server's generic webhook route into lib/events, and reconcileQuarantine runs; on-call then releases the claims the sink has no trace of, the
  * workers resend them, and the final count follows. Every random choice derives from `seed`.
  *
  * Evidence for dropped-after-data messages: the sink posts the same `accepted` (and
