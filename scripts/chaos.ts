@@ -56,7 +56,8 @@ async function main(): Promise<number> {
     if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
     return value;
   };
-  // Set before any module reads its configuration: this process serves the route handlers.
+  // Set before any module reads its configuration: this process runs the replay, the
+  // reconciliation and on-call's release through lib/ (the console and workers get their own).
   process.env.LOG_LEVEL ??= 'warn';
   process.env.NOTICE_LEDGER_PROCESS ??= 'notice-ledger-chaos';
   if (!process.env.NOTICE_KEY_SECRET) {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, readFileSync, statSync, readdirSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
@@ -10,6 +10,7 @@ import { migrateDatabase } from '../db/migrate';
 import { demoUsers, seedDemo } from '../db/seed';
 import { hashPassword } from '../lib/auth/password';
 import { DEMO_READY_PREFIX, readDemoSettings } from './demo-settings';
+import { ensureProductionBuild } from './production-build';
 
 /**
  * `npm run demo`: the whole product on one machine with nothing installed but Node.
@@ -38,29 +39,6 @@ async function loadDemoSecrets(): Promise<Secrets> {
   return secrets;
 }
 
-function newestSourceMtime(): number {
-  let newest = 0;
-  const walk = (dir: string) => {
-    if (!existsSync(dir)) return;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (!entry.name.endsWith('.test.ts')) newest = Math.max(newest, statSync(full).mtimeMs);
-    }
-  };
-  for (const dir of ['app', 'components', 'lib', 'db']) walk(path.join(root, dir));
-  for (const file of ['next.config.mjs', 'package-lock.json', 'proxy.ts']) {
-    if (existsSync(file)) newest = Math.max(newest, statSync(file).mtimeMs);
-  }
-  return newest;
-}
-
-/** `next start` serves the last build: rebuild when any source is newer than it. */
-function consoleBuildIsStale(): boolean {
-  const buildId = path.join(root, '.next', 'BUILD_ID');
-  return !existsSync(buildId) || statSync(buildId).mtimeMs < newestSourceMtime();
-}
-
 const children: { name: string; child: ChildProcess }[] = [];
 let stopping = false;
 
@@ -79,16 +57,6 @@ function run(name: string, command: string, args: string[], env: NodeJS.ProcessE
     void shutdown(1);
   });
   return child;
-}
-
-function runToCompletion(command: string, args: string[], env: NodeJS.ProcessEnv, logName: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const log = createWriteStream(path.join(logDir, `${logName}.log`), { flags: 'w' });
-    const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.pipe(log);
-    child.stderr.pipe(log);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} failed; see .data/logs/${logName}.log`))));
-  });
 }
 
 function waitForHttp(url: string, timeoutMs: number): Promise<void> {
@@ -188,10 +156,8 @@ async function main(): Promise<void> {
     WORKER_METRICS_PORT: settings.workerMetricsPort,
   };
 
-  if (consoleBuildIsStale()) {
-    console.log('Building the console (first run or changed sources; about a minute) …');
-    await runToCompletion(path.join(root, 'node_modules/.bin/next'), ['build'], { ...env, NODE_ENV: 'production' }, 'build');
-  }
+  // `next start` serves the last build: rebuilt when any source is newer than it.
+  await ensureProductionBuild({ root, log: (line) => console.log(line) });
 
   run('smtp-sink', process.execPath, ['--import', 'tsx', 'scripts/smtp-sink.ts'], {
     ...env,

@@ -11,10 +11,13 @@ import { e2eIdentities, startOidcIssuer } from '../e2e/fixtures/oidc-issuer';
 import { seedE2e, E2E_SEED_FILE_ENV } from '../e2e/fixtures/seed';
 import { createWebhookKeys, webhookEnv } from '../e2e/fixtures/webhook-keys';
 import { assertLocalDatabaseUrl, withDatabase } from '../test/local-database';
+import { ensureProductionBuild, readBuildState } from './production-build';
 
 /**
  * npm run test:e2e [-- playwright args]: a fresh database (embedded in a temp dir, or a new
- * database on a local DATABASE_URL server), migrated and seeded; `next build`; then Playwright,
+ * database on a local DATABASE_URL server), migrated and seeded; a production build of the
+ * current sources (scripts/production-build.ts: built only when stale, shared with the demo
+ * and the chaos suite; E2E_SKIP_BUILD=1 serves whatever build exists); then Playwright,
  * which starts `next start` on a free port itself (reuseExistingServer: false) and stops it.
  * A local OpenID Connect issuer (e2e/fixtures/oidc-issuer.ts) knows one identity per seeded
  * user and a few that must be refused, so the console runs with single sign-on enabled.
@@ -97,9 +100,11 @@ async function main(): Promise<number> {
       ...webhookEnv(webhookKeys),
     };
     if (!process.env.E2E_SKIP_BUILD) {
-      console.log('[e2e] next build');
-      const built = await run('npx', ['next', 'build'], env);
-      if (built !== 0) return built;
+      await ensureProductionBuild({ root: process.cwd(), log: (line) => console.log(`[e2e] ${line}`) });
+    } else {
+      const state = readBuildState({ root: process.cwd() });
+      if (state === 'missing') throw new Error('E2E_SKIP_BUILD is set but .next/ holds no production build: run without it once');
+      if (state === 'stale') console.log('[e2e] E2E_SKIP_BUILD: serving a build that may be older than the sources');
     }
     console.log(`[e2e] playwright on port ${env.E2E_PORT}`);
     return await run('npx', ['playwright', 'test', ...process.argv.slice(2)], env);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import { createDb, createPool, type Db } from '../../db/client';
@@ -17,7 +18,8 @@ import { runReplay } from '../../lib/replay/runner';
 import { scheduleUploadedItem } from '../../lib/replay/schedule-item';
 import { decideReplay, requestReplay, startReplay } from '../../lib/replay/service';
 import type { Actor } from '../../lib/replay/transitions';
-import { spawnConsoleProcess, type ConsoleProcess } from './app-server';
+import { ensureProductionBuild } from '../../scripts/production-build';
+import { startConsoleServer, type ConsoleServer } from '../console-server';
 import { isBouncingRecipient, planNotices } from './plan';
 import { createPrng, hashUnit, type Prng } from './prng';
 import { runProducer, type ProducerStats } from './producer';
@@ -27,12 +29,12 @@ import { createWorkerPool, type PoolStats, type WorkerPool } from './workers';
 
 /**
  * The chaos run (`npm run chaos`, and a small fixed seed in `npm test`): N notices scheduled
- * over the real producer API, processed by several real worker processes against the real
- * SMTP sink while workers are SIGKILLed and restarted and the sink rejects (451/550), stalls
- * past the visibility timeout and drops connections after DATA; every producer request is
- * posted twice; the whole window is then replayed (request → approve by another user → run).
- * The sink's signed events go through the generic webhook route into lib/events, and
- * reconcileQuarantine runs; on-call then releases the claims the sink has no trace of, the
+ * over the producer API of the built console under `next start` (test/console-server.ts),
+ * processed by several real worker processes against the real SMTP sink while workers are
+ * SIGKILLed and restarted and the sink rejects (451/550), stalls past the visibility timeout
+ * and drops connections after DATA; every producer request is posted twice; the whole window
+ * is then replayed (request → approve by another user → run). The sink's signed events go
+ * through that server's generic webhook route into lib/events, and reconcileQuarantine runs; on-call then releases the claims the sink has no trace of, the
  * workers resend them, and the final count follows. Every random choice derives from `seed`.
  *
  * Evidence for dropped-after-data messages: the sink posts the same `accepted` (and
@@ -207,7 +209,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const pool = createPool(options.databaseUrl, { max: 6, applicationName: 'notice-ledger-chaos' });
   const db = createDb(pool);
   const faults: Record<string, number> = {};
-  let app: ConsoleProcess | null = null;
+  let app: ConsoleServer | null = null;
   let sink: SmtpSink | null = null;
   let workers: WorkerPool | null = null;
   const queueEnv: Record<string, string> = options.rabbitmq
@@ -224,14 +226,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (!operator || !manager) throw new Error('could not create the replay users');
     const { token } = await createApiToken(db, { name: 'chaos producer', createdBy: null, actor: 'system:chaos' });
 
-    // The producer API and the webhook run in their own process, as the console does in production.
-    app = await spawnConsoleProcess({
-      DATABASE_URL: options.databaseUrl,
-      NOTICE_KEY_SECRET: secret,
-      WEBHOOK_SECRET: webhookSecret,
-      VISIBILITY_TIMEOUT: `${VISIBILITY_MS}ms`,
-      ...queueEnv,
-      LOG_LEVEL: 'warn',
+    // The producer API and the webhooks are served by the console itself, as in production.
+    await ensureProductionBuild({ root: path.resolve(import.meta.dirname, '..', '..'), log });
+    app = await startConsoleServer({
+      env: {
+        DATABASE_URL: options.databaseUrl,
+        NOTICE_KEY_SECRET: secret,
+        NEXTAUTH_SECRET: randomBytes(32).toString('hex'),
+        WEBHOOK_SECRET: webhookSecret,
+        VISIBILITY_TIMEOUT: `${VISIBILITY_MS}ms`,
+        ...queueEnv,
+        NOTICE_LEDGER_PROCESS: 'notice-ledger-chaos-console',
+        LOG_LEVEL: 'warn',
+      },
     });
     sink = await startSmtpSink({
       eventsUrl: `${app.url}/api/webhooks/generic`,
@@ -274,6 +281,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }, 15_000);
     try {
       await unlessAborted(producer.done, options.signal);
+    } catch (error) {
+      // No verdict is worth computing over a console that refuses the producer: say why, with its log.
+      throw new Error(
+        `${error instanceof Error ? error.message : String(error)} (statuses ${JSON.stringify(producer.stats.statuses)}; console ${app.exit() ? `exited ${JSON.stringify(app.exit())}` : 'still running'}); the console's last log lines:\n${app.logTail().trim().split('\n').slice(-8).join('\n')}`,
+        { cause: error },
+      );
     } finally {
       clearInterval(progress);
     }
@@ -352,6 +365,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     failures.push(...invariantFailures(counts));
     const kills = workers.stats();
     failures.push(...kills.unexpectedExits);
+    const consoleExit = app.exit();
+    if (consoleExit) failures.push(`the console (next start) exited during the run: ${JSON.stringify(consoleExit)}`);
     const posted = sink.postedEvents();
     const eventPostFailures = posted.filter((entry) => entry.status !== 200).length;
     if (eventPostFailures > 0) failures.push(`${eventPostFailures} event posts to the webhook failed`);
@@ -400,8 +415,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await replayQueue.stop().catch(() => undefined);
     if (options.rabbitmq && queueEnv.QUEUE_NAME) await deleteRabbitQueue(options.rabbitmq.url, queueEnv.QUEUE_NAME).catch(() => undefined);
     await sink?.stop();
-    const consoleExit = await app?.stop();
-    if (consoleExit && consoleExit.code !== 0) log(`console process exited with code ${consoleExit.code}`);
+    await app?.stop();
     await pool.end();
   }
 }

@@ -4,7 +4,9 @@ import type { PlannedNotice } from './plan';
  * The producer side of a chaos run: every notice POSTed to /api/v1/reminders with a bearer
  * token, then the identical request again (at once, racing the first, or later), 5xx and
  * network errors retried; evidence opened and resolved around some posts. Each answer is
- * checked: exactly one `created` per notice, the same job id both times.
+ * checked: exactly one `created` per notice, the same job id both times. A console that
+ * answers nothing but 5xx (or nothing at all) stops the producer: `done` rejects with the
+ * last answer instead of the run retrying its way through every notice.
  */
 
 export type ProducerStats = { posts: number; statuses: Record<string, number>; created: number; createdTwice: number; jobIdMismatches: number; evidenceResolved: number };
@@ -12,6 +14,10 @@ export type ProducerStats = { posts: number; statuses: Record<string, number>; c
 export type Producer = { done: Promise<void>; stats: ProducerStats; problems: string[] };
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+// Sixteen requests are in flight at once: this many failures in a row is a broken console,
+// not a blip that the retries would ride out.
+const FAILURES_IN_A_ROW_TO_STOP = 24;
 
 export function semaphore(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
   let active = 0;
@@ -50,16 +56,27 @@ export function runProducer({ appUrl, token, planned, startedAt }: { appUrl: str
   const problems: string[] = [];
   const limit = semaphore(16);
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  let failuresInARow = 0;
+  let broken: Error | null = null;
+
+  const noteFailure = (what: string) => {
+    failuresInARow += 1;
+    if (failuresInARow >= FAILURES_IN_A_ROW_TO_STOP) broken ??= new Error(`the producer API failed ${failuresInARow} requests in a row, stopping the producer; the last: ${what}`);
+  };
 
   const call = async (method: string, path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
     for (let attempt = 0; ; attempt += 1) {
+      if (broken) throw broken;
       try {
         const response = await fetch(`${appUrl}${path}`, { method, headers, body: JSON.stringify(body) });
         const json = (await response.json().catch(() => ({}))) as Record<string, unknown>;
         stats.posts += 1;
         stats.statuses[String(response.status)] = (stats.statuses[String(response.status)] ?? 0) + 1;
+        if (response.status < 500) failuresInARow = 0;
+        else noteFailure(`${method} ${path} answered ${response.status} ${JSON.stringify(json).slice(0, 200)}`);
         if (response.status < 500 || attempt >= 5) return { status: response.status, json };
       } catch (error) {
+        noteFailure(`${method} ${path} got no answer: ${error instanceof Error ? error.message : String(error)}`);
         if (attempt >= 5) throw error;
       }
       await delay(100 * (attempt + 1));
@@ -101,8 +118,8 @@ export function runProducer({ appUrl, token, planned, startedAt }: { appUrl: str
             return once();
           });
     const racingResolve = resolveOffset !== null && resolveOffset >= 0 ? first.then(() => resolveEvidence(notice, resolveOffset)) : Promise.resolve();
-    const answers = await Promise.all([first, second]);
-    await racingResolve;
+    // Awaited together: when the producer stops, every one of them rejects, and none unobserved.
+    const [answers] = await Promise.all([Promise.all([first, second]), racingResolve]);
     const created = answers.filter((answer) => answer.created).length;
     if (created !== 1) {
       stats.createdTwice += created > 1 ? 1 : 0;
