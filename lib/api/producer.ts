@@ -6,7 +6,7 @@ import { producerContract } from '../http/contract';
 import { refuse, type Result } from '../http/refusal';
 import type { ProducerAnswer } from '../http/producer-route';
 import { evidenceRef, openEvidenceRequest, resolveEvidenceRequest, type OpenEvidenceResult, type ResolveEvidenceResult } from '../jobs/evidence';
-import { cancelRequest, scheduleRequest, type CancelResult, type ScheduleResult } from '../jobs/schedule';
+import { cancelParams, cancelRequest, scheduleRequest, type CancelResult, type ScheduleResult } from '../jobs/schedule';
 
 /**
  * The producer API (`/api/v1`): each route's contract — path parameters, body, answer — and
@@ -39,7 +39,7 @@ export const scheduleReminder = producerContract({
 export const cancelReminderRoute = producerContract({
   method: 'POST',
   path: '/api/v1/reminders/{id}/cancel',
-  params: z.strictObject({ id: z.guid('must be a reminder job id (a UUID, as POST /api/v1/reminders returned it)') }),
+  params: cancelParams,
   body: cancelRequest,
   bodyOptional: true,
   output: reminderJob,
