@@ -5,12 +5,12 @@ import { can } from '@/lib/auth/permissions';
 import { config } from '@/lib/config';
 import { noticeTypeNames } from '@/lib/ledger/notice-types';
 import { loadQuarantinePage } from '@/lib/console/quarantine-view';
-import { quarantineListQuery } from '@/lib/console/requests';
+import { listQuarantine, quarantineListQuery } from '@/lib/api/console/quarantine';
 import { formatDuration } from '@/lib/console/format';
 import { QuarantineView, type QuarantineQuery } from '@/components/quarantine/quarantine-view';
-import { queryKeys } from '@/components/query/keys';
 import { Forbidden } from '@/components/ui/states';
 import { requirePage } from '../../_server/auth';
+import { prefetchConsole } from '../../_server/prefetch';
 
 export const metadata: Metadata = { title: 'Quarantine' };
 export const dynamic = 'force-dynamic';
@@ -22,10 +22,7 @@ export default async function QuarantinePage({ searchParams }: { searchParams: P
   const parsed = quarantineListQuery.safeParse(raw);
   const query: QuarantineQuery = parsed.success ? parsed.data : {};
   const client = new QueryClient();
-  await client.prefetchQuery({
-    queryKey: queryKeys.quarantine(query),
-    queryFn: async () => JSON.parse(JSON.stringify(await loadQuarantinePage(getDb(), { query, quarantineAfterMs: config().QUARANTINE_AFTER }))) as unknown,
-  });
+  await prefetchConsole(client, listQuarantine, query, () => loadQuarantinePage(getDb(), { query, quarantineAfterMs: config().QUARANTINE_AFTER }));
   return (
     <>
       <div className="page-head">
