@@ -15,7 +15,7 @@ export const dynamic = 'force-dynamic';
 
 export default async function OverviewPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const auth = await requirePage('overview.read', '/');
-  if (!auth.ok) return <Forbidden message={auth.error.message} />;
+  if (!auth.ok) return <Forbidden message={auth.refusal.message} />;
   const parsed = rangeQuery.safeParse(await searchParams);
   const range = parsed.success ? parsed.data.range : '24h';
   const db = getDb();

@@ -17,7 +17,7 @@ export const dynamic = 'force-dynamic';
 
 export default async function AdminPage() {
   const auth = await requirePage('users.manage', '/admin');
-  if (!auth.ok) return <Forbidden message={auth.error.message} />;
+  if (!auth.ok) return <Forbidden message={auth.refusal.message} />;
   const client = new QueryClient();
   const tokens = can(auth.session.user.role, 'tokens.manage');
   await Promise.all([

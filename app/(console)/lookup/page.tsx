@@ -15,7 +15,7 @@ export const dynamic = 'force-dynamic';
 export default async function LookupPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const q = ((await searchParams).q ?? '').trim().slice(0, 320);
   const auth = await requirePage('lookup.read', q ? `/lookup?q=${encodeURIComponent(q)}` : '/lookup');
-  if (!auth.ok) return <Forbidden message={auth.error.message} />;
+  if (!auth.ok) return <Forbidden message={auth.refusal.message} />;
   const client = new QueryClient();
   if (q) {
     const result = await lookupNotices(getDb(), { query: q, secret: config().NOTICE_KEY_SECRET, messageIdDomain: config().MESSAGE_ID_DOMAIN });

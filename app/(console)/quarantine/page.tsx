@@ -17,7 +17,7 @@ export const dynamic = 'force-dynamic';
 
 export default async function QuarantinePage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const auth = await requirePage('quarantine.read', '/quarantine');
-  if (!auth.ok) return <Forbidden message={auth.error.message} />;
+  if (!auth.ok) return <Forbidden message={auth.refusal.message} />;
   const raw = Object.fromEntries(Object.entries(await searchParams).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = quarantineListQuery.safeParse(raw);
   const query: QuarantineQuery = parsed.success ? parsed.data : {};
