@@ -47,7 +47,7 @@ export const dryRunVerdict = z.object({
   kind: z.enum(['empty', 'already_delivered', 'mostly_new', 'mixed']),
   /** Keys the run could send: absent from the ledger, or released for resend. */
   wouldSend: count,
-  share: z.number().min(0).max(1),
+  share: z.number().nonnegative(),
   message: z.string(),
 });
 export type DryRunVerdict = z.infer<typeof dryRunVerdict>;
