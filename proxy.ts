@@ -2,7 +2,7 @@ import { NextResponse, type NextRequest } from 'next/server';
 
 /**
  * Redirects a visitor without a session cookie to the sign-in page. It never authorizes:
- * a forged or expired cookie passes here and is refused by lib/auth/guard.ts (routes) or
+ * a forged or expired cookie passes here and is refused by lib/http/console-route.ts (routes) or
  * app/_server/auth.ts (pages), which check the signature, the user and the permission map.
  */
 export function proxy(request: NextRequest): NextResponse {

@@ -9,7 +9,7 @@ import { attemptSeries, countPendingByDueBucket, findOldestPending, providerEven
 import { countQuarantined, listQuarantined } from '../db/queries/ledger/read';
 import { PENDING_FRESH_MS } from '../lib/console/overview-model';
 import { loadPendingCounts, recountPendingCounts } from '../lib/console/pending-counts';
-import { LIVE_REFRESH_MS } from '../components/query/keys';
+import { LIVE_REFRESH_MS } from '../components/query/live';
 import { noticeTypeNames } from '../lib/ledger/notice-types';
 import { postmasterOf } from './cpu';
 import { percentile, printTable, recordTargets, startBenchDatabase, type BenchDatabase } from './support';

@@ -236,9 +236,9 @@ async function main(): Promise<void> {
       const csv = uploadCsv(UPLOAD_ROWS);
       for (let run = 1; run <= RUNS; run += 1) {
         const [check, ms] = await timedAsync(() => dryRunUpload(db, { csv, secret }));
-        if (!check.ok || check.dryRun.accepted !== UPLOAD_ROWS) throw new Error(`upload dry run refused rows: ${JSON.stringify(check.ok ? check.dryRun.rejections.slice(0, 3) : check.error)}`);
+        if (!check.ok || check.data.dryRun.accepted !== UPLOAD_ROWS) throw new Error(`upload dry run refused rows: ${JSON.stringify(check.ok ? check.data.dryRun.rejections.slice(0, 3) : check.refusal.message)}`);
         (figures['upload: dryRunUpload() (parse + validate + derive + lookup), rows/s'] ??= []).push(UPLOAD_ROWS / (ms / 1000));
-        (figures['upload: of which the ledger lookup, rows/s'] ??= []).push(UPLOAD_ROWS / (check.dryRun.elapsedMs / 1000));
+        (figures['upload: of which the ledger lookup, rows/s'] ??= []).push(UPLOAD_ROWS / (check.data.dryRun.elapsedMs / 1000));
         load.push(os.loadavg()[0] ?? 0);
       }
     }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { userInfo } from 'node:os';
 import type { Db } from '../db/client';
 import type { AccountCommand } from '../lib/console/cli-args';
-import { createUserRequest } from '../lib/console/requests';
+import { createUserRequest } from '../lib/api/console/users';
 import { createConsoleToken, loadTokens, revokeConsoleToken } from '../lib/console/tokens';
 import { createConsoleUser } from '../lib/console/users';
 
@@ -78,7 +78,7 @@ export async function executeAccountCommand(db: Db, command: AccountCommand): Pr
       const request = createUserRequest.safeParse({ email: command.email, name: command.name, role: command.role, password, reason: command.reason });
       if (!request.success) throw new Refused(request.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
       const result = await createConsoleUser(db, { ...request.data, actor });
-      if (!result.ok) throw new Refused(result.error.message);
+      if (!result.ok) throw new Refused(result.refusal.message);
       console.log(`Created ${result.data.role} ${result.data.email} (user ${result.data.id}); audited as ${actor}.`);
       if (generated) console.log(`Password (shown once, not stored in clear; keep it now): ${password}`);
       return;
@@ -101,7 +101,7 @@ export async function executeAccountCommand(db: Db, command: AccountCommand): Pr
     }
     case 'tokens.revoke': {
       const result = await revokeConsoleToken(db, { id: command.id, reason: command.reason, actor });
-      if (!result.ok) throw new Refused(result.error.message);
+      if (!result.ok) throw new Refused(result.refusal.message);
       console.log(`Revoked API token ${result.data.prefix} "${result.data.name}" at ${result.data.revokedAt ?? ''}; audited as ${actor}.`);
       return;
     }

@@ -67,14 +67,14 @@ async function execute(db: Db, databaseUrl: string, command: ReplayCommand): Pro
     case 'request': {
       if (command.csvPath) {
         const check = await dryRunUpload(db, { csv: readCsv(command.csvPath), secret });
-        if (!check.ok) throw new Refused(check.error);
-        console.log(`rows accepted: ${check.dryRun.accepted}  rejected: ${check.dryRun.rejections.length}`);
-        if (check.dryRun.rejections.length > 0) {
+        if (!check.ok) throw new Refused(check.refusal.message);
+        console.log(`rows accepted: ${check.data.dryRun.accepted}  rejected: ${check.data.dryRun.rejections.length}`);
+        if (check.data.dryRun.rejections.length > 0) {
           const out = `${command.csvPath}.rejected.csv`;
-          writeFileSync(out, rejectionsCsv(check.dryRun.rejections));
+          writeFileSync(out, rejectionsCsv(check.data.dryRun.rejections));
           console.log(`rejected rows and why: ${path.resolve(out)}`);
         }
-        printDryRun(check.dryRun);
+        printDryRun(check.data.dryRun);
       } else if (command.filter) {
         printDryRun(await dryRunFilter(db, { filter: command.filter }));
       }
@@ -86,7 +86,7 @@ async function execute(db: Db, databaseUrl: string, command: ReplayCommand): Pro
       const input = command.csvPath ? { reason: command.reason ?? '', csv: readCsv(command.csvPath) } : { reason: command.reason ?? '', filter: command.filter ?? {} };
       const result = await requestReplay(db, { actor, input, secret });
       if (!result.ok) throw new Refused(result.refusal.message);
-      console.log(`Requested replay ${result.value.replay.id} (batch ${result.value.replay.batchId}); a manager other than you must approve it.`);
+      console.log(`Requested replay ${result.data.replay.id} (batch ${result.data.replay.batchId}); a manager other than you must approve it.`);
       return;
     }
     case 'approve':
@@ -94,14 +94,14 @@ async function execute(db: Db, databaseUrl: string, command: ReplayCommand): Pro
       const actor = await actorFor(db, command.as);
       const result = await decideReplay(db, { id: command.id, actor, decision: command.kind, reason: command.reason });
       if (!result.ok) throw new Refused(result.refusal.message);
-      console.log(`Replay ${result.value.id} is ${result.value.state}.`);
+      console.log(`Replay ${result.data.id} is ${result.data.state}.`);
       return;
     }
     case 'cancel': {
       const actor = await actorFor(db, command.as);
       const result = await cancelReplay(db, { id: command.id, actor, reason: command.reason });
       if (!result.ok) throw new Refused(result.refusal.message);
-      console.log(`Replay ${result.value.id} is cancelled; no further wake-ups will be published.`);
+      console.log(`Replay ${result.data.id} is cancelled; no further wake-ups will be published.`);
       return;
     }
     case 'run': {
@@ -126,7 +126,7 @@ async function execute(db: Db, databaseUrl: string, command: ReplayCommand): Pro
             process.stdout.write(`\rpublished ${published}/${total}`);
           },
         });
-        console.log(`\nReplay ${command.id}: ${result.state}, ${result.published} wake-ups published by this run (batch ${started.value.batchId}).`);
+        console.log(`\nReplay ${command.id}: ${result.state}, ${result.published} wake-ups published by this run (batch ${started.data.batchId}).`);
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);

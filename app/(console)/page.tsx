@@ -4,27 +4,27 @@ import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query
 import { getDb } from '@/db/client';
 import { config } from '@/lib/config';
 import { loadPendingOverview, loadSeriesOverview, loadStatusOverview } from '@/lib/console/overview';
-import { rangeQuery } from '@/lib/console/requests';
+import { getPendingOverview, getSeriesOverview, getStatusOverview, rangeQuery } from '@/lib/api/console/overview';
 import { OverviewDashboard } from '@/components/overview/overview-dashboard';
-import { queryKeys } from '@/components/query/keys';
 import { Forbidden } from '@/components/ui/states';
 import { requirePage } from '../_server/auth';
+import { prefetchConsole } from '../_server/prefetch';
 
 export const metadata: Metadata = { title: 'Overview' };
 export const dynamic = 'force-dynamic';
 
 export default async function OverviewPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const auth = await requirePage('overview.read', '/');
-  if (!auth.ok) return <Forbidden message={auth.error.message} />;
+  if (!auth.ok) return <Forbidden message={auth.refusal.message} />;
   const parsed = rangeQuery.safeParse(await searchParams);
   const range = parsed.success ? parsed.data.range : '24h';
   const db = getDb();
   const now = new Date();
   const client = new QueryClient();
   await Promise.all([
-    client.prefetchQuery({ queryKey: queryKeys.pending(), queryFn: () => loadPendingOverview(db, { now, recountLater: after }) }),
-    client.prefetchQuery({ queryKey: queryKeys.series(range), queryFn: () => loadSeriesOverview(db, { now, range }) }),
-    client.prefetchQuery({ queryKey: queryKeys.status(), queryFn: () => loadStatusOverview(db, { now, quarantineAfterMs: config().QUARANTINE_AFTER }) }),
+    prefetchConsole(client, getPendingOverview, {}, () => loadPendingOverview(db, { now, recountLater: after })),
+    prefetchConsole(client, getSeriesOverview, { range }, () => loadSeriesOverview(db, { now, range })),
+    prefetchConsole(client, getStatusOverview, {}, () => loadStatusOverview(db, { now, quarantineAfterMs: config().QUARANTINE_AFTER })),
   ]);
   return (
     <HydrationBoundary state={dehydrate(client)}>

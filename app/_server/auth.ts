@@ -2,9 +2,10 @@ import type { Session } from 'next-auth';
 import { cookies } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { getDb } from '@/db/client';
-import { decide, type GuardError } from '@/lib/auth/guard';
 import type { Permission } from '@/lib/auth/permissions';
 import { sessionFromCookieHeader } from '@/lib/auth/session';
+import { authorize } from '@/lib/http/console-route';
+import type { Refusal } from '@/lib/http/refusal';
 
 export async function currentSession(): Promise<Session | null> {
   const store = await cookies();
@@ -19,10 +20,10 @@ export async function currentSession(): Promise<Session | null> {
  * Pages call this first: no session → the sign-in page; a role without the permission gets a
  * refusal the page renders (the data routes refuse on their own too).
  */
-export async function requirePage(permission: Permission, from: string): Promise<{ ok: true; session: Session } | { ok: false; session: Session; error: GuardError }> {
+export async function requirePage(permission: Permission, from: string): Promise<{ ok: true; session: Session } | { ok: false; session: Session; refusal: Refusal }> {
   const session = await currentSession();
-  const decision = decide(session, permission);
-  if (decision.ok) return { ok: true, session: decision.value.session };
+  const caller = authorize(session, permission);
+  if (caller.ok) return { ok: true, session: caller.data.session };
   if (!session) redirect(`/signin?callbackUrl=${encodeURIComponent(from)}`);
-  return { ok: false, session, error: decision.error };
+  return { ok: false, session, refusal: caller.refusal };
 }

@@ -2,14 +2,14 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import type { TokenView } from '@/lib/console/tokens';
+import { createTokenContract, listTokensContract, revokeTokenContract, type TokenView } from '@/lib/api/console/tokens';
 import { formatUtc } from '@/lib/console/format';
-import { getJson, postJson } from '../query/api';
+import { callConsole, consoleQuery, consoleQueryKey } from '@/lib/http/client';
 import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
 
 export function TokensAdmin() {
   const queryClient = useQueryClient();
-  const list = useQuery({ queryKey: ['tokens'], queryFn: () => getJson<TokenView[]>('/api/console/tokens') });
+  const list = useQuery(consoleQuery(listTokensContract, {}));
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
   const [message, setMessage] = useState<{ tone: 'ok' | 'critical'; text: string } | null>(null);
 
@@ -17,23 +17,23 @@ export function TokensAdmin() {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const name = String(form.get('name') ?? '');
-    const result = await postJson<{ token: string; summary: TokenView }>('/api/console/tokens', { name, reason: String(form.get('reason') ?? '') });
+    const result = await callConsole(createTokenContract, { name, reason: String(form.get('reason') ?? '') });
     if (!result.ok) {
-      setMessage({ tone: 'critical', text: result.error.message });
+      setMessage({ tone: 'critical', text: result.refusal.message });
       return;
     }
     setMessage(null);
     setCreated({ name, token: result.data.token });
     event.currentTarget.reset();
-    await queryClient.invalidateQueries({ queryKey: ['tokens'] });
+    await queryClient.invalidateQueries({ queryKey: consoleQueryKey(listTokensContract, {}) });
   }
 
   async function revoke(token: TokenView) {
     const reason = window.prompt(`Why revoke ${token.name} (nlk_${token.prefix}_…)? Producers using it will get 401 at once.`);
     if (!reason || reason.trim().length < 3) return;
-    const result = await postJson<TokenView>('/api/console/tokens/revoke', { id: token.id, reason: reason.trim() });
-    setMessage(result.ok ? { tone: 'ok', text: `Revoked ${token.name}.` } : { tone: 'critical', text: result.error.message });
-    await queryClient.invalidateQueries({ queryKey: ['tokens'] });
+    const result = await callConsole(revokeTokenContract, { id: token.id, reason: reason.trim() });
+    setMessage(result.ok ? { tone: 'ok', text: `Revoked ${token.name}.` } : { tone: 'critical', text: result.refusal.message });
+    await queryClient.invalidateQueries({ queryKey: consoleQueryKey(listTokensContract, {}) });
   }
 
   return (

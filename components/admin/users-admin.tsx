@@ -2,27 +2,27 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { roleLabels, roles, type Role } from '@/lib/auth/roles';
-import type { UserView } from '@/lib/console/users';
+import { createUserContract, listUsersContract, setUserDisabledContract, setUserRoleContract, type UserView } from '@/lib/api/console/users';
+import { isRole, roleLabels, roles } from '@/lib/auth/roles';
 import { formatUtc } from '@/lib/console/format';
-import { getJson, postJson } from '../query/api';
-import { queryKeys } from '../query/keys';
+import { callConsole, consoleQuery, consoleQueryKey } from '@/lib/http/client';
+import type { Result } from '@/lib/http/refusal';
 import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
 
 export function UsersAdmin({ selfId }: { selfId: string }) {
   const queryClient = useQueryClient();
-  const list = useQuery({ queryKey: queryKeys.users(undefined), queryFn: () => getJson<{ rows: UserView[]; next: string | null }>('/api/console/users') });
+  const list = useQuery(consoleQuery(listUsersContract, {}));
   const [reason, setReason] = useState('');
   const [message, setMessage] = useState<{ tone: 'ok' | 'critical'; text: string } | null>(null);
 
-  async function run(url: string, payload: Record<string, unknown>, success: string) {
+  async function run(change: (reason: string) => Promise<Result<UserView>>, success: string) {
     if (reason.trim().length < 3) {
       setMessage({ tone: 'critical', text: 'Write a reason first: every change goes to the audit log with it.' });
       return;
     }
-    const result = await postJson<UserView>(url, { ...payload, reason: reason.trim() });
-    setMessage(result.ok ? { tone: 'ok', text: success } : { tone: 'critical', text: result.error.message });
-    if (result.ok) await queryClient.invalidateQueries({ queryKey: ['users'] });
+    const result = await change(reason.trim());
+    setMessage(result.ok ? { tone: 'ok', text: success } : { tone: 'critical', text: result.refusal.message });
+    if (result.ok) await queryClient.invalidateQueries({ queryKey: consoleQueryKey(listUsersContract, {}) });
   }
 
   async function create(event: FormEvent<HTMLFormElement>) {
@@ -30,7 +30,9 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
     const form = new FormData(event.currentTarget);
     const password = String(form.get('password') ?? '');
     const email = String(form.get('email') ?? '');
-    await run('/api/console/users', { email, name: String(form.get('name') ?? ''), role: String(form.get('role') ?? 'support'), ...(password ? { password } : {}) }, `Created ${email}.`);
+    const role = String(form.get('role') ?? 'support');
+    if (!isRole(role)) return;
+    await run((why) => callConsole(createUserContract, { email, name: String(form.get('name') ?? ''), role, ...(password ? { password } : {}), reason: why }), `Created ${email}.`);
   }
 
   return (
@@ -103,8 +105,10 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
                       value={user.role}
                       disabled={user.id === selfId}
                       onChange={(event) => {
-                        const role = event.target.value as Role;
-                        if (window.confirm(`Make ${user.email} ${roleLabels[role]}?`)) void run('/api/console/users/role', { id: user.id, role }, `${user.email} is now ${roleLabels[role]}.`);
+                        const role = event.target.value;
+                        if (isRole(role) && window.confirm(`Make ${user.email} ${roleLabels[role]}?`)) {
+                          void run((why) => callConsole(setUserRoleContract, { id: user.id, role, reason: why }), `${user.email} is now ${roleLabels[role]}.`);
+                        }
                       }}
                     >
                       {roles.map((role) => (
@@ -122,7 +126,7 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
                     {user.id === selfId ? (
                       <span className="muted small">you</span>
                     ) : (
-                      <button type="button" onClick={() => void run('/api/console/users/disable', { id: user.id, disabled: !user.disabledAt }, `${user.email} ${user.disabledAt ? 'enabled' : 'disabled'}.`)}>
+                      <button type="button" onClick={() => void run((why) => callConsole(setUserDisabledContract, { id: user.id, disabled: !user.disabledAt, reason: why }), `${user.email} ${user.disabledAt ? 'enabled' : 'disabled'}.`)}>
                         {user.disabledAt ? 'Enable' : 'Disable'}
                       </button>
                     )}

@@ -1,10 +1,9 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import type { LookupResult, NoticeView } from '@/lib/console/lookup';
+import { lookupNoticesContract, type LookupResult, type NoticeView } from '@/lib/api/console/lookup';
 import { formatUtc, shortKey } from '@/lib/console/format';
-import { getJson } from '../query/api';
-import { queryKeys } from '../query/keys';
+import { consoleQuery } from '@/lib/http/client';
 import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
 
 function stateBadge(state: string | null) {
@@ -14,7 +13,7 @@ function stateBadge(state: string | null) {
 }
 
 export function LookupView({ q }: { q: string }) {
-  const query = useQuery({ queryKey: queryKeys.lookup(q), queryFn: () => getJson<LookupResult>(`/api/console/lookup?q=${encodeURIComponent(q)}`), enabled: q.length > 0 });
+  const query = useQuery({ ...consoleQuery(lookupNoticesContract, { q }), enabled: q.length > 0 });
   return (
     <>
       <form className="card row" action="/lookup" method="get" role="search" data-testid="lookup-form">
@@ -74,7 +73,7 @@ function Results({ result }: { result: LookupResult }) {
                   </td>
                   <td className="mono small">{match.noticeType}</td>
                   <td className="hide-sm">{match.subjectId ?? '—'}</td>
-                  <td className="small">{formatUtc(match.dueAt ? String(match.dueAt) : null)}</td>
+                  <td className="small">{formatUtc(match.dueAt)}</td>
                   <td>{stateBadge(match.ledgerState)}</td>
                 </tr>
               ))}

@@ -4,11 +4,12 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import type { QuarantineAction, QuarantineSelection, ResolveOutcome } from '@/lib/console/quarantine';
-import type { QuarantinePage, QuarantineRowView } from '@/lib/console/quarantine-view';
+import { countQuarantine, listQuarantine, resolveQuarantineContract, type QuarantineRowView, type ResolveOutcome } from '@/lib/api/console/quarantine';
+import { getPendingOverview, getSeriesOverview, getStatusOverview } from '@/lib/api/console/overview';
+import type { QuarantineAction, QuarantineSelection } from '@/lib/console/quarantine';
+import { callConsole, consoleQuery, consoleQueryKey } from '@/lib/http/client';
 import { formatCount, formatDuration, formatUtc, shortKey } from '@/lib/console/format';
-import { getJson, postJson, toQueryString } from '../query/api';
-import { LIVE_REFRESH_MS, queryKeys } from '../query/keys';
+import { LIVE_REFRESH_MS } from '../query/live';
 import { Pager } from '../ui/pager';
 import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
 
@@ -27,11 +28,7 @@ type Pending = { action: QuarantineAction; selection: QuarantineSelection; descr
 export function QuarantineView({ query, canResolve, noticeTypes }: { query: QuarantineQuery; canResolve: boolean; noticeTypes: string[] }) {
   const router = useRouter();
   const queryClient = useQueryClient();
-  const list = useQuery({
-    queryKey: queryKeys.quarantine(query),
-    queryFn: () => getJson<QuarantinePage>(`/api/console/quarantine${toQueryString(query)}`),
-    refetchInterval: LIVE_REFRESH_MS,
-  });
+  const list = useQuery({ ...consoleQuery(listQuarantine, query), refetchInterval: LIVE_REFRESH_MS });
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [pending, setPending] = useState<Pending | null>(null);
   const [result, setResult] = useState<{ tone: 'ok' | 'critical'; text: string } | null>(null);
@@ -55,8 +52,9 @@ export function QuarantineView({ query, canResolve, noticeTypes }: { query: Quar
       tone: 'ok',
       text: `${verb}: ${outcome.resolved.length} claim${outcome.resolved.length === 1 ? '' : 's'}.${outcome.skipped > 0 ? ` ${outcome.skipped} skipped: already resolved or no longer stuck.` : ''} Recorded in the audit log.`,
     });
-    await queryClient.invalidateQueries({ queryKey: ['quarantine'] });
-    await queryClient.invalidateQueries({ queryKey: ['overview'] });
+    // An empty input matches every input: React Query compares keys partially.
+    const stale = [consoleQueryKey(listQuarantine, {}), consoleQueryKey(getPendingOverview, {}), consoleQueryKey(getSeriesOverview, {}), consoleQueryKey(getStatusOverview, {})];
+    for (const queryKey of stale) await queryClient.invalidateQueries({ queryKey });
     router.refresh();
   }
 
@@ -281,24 +279,17 @@ function Row({
 }
 
 function ConfirmPanel({ pending, onCancel, onDone, onError }: { pending: Pending; onCancel: () => void; onDone: (outcome: ResolveOutcome) => Promise<void>; onError: (text: string) => void }) {
-  const count = useQuery({
-    queryKey: ['quarantine-count', pending.selection],
-    queryFn: async () => {
-      const result = await postJson<{ count: number }>('/api/console/quarantine/count', { selection: pending.selection });
-      if (!result.ok) throw new Error(result.error.message);
-      return result.data.count;
-    },
-  });
+  const count = useQuery({ ...consoleQuery(countQuarantine, { selection: pending.selection }), select: (data) => data.count });
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
   const ready = reason.trim().length >= 3 && count.isSuccess && count.data > 0 && !busy;
 
   async function confirm() {
     setBusy(true);
-    const result = await postJson<ResolveOutcome>('/api/console/quarantine/resolve', { action: pending.action, selection: pending.selection, reason: reason.trim() });
+    const result = await callConsole(resolveQuarantineContract, { action: pending.action, selection: pending.selection, reason: reason.trim() });
     setBusy(false);
     if (result.ok) await onDone(result.data);
-    else onError(result.error.message);
+    else onError(result.refusal.message);
   }
 
   return (

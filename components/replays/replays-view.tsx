@@ -2,13 +2,12 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { ReplayView } from '@/lib/replay/view';
+import { cancelReplayContract, decideReplayContract, listReplaysContract, rejectedRowsContract, runReplayContract, type ReplayView } from '@/lib/api/console/replays';
+import { callConsole, consoleQuery, consoleQueryKey, consoleUrl } from '@/lib/http/client';
+import type { Result } from '@/lib/http/refusal';
 import { formatPercent } from '@/lib/replay/verdict';
-import { getJson, postJson } from '../query/api';
 import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
-import { replaysKey } from './keys';
 import { RequestForm } from './request-form';
-
 
 export type Viewer = { id: string; canRequest: boolean; canApprove: boolean };
 
@@ -58,14 +57,14 @@ function describeFilter(view: ReplayView): string {
 function Actions({ view, viewer, onDone }: { view: ReplayView; viewer: Viewer; onDone: (text: string, tone: 'ok' | 'critical') => void }) {
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
-  const act = async (url: string, payload: Record<string, unknown>, success: string) => {
+  const act = async (move: () => Promise<Result<unknown>>, success: string) => {
     setBusy(true);
-    const result = await postJson<{ state: string }>(url, payload);
+    const result = await move();
     setBusy(false);
     if (result.ok) {
       setReason('');
       onDone(success, 'ok');
-    } else onDone(result.error.message, 'critical');
+    } else onDone(result.refusal.message, 'critical');
   };
   const mayDecide = viewer.canApprove && view.state === 'requested';
   const own = view.requestedBy === viewer.id;
@@ -80,21 +79,21 @@ function Actions({ view, viewer, onDone }: { view: ReplayView; viewer: Viewer; o
       ) : null}
       {mayDecide && !own ? (
         <>
-          <button type="button" className="primary compact" disabled={busy || reason.trim().length < 3} onClick={() => void act('/api/console/replays/decide', { id: view.id, decision: 'approve', reason }, 'Approved.')} data-testid={`approve-${view.id}`}>
+          <button type="button" className="primary compact" disabled={busy || reason.trim().length < 3} onClick={() => void act(() => callConsole(decideReplayContract, { id: view.id, decision: 'approve', reason }), 'Approved.')} data-testid={`approve-${view.id}`}>
             Approve
           </button>
-          <button type="button" className="compact" disabled={busy || reason.trim().length < 3} onClick={() => void act('/api/console/replays/decide', { id: view.id, decision: 'reject', reason }, 'Rejected.')} data-testid={`reject-${view.id}`}>
+          <button type="button" className="compact" disabled={busy || reason.trim().length < 3} onClick={() => void act(() => callConsole(decideReplayContract, { id: view.id, decision: 'reject', reason }), 'Rejected.')} data-testid={`reject-${view.id}`}>
             Reject
           </button>
         </>
       ) : null}
       {mayRun ? (
-        <button type="button" className="primary compact" disabled={busy} onClick={() => void act('/api/console/replays/run', { id: view.id }, 'Running: wake-ups are published at the per-domain rate.')} data-testid={`run-${view.id}`}>
+        <button type="button" className="primary compact" disabled={busy} onClick={() => void act(() => callConsole(runReplayContract, { id: view.id }), 'Running: wake-ups are published at the per-domain rate.')} data-testid={`run-${view.id}`}>
           Run
         </button>
       ) : null}
       {mayCancel ? (
-        <button type="button" className="danger compact" disabled={busy || reason.trim().length < 3} onClick={() => void act('/api/console/replays/cancel', { id: view.id, reason }, 'Cancelled: nothing more will be published.')} data-testid={`cancel-${view.id}`}>
+        <button type="button" className="danger compact" disabled={busy || reason.trim().length < 3} onClick={() => void act(() => callConsole(cancelReplayContract, { id: view.id, reason }), 'Cancelled: nothing more will be published.')} data-testid={`cancel-${view.id}`}>
           Cancel
         </button>
       ) : null}
@@ -106,13 +105,12 @@ export function ReplaysView({ viewer }: { viewer: Viewer }) {
   const queryClient = useQueryClient();
   const [message, setMessage] = useState<{ text: string; tone: 'ok' | 'critical' } | null>(null);
   const list = useQuery({
-    queryKey: replaysKey,
-    queryFn: () => getJson<ReplayView[]>('/api/console/replays'),
+    ...consoleQuery(listReplaysContract, {}),
     refetchInterval: (query) => ((query.state.data ?? []).some((view) => view.state === 'running') ? 2_000 : 15_000),
   });
   const done = async (text: string, tone: 'ok' | 'critical') => {
     setMessage({ text, tone });
-    await queryClient.invalidateQueries({ queryKey: replaysKey });
+    await queryClient.invalidateQueries({ queryKey: consoleQueryKey(listReplaysContract, {}) });
   };
   return (
     <>
@@ -152,7 +150,7 @@ export function ReplaysView({ viewer }: { viewer: Viewer }) {
                       <code>{view.batchId}</code>
                       <span className="sub">{describeFilter(view)}</span>
                       {view.rejectedRows > 0 ? (
-                        <a className="small" href={`/api/console/replays/rejected?id=${view.id}`}>
+                        <a className="small" href={consoleUrl(rejectedRowsContract, { id: view.id })}>
                           Rejected rows (CSV)
                         </a>
                       ) : null}

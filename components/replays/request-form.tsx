@@ -2,11 +2,9 @@
 
 import { useState } from 'react';
 import { toCsv } from '@/lib/replay/csv';
-import type { RowRejection } from '@/lib/replay/upload';
-import { formatPercent, type DryRunVerdict } from '@/lib/replay/verdict';
-import { postJson } from '../query/api';
-
-type DryRunResult = { counts: { total: number; newKeys: number; existing: Record<string, number> }; verdict: DryRunVerdict; elapsedMs: number; accepted: number | null; rejections: RowRejection[] };
+import { dryRunReplayContract, requestReplayContract, type DryRunAnswer } from '@/lib/api/console/replays';
+import { callConsole } from '@/lib/http/client';
+import { formatPercent } from '@/lib/replay/verdict';
 
 const noticeTypes = ['renewal_notice_t72', 'renewal_notice_t24', 'payment_recovery'];
 
@@ -32,7 +30,7 @@ export function RequestForm({ onRequested }: { onRequested: (text: string) => vo
   const [source, setSource] = useState('');
   const [csv, setCsv] = useState<{ name: string; text: string } | null>(null);
   const [reason, setReason] = useState('');
-  const [dryRun, setDryRun] = useState<DryRunResult | null>(null);
+  const [dryRun, setDryRun] = useState<DryRunAnswer | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -48,20 +46,20 @@ export function RequestForm({ onRequested }: { onRequested: (text: string) => vo
 
   async function runDryRun() {
     setBusy(true);
-    const result = await postJson<DryRunResult>('/api/console/replays/dry-run', selection());
+    const result = await callConsole(dryRunReplayContract, selection());
     setBusy(false);
     if (result.ok) {
       setDryRun(result.data);
       setError(null);
-    } else setError(result.error.message);
+    } else setError(result.refusal.message);
   }
 
   async function submit() {
     setBusy(true);
-    const result = await postJson<{ id: string; batchId: string }>('/api/console/replays', { ...selection(), reason });
+    const result = await callConsole(requestReplayContract, { ...selection(), reason });
     setBusy(false);
     if (!result.ok) {
-      setError(result.error.message);
+      setError(result.refusal.message);
       return;
     }
     setDryRun(null);

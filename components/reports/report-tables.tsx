@@ -1,4 +1,4 @@
-import type { Table } from '@/lib/replay/duplicate-report';
+import type { Table } from '@/lib/api/console/reports';
 
 /** The report's tables; the CSV export is built from exactly these cells. */
 export function ReportTables({ tables }: { tables: Table[] }) {

@@ -1,7 +1,13 @@
 import Link from 'next/link';
-import { toQueryString } from '../query/api';
 
 type Params = Record<string, string | number | undefined | null>;
+
+function searchOf(params: Params): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
 
 /**
  * Keyset pagination links: back to the first page (only when not on it) and onward with the
@@ -27,12 +33,12 @@ export function Pager({
   return (
     <div className="pager">
       {onFirstPage ? null : (
-        <Link className="button" href={`${path}${toQueryString(filter)}`}>
+        <Link className="button" href={`${path}${searchOf(filter)}`}>
           ← {firstLabel}
         </Link>
       )}
       {next ? (
-        <Link className="button" href={`${path}${toQueryString({ ...filter, ...next })}`} data-testid={nextTestId}>
+        <Link className="button" href={`${path}${searchOf({ ...filter, ...next })}`} data-testid={nextTestId}>
           {nextLabel} →
         </Link>
       ) : null}

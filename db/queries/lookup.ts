@@ -3,6 +3,7 @@ import type { DbOrTx } from '../client';
 import { deliveryAttempts, reminderJobs } from '../schema/jobs';
 import { evidence, providerEvents, recipientSuppressions } from '../schema/events';
 import { noticeLedger } from '../schema/ledger';
+import type { JobState, LedgerState } from '../schema/states';
 import { toDateOrNull } from './console-dates';
 
 /**
@@ -19,8 +20,8 @@ export type NoticeMatch = {
   customerId: string | null;
   recipientEmail: string | null;
   dueAt: Date | null;
-  jobState: string | null;
-  ledgerState: string | null;
+  jobState: JobState | null;
+  ledgerState: LedgerState | null;
 };
 
 export type LookupSearch =
@@ -82,7 +83,7 @@ export type NoticeJob = {
   recipientEmail: string;
   dueAt: Date;
   deadlineAt: Date;
-  state: string;
+  state: JobState;
   suppressionReason: string | null;
   attempts: number;
   nextAttemptAt: Date;
@@ -99,7 +100,7 @@ export type NoticeLedgerEntry = {
   noticeType: string;
   identity: Record<string, string>;
   revision: number;
-  state: string;
+  state: LedgerState;
   claimedBy: string | null;
   claimedAt: Date;
   sentAt: Date | null;

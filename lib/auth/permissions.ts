@@ -2,7 +2,7 @@ import type { Role } from './roles';
 
 /**
  * The one place that says which role may do what. Every route handler and page checks it
- * through lib/auth/guard.ts; proxy.ts only redirects anonymous visitors and never decides.
+ * through `authorize` in lib/http/console-route.ts; proxy.ts only redirects anonymous visitors and never decides.
  * Roles are cumulative (support < oncall < operator < manager < admin), written out in full
  * so a reader sees each permission's holders without doing the arithmetic.
  */

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { ZodType } from 'zod';
 import type { Role } from '@/lib/auth/roles';
-import { createTokenRequest, createUserRequest, revokeTokenRequest } from './requests';
+import { createTokenRequest, revokeTokenRequest } from '@/lib/api/console/tokens';
+import { createUserRequest } from '@/lib/api/console/users';
 
 /**
  * `npm run ledger -- users …` and `… tokens …`: what a fresh deployment needs before anyone can

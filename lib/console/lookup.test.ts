@@ -9,8 +9,8 @@ let scenario: ConsoleScenario;
 
 async function lookup(query: string): Promise<LookupResult> {
   const result = await lookupNotices(t.db, { query, secret, messageIdDomain: 'notices.example.com' });
-  if ('error' in result) throw new Error(result.error);
-  return result;
+  if (!result.ok) throw new Error(result.refusal.message);
+  return result.data;
 }
 
 beforeAll(async () => {

@@ -13,7 +13,9 @@ import {
 } from '@/db/queries/lookup';
 import { canonicalNotice, correlationFromMessageId, correlationOf, messageIdFor, noticeKey } from '@/lib/ledger/notice-key';
 import { noticeTypes, parseNoticeFact } from '@/lib/ledger/notice-types';
-import { buildTimeline, type TimelineEntry } from './timeline';
+import type { KeyDerivation, LookupResult, NoticeView } from '@/lib/api/console/lookup';
+import { ok, refuse, type Result } from '@/lib/http/refusal';
+import { buildTimeline } from './timeline';
 import { explainSuppression } from './words';
 
 export type ClassifiedQuery = { search: LookupSearch[]; describe: string } | { error: string };
@@ -38,40 +40,7 @@ export function classifyQuery(raw: string): ClassifiedQuery {
   return { search: [{ kind: 'id', id: text }], describe: `customer, account, subscription or provider id ${text}` };
 }
 
-export type KeyDerivation = {
-  noticeType: string;
-  fields: { name: string; value: string }[];
-  revision: number;
-  canonical: string | null;
-  /** True when the key recomputed with this server's secret equals the stored key. */
-  verified: boolean | null;
-};
-
-export type NoticeView = {
-  noticeKey: string;
-  correlation: string;
-  messageId: string;
-  noticeType: string;
-  label: string;
-  subjectId: string | null;
-  customerId: string | null;
-  recipientEmail: string | null;
-  dueAt: string | null;
-  deadlineAt: string | null;
-  jobState: string | null;
-  ledgerState: string | null;
-  attempts: number;
-  source: string | null;
-  batchId: string | null;
-  sentAt: string | null;
-  providerMessageId: string | null;
-  verdict: string;
-  duplicatesSuppressed: number;
-  derivation: KeyDerivation;
-  timeline: TimelineEntry[];
-};
-
-export type LookupResult = { describe: string; matches: NoticeMatch[]; notices: NoticeView[]; truncated: boolean };
+export type { KeyDerivation, LookupResult, NoticeView } from '@/lib/api/console/lookup';
 
 const MAX_MATCHES = 50;
 const MAX_DETAILED = 10;
@@ -79,9 +48,9 @@ const MAX_DETAILED = 10;
 export async function lookupNotices(
   db: DbOrTx,
   { query, secret, messageIdDomain }: { query: string; secret: string; messageIdDomain: string },
-): Promise<LookupResult | { error: string }> {
+): Promise<Result<LookupResult>> {
   const classified = classifyQuery(query);
-  if ('error' in classified) return classified;
+  if ('error' in classified) return refuse('invalid_input', classified.error);
   const found = new Map<string, NoticeMatch>();
   for (const search of classified.search) {
     for (const match of await findNotices(db, { search, limit: MAX_MATCHES + 1 })) found.set(match.noticeKey, match);
@@ -90,12 +59,12 @@ export async function lookupNotices(
   const notices = await Promise.all(
     matches.slice(0, MAX_DETAILED).map((match) => loadNoticeView(db, { noticeKey: match.noticeKey, secret, messageIdDomain })),
   );
-  return {
+  return ok({
     describe: classified.describe,
-    matches: matches.slice(0, MAX_MATCHES),
+    matches: matches.slice(0, MAX_MATCHES).map((match) => ({ ...match, dueAt: match.dueAt?.toISOString() ?? null })),
     notices: notices.filter((view): view is NoticeView => view !== null),
     truncated: matches.length > MAX_MATCHES,
-  };
+  });
 }
 
 function derive({ type, identity, revision, key, secret }: { type: string; identity: Record<string, string>; revision: number; key: string; secret: string }): KeyDerivation {

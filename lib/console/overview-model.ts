@@ -1,3 +1,5 @@
+import type { Alert, SeriesPoint } from '../api/console/overview';
+
 /**
  * The overview's vocabulary and arithmetic, free of SQL and React so it is unit-tested alone:
  * time ranges, due-time buckets, which attempt outcomes count as what, and when to raise the
@@ -56,18 +58,7 @@ export const CLAIM_OUTCOMES = ['sent', 'retryable_failure', 'permanent_failure',
 /** A pending job this close to its deadline raises the banner. */
 export const NEAR_DEADLINE_MS = 3_600_000;
 
-export type SeriesPoint = {
-  at: string;
-  p50: number | null;
-  p99: number | null;
-  claims: number;
-  duplicates: number;
-  wouldSuppress: number;
-  retryable: number;
-  permanent: number;
-  accepted: number;
-  delivered: number;
-};
+export type { Alert, SeriesPoint } from '../api/console/overview';
 
 export function emptyPoint(at: string): SeriesPoint {
   return { at, p50: null, p99: null, claims: 0, duplicates: 0, wouldSuppress: 0, retryable: 0, permanent: 0, accepted: 0, delivered: 0 };
@@ -116,8 +107,6 @@ export function p99Rising(series: SeriesPoint[]): boolean {
   const baseline = median(values.slice(0, -1));
   return baseline !== null && latest >= 250 && latest >= baseline * 2;
 }
-
-export type Alert = { id: 'quarantine' | 'deadline' | 'p99'; severity: 'critical' | 'warning'; message: string; href: string };
 
 export function deriveAlerts({
   quarantined,

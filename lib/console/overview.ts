@@ -2,18 +2,11 @@ import type { DbOrTx } from '@/db/client';
 import { attemptSeries, findOldestPending, providerEventSeries } from '@/db/queries/overview';
 import { countQuarantined } from '@/db/queries/ledger/read';
 import { noticeTypeNames, noticeTypes } from '@/lib/ledger/notice-types';
+import type { PendingOverview, SeriesOverview, StatusOverview } from '@/lib/api/console/overview';
 import { loadPendingCounts, type LoadPendingCountsOptions } from './pending-counts';
-import { CLAIM_OUTCOMES, deriveAlerts, densify, dueBuckets, NEAR_DEADLINE_MS, timeRanges, type Alert, type DueBucketId, type SeriesPoint, type TimeRange } from './overview-model';
+import { CLAIM_OUTCOMES, deriveAlerts, densify, dueBuckets, NEAR_DEADLINE_MS, timeRanges, type DueBucketId, type TimeRange } from './overview-model';
 
-export type PendingOverview = {
-  generatedAt: string;
-  /** The instant the bucket counts (`rows`) were counted; exact then, up to a minute before generatedAt. */
-  countedAt: string;
-  /** What that count cost. */
-  countMs: number;
-  rows: { noticeType: string; label: string; counts: Record<DueBucketId, number>; total: number }[];
-  oldest: { noticeType: string; noticeKey: string; subjectId: string; dueAt: string; deadlineAt: string; nearDeadline: number }[];
-};
+export type { PendingOverview, SeriesOverview, StatusOverview } from '@/lib/api/console/overview';
 
 function labelOf(type: string): string {
   return type in noticeTypes ? noticeTypes[type as keyof typeof noticeTypes].label : type;
@@ -39,8 +32,6 @@ export async function loadPendingOverview(db: DbOrTx, options: LoadPendingCounts
   };
 }
 
-export type SeriesOverview = { range: TimeRange; bucketMs: number; generatedAt: string; points: SeriesPoint[] };
-
 export async function loadSeriesOverview(db: DbOrTx, { now, range }: { now: Date; range: TimeRange }): Promise<SeriesOverview> {
   const { rangeMs, bucketMs } = timeRanges[range];
   const from = new Date(now.getTime() - rangeMs);
@@ -50,8 +41,6 @@ export async function loadSeriesOverview(db: DbOrTx, { now, range }: { now: Date
   ]);
   return { range, bucketMs, generatedAt: now.toISOString(), points: densify({ now, range, rows: [...attempts, ...events] }) };
 }
-
-export type StatusOverview = { generatedAt: string; quarantined: number; quarantineAfterMs: number; nearDeadline: number; alerts: Alert[] };
 
 /** The trend behind "p99 is rising" always reads the last 6 hours, whatever range the charts show. */
 export const P99_TREND_RANGE: TimeRange = '6h';

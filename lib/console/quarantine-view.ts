@@ -1,34 +1,10 @@
 import type { DbOrTx } from '@/db/client';
+import type { QuarantinePage, QuarantineRowView } from '@/lib/api/console/quarantine';
 import { countQuarantined, listQuarantined, type EvidenceEvent, type QuarantineFilter } from '@/db/queries/ledger/read';
 
 export const QUARANTINE_PAGE_SIZE = 50;
 
-export type QuarantineRowView = {
-  noticeKey: string;
-  noticeType: string;
-  claimedAt: string;
-  claimedBy: string | null;
-  ageMs: number;
-  recipientDomain: string | null;
-  subjectId: string | null;
-  dueAt: string | null;
-  deadlineAt: string | null;
-  /** Milliseconds until the deadline; negative once it has passed. */
-  deadlineInMs: number | null;
-  providerMessageId: string | null;
-  evidence: EvidenceEvent[];
-  /** What the evidence suggests, for the on-call reading it at 2 a.m. */
-  suggestion: 'confirm_sent' | 'release' | 'suppress';
-  suggestionWhy: string;
-};
-
-export type QuarantinePage = {
-  generatedAt: string;
-  quarantineAfterMs: number;
-  total: number;
-  rows: QuarantineRowView[];
-  next: { afterClaimedAt: string; afterKey: string } | null;
-};
+export type { QuarantinePage, QuarantineRowView } from '@/lib/api/console/quarantine';
 
 /**
  * Evidence of acceptance or delivery means the email is out: confirm. A bounce or drop means

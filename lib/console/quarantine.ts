@@ -1,5 +1,6 @@
 import type { DbOrTx } from '@/db/client';
 import { insertAuditEntries } from '@/db/queries/audit';
+import type { ResolveOutcome } from '@/lib/api/console/quarantine';
 import type { QuarantineSelection } from '@/db/queries/ledger/read';
 import { lockQuarantined, resolveClaims, type QuarantineAction } from '@/db/queries/ledger/resolve';
 
@@ -12,7 +13,7 @@ export const quarantineActionLabels: Record<QuarantineAction, string> = {
   suppress: 'Suppress',
 };
 
-export type ResolveOutcome = { action: QuarantineAction; resolved: string[]; skipped: number };
+export type { ResolveOutcome } from '@/lib/api/console/quarantine';
 
 /**
  * Resolves quarantined claims in ONE transaction: lock the rows, move the ledger and the jobs

@@ -1,17 +1,10 @@
 import type { AuditRow } from '@/db/schema/audit';
 import type { EvidenceEntry, NoticeAttempt, NoticeJob, NoticeLedgerEntry, NoticeProviderEvent, RecipientSuppressionEntry } from '@/db/queries/lookup';
+import type { TimelineEntry, TimelineTone } from '@/lib/api/console/lookup';
 import { formatUtc } from './format';
 import { explainAttempt, explainSuppression, providerEventText, recipientSuppressionText } from './words';
 
-export type TimelineTone = 'neutral' | 'good' | 'warn' | 'bad';
-
-export type TimelineEntry = {
-  at: string;
-  kind: 'scheduled' | 'attempt' | 'claim' | 'provider' | 'suppression' | 'operator' | 'evidence' | 'ledger';
-  title: string;
-  facts: { label: string; value: string }[];
-  tone: TimelineTone;
-};
+export type { TimelineEntry, TimelineTone } from '@/lib/api/console/lookup';
 
 const attemptTone: Record<string, TimelineTone> = {
   sent: 'good',

@@ -1,8 +1,9 @@
 import type { DbOrTx } from '@/db/client';
-import type { ActionResult } from '@/lib/auth/guard';
+import type { CreatedToken, TokenView } from '@/lib/api/console/tokens';
 import { createApiToken, listApiTokens, revokeApiToken } from '@/lib/auth/api-tokens';
+import { ok, refuse, type Result } from '@/lib/http/refusal';
 
-export type TokenView = { id: string; name: string; prefix: string; createdAt: string; lastUsedAt: string | null; revokedAt: string | null };
+export type { CreatedToken, TokenView } from '@/lib/api/console/tokens';
 
 type Summary = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null };
 
@@ -28,17 +29,17 @@ export async function loadTokens(db: DbOrTx): Promise<TokenView[]> {
 export async function createConsoleToken(
   db: DbOrTx,
   params: { name: string; reason: string; actor: string; actorId: string | null },
-): Promise<{ token: string; summary: TokenView }> {
+): Promise<CreatedToken> {
   return db.transaction(async (tx) => {
     const created = await createApiToken(tx, { name: params.name, createdBy: params.actorId, actor: params.actor, reason: params.reason });
     return { token: created.token, summary: view(created.summary) };
   });
 }
 
-export async function revokeConsoleToken(db: DbOrTx, params: { id: string; reason: string; actor: string }): Promise<ActionResult<TokenView>> {
+export async function revokeConsoleToken(db: DbOrTx, params: { id: string; reason: string; actor: string }): Promise<Result<TokenView>> {
   return db.transaction(async (tx) => {
     const revoked = await revokeApiToken(tx, params);
-    if (!revoked) return { ok: false, error: { code: 'not_found', message: 'No such token, or it was already revoked.' } };
-    return { ok: true, data: view(revoked) };
+    if (!revoked) return refuse('not_found', 'No such token, or it was already revoked.');
+    return ok(view(revoked));
   });
 }

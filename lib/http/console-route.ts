@@ -37,7 +37,7 @@ export function consoleRoute<I extends ZodType, O extends ZodType>(contract: Con
       const db = getDb();
       const caller = authorize(await sessionFromCookieHeader(db, request.headers.get('cookie')), contract.permission);
       if (!caller.ok) return consoleRefusal(caller.refusal);
-      const input = contract.method === 'GET' ? readQuery(request, contract.input) : await readJson(request, contract.input);
+      const input = contract.method === 'GET' ? readQuery(request, contract.input) : await readJson(request, contract.input, { limitBytes: contract.bodyLimitBytes });
       if (!input.ok) return consoleRefusal(input.refusal);
       const result = await handler({ ...caller.data, db, request, input: input.data });
       if (!result.ok) return consoleRefusal(result.refusal);

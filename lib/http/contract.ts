@@ -26,6 +26,8 @@ export type ConsoleContract<I extends ZodType = ZodType, O extends ZodType = Zod
   output: O;
   status: 200 | 201 | 202;
   format: 'json' | 'csv';
+  /** A POST body larger than the default (lib/http/body.ts), e.g. an uploaded replay list. */
+  bodyLimitBytes?: number;
 };
 
 export type ProducerContract<P extends ZodType = ZodType, B extends ZodType = ZodType, O extends ZodType = ZodType> = Common & {

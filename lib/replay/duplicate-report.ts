@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import type { AuditActionCount, ClaimCount, DuplicateCount, Granularity, QuarantineFlow } from '../../db/queries/reports';
+import type { DuplicateReport, DuplicateRow, ReportRange, Table } from '../api/console/reports';
 import { toCsv } from './csv';
 
 /**
@@ -18,41 +18,7 @@ export const causeLabels: Record<DuplicateCause, string> = {
   unclassified: 'Unclassified',
 };
 
-export type DuplicateRow = {
-  period: string;
-  noticeType: string;
-  claimsMinted: number;
-  duplicates: number;
-  byCause: Record<DuplicateCause, number>;
-  /** Duplicates suppressed per claim minted; null without claims. */
-  rate: number | null;
-  /** Shadow mode: refusals enforce mode would have made (the mail went out anyway). */
-  wouldDuplicate: number;
-};
-
-export type QuarantineRow = QuarantineFlow & { operatorActions: number };
-
-export type ReportRange = { granularity: Granularity; from: string; to: string };
-
-export type DuplicateReport = { range: ReportRange; rows: DuplicateRow[]; total: DuplicateRow; quarantine: QuarantineRow[] };
-
-export const reportQuerySchema = z
-  .object({
-    granularity: z.enum(['day', 'week']).default('week'),
-    from: z.iso.date().optional(),
-    to: z.iso.date().optional(),
-  })
-  .transform((query, ctx) => {
-    const to = query.to ?? new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-    const from = query.from ?? new Date(new Date(`${to}T00:00:00Z`).getTime() - 28 * 86_400_000).toISOString().slice(0, 10);
-    if (from >= to) ctx.addIssue({ code: 'custom', message: 'from must be before to', path: ['from'] });
-    if (new Date(`${to}T00:00:00Z`).getTime() - new Date(`${from}T00:00:00Z`).getTime() > 400 * 86_400_000) {
-      ctx.addIssue({ code: 'custom', message: 'the range may span at most 400 days', path: ['from'] });
-    }
-    return { granularity: query.granularity, from, to };
-  });
-
-export type ReportQuery = z.infer<typeof reportQuerySchema>;
+export type { DuplicateReport, DuplicateRow, QuarantineRow, ReportQuery, ReportRange, Table } from '../api/console/reports';
 
 function emptyCauses(): Record<DuplicateCause, number> {
   return { queue_redelivery: 0, concurrent_worker: 0, replay: 0, producer_retry: 0, unclassified: 0 };
@@ -116,8 +82,6 @@ export function buildReport(params: {
     }));
   return { range: params.range, rows: sorted, total, quarantine };
 }
-
-export type Table = { title: string; header: string[]; rows: string[][] };
 
 export function formatRate(rate: number | null): string {
   return rate === null ? '—' : `${(rate * 100).toFixed(2)} %`;

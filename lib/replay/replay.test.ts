@@ -53,11 +53,11 @@ async function seedWindow(states: (null | 'sent' | 'claimed' | 'released' | 'sup
 async function approvedReplay(source: string): Promise<ReplayRow> {
   const requested = await requestReplay(t.db, { actor: operator, input: { reason: 'lost wake-ups', filter: { source } }, secret });
   if (!requested.ok) throw new Error(requested.refusal.message);
-  const approved = await decideReplay(t.db, { id: requested.value.replay.id, actor: manager, decision: 'approve', reason: 'checked' });
+  const approved = await decideReplay(t.db, { id: requested.data.replay.id, actor: manager, decision: 'approve', reason: 'checked' });
   if (!approved.ok) throw new Error(approved.refusal.message);
-  const started = await startReplay(t.db, { id: approved.value.id, actor: operator, reason: 'go' });
+  const started = await startReplay(t.db, { id: approved.data.id, actor: operator, reason: 'go' });
   if (!started.ok) throw new Error(started.refusal.message);
-  return started.value;
+  return started.data;
 }
 
 function newQueue(): PgBossQueue {
@@ -127,19 +127,19 @@ describe('request → approve (four-eyes)', () => {
     await seedWindow(['sent', null], 'four-eyes');
     const requested = await requestReplay(t.db, { actor: manager, input: { reason: 'incident 42', filter: { source: 'four-eyes' } }, secret });
     if (!requested.ok) throw new Error(requested.refusal.message);
-    const id = requested.value.replay.id;
+    const id = requested.data.replay.id;
     const before = await snapshot(id);
     expect(before.row?.state).toBe('requested');
     expect(before.audits).toBe(1);
 
     const own = await decideReplay(t.db, { id, actor: manager, decision: 'approve', reason: 'mine' });
-    expect(own).toEqual({ ok: false, refusal: { code: 'four_eyes', message: expect.stringMatching(/Four-eyes.*different manager/) } });
+    expect(own).toEqual({ ok: false, refusal: { kind: 'forbidden', code: 'four_eyes', message: expect.stringMatching(/Four-eyes.*different manager/) } });
     const byOperator = await decideReplay(t.db, { id, actor: operator2, decision: 'approve', reason: 'looks fine' });
-    expect(byOperator).toEqual({ ok: false, refusal: { code: 'forbidden', message: expect.stringMatching(/Only a manager/) } });
+    expect(byOperator).toEqual({ ok: false, refusal: { kind: 'forbidden', code: 'forbidden', message: expect.stringMatching(/Only a manager/) } });
     expect(await snapshot(id)).toEqual(before);
 
     const approved = await decideReplay(t.db, { id, actor: manager2, decision: 'approve', reason: 'second pair of eyes' });
-    expect(approved.ok && approved.value.state).toBe('approved');
+    expect(approved.ok && approved.data.state).toBe('approved');
     const after = await snapshot(id);
     expect(after.row?.decidedBy).toBe(manager2.id);
     const [entry] = await t.db.select().from(auditLog).where(sql`${auditLog.targetId} = ${before.row?.batchId} and ${auditLog.action} = 'replay.approve'`);
@@ -150,16 +150,16 @@ describe('request → approve (four-eyes)', () => {
     await seedWindow([null], 'four-eyes-db');
     const requested = await requestReplay(t.db, { actor: manager, input: { reason: 'x', filter: { source: 'four-eyes-db' } }, secret });
     if (!requested.ok) throw new Error(requested.refusal.message);
-    await expect(t.pool.query("update replays set state = 'approved', decided_by = requested_by where id = $1", [requested.value.replay.id])).rejects.toThrow(/replays_four_eyes/);
+    await expect(t.pool.query("update replays set state = 'approved', decided_by = requested_by where id = $1", [requested.data.replay.id])).rejects.toThrow(/replays_four_eyes/);
   });
 
   it('a rejection is final and audited; an operator cannot request with an empty filter match', async () => {
     await seedWindow([null], 'reject-me');
     const requested = await requestReplay(t.db, { actor: operator, input: { reason: 'x', filter: { source: 'reject-me' } }, secret });
     if (!requested.ok) throw new Error(requested.refusal.message);
-    const rejected = await decideReplay(t.db, { id: requested.value.replay.id, actor: manager, decision: 'reject', reason: 'already delivered' });
-    expect(rejected.ok && rejected.value.state).toBe('rejected');
-    const run = await startReplay(t.db, { id: requested.value.replay.id, actor: operator, reason: 'try' });
+    const rejected = await decideReplay(t.db, { id: requested.data.replay.id, actor: manager, decision: 'reject', reason: 'already delivered' });
+    expect(rejected.ok && rejected.data.state).toBe('rejected');
+    const run = await startReplay(t.db, { id: requested.data.replay.id, actor: operator, reason: 'try' });
     expect(run.ok).toBe(false);
     const empty = await requestReplay(t.db, { actor: operator, input: { reason: 'x', filter: { source: 'no-such-source' } }, secret });
     expect(empty.ok).toBe(false);
@@ -253,9 +253,9 @@ describe('run', () => {
     ].join('\n');
     const requested = await requestReplay(t.db, { actor: operator, input: { reason: 'upstream export', csv }, secret });
     if (!requested.ok) throw new Error(requested.refusal.message);
-    expect(requested.value.dryRun.counts).toEqual({ total: 2, newKeys: 1, existing: { sent: 1 } });
-    expect(requested.value.replay.uploadRejections).toEqual([{ line: 4, reason: expect.stringMatching(/period_start/), raw: expect.stringContaining('sub_upload_2') }]);
-    const id = requested.value.replay.id;
+    expect(requested.data.dryRun.counts).toEqual({ total: 2, newKeys: 1, existing: { sent: 1 } });
+    expect(requested.data.replay.uploadRejections).toEqual([{ line: 4, reason: expect.stringMatching(/period_start/), raw: expect.stringContaining('sub_upload_2') }]);
+    const id = requested.data.replay.id;
     expect((await decideReplay(t.db, { id, actor: manager, decision: 'approve', reason: 'ok' })).ok).toBe(true);
     expect((await startReplay(t.db, { id, actor: operator, reason: 'go' })).ok).toBe(true);
     const queue = newQueue();
@@ -263,9 +263,9 @@ describe('run', () => {
     try {
       const result = await runReplay({ db: t.db, queue, replayId: id, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 10_000, logger: silent });
       expect(result).toEqual({ state: 'completed', published: 2 });
-      const created = await t.db.select().from(reminderJobs).where(eq(reminderJobs.source, `replay:${requested.value.replay.batchId}`));
+      const created = await t.db.select().from(reminderJobs).where(eq(reminderJobs.source, `replay:${requested.data.replay.batchId}`));
       expect(created.map((job) => job.subjectId)).toEqual(['sub_upload_1']);
-      expect(created[0]?.batchId).toBe(requested.value.replay.batchId);
+      expect(created[0]?.batchId).toBe(requested.data.replay.batchId);
       const items = await t.db.select().from(replayItems).where(eq(replayItems.replayId, id));
       expect(items.map((item) => item.jobId).sort()).toEqual([existing.id, created[0]?.id].sort());
       expect((await wakeupsIn(queue)).map((w) => w.jobId).sort()).toEqual([existing.id, created[0]?.id].sort());

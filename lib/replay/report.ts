@@ -1,6 +1,7 @@
 import type { DbOrTx } from '../../db/client';
 import { countClaimsMinted, countDuplicates, countQuarantineActions, quarantineFlow } from '../../db/queries/reports';
-import { buildReport, type DuplicateReport, type ReportQuery } from './duplicate-report';
+import type { DuplicateReport, ReportQuery } from '../api/console/reports';
+import { buildReport } from './duplicate-report';
 
 /** `to` is exclusive: a range ending 2026-11-30 covers the 29th in full. */
 export async function loadDuplicateReport(db: DbOrTx, { query, quarantineAfterMs }: { query: ReportQuery; quarantineAfterMs: number }): Promise<DuplicateReport> {

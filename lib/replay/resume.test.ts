@@ -44,7 +44,7 @@ describe('console start-up', () => {
     for (let i = 0; i < 3; i += 1) await insertTestJob(t.db, { source, dueAt: new Date(Date.now() - 3_600_000) });
     const requested = await requestReplay(t.db, { actor: operator, input: { reason: 'lost wake-ups', filter: { source } }, secret });
     if (!requested.ok) throw new Error(requested.refusal.message);
-    const id = requested.value.replay.id;
+    const id = requested.data.replay.id;
     expect((await decideReplay(t.db, { id, actor: manager, decision: 'approve', reason: 'checked' })).ok).toBe(true);
     // Started, then the process that would have run it went away: nothing was published.
     expect((await startReplay(t.db, { id, actor: operator, reason: 'go' })).ok).toBe(true);

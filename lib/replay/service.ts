@@ -12,19 +12,18 @@ import {
   materializeFilterItems,
   startReplayRun,
 } from '../../db/queries/replays';
-import type { DryRunCounts, ReplayFilter, ReplayRow } from '../../db/schema/replays';
+import type { ReplayFilter, ReplayRow } from '../../db/schema/replays';
+import type { DryRun, UploadDryRun } from '../api/console/replays';
+import { ok, refuse, type Refusal, type Result } from '../http/refusal';
 import { countKeysAgainstLedger } from './dry-run';
-import { checkCancel, checkDecision, checkRequest, checkRun, type Actor, type Refusal } from './transitions';
-import { MAX_STORED_REJECTIONS, validateUpload, type RowRejection, type UploadedRow } from './upload';
-import { dryRunVerdict, type DryRunVerdict } from './verdict';
+import { checkCancel, checkDecision, checkRequest, checkRun, replayRefusal, type Actor } from './transitions';
+import { MAX_STORED_REJECTIONS, validateUpload, type UploadedRow } from './upload';
+import { dryRunVerdict } from './verdict';
 
-export type Outcome<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
+export type { DryRun, UploadDryRun } from '../api/console/replays';
 
-export type DryRun = { counts: DryRunCounts; verdict: DryRunVerdict; elapsedMs: number };
-export type UploadDryRun = DryRun & { accepted: number; rejections: RowRejection[] };
-
-function refuse<T>(code: Refusal['code'], message: string): Outcome<T> {
-  return { ok: false, refusal: { code, message } };
+function conflict(message: string): { ok: false; refusal: Refusal } {
+  return { ok: false, refusal: replayRefusal('conflict', message) };
 }
 
 export function newBatchId(now = new Date()): string {
@@ -44,13 +43,14 @@ export async function dryRunKeys(db: DbOrTx, { keys }: { keys: readonly string[]
   return { counts, verdict: dryRunVerdict(counts), elapsedMs: Math.round(performance.now() - started) };
 }
 
-export type UploadCheck = { ok: true; rows: UploadedRow[]; dryRun: UploadDryRun } | { ok: false; error: string };
+export type UploadCheck = { rows: UploadedRow[]; dryRun: UploadDryRun };
 
-export async function dryRunUpload(db: DbOrTx, { csv, secret }: { csv: string; secret: string }): Promise<UploadCheck> {
+/** A file that cannot be read as an upload at all (no header, wrong columns) is invalid input. */
+export async function dryRunUpload(db: DbOrTx, { csv, secret }: { csv: string; secret: string }): Promise<Result<UploadCheck>> {
   const validation = validateUpload({ csv, secret });
-  if (!validation.ok) return validation;
+  if (!validation.ok) return refuse('invalid_input', validation.error);
   const dryRun = await dryRunKeys(db, { keys: validation.rows.map((row) => row.key) });
-  return { ok: true, rows: validation.rows, dryRun: { ...dryRun, accepted: validation.rows.length, rejections: validation.rejections } };
+  return ok({ rows: validation.rows, dryRun: { ...dryRun, accepted: validation.rows.length, rejections: validation.rejections } });
 }
 
 export type RequestInput = { reason: string } & ({ filter: Omit<ReplayFilter, 'uploaded'> } | { csv: string });
@@ -58,7 +58,7 @@ export type RequestInput = { reason: string } & ({ filter: Omit<ReplayFilter, 'u
 export type RequestResult = { replay: ReplayRow; dryRun: DryRun | UploadDryRun };
 
 /** An operator's request: dry run, replay row, uploaded items and the audit row in one transaction. */
-export async function requestReplay(db: DbOrTx, { actor, input, secret }: { actor: Actor; input: RequestInput; secret: string }): Promise<Outcome<RequestResult>> {
+export async function requestReplay(db: DbOrTx, { actor, input, secret }: { actor: Actor; input: RequestInput; secret: string }): Promise<Result<RequestResult>> {
   const refusal = checkRequest({ actor });
   if (refusal) return { ok: false, refusal };
   let rows: UploadedRow[] = [];
@@ -66,15 +66,15 @@ export async function requestReplay(db: DbOrTx, { actor, input, secret }: { acto
   let filter: ReplayFilter;
   if ('csv' in input) {
     const check = await dryRunUpload(db, { csv: input.csv, secret });
-    if (!check.ok) return refuse('conflict', check.error);
-    if (check.rows.length === 0) return refuse('conflict', `No row of the file is valid (${check.dryRun.rejections.length} rejected); download the rejected rows to see why.`);
-    rows = check.rows;
-    dryRun = check.dryRun;
+    if (!check.ok) return conflict(check.refusal.message);
+    if (check.data.rows.length === 0) return conflict(`No row of the file is valid (${check.data.dryRun.rejections.length} rejected); download the rejected rows to see why.`);
+    rows = check.data.rows;
+    dryRun = check.data.dryRun;
     filter = { uploaded: true };
   } else {
     filter = input.filter;
     dryRun = await dryRunFilter(db, { filter });
-    if (dryRun.counts.total === 0) return refuse('conflict', dryRun.verdict.message);
+    if (dryRun.counts.total === 0) return conflict(dryRun.verdict.message);
   }
   const rejections = 'rejections' in dryRun ? dryRun.rejections.slice(0, MAX_STORED_REJECTIONS) : null;
   const replay = await db.transaction(async (tx) => {
@@ -119,21 +119,21 @@ export async function requestReplay(db: DbOrTx, { actor, input, secret }: { acto
     });
     return row;
   });
-  return { ok: true, value: { replay, dryRun } };
+  return ok({ replay, dryRun });
 }
 
 /** A manager's approval or rejection; never the requester's own (four-eyes, also a DB check). */
 export async function decideReplay(
   db: DbOrTx,
   { id, actor, decision, reason }: { id: string; actor: Actor; decision: 'approve' | 'reject'; reason: string },
-): Promise<Outcome<ReplayRow>> {
+): Promise<Result<ReplayRow>> {
   return db.transaction(async (tx) => {
     const replay = await getReplay(tx, { id });
-    if (!replay) return refuse<ReplayRow>('conflict', 'No such replay.');
+    if (!replay) return conflict('No such replay.');
     const refusal = checkDecision({ replay, actor });
     if (refusal) return { ok: false, refusal };
     const updated = await decideReplayRow(tx, { id, decidedBy: actor.id, state: decision === 'approve' ? 'approved' : 'rejected', reason });
-    if (!updated) return refuse<ReplayRow>('conflict', 'The replay changed meanwhile; reload and try again.');
+    if (!updated) return conflict('The replay changed meanwhile; reload and try again.');
     await insertAuditEntries(tx, {
       entries: [
         {
@@ -147,19 +147,19 @@ export async function decideReplay(
         },
       ],
     });
-    return { ok: true, value: updated };
+    return ok(updated);
   });
 }
 
-export async function cancelReplay(db: DbOrTx, { id, actor, reason }: { id: string; actor: Actor; reason: string }): Promise<Outcome<ReplayRow>> {
+export async function cancelReplay(db: DbOrTx, { id, actor, reason }: { id: string; actor: Actor; reason: string }): Promise<Result<ReplayRow>> {
   return db.transaction(async (tx) => {
     const replay = await getReplay(tx, { id });
-    if (!replay) return refuse<ReplayRow>('conflict', 'No such replay.');
+    if (!replay) return conflict('No such replay.');
     const refusal = checkCancel({ replay, actor });
     if (refusal) return { ok: false, refusal };
     // Waits for a runner's in-flight batch (it holds the row `for share`), so nothing is published after this commits.
     const updated = await cancelReplayRow(tx, { id });
-    if (!updated) return refuse<ReplayRow>('conflict', 'The replay finished meanwhile.');
+    if (!updated) return conflict('The replay finished meanwhile.');
     const items = await countReplayItems(tx, { replayId: id });
     await insertAuditEntries(tx, {
       entries: [
@@ -174,21 +174,21 @@ export async function cancelReplay(db: DbOrTx, { id, actor, reason }: { id: stri
         },
       ],
     });
-    return { ok: true, value: updated };
+    return ok(updated);
   });
 }
 
 /** Moves an approved replay to running and freezes its job set; the runner then publishes it. */
-export async function startReplay(db: DbOrTx, { id, actor, reason }: { id: string; actor: Actor; reason: string }): Promise<Outcome<ReplayRow>> {
+export async function startReplay(db: DbOrTx, { id, actor, reason }: { id: string; actor: Actor; reason: string }): Promise<Result<ReplayRow>> {
   return db.transaction(async (tx) => {
     const replay = await getReplay(tx, { id });
-    if (!replay) return refuse<ReplayRow>('conflict', 'No such replay.');
+    if (!replay) return conflict('No such replay.');
     const refusal = checkRun({ replay, actor });
     if (refusal) return { ok: false, refusal };
     if (!replay.filter.uploaded) await materializeFilterItems(tx, { replayId: id, filter: replay.filter });
     const items = await countReplayItems(tx, { replayId: id });
     const updated = await startReplayRun(tx, { id, total: items.total });
-    if (!updated) return refuse<ReplayRow>('conflict', 'The replay changed meanwhile; reload and try again.');
+    if (!updated) return conflict('The replay changed meanwhile; reload and try again.');
     await insertAuditEntries(tx, {
       entries: [
         {
@@ -202,6 +202,6 @@ export async function startReplay(db: DbOrTx, { id, actor, reason }: { id: strin
         },
       ],
     });
-    return { ok: true, value: updated };
+    return ok(updated);
   });
 }

@@ -1,6 +1,8 @@
+import type { Session } from 'next-auth';
 import type { ReplayState } from '../../db/schema/states';
 import { can } from '../auth/permissions';
 import type { Role } from '../auth/roles';
+import type { Refusal } from '../http/refusal';
 
 /**
  * Who may move a replay where. The database holds the last line (check replays_four_eyes,
@@ -12,39 +14,48 @@ export type Actor = { id: string; email: string; role: Role };
 
 export type ReplayRef = { state: ReplayState; requestedBy: string };
 
-export type Refusal = { code: 'forbidden' | 'four_eyes' | 'conflict'; message: string };
+export type ReplayRefusalCode = 'forbidden' | 'four_eyes' | 'conflict';
+
+/** A conflict is a 409; a role or the four-eyes rule saying no is a 403. */
+export function replayRefusal(code: ReplayRefusalCode, message: string): Refusal {
+  return { kind: code === 'conflict' ? 'conflict' : 'forbidden', code, message };
+}
+
+export function actorOf(session: Session): Actor {
+  return { id: session.user.id, email: session.user.email, role: session.user.role };
+}
 
 const terminal: readonly ReplayState[] = ['rejected', 'completed', 'cancelled', 'failed'];
 
 export function checkDecision({ replay, actor }: { replay: ReplayRef; actor: Actor }): Refusal | null {
   // Four-eyes first: the requester hears the rule that actually binds them, whatever their role.
   if (actor.id === replay.requestedBy) {
-    return { code: 'four_eyes', message: 'Four-eyes rule: you requested this replay, so a different manager must approve or reject it.' };
+    return replayRefusal('four_eyes', 'Four-eyes rule: you requested this replay, so a different manager must approve or reject it.');
   }
   if (!can(actor.role, 'replay.approve')) {
-    return { code: 'forbidden', message: `Only a manager may approve or reject a replay; your role is ${actor.role}.` };
+    return replayRefusal('forbidden', `Only a manager may approve or reject a replay; your role is ${actor.role}.`);
   }
-  if (replay.state !== 'requested') return { code: 'conflict', message: `This replay is ${replay.state}; only a requested replay can be approved or rejected.` };
+  if (replay.state !== 'requested') return replayRefusal('conflict', `This replay is ${replay.state}; only a requested replay can be approved or rejected.`);
   return null;
 }
 
 export function checkRun({ replay, actor }: { replay: ReplayRef; actor: Actor }): Refusal | null {
-  if (!can(actor.role, 'replay.request')) return { code: 'forbidden', message: `Your role (${actor.role}) may not run replays.` };
+  if (!can(actor.role, 'replay.request')) return replayRefusal('forbidden', `Your role (${actor.role}) may not run replays.`);
   // `running` is allowed so an interrupted run can be resumed; items already published are skipped.
   if (replay.state !== 'approved' && replay.state !== 'running') {
-    return { code: 'conflict', message: `This replay is ${replay.state}; only an approved replay can run.` };
+    return replayRefusal('conflict', `This replay is ${replay.state}; only an approved replay can run.`);
   }
   return null;
 }
 
 export function checkCancel({ replay, actor }: { replay: ReplayRef; actor: Actor }): Refusal | null {
-  if (!can(actor.role, 'replay.request')) return { code: 'forbidden', message: `Your role (${actor.role}) may not cancel replays.` };
-  if (terminal.includes(replay.state)) return { code: 'conflict', message: `This replay is already ${replay.state}.` };
+  if (!can(actor.role, 'replay.request')) return replayRefusal('forbidden', `Your role (${actor.role}) may not cancel replays.`);
+  if (terminal.includes(replay.state)) return replayRefusal('conflict', `This replay is already ${replay.state}.`);
   return null;
 }
 
 export function checkRequest({ actor }: { actor: Actor }): Refusal | null {
-  if (!can(actor.role, 'replay.request')) return { code: 'forbidden', message: `Your role (${actor.role}) may not request replays.` };
+  if (!can(actor.role, 'replay.request')) return replayRefusal('forbidden', `Your role (${actor.role}) may not request replays.`);
   return null;
 }
 

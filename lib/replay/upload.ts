@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { noticeKey } from '../ledger/notice-key';
 import { InvalidNoticeError, noticeTypeNames, noticeTypes, parseNoticeFact, subjectOf, type NoticeFact } from '../ledger/notice-types';
+import type { RowRejection } from '../api/console/replays';
 import { hasUnsafeText, parseCsv, safeText, toCsv } from './csv';
 
 /**
@@ -23,7 +24,7 @@ export type UploadedRow = {
   payload: Record<string, unknown>;
 };
 
-export type RowRejection = { line: number; reason: string; raw: string };
+export type { RowRejection } from '../api/console/replays';
 
 export type UploadValidation =
   | { ok: true; rows: UploadedRow[]; rejections: RowRejection[] }

@@ -1,4 +1,5 @@
 import type { DryRunCounts } from '../../db/schema/replays';
+import type { DryRunVerdict } from '../api/console/replays';
 
 /**
  * Below this share of keys that would actually be sent, a replay is re-announcing work the
@@ -7,13 +8,7 @@ import type { DryRunCounts } from '../../db/schema/replays';
  */
 export const TINY_NEW_SHARE = 0.02;
 
-export type DryRunVerdict = {
-  kind: 'empty' | 'already_delivered' | 'mostly_new' | 'mixed';
-  /** Keys the run could send: absent from the ledger, or released for resend. */
-  wouldSend: number;
-  share: number;
-  message: string;
-};
+export type { DryRunVerdict } from '../api/console/replays';
 
 export function wouldSendOf(counts: DryRunCounts): number {
   return counts.newKeys + (counts.existing.released ?? 0);

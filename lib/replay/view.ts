@@ -1,32 +1,11 @@
 import type { DbOrTx } from '../../db/client';
 import { countBatchOutcomes, listReplays, type ReplayListRow } from '../../db/queries/replays';
-import type { DryRunCounts, ReplayFilter } from '../../db/schema/replays';
-import type { ReplayState } from '../../db/schema/states';
-import { dryRunVerdict, type DryRunVerdict } from './verdict';
+import type { ReplayProgress, ReplayView } from '../api/console/replays';
+import { dryRunVerdict } from './verdict';
 import { isUuid } from '../../db/uuid';
 
-/** What the console and the CLI show about a replay: the row, its dry run, and live progress. */
-export type ReplayView = {
-  id: string;
-  batchId: string;
-  state: ReplayState;
-  filter: ReplayFilter;
-  dryRun: DryRunCounts | null;
-  verdict: DryRunVerdict | null;
-  requestedBy: string;
-  requesterEmail: string | null;
-  requestReason: string;
-  deciderEmail: string | null;
-  decisionReason: string | null;
-  requestedAt: string;
-  decidedAt: string | null;
-  startedAt: string | null;
-  finishedAt: string | null;
-  rejectedRows: number;
-  progress: ReplayProgress;
-};
-
-export type ReplayProgress = { total: number; published: number; suppressed: number; sent: number; failed: number };
+/** What the console and the CLI show about a replay: the row, its dry run, and live progress (lib/api/console/replays.ts). */
+export type { ReplayProgress, ReplayView } from '../api/console/replays';
 
 function toView(row: ReplayListRow, outcomes: { suppressed: number; sent: number; failed: number } | undefined): ReplayView {
   return {

@@ -305,7 +305,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const windowFilter = { dueFrom: new Date(startedAt - 60_000).toISOString(), dueTo: new Date(startedAt + spreadMs + 60_000).toISOString() };
     const requested = await requestReplay(db, { actor: actor(operator), input: { reason: 'chaos: replay the whole window', filter: windowFilter }, secret });
     if (!requested.ok) throw new Error(`replay request refused: ${requested.refusal.message}`);
-    const replayId = requested.value.replay.id;
+    const replayId = requested.data.replay.id;
     const selfApproval = await decideReplay(db, { id: replayId, actor: { ...actor(operator), role: 'manager' }, decision: 'approve', reason: 'approving my own' });
     if (selfApproval.ok) failures.push('replay: the requester could approve their own replay');
     const approved = await decideReplay(db, { id: replayId, actor: actor(manager), decision: 'approve', reason: 'chaos: approved by a second person' });
@@ -316,8 +316,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // The runner's pacing is not what is under test; the workers' shared domain buckets still apply.
     const ran = await runReplay({ db, queue: replayQueue, replayId, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 2_000, batchSize: 500, signal: options.signal });
     checkAborted(options.signal);
-    const batchId = requested.value.replay.batchId;
-    const replayReport: ChaosReport['replay'] = { batchId, state: ran.state, published: ran.published, dryRun: { total: requested.value.dryRun.counts.total, newKeys: requested.value.dryRun.counts.newKeys } };
+    const batchId = requested.data.replay.batchId;
+    const replayReport: ChaosReport['replay'] = { batchId, state: ran.state, published: ran.published, dryRun: { total: requested.data.dryRun.counts.total, newKeys: requested.data.dryRun.counts.newKeys } };
     if (ran.state !== 'completed') failures.push(`replay ended ${ran.state}`);
     const secondSettle = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log, signal: options.signal, extra: async () => (options.rabbitmq ? (await jobsWokenByBatch(db, batchId)) >= ran.published : (await liveWakeups(db, batchId)) === 0) });
     if (secondSettle) failures.push(`replay pass ${secondSettle}`);

@@ -2,25 +2,27 @@ import type { Metadata } from 'next';
 import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
 import { getDb } from '@/db/client';
 import { can } from '@/lib/auth/permissions';
+import { listTokensContract } from '@/lib/api/console/tokens';
+import { listUsersContract } from '@/lib/api/console/users';
 import { loadTokens } from '@/lib/console/tokens';
 import { loadUsersPage } from '@/lib/console/users';
 import { TokensAdmin } from '@/components/admin/tokens-admin';
 import { UsersAdmin } from '@/components/admin/users-admin';
-import { queryKeys } from '@/components/query/keys';
 import { Forbidden } from '@/components/ui/states';
 import { requirePage } from '../../_server/auth';
+import { prefetchConsole } from '../../_server/prefetch';
 
 export const metadata: Metadata = { title: 'Admin' };
 export const dynamic = 'force-dynamic';
 
 export default async function AdminPage() {
   const auth = await requirePage('users.manage', '/admin');
-  if (!auth.ok) return <Forbidden message={auth.error.message} />;
+  if (!auth.ok) return <Forbidden message={auth.refusal.message} />;
   const client = new QueryClient();
   const tokens = can(auth.session.user.role, 'tokens.manage');
   await Promise.all([
-    client.prefetchQuery({ queryKey: queryKeys.users(undefined), queryFn: async () => JSON.parse(JSON.stringify(await loadUsersPage(getDb(), {}))) as unknown }),
-    tokens ? client.prefetchQuery({ queryKey: ['tokens'], queryFn: async () => loadTokens(getDb()) }) : Promise.resolve(),
+    prefetchConsole(client, listUsersContract, {}, () => loadUsersPage(getDb(), {})),
+    tokens ? prefetchConsole(client, listTokensContract, {}, () => loadTokens(getDb())) : Promise.resolve(),
   ]);
   return (
     <>

@@ -13,7 +13,7 @@ export const dynamic = 'force-dynamic';
 
 export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const auth = await requirePage('audit.read', '/audit');
-  if (!auth.ok) return <Forbidden message={auth.error.message} />;
+  if (!auth.ok) return <Forbidden message={auth.refusal.message} />;
   const raw = Object.fromEntries(Object.entries(await searchParams).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = auditQuery.safeParse(raw);
   const query: AuditQuery = parsed.success ? parsed.data : {};

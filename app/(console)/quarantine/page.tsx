@@ -5,27 +5,24 @@ import { can } from '@/lib/auth/permissions';
 import { config } from '@/lib/config';
 import { noticeTypeNames } from '@/lib/ledger/notice-types';
 import { loadQuarantinePage } from '@/lib/console/quarantine-view';
-import { quarantineListQuery } from '@/lib/console/requests';
+import { listQuarantine, quarantineListQuery } from '@/lib/api/console/quarantine';
 import { formatDuration } from '@/lib/console/format';
 import { QuarantineView, type QuarantineQuery } from '@/components/quarantine/quarantine-view';
-import { queryKeys } from '@/components/query/keys';
 import { Forbidden } from '@/components/ui/states';
 import { requirePage } from '../../_server/auth';
+import { prefetchConsole } from '../../_server/prefetch';
 
 export const metadata: Metadata = { title: 'Quarantine' };
 export const dynamic = 'force-dynamic';
 
 export default async function QuarantinePage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const auth = await requirePage('quarantine.read', '/quarantine');
-  if (!auth.ok) return <Forbidden message={auth.error.message} />;
+  if (!auth.ok) return <Forbidden message={auth.refusal.message} />;
   const raw = Object.fromEntries(Object.entries(await searchParams).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = quarantineListQuery.safeParse(raw);
   const query: QuarantineQuery = parsed.success ? parsed.data : {};
   const client = new QueryClient();
-  await client.prefetchQuery({
-    queryKey: queryKeys.quarantine(query),
-    queryFn: async () => JSON.parse(JSON.stringify(await loadQuarantinePage(getDb(), { query, quarantineAfterMs: config().QUARANTINE_AFTER }))) as unknown,
-  });
+  await prefetchConsole(client, listQuarantine, query, () => loadQuarantinePage(getDb(), { query, quarantineAfterMs: config().QUARANTINE_AFTER }));
   return (
     <>
       <div className="page-head">

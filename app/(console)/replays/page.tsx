@@ -2,21 +2,22 @@ import type { Metadata } from 'next';
 import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
 import { getDb } from '@/db/client';
 import { can } from '@/lib/auth/permissions';
+import { listReplaysContract } from '@/lib/api/console/replays';
 import { listReplayViews } from '@/lib/replay/view';
-import { replaysKey } from '@/components/replays/keys';
 import { ReplaysView } from '@/components/replays/replays-view';
 import { Forbidden } from '@/components/ui/states';
 import { requirePage } from '../../_server/auth';
+import { prefetchConsole } from '../../_server/prefetch';
 
 export const metadata: Metadata = { title: 'Replays' };
 export const dynamic = 'force-dynamic';
 
 export default async function ReplaysPage() {
   const auth = await requirePage('replay.read', '/replays');
-  if (!auth.ok) return <Forbidden message={auth.error.message} />;
+  if (!auth.ok) return <Forbidden message={auth.refusal.message} />;
   const { user } = auth.session;
   const client = new QueryClient();
-  await client.prefetchQuery({ queryKey: replaysKey, queryFn: async () => JSON.parse(JSON.stringify(await listReplayViews(getDb(), { limit: 50 }))) as unknown });
+  await prefetchConsole(client, listReplaysContract, {}, () => listReplayViews(getDb(), { limit: 50 }));
   return (
     <>
       <div className="page-head">

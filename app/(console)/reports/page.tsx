@@ -1,7 +1,9 @@
 import type { Metadata } from 'next';
 import { getDb } from '@/db/client';
 import { config } from '@/lib/config';
-import { causeLabels, duplicateCauses, reportQuerySchema, reportTables } from '@/lib/replay/duplicate-report';
+import { reportCsvContract, reportQuerySchema } from '@/lib/api/console/reports';
+import { consoleUrl } from '@/lib/http/client';
+import { causeLabels, duplicateCauses, reportTables } from '@/lib/replay/duplicate-report';
 import { loadDuplicateReport } from '@/lib/replay/report';
 import { PrintButton } from '@/components/reports/print-button';
 import { ReportTables } from '@/components/reports/report-tables';
@@ -14,12 +16,11 @@ export const dynamic = 'force-dynamic';
 
 export default async function ReportsPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const auth = await requirePage('reports.read', '/reports');
-  if (!auth.ok) return <Forbidden message={auth.error.message} />;
+  if (!auth.ok) return <Forbidden message={auth.refusal.message} />;
   const raw = Object.fromEntries(Object.entries(await searchParams).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = reportQuerySchema.safeParse(raw);
   const query = parsed.success ? parsed.data : reportQuerySchema.parse({});
   const report = await loadDuplicateReport(getDb(), { query, quarantineAfterMs: config().QUARANTINE_AFTER });
-  const search = new URLSearchParams({ granularity: query.granularity, from: query.from, to: query.to }).toString();
   return (
     <>
       <div className="page-head">
@@ -50,7 +51,7 @@ export default async function ReportsPage({ searchParams }: { searchParams: Prom
         <button type="submit" className="primary">
           Show
         </button>
-        <a className="button" href={`/api/console/reports/csv?${search}`} data-testid="report-csv" download>
+        <a className="button" href={consoleUrl(reportCsvContract, query)} data-testid="report-csv" download>
           Export CSV
         </a>
         <PrintButton />

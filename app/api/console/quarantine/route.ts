@@ -1,12 +1,9 @@
-import { guarded, jsonOk, parseQuery } from '@/lib/auth/guard';
+import { listQuarantine } from '@/lib/api/console/quarantine';
 import { config } from '@/lib/config';
 import { loadQuarantinePage } from '@/lib/console/quarantine-view';
-import { quarantineListQuery } from '@/lib/console/requests';
+import { consoleRoute } from '@/lib/http/console-route';
+import { ok } from '@/lib/http/refusal';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = guarded('quarantine.read', async ({ db, request }) => {
-  const query = parseQuery(request, quarantineListQuery);
-  if (!query.ok) return query.response;
-  return jsonOk(await loadQuarantinePage(db, { query: query.data, quarantineAfterMs: config().QUARANTINE_AFTER }));
-});
+export const GET = consoleRoute(listQuarantine, async ({ db, input }) => ok(await loadQuarantinePage(db, { query: input, quarantineAfterMs: config().QUARANTINE_AFTER })));

@@ -1,18 +1,17 @@
-import { guarded, jsonOk, parseBody } from '@/lib/auth/guard';
+import { listReplaysContract, requestReplayContract } from '@/lib/api/console/replays';
 import { config } from '@/lib/config';
-import { actorOf, refusalResponse } from '@/lib/replay/http';
-import { replayCreateRequest } from '@/lib/replay/requests';
+import { consoleRoute } from '@/lib/http/console-route';
+import { ok } from '@/lib/http/refusal';
 import { requestReplay } from '@/lib/replay/service';
+import { actorOf } from '@/lib/replay/transitions';
 import { listReplayViews } from '@/lib/replay/view';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = guarded('replay.read', async ({ db }) => jsonOk(await listReplayViews(db, { limit: 50 })));
+export const GET = consoleRoute(listReplaysContract, async ({ db }) => ok(await listReplayViews(db, { limit: 50 })));
 
-export const POST = guarded('replay.request', async ({ db, request, session }) => {
-  const body = await parseBody(request, replayCreateRequest);
-  if (!body.ok) return body.response;
-  const result = await requestReplay(db, { actor: actorOf(session), input: body.data, secret: config().NOTICE_KEY_SECRET });
-  if (!result.ok) return refusalResponse(result.refusal);
-  return jsonOk({ id: result.value.replay.id, batchId: result.value.replay.batchId, dryRun: result.value.dryRun }, 201);
+export const POST = consoleRoute(requestReplayContract, async ({ db, input, session }) => {
+  const result = await requestReplay(db, { actor: actorOf(session), input, secret: config().NOTICE_KEY_SECRET });
+  if (!result.ok) return result;
+  return ok({ id: result.data.replay.id, batchId: result.data.replay.batchId, dryRun: result.data.dryRun });
 });

@@ -1,13 +1,13 @@
-import { guarded, jsonOk, parseQuery } from '@/lib/auth/guard';
+import { getReportContract } from '@/lib/api/console/reports';
 import { config } from '@/lib/config';
-import { reportQuerySchema, reportTables } from '@/lib/replay/duplicate-report';
+import { consoleRoute } from '@/lib/http/console-route';
+import { ok } from '@/lib/http/refusal';
+import { reportTables } from '@/lib/replay/duplicate-report';
 import { loadDuplicateReport } from '@/lib/replay/report';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = guarded('reports.read', async ({ db, request }) => {
-  const query = parseQuery(request, reportQuerySchema);
-  if (!query.ok) return query.response;
-  const report = await loadDuplicateReport(db, { query: query.data, quarantineAfterMs: config().QUARANTINE_AFTER });
-  return jsonOk({ report, tables: reportTables(report) });
+export const GET = consoleRoute(getReportContract, async ({ db, input }) => {
+  const report = await loadDuplicateReport(db, { query: input, quarantineAfterMs: config().QUARANTINE_AFTER });
+  return ok({ report, tables: reportTables(report) });
 });

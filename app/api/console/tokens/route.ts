@@ -1,13 +1,10 @@
-import { guarded, jsonOk, parseBody } from '@/lib/auth/guard';
-import { createTokenRequest } from '@/lib/console/requests';
+import { createTokenContract, listTokensContract } from '@/lib/api/console/tokens';
 import { createConsoleToken, loadTokens } from '@/lib/console/tokens';
+import { consoleRoute } from '@/lib/http/console-route';
+import { ok } from '@/lib/http/refusal';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = guarded('tokens.manage', async ({ db }) => jsonOk(await loadTokens(db)));
+export const GET = consoleRoute(listTokensContract, async ({ db }) => ok(await loadTokens(db)));
 
-export const POST = guarded('tokens.manage', async ({ db, request, actor, session }) => {
-  const body = await parseBody(request, createTokenRequest);
-  if (!body.ok) return body.response;
-  return jsonOk(await createConsoleToken(db, { ...body.data, actor, actorId: session.user.id }), 201);
-});
+export const POST = consoleRoute(createTokenContract, async ({ db, input, actor, session }) => ok(await createConsoleToken(db, { ...input, actor, actorId: session.user.id })));

@@ -1,7 +1,9 @@
 import { after } from 'next/server';
-import { guarded, jsonOk } from '@/lib/auth/guard';
+import { getPendingOverview } from '@/lib/api/console/overview';
 import { loadPendingOverview } from '@/lib/console/overview';
+import { consoleRoute } from '@/lib/http/console-route';
+import { ok } from '@/lib/http/refusal';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = guarded('overview.read', async ({ db }) => jsonOk(await loadPendingOverview(db, { now: new Date(), recountLater: after })));
+export const GET = consoleRoute(getPendingOverview, async ({ db }) => ok(await loadPendingOverview(db, { now: new Date(), recountLater: after })));

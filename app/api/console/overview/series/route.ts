@@ -1,11 +1,8 @@
-import { guarded, jsonOk, parseQuery } from '@/lib/auth/guard';
+import { getSeriesOverview } from '@/lib/api/console/overview';
 import { loadSeriesOverview } from '@/lib/console/overview';
-import { rangeQuery } from '@/lib/console/requests';
+import { consoleRoute } from '@/lib/http/console-route';
+import { ok } from '@/lib/http/refusal';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = guarded('overview.read', async ({ db, request }) => {
-  const query = parseQuery(request, rangeQuery);
-  if (!query.ok) return query.response;
-  return jsonOk(await loadSeriesOverview(db, { now: new Date(), range: query.data.range }));
-});
+export const GET = consoleRoute(getSeriesOverview, async ({ db, input }) => ok(await loadSeriesOverview(db, { now: new Date(), range: input.range })));

@@ -1,7 +1,9 @@
-import { guarded, jsonOk } from '@/lib/auth/guard';
+import { getStatusOverview } from '@/lib/api/console/overview';
 import { config } from '@/lib/config';
 import { loadStatusOverview } from '@/lib/console/overview';
+import { consoleRoute } from '@/lib/http/console-route';
+import { ok } from '@/lib/http/refusal';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = guarded('overview.read', async ({ db }) => jsonOk(await loadStatusOverview(db, { now: new Date(), quarantineAfterMs: config().QUARANTINE_AFTER })));
+export const GET = consoleRoute(getStatusOverview, async ({ db }) => ok(await loadStatusOverview(db, { now: new Date(), quarantineAfterMs: config().QUARANTINE_AFTER })));

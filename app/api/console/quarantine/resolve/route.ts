@@ -1,13 +1,9 @@
-import { guarded, jsonOk, parseBody } from '@/lib/auth/guard';
+import { resolveQuarantineContract } from '@/lib/api/console/quarantine';
 import { config } from '@/lib/config';
 import { resolveQuarantine } from '@/lib/console/quarantine';
-import { quarantineResolveRequest } from '@/lib/console/requests';
+import { consoleRoute } from '@/lib/http/console-route';
+import { ok } from '@/lib/http/refusal';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = guarded('quarantine.resolve', async ({ actor, db, request }) => {
-  const body = await parseBody(request, quarantineResolveRequest);
-  if (!body.ok) return body.response;
-  const outcome = await resolveQuarantine(db, { ...body.data, actor, quarantineAfterMs: config().QUARANTINE_AFTER });
-  return jsonOk(outcome);
-});
+export const POST = consoleRoute(resolveQuarantineContract, async ({ db, input, actor }) => ok(await resolveQuarantine(db, { ...input, actor, quarantineAfterMs: config().QUARANTINE_AFTER })));

@@ -1,14 +1,12 @@
-import { guarded, jsonOk, parseBody } from '@/lib/auth/guard';
-import { actorOf, refusalResponse } from '@/lib/replay/http';
-import { replayCancelRequest } from '@/lib/replay/requests';
+import { cancelReplayContract } from '@/lib/api/console/replays';
+import { consoleRoute } from '@/lib/http/console-route';
+import { ok } from '@/lib/http/refusal';
 import { cancelReplay } from '@/lib/replay/service';
+import { actorOf } from '@/lib/replay/transitions';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = guarded('replay.request', async ({ db, request, session }) => {
-  const body = await parseBody(request, replayCancelRequest);
-  if (!body.ok) return body.response;
-  const result = await cancelReplay(db, { ...body.data, actor: actorOf(session) });
-  if (!result.ok) return refusalResponse(result.refusal);
-  return jsonOk({ id: result.value.id, state: result.value.state });
+export const POST = consoleRoute(cancelReplayContract, async ({ db, input, session }) => {
+  const result = await cancelReplay(db, { ...input, actor: actorOf(session) });
+  return result.ok ? ok({ id: result.data.id, state: result.data.state }) : result;
 });

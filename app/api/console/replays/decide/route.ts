@@ -1,15 +1,12 @@
-import { guarded, jsonOk, parseBody } from '@/lib/auth/guard';
-import { actorOf, refusalResponse } from '@/lib/replay/http';
-import { replayDecideRequest } from '@/lib/replay/requests';
+import { decideReplayContract } from '@/lib/api/console/replays';
+import { consoleRoute } from '@/lib/http/console-route';
+import { ok } from '@/lib/http/refusal';
 import { decideReplay } from '@/lib/replay/service';
+import { actorOf } from '@/lib/replay/transitions';
 
 export const dynamic = 'force-dynamic';
 
-/** Approve or reject: managers only, never the requester (four-eyes, also a database check). */
-export const POST = guarded('replay.approve', async ({ db, request, session }) => {
-  const body = await parseBody(request, replayDecideRequest);
-  if (!body.ok) return body.response;
-  const result = await decideReplay(db, { ...body.data, actor: actorOf(session) });
-  if (!result.ok) return refusalResponse(result.refusal);
-  return jsonOk({ id: result.value.id, state: result.value.state });
+export const POST = consoleRoute(decideReplayContract, async ({ db, input, session }) => {
+  const result = await decideReplay(db, { ...input, actor: actorOf(session) });
+  return result.ok ? ok({ id: result.data.id, state: result.data.state }) : result;
 });

@@ -1,16 +1,13 @@
 import { getReplay } from '@/db/queries/replays';
-import { guarded, jsonError, parseQuery } from '@/lib/auth/guard';
-import { csvResponse } from '@/lib/replay/http';
-import { replayIdQuery } from '@/lib/replay/requests';
+import { rejectedRowsContract } from '@/lib/api/console/replays';
+import { consoleRoute } from '@/lib/http/console-route';
+import { ok, refuse } from '@/lib/http/refusal';
 import { rejectionsCsv } from '@/lib/replay/upload';
 
 export const dynamic = 'force-dynamic';
 
-/** The uploaded rows a replay refused, and why, as CSV. */
-export const GET = guarded('replay.read', async ({ db, request }) => {
-  const query = parseQuery(request, replayIdQuery);
-  if (!query.ok) return query.response;
-  const replay = await getReplay(db, { id: query.data.id });
-  if (!replay) return jsonError(404, { code: 'not_found', message: 'No such replay.' });
-  return csvResponse(rejectionsCsv(replay.uploadRejections ?? []), `${replay.batchId}-rejected.csv`);
+export const GET = consoleRoute(rejectedRowsContract, async ({ db, input }) => {
+  const replay = await getReplay(db, { id: input.id });
+  if (!replay) return refuse('not_found', 'No such replay.');
+  return ok({ filename: `${replay.batchId}-rejected.csv`, csv: rejectionsCsv(replay.uploadRejections ?? []) });
 });

@@ -1,18 +1,16 @@
 import { getDb } from '@/db/client';
-import { guarded, jsonOk, parseBody } from '@/lib/auth/guard';
+import { runReplayContract } from '@/lib/api/console/replays';
+import { consoleRoute } from '@/lib/http/console-route';
+import { ok } from '@/lib/http/refusal';
 import { startBackgroundRun } from '@/lib/replay/background';
-import { actorOf, refusalResponse } from '@/lib/replay/http';
-import { replayRunRequest } from '@/lib/replay/requests';
 import { startReplay } from '@/lib/replay/service';
+import { actorOf } from '@/lib/replay/transitions';
 
 export const dynamic = 'force-dynamic';
 
-/** Starts (or resumes) an approved replay; publishing continues in the background, paced per domain. */
-export const POST = guarded('replay.request', async ({ db, request, session }) => {
-  const body = await parseBody(request, replayRunRequest);
-  if (!body.ok) return body.response;
-  const result = await startReplay(db, { id: body.data.id, actor: actorOf(session), reason: body.data.reason ?? 'run approved replay' });
-  if (!result.ok) return refusalResponse(result.refusal);
-  startBackgroundRun({ db: getDb(), replayId: result.value.id });
-  return jsonOk({ id: result.value.id, state: result.value.state, total: result.value.total }, 202);
+export const POST = consoleRoute(runReplayContract, async ({ db, input, session }) => {
+  const result = await startReplay(db, { id: input.id, actor: actorOf(session), reason: input.reason ?? 'run approved replay' });
+  if (!result.ok) return result;
+  startBackgroundRun({ db: getDb(), replayId: result.data.id });
+  return ok({ id: result.data.id, state: result.data.state, total: result.data.total });
 });

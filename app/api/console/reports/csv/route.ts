@@ -1,15 +1,13 @@
-import { guarded, parseQuery } from '@/lib/auth/guard';
+import { reportCsvContract } from '@/lib/api/console/reports';
 import { config } from '@/lib/config';
-import { reportCsv, reportQuerySchema } from '@/lib/replay/duplicate-report';
-import { csvResponse } from '@/lib/replay/http';
+import { consoleRoute } from '@/lib/http/console-route';
+import { ok } from '@/lib/http/refusal';
+import { reportCsv } from '@/lib/replay/duplicate-report';
 import { loadDuplicateReport } from '@/lib/replay/report';
 
 export const dynamic = 'force-dynamic';
 
-/** Exactly the tables the report page shows for the same query, as CSV. */
-export const GET = guarded('reports.read', async ({ db, request }) => {
-  const query = parseQuery(request, reportQuerySchema);
-  if (!query.ok) return query.response;
-  const report = await loadDuplicateReport(db, { query: query.data, quarantineAfterMs: config().QUARANTINE_AFTER });
-  return csvResponse(reportCsv(report), `duplicate-rate-${query.data.from}-${query.data.to}-${query.data.granularity}.csv`);
+export const GET = consoleRoute(reportCsvContract, async ({ db, input }) => {
+  const report = await loadDuplicateReport(db, { query: input, quarantineAfterMs: config().QUARANTINE_AFTER });
+  return ok({ filename: `duplicate-rate-${input.from}-${input.to}-${input.granularity}.csv`, csv: reportCsv(report) });
 });

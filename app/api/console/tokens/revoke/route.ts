@@ -1,12 +1,7 @@
-import { guarded, jsonError, jsonOk, parseBody } from '@/lib/auth/guard';
-import { revokeTokenRequest } from '@/lib/console/requests';
+import { revokeTokenContract } from '@/lib/api/console/tokens';
 import { revokeConsoleToken } from '@/lib/console/tokens';
+import { consoleRoute } from '@/lib/http/console-route';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = guarded('tokens.manage', async ({ db, request, actor }) => {
-  const body = await parseBody(request, revokeTokenRequest);
-  if (!body.ok) return body.response;
-  const result = await revokeConsoleToken(db, { ...body.data, actor });
-  return result.ok ? jsonOk(result.data) : jsonError(404, result.error);
-});
+export const POST = consoleRoute(revokeTokenContract, async ({ db, input, actor }) => revokeConsoleToken(db, { ...input, actor }));

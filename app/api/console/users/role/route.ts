@@ -1,12 +1,7 @@
-import { guarded, jsonError, jsonOk, parseBody } from '@/lib/auth/guard';
-import { setRoleRequest } from '@/lib/console/requests';
+import { setUserRoleContract } from '@/lib/api/console/users';
 import { changeUserRole } from '@/lib/console/users';
+import { consoleRoute } from '@/lib/http/console-route';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = guarded('users.manage', async ({ db, request, actor, session }) => {
-  const body = await parseBody(request, setRoleRequest);
-  if (!body.ok) return body.response;
-  const result = await changeUserRole(db, { ...body.data, actor, actorId: session.user.id });
-  return result.ok ? jsonOk(result.data) : jsonError(result.error.code === 'not_found' ? 404 : 409, result.error);
-});
+export const POST = consoleRoute(setUserRoleContract, async ({ db, input, actor, session }) => changeUserRole(db, { ...input, actor, actorId: session.user.id }));

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { consoleContract, csvFile } from '../../http/contract';
+import { duplicateCauses } from '../../replay/duplicate-report';
+
+export const reportQuerySchema = z
+  .object({
+    granularity: z.enum(['day', 'week']).default('week'),
+    from: z.iso.date().optional(),
+    to: z.iso.date().optional(),
+  })
+  .transform((query, ctx) => {
+    const to = query.to ?? new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const from = query.from ?? new Date(new Date(`${to}T00:00:00Z`).getTime() - 28 * 86_400_000).toISOString().slice(0, 10);
+    if (from >= to) ctx.addIssue({ code: 'custom', message: 'from must be before to', path: ['from'] });
+    if (new Date(`${to}T00:00:00Z`).getTime() - new Date(`${from}T00:00:00Z`).getTime() > 400 * 86_400_000) {
+      ctx.addIssue({ code: 'custom', message: 'the range may span at most 400 days', path: ['from'] });
+    }
+    return { granularity: query.granularity, from, to };
+  });
+
+export type ReportQuery = z.infer<typeof reportQuerySchema>;
+
+const count = z.number().int().nonnegative();
+
+export const duplicateRow = z.object({
+  period: z.string(),
+  noticeType: z.string(),
+  claimsMinted: count,
+  duplicates: count,
+  byCause: z.record(z.enum(duplicateCauses), count),
+  /** Duplicates suppressed per claim minted; null without claims. */
+  rate: z.number().nonnegative().nullable(),
+  /** Shadow mode: refusals enforce mode would have made (the mail went out anyway). */
+  wouldDuplicate: count,
+});
+export type DuplicateRow = z.infer<typeof duplicateRow>;
+
+export const quarantineFlowRow = z.object({
+  period: z.string(),
+  inflow: count,
+  resolved: count,
+  open: count,
+  medianMinutesToResolve: z.number().nullable(),
+  maxMinutesToResolve: z.number().nullable(),
+  operatorActions: count,
+});
+export type QuarantineRow = z.infer<typeof quarantineFlowRow>;
+
+export const reportRange = z.object({ granularity: z.enum(['day', 'week']), from: z.iso.date(), to: z.iso.date() });
+export type ReportRange = z.infer<typeof reportRange>;
+
+export const duplicateReport = z.object({ range: reportRange, rows: z.array(duplicateRow), total: duplicateRow, quarantine: z.array(quarantineFlowRow) });
+export type DuplicateReport = z.infer<typeof duplicateReport>;
+
+export const reportTable = z.object({ title: z.string(), header: z.array(z.string()), rows: z.array(z.array(z.string())) });
+export type Table = z.infer<typeof reportTable>;
+
+export const getReportContract = consoleContract({
+  method: 'GET',
+  path: '/api/console/reports',
+  permission: 'reports.read',
+  input: reportQuerySchema,
+  output: z.object({ report: duplicateReport, tables: z.array(reportTable) }),
+});
+
+/** Exactly the tables the report page shows for the same query, as CSV. */
+export const reportCsvContract = consoleContract({ method: 'GET', path: '/api/console/reports/csv', permission: 'reports.read', input: reportQuerySchema, output: csvFile, format: 'csv' });

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { roles } from '../../auth/roles';
+import { consoleContract } from '../../http/contract';
+import { instant, text } from './fields';
+
+export const usersQuery = z.object({ after: text().max(320).optional() });
+
+const changeReason = text().trim().min(3).max(500);
+
+export const createUserRequest = z.strictObject({
+  email: z.email().max(320),
+  name: text().trim().min(1).max(200),
+  role: z.enum(roles),
+  password: z.string().min(12, 'at least 12 characters').max(1024).optional(),
+  reason: changeReason,
+});
+
+export const setRoleRequest = z.strictObject({ id: z.uuid(), role: z.enum(roles), reason: changeReason });
+
+export const setDisabledRequest = z.strictObject({ id: z.uuid(), disabled: z.boolean(), reason: changeReason });
+
+export const userView = z.object({
+  id: z.uuid(),
+  email: z.string(),
+  name: z.string(),
+  role: z.enum(roles),
+  disabledAt: instant.nullable(),
+  lockedUntil: instant.nullable(),
+  failedLogins: z.number().int().nonnegative(),
+  createdAt: instant,
+  lastLoginAt: instant.nullable(),
+});
+export type UserView = z.infer<typeof userView>;
+
+export const usersPage = z.object({ rows: z.array(userView), next: z.string().nullable() });
+export type UsersPage = z.infer<typeof usersPage>;
+
+export const listUsersContract = consoleContract({ method: 'GET', path: '/api/console/users', permission: 'users.manage', input: usersQuery, output: usersPage });
+export const createUserContract = consoleContract({ method: 'POST', path: '/api/console/users', permission: 'users.manage', input: createUserRequest, output: userView, status: 201 });
+export const setUserRoleContract = consoleContract({ method: 'POST', path: '/api/console/users/role', permission: 'users.manage', input: setRoleRequest, output: userView });
+export const setUserDisabledContract = consoleContract({ method: 'POST', path: '/api/console/users/disable', permission: 'users.manage', input: setDisabledRequest, output: userView });
