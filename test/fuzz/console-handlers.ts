@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import type { Permission } from '@/lib/auth/permissions';
+import { consoleRouteContracts } from '@/lib/api/routes';
+import { loadRouteHandler } from '@/test/route-handlers';
 import { hostileString, plausibleString } from './arbitraries';
 
 /**
@@ -14,8 +16,6 @@ export type ConsoleHandler = {
   method: 'GET' | 'POST';
   path: string;
   permission: Permission;
-  /** The handler as Next calls it. */
-  load: () => Promise<(request: Request) => Promise<Response>>;
   /** Query parameter names the handler reads (GET). */
   queryNames?: readonly string[];
   /** A body the handler accepts (POST); the fuzzer mutates it. Ids are filled in by the test. */
@@ -30,13 +30,12 @@ export type ConsoleHandler = {
 
 export type ValidIds = { victimUserId: string; victimNoticeKey: string; victimTokenId: string };
 
-export const consoleHandlers: readonly ConsoleHandler[] = [
+const listed: readonly ConsoleHandler[] = [
   {
     name: 'overview/pending',
     method: 'GET',
     path: '/api/console/overview/pending',
     permission: 'overview.read',
-    load: async () => (await import('@/app/api/console/overview/pending/route')).GET,
     queryNames: [],
     mutates: false,
   },
@@ -45,7 +44,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'GET',
     path: '/api/console/overview/series',
     permission: 'overview.read',
-    load: async () => (await import('@/app/api/console/overview/series/route')).GET,
     queryNames: ['range'],
     mutates: false,
   },
@@ -54,7 +52,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'GET',
     path: '/api/console/overview/status',
     permission: 'overview.read',
-    load: async () => (await import('@/app/api/console/overview/status/route')).GET,
     queryNames: ['range'],
     mutates: false,
   },
@@ -63,7 +60,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'GET',
     path: '/api/console/lookup',
     permission: 'lookup.read',
-    load: async () => (await import('@/app/api/console/lookup/route')).GET,
     queryNames: ['q'],
     mutates: false,
     regressions: [[['q', 'a\u0000b']], [['q', 'a\u0000b@example.com']]],
@@ -73,7 +69,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'GET',
     path: '/api/console/quarantine',
     permission: 'quarantine.read',
-    load: async () => (await import('@/app/api/console/quarantine/route')).GET,
     queryNames: ['olderThanMinutes', 'recipientDomain', 'noticeType', 'afterClaimedAt', 'afterKey'],
     mutates: false,
     regressions: [[['afterClaimedAt', '2026-02-30 10:00:00+00'], ['afterKey', 'a'.repeat(64)]], [['afterClaimedAt', '2026-11-29 25:00:00+00'], ['afterKey', 'a'.repeat(64)]]],
@@ -83,7 +78,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'POST',
     path: '/api/console/quarantine/count',
     permission: 'quarantine.resolve',
-    load: async () => (await import('@/app/api/console/quarantine/count/route')).POST,
     validBody: () => ({ selection: { filter: { olderThanMinutes: 0, recipientDomain: 'example.com', noticeType: 'renewal_notice_t72' } } }),
     mutates: false,
   },
@@ -92,7 +86,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'POST',
     path: '/api/console/quarantine/resolve',
     permission: 'quarantine.resolve',
-    load: async () => (await import('@/app/api/console/quarantine/resolve/route')).POST,
     validBody: ({ victimNoticeKey }) => ({ action: 'release', selection: { keys: [victimNoticeKey] }, reason: 'fuzz: provider confirmed nothing' }),
     mutates: true,
   },
@@ -101,7 +94,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'GET',
     path: '/api/console/audit',
     permission: 'audit.read',
-    load: async () => (await import('@/app/api/console/audit/route')).GET,
     queryNames: ['actor', 'action', 'target', 'beforeAt', 'beforeId'],
     mutates: false,
     regressions: [[['actor', 'a\u0000b']], [['beforeAt', '2026-99-99 10:00'], ['beforeId', '1']], [['beforeAt', '2026-02-30 10:00:00+00'], ['beforeId', '1']]],
@@ -111,7 +103,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'GET',
     path: '/api/console/users',
     permission: 'users.manage',
-    load: async () => (await import('@/app/api/console/users/route')).GET,
     queryNames: ['after'],
     mutates: false,
     regressions: [[['after', 'a\u0000']]],
@@ -121,7 +112,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'POST',
     path: '/api/console/users',
     permission: 'users.manage',
-    load: async () => (await import('@/app/api/console/users/route')).POST,
     validBody: () => ({ email: 'fuzz-new@example.com', name: 'Fuzz New', role: 'support', reason: 'fuzz: new starter' }),
     mutates: true,
     regressionBodies: [
@@ -134,7 +124,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'POST',
     path: '/api/console/users/role',
     permission: 'users.manage',
-    load: async () => (await import('@/app/api/console/users/role/route')).POST,
     validBody: ({ victimUserId }) => ({ id: victimUserId, role: 'oncall', reason: 'fuzz: joined the rota' }),
     mutates: true,
   },
@@ -143,7 +132,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'POST',
     path: '/api/console/users/disable',
     permission: 'users.manage',
-    load: async () => (await import('@/app/api/console/users/disable/route')).POST,
     validBody: ({ victimUserId }) => ({ id: victimUserId, disabled: true, reason: 'fuzz: left the company' }),
     mutates: true,
   },
@@ -152,7 +140,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'GET',
     path: '/api/console/tokens',
     permission: 'tokens.manage',
-    load: async () => (await import('@/app/api/console/tokens/route')).GET,
     queryNames: [],
     mutates: false,
   },
@@ -161,7 +148,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'POST',
     path: '/api/console/tokens',
     permission: 'tokens.manage',
-    load: async () => (await import('@/app/api/console/tokens/route')).POST,
     validBody: () => ({ name: 'fuzz producer', reason: 'fuzz: new producer' }),
     mutates: true,
     regressionBodies: [JSON.stringify({ name: 'a\u0000b', reason: 'because' }), JSON.stringify({ name: 'ab', reason: 'bec\u0000ause' })],
@@ -171,7 +157,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'POST',
     path: '/api/console/tokens/revoke',
     permission: 'tokens.manage',
-    load: async () => (await import('@/app/api/console/tokens/revoke/route')).POST,
     validBody: ({ victimTokenId }) => ({ id: victimTokenId, reason: 'fuzz: leaked in a log' }),
     mutates: true,
     regressionBodies: [JSON.stringify({ id: '00000000-0000-4000-8000-000000000000', reason: 'bec\u0000ause' })],
@@ -181,7 +166,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'GET',
     path: '/api/console/replays',
     permission: 'replay.read',
-    load: async () => (await import('@/app/api/console/replays/route')).GET,
     queryNames: [],
     mutates: false,
   },
@@ -190,7 +174,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'POST',
     path: '/api/console/replays',
     permission: 'replay.request',
-    load: async () => (await import('@/app/api/console/replays/route')).POST,
     validBody: () => ({ filter: { noticeType: 'renewal_notice_t72', source: 'test' }, reason: 'fuzz: backlog after the outage' }),
     mutates: true,
     extraBodies: fc.constant(null).chain(() => hostileReplayCsv.map((csv) => JSON.stringify({ csv, reason: 'fuzz: uploaded backlog' }))),
@@ -207,7 +190,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'POST',
     path: '/api/console/replays/dry-run',
     permission: 'replay.request',
-    load: async () => (await import('@/app/api/console/replays/dry-run/route')).POST,
     validBody: () => ({ filter: { dueFrom: '2026-11-01T00:00:00Z', dueTo: '2026-12-31T00:00:00Z', noticeType: 'renewal_notice_t72' } }),
     mutates: false,
     extraBodies: fc.constant(null).chain(() => hostileReplayCsv.map((csv) => JSON.stringify({ csv }))),
@@ -222,7 +204,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'POST',
     path: '/api/console/replays/decide',
     permission: 'replay.approve',
-    load: async () => (await import('@/app/api/console/replays/decide/route')).POST,
     validBody: () => ({ id: '00000000-0000-4000-8000-000000000000', decision: 'approve', reason: 'fuzz: looks right' }),
     mutates: true,
   },
@@ -231,7 +212,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'POST',
     path: '/api/console/replays/run',
     permission: 'replay.request',
-    load: async () => (await import('@/app/api/console/replays/run/route')).POST,
     validBody: () => ({ id: '00000000-0000-4000-8000-000000000000', reason: 'fuzz: go' }),
     mutates: true,
   },
@@ -240,7 +220,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'POST',
     path: '/api/console/replays/cancel',
     permission: 'replay.request',
-    load: async () => (await import('@/app/api/console/replays/cancel/route')).POST,
     validBody: () => ({ id: '00000000-0000-4000-8000-000000000000', reason: 'fuzz: wrong filter' }),
     mutates: true,
   },
@@ -249,7 +228,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'GET',
     path: '/api/console/replays/status',
     permission: 'replay.read',
-    load: async () => (await import('@/app/api/console/replays/status/route')).GET,
     queryNames: ['id'],
     mutates: false,
   },
@@ -258,7 +236,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'GET',
     path: '/api/console/replays/rejected',
     permission: 'replay.read',
-    load: async () => (await import('@/app/api/console/replays/rejected/route')).GET,
     queryNames: ['id'],
     mutates: false,
   },
@@ -267,7 +244,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'GET',
     path: '/api/console/reports',
     permission: 'reports.read',
-    load: async () => (await import('@/app/api/console/reports/route')).GET,
     queryNames: ['granularity', 'from', 'to'],
     mutates: false,
     regressions: [[['from', '2026-02-30'], ['to', '2026-03-01']], [['from', '0000-01-01'], ['to', '0000-02-01']], [['from', '9999-12-01'], ['to', '9999-12-31']]],
@@ -277,7 +253,6 @@ export const consoleHandlers: readonly ConsoleHandler[] = [
     method: 'GET',
     path: '/api/console/reports/csv',
     permission: 'reports.read',
-    load: async () => (await import('@/app/api/console/reports/csv/route')).GET,
     queryNames: ['granularity', 'from', 'to'],
     mutates: false,
     regressions: [[['from', '2026-01-01\r\nSet-Cookie: a=b'], ['to', '2026-02-01']], [['from', '0000-01-01'], ['to', '0000-02-01']]],
@@ -300,3 +275,13 @@ export const hostileReplayCsv: fc.Arbitrary<string> = fc
   .map(([header, rows, newline]) =>
     [header, ...rows.map((cells) => cells.map(([cell, quoted]) => (quoted ? `"${cell.replace(/"/g, '""')}"` : cell)).join(','))].join(newline),
   );
+
+/** What each console route needs, by DESIGN.md: lib/api/routes.test.ts holds every contract to it. */
+export const expectedPermissions: Record<string, Permission> = Object.fromEntries(listed.map((route) => [`${route.method} ${route.path}`, route.permission]));
+
+/** The route list's console part with its fuzz inputs; the handler is the route file's own export. */
+export const consoleHandlers: readonly (ConsoleHandler & { load: () => Promise<(request: Request) => Promise<Response>> })[] = consoleRouteContracts.map((contract) => {
+  const route = listed.find((candidate) => candidate.method === contract.method && candidate.path === contract.path);
+  if (!route) throw new Error(`${contract.method} ${contract.path} has no entry in test/fuzz/console-handlers.ts`);
+  return { ...route, load: () => loadRouteHandler(contract) };
+});

@@ -1,0 +1,40 @@
+import type { ConsoleContract, ProducerContract, ProviderContract, RouteContract, ScrapeContract } from '../http/contract';
+import * as audit from './console/audit';
+import * as lookup from './console/lookup';
+import * as overview from './console/overview';
+import * as quarantine from './console/quarantine';
+import * as replays from './console/replays';
+import * as reports from './console/reports';
+import * as tokens from './console/tokens';
+import * as users from './console/users';
+import { scrapeConsoleMetrics } from './metrics';
+import { producerRoutes } from './producer';
+import { providerRoutes } from './webhooks';
+
+/**
+ * Every HTTP route the console serves, as contracts. lib/api/routes.test.ts checks this list
+ * against the route files under app/api/ (each export built from its contract, none missing),
+ * and the authorization matrix (test/fuzz/authorization-matrix.test.ts) walks its console part.
+ */
+
+const audiences = new Set(['console', 'producer', 'provider', 'scrape']);
+
+function isRouteContract(value: unknown): value is RouteContract {
+  return typeof value === 'object' && value !== null && 'audience' in value && typeof value.audience === 'string' && audiences.has(value.audience) && 'path' in value;
+}
+
+function contractsIn(module: Record<string, unknown>): RouteContract[] {
+  return Object.values(module).filter(isRouteContract);
+}
+
+export const routeContracts: readonly RouteContract[] = [
+  ...[audit, lookup, overview, quarantine, replays, reports, tokens, users].flatMap(contractsIn),
+  ...producerRoutes,
+  ...providerRoutes,
+  scrapeConsoleMetrics,
+];
+
+export const consoleRouteContracts: readonly ConsoleContract[] = routeContracts.filter((contract): contract is ConsoleContract => contract.audience === 'console');
+export const producerRouteContracts: readonly ProducerContract[] = routeContracts.filter((contract): contract is ProducerContract => contract.audience === 'producer');
+export const providerRouteContracts: readonly ProviderContract[] = routeContracts.filter((contract): contract is ProviderContract => contract.audience === 'provider');
+export const scrapeRouteContracts: readonly ScrapeContract[] = routeContracts.filter((contract): contract is ScrapeContract => contract.audience === 'scrape');
