@@ -6,7 +6,8 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { createPool } from '../db/client';
 import { startSmtpSink } from '../lib/mail/sink';
-import { createPgBossQueue, DEFAULT_QUEUE_NAME } from '../lib/queue/pgboss';
+import { createPgBossQueue } from '../lib/queue/pgboss';
+import { DEFAULT_QUEUE_NAME } from '../lib/queue/types';
 import { startNoopPeer } from './noop-peer';
 import { printTable, startBenchDatabase } from './support';
 

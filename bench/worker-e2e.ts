@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { createDb, createPool } from '../db/client';
-import { createPgBossQueue, DEFAULT_QUEUE_NAME } from '../lib/queue/pgboss';
+import { createPgBossQueue } from '../lib/queue/pgboss';
+import { DEFAULT_QUEUE_NAME } from '../lib/queue/types';
 import { createRabbitQueue } from '../lib/queue/rabbitmq';
 import { deleteRabbitQueue } from '../lib/queue/testing/rabbitmq';
 import { spawnWorker, type WorkerProcess } from '../test/worker-process';

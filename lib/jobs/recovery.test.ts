@@ -72,7 +72,7 @@ function request(overrides: Partial<Record<string, unknown>> = {}): ScheduleRequ
   });
 }
 
-async function schedule(body: ScheduleRequest, publisher: PgBossQueue | null = queue) {
+async function schedule(body: ScheduleRequest, publisher: PgBossQueue = queue) {
   const result = await scheduleNotice({ db: t.db, publisher, request: body, actor: 'token:recovery', now: clock(), secret, maxDelayMs: 60 * 24 * 60 * MINUTE });
   if (result.kind !== 'created' && result.kind !== 'existing') throw new Error(`schedule refused: ${result.kind}`);
   return result;

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { Db, DbOrTx } from '../../db/client';
+import type { Db } from '../../db/client';
 import { insertAuditEntries } from '../../db/queries/audit';
-import { cancelPendingJob, findJobByNoticeKey, insertJobUnlessExists, lockJobById } from '../../db/queries/scheduling';
+import { cancelPendingJob, findJobByNoticeKey, insertJobUnlessExists, lockJobById, markWakeupPublished } from '../../db/queries/scheduling';
 import type { JobRow } from '../../db/schema/jobs';
 import { InvalidNoticeError, parseNoticeFact, revisionSchema, subjectOf } from '../ledger/notice-types';
 import { noticeKey } from '../ledger/notice-key';
-import type { Wakeup } from '../queue/types';
+import type { QueueAdapter } from '../queue/types';
 
 /**
  * Scheduling is idempotent on the notice key: a producer that retries (timeout, redeploy,
@@ -105,7 +105,7 @@ export const scheduleRequest = z
 
 export type ScheduleRequest = z.infer<typeof scheduleRequest>;
 
-export type WakeupPublisher = { publishInTransaction?: (tx: DbOrTx, wakeup: Wakeup, at?: Date) => Promise<string | null> };
+export type WakeupPublisher = Pick<QueueAdapter, 'publishInTransaction'>;
 
 export type ScheduleResult =
   | { kind: 'created'; job: JobRow }
@@ -161,7 +161,7 @@ export function timingProblems(request: ScheduleRequest, { now, maxDelayMs }: { 
 
 export type ScheduleParams = {
   db: Db;
-  publisher: WakeupPublisher | null;
+  publisher: WakeupPublisher;
   request: ScheduleRequest;
   actor: string;
   now: Date;
@@ -183,7 +183,6 @@ export async function scheduleNotice({ db, publisher, request, actor, now, secre
   const problems = timingProblems(request, { now, maxDelayMs });
   if (problems.length > 0) return { kind: 'invalid', message: problems.join('; '), fields: problems.map((problem) => problem.split(':')[0] ?? '') };
 
-  const publishInTransaction = publisher?.publishInTransaction;
   return db.transaction(async (tx) => {
     const { job, created } = await insertJobUnlessExists(tx, {
       noticeKey: key,
@@ -200,14 +199,15 @@ export async function scheduleNotice({ db, publisher, request, actor, now, secre
       source: request.source,
       batchId: request.batchId ?? null,
       payload: request.payload,
-      // Without an in-transaction publisher (RabbitMQ) the dispatcher wakes the job when due.
-      wakeupPublishedAt: publishInTransaction ? now : null,
+      // Marked below once the queue has recorded a wake-up; until then the dispatcher's.
+      wakeupPublishedAt: null,
     });
     // Lost a race with a concurrent retry of the same notice: answer as a retry.
     if (!created) return compareWithExisting(job, request);
-    if (publishInTransaction) {
-      await publishInTransaction(tx, request.batchId ? { jobId: job.id, batchId: request.batchId } : { jobId: job.id }, request.dueAt);
-    }
+    // pg-boss records the wake-up in this transaction; RabbitMQ records nothing (null) and
+    // the workers' dispatcher publishes the job once it is due.
+    const published = await publisher.publishInTransaction(tx, request.batchId ? { jobId: job.id, batchId: request.batchId } : { jobId: job.id }, request.dueAt);
+    if (published !== null) await markWakeupPublished(tx, { id: job.id, at: now });
     await insertAuditEntries(tx, {
       entries: [
         {

@@ -108,13 +108,14 @@ describe('sweepOnce', () => {
     const id = await job({ nextAttemptAt: at(-3_600 * SECOND), wakeupPublishedAt: null });
     const refusing: QueueAdapter = {
       name: 'rabbitmq',
-      durableDelays: false,
       start: async () => undefined,
       consume: async () => undefined,
       stop: async () => undefined,
       publish: async () => {
         throw new Error('broker unavailable');
       },
+      publishInTransaction: async () => null,
+      liveWakeupJobIds: async () => new Set(),
     };
     await expect(sweepOnce({ db: t.db, queue: refusing, now, graceMs: GRACE })).rejects.toThrow('broker unavailable');
     const [row] = await t.db.select({ at: reminderJobs.wakeupPublishedAt }).from(reminderJobs).where(eq(reminderJobs.id, id));

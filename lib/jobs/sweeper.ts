@@ -3,6 +3,7 @@ import { startPeriodic, type PeriodicHandle } from '../periodic';
 import { takeStaleWakeups, type WakeupTarget } from '../../db/queries/scheduling';
 import { createLogger, type Logger } from '../log';
 import { wakeupsRepublished } from '../metrics/registry';
+import { publishDueWakeup } from '../queue/publish';
 import type { QueueAdapter, Wakeup } from '../queue/types';
 
 /**
@@ -27,13 +28,11 @@ function toWakeup(target: WakeupTarget): Wakeup {
 
 async function publishTargets(params: { tx: Tx; queue: QueueAdapter; targets: WakeupTarget[] }): Promise<number> {
   const { tx, queue, targets } = params;
-  let live = new Set<string>();
-  if (queue.liveWakeupJobIds) live = await queue.liveWakeupJobIds(targets.map((target) => target.id));
+  const live = await queue.liveWakeupJobIds(targets.map((target) => target.id));
   let published = 0;
   for (const target of targets) {
     if (live.has(target.id)) continue;
-    if (queue.publishInTransaction) await queue.publishInTransaction(tx, toWakeup(target));
-    else await queue.publish(toWakeup(target));
+    await publishDueWakeup({ queue, tx, wakeup: toWakeup(target) });
     published += 1;
   }
   return published;

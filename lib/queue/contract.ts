@@ -152,6 +152,32 @@ export function defineQueueContract(target: ContractTarget): void {
       expect(second?.at).toBeGreaterThanOrEqual(wakeAt.getTime());
     });
 
+    it('a handler that throws: its wake-up is acked, never handed out again; the job stays pending and the sweeper re-wakes it', async () => {
+      const { queue } = await newQueue();
+      const now = Date.now();
+      // Due, and last woken long ago: once no wake-up is live, a sweep re-publishes it.
+      const jobId = await makeJob(t, { nextAttemptAt: new Date(now - 20_000), wakeupPublishedAt: new Date(now - 10_000) });
+      const seen: Seen[] = [];
+      let threwAt = 0;
+      await consumeInto(queue, seen, async (_delivery, nth) => {
+        if (nth > 1) return null;
+        threwAt = Date.now();
+        throw new Error('database unavailable');
+      });
+      await queue.publish({ jobId });
+      await vi.waitFor(() => expect(threwAt).toBeGreaterThan(0), { timeout: 10_000, interval: 50 });
+      // Neither a retry nor the visibility expiry (past pg-boss's maintenance too) hands it out again.
+      await vi.waitFor(() => expect(Date.now() - threwAt).toBeGreaterThan(VISIBILITY_MS * 3), { timeout: 15_000, interval: 200 });
+      expect(seen.filter((s) => s.delivery.wakeup.jobId === jobId)).toHaveLength(1);
+
+      const swept = await sweepOnce({ db: t.db, queue, now: new Date(), graceMs: 2 * VISIBILITY_MS });
+      expect(swept.republished).toBeGreaterThanOrEqual(1);
+      await vi.waitFor(() => expect(seen.filter((s) => s.delivery.wakeup.jobId === jobId)).toHaveLength(2), { timeout: 10_000, interval: 50 });
+      const [first, second] = seen.filter((s) => s.delivery.wakeup.jobId === jobId);
+      // A new wake-up, not a redelivery of the one that failed.
+      expect(second?.delivery.messageId).not.toBe(first?.delivery.messageId);
+    });
+
     it('a delivery whose handler outlives the visibility window is aborted and handed out again', async () => {
       const { queue } = await newQueue();
       const seen: Seen[] = [];

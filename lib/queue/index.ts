@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client';
 import { config as processConfig, type Config } from '../config';
 import type { Logger } from '../log';
-import { createPgBossQueue, type PgBossQueue } from './pgboss';
+import { createPgBossQueue } from './pgboss';
 import { createRabbitQueue } from './rabbitmq';
 import type { QueueAdapter } from './types';
 
@@ -13,31 +13,48 @@ export type CreateQueueParams = {
   db?: Db;
   queueName?: string;
   logger?: Logger;
+  /**
+   * `worker` (default) consumes; `publisher` is the console's: pg-boss without expiry
+   * maintenance on a pool of two, RabbitMQ connecting only when a publish must reach it.
+   */
+  role?: 'worker' | 'publisher';
 };
 
-/** The adapter QUEUE_BACKEND names. Call `start()` on it before publishing or consuming. */
-export function createQueue({ config, databaseUrl, db, queueName: explicitName, logger }: CreateQueueParams): QueueAdapter {
+/**
+ * The adapter QUEUE_BACKEND names, for every process: the worker, the console's publisher,
+ * the CLI. Call `start()` on it before publishing or consuming.
+ */
+export function createQueue({ config, databaseUrl, db, queueName: explicitName, logger, role = 'worker' }: CreateQueueParams): QueueAdapter {
   const queueName = explicitName ?? config.QUEUE_NAME;
+  const publisher = role === 'publisher';
   if (config.QUEUE_BACKEND === 'pgboss') {
-    return createPgBossQueue({ url: databaseUrl, visibilityTimeoutMs: config.VISIBILITY_TIMEOUT, queueName, logger, pollingIntervalMs: config.QUEUE_POLL_INTERVAL });
+    return createPgBossQueue({
+      url: databaseUrl,
+      visibilityTimeoutMs: config.VISIBILITY_TIMEOUT,
+      queueName,
+      logger,
+      pollingIntervalMs: config.QUEUE_POLL_INTERVAL,
+      ...(publisher ? { supervise: false, poolSize: 2 } : {}),
+    });
   }
   if (!config.AMQP_URL) throw new Error('AMQP_URL is required when QUEUE_BACKEND=rabbitmq');
   // Without a database this process publishes and consumes but does not dispatch due jobs.
-  return createRabbitQueue({ url: config.AMQP_URL, visibilityTimeoutMs: config.VISIBILITY_TIMEOUT, queueName, db, logger });
+  return createRabbitQueue({ url: config.AMQP_URL, visibilityTimeoutMs: config.VISIBILITY_TIMEOUT, queueName, db, logger, connectOnDemand: publisher });
 }
 
-let publisher: Promise<PgBossQueue | null> | undefined;
+let publisher: Promise<QueueAdapter> | undefined;
 
 /**
- * The web process's publisher for in-transaction wake-ups. pg-boss only: with RabbitMQ the
- * workers' dispatcher publishes once a job is due, so the web app needs no broker connection.
+ * The console's publisher (scheduling, replay runs), one per process. With pg-boss the
+ * wake-ups commit with the job rows; with RabbitMQ scheduling publishes nothing (the workers'
+ * dispatcher does once a job is due) and a replay run connects when it first publishes.
  */
-export function getWakeupPublisher(): Promise<PgBossQueue | null> {
+export function getWakeupPublisher(): Promise<QueueAdapter> {
   publisher ??= (async () => {
     const settings = processConfig();
-    const url = process.env.DATABASE_URL;
-    if (settings.QUEUE_BACKEND !== 'pgboss' || !url) return null;
-    const queue = createPgBossQueue({ url, queueName: settings.QUEUE_NAME, visibilityTimeoutMs: settings.VISIBILITY_TIMEOUT, supervise: false, poolSize: 2 });
+    const databaseUrl = process.env.DATABASE_URL;
+    if (!databaseUrl) throw new Error('DATABASE_URL is not set: start through `npm run demo` or set DATABASE_URL');
+    const queue = createQueue({ config: settings, databaseUrl, queueName: settings.QUEUE_NAME, role: 'publisher' });
     await queue.start();
     return queue;
   })().catch((error: unknown) => {

@@ -68,23 +68,6 @@ describe('pg-boss adapter specifics', () => {
     await consumer.stop();
   });
 
-  it('retries a wake-up whose handler threw, as a new delivery', async () => {
-    const jobId = randomUUID();
-    const deliveries: { count: number | undefined; id: string }[] = [];
-    const consumer = createPgBossQueue({ url: t.url, queueName, visibilityTimeoutMs: 2_000, retryDelaySeconds: 0, pollingIntervalMs: 100 });
-    await consumer.start();
-    await consumer.consume(async (delivery) => {
-      if (delivery.wakeup.jobId !== jobId) return { ack: true };
-      deliveries.push({ count: delivery.deliveryCount, id: delivery.messageId });
-      if (deliveries.length === 1) throw new Error('database unavailable');
-      return { ack: true };
-    }, { concurrency: 2 });
-    await queue.publish({ jobId });
-    await vi.waitFor(() => expect(deliveries).toHaveLength(2), { timeout: 10_000, interval: 50 });
-    expect(deliveries.map((d) => d.count)).toEqual([1, 2]);
-    await consumer.stop();
-  });
-
   it('hands out the earliest due wake-up first, whatever the order they were published in', async () => {
     const ordered = `${queueName}-order`;
     const publisher = createPgBossQueue({ url: t.url, queueName: ordered, visibilityTimeoutMs: 2_000, supervise: false });

@@ -1,18 +1,9 @@
-import pg from 'pg';
 import PgBoss from 'pg-boss';
-import { sql, type SQL } from 'drizzle-orm';
-import { z } from 'zod';
 import type { DbOrTx } from '../../db/client';
+import { completeWakeups, createQueueUnlessExists, drizzleExecutor, fetchDueWakeups, listLiveWakeupJobIds, type FetchedWakeup } from '../../db/queries/pgboss';
 import { createLogger, type Logger } from '../log';
-import type { ConsumeOptions, Delivery, HandlerResult, QueueAdapter, Wakeup, WakeupHandler } from './types';
-
-export const DEFAULT_QUEUE_NAME = 'notice-wakeup';
-
-export const wakeupSchema = z.object({
-  jobId: z.uuid(),
-  // NUL could never be written to an attempt row: refuse it here, as a permanent failure.
-  batchId: z.string().min(1).max(200).regex(/^[^\0]*$/).optional(),
-});
+import { createDeliveryLifecycle, wakeupSchema, type DeliveryLifecycle, type DeliveryTransport } from './delivery';
+import { DEFAULT_QUEUE_NAME, type ConsumeOptions, type QueueAdapter, type Wakeup, type WakeupHandler } from './types';
 
 export type PgBossQueueOptions = {
   url: string;
@@ -28,7 +19,7 @@ export type PgBossQueueOptions = {
   pollingIntervalMs?: number;
   /** Upper bound for one fetch; never more than the free handler slots (fetching starts the expiry clock). */
   maxBatchSize?: number;
-  /** Delay before an expired or failed wake-up is offered again. */
+  /** Delay before an expired or handed-back wake-up is offered again. */
   retryDelaySeconds?: number;
   poolSize?: number;
   /** False for a publish-only process (the web app): expiry maintenance is the workers' job. */
@@ -36,51 +27,17 @@ export type PgBossQueueOptions = {
   logger?: Logger;
 };
 
-/** A wake-up as our fetch returns it: what the adapter needs of pg-boss's job row. */
-type FetchedWakeup = { id: string; data: unknown; retryCount: number; expireInSeconds: number };
-
 export type PgBossQueue = QueueAdapter & {
   readonly name: 'pgboss';
   readonly queueName: string;
-  /** Publishes in the caller's transaction, so the job row and its wake-up commit (or roll back) together. */
-  publishInTransaction(tx: DbOrTx, wakeup: Wakeup, at?: Date): Promise<string | null>;
-  /** Wake-ups not yet completed (created, retry or active) for these jobs; the sweeper skips them. */
-  liveWakeupJobIds(jobIds: readonly string[]): Promise<Set<string>>;
   /** The underlying instance, for tests and diagnostics only. */
   readonly boss: PgBoss;
 };
 
-/**
- * pg-boss runs a text with `$n` placeholders through an executor; this runs it on a drizzle
- * connection (pool or open transaction) by splitting the text into raw chunks and params.
- * Each occurrence of `$n` becomes its own parameter, which PostgreSQL treats alike.
- */
-export function drizzleExecutor(db: DbOrTx): PgBoss.Db {
-  return {
-    executeSql: async (text: string, values: unknown[]) => {
-      const chunks: SQL[] = [];
-      let last = 0;
-      for (const match of text.matchAll(/\$(\d+)/g)) {
-        const index = Number(match[1]) - 1;
-        chunks.push(sql.raw(text.slice(last, match.index)));
-        chunks.push(sql`${normaliseParam(values[index])}`);
-        last = match.index + match[0].length;
-      }
-      chunks.push(sql.raw(text.slice(last)));
-      const result = await db.execute(sql.join(chunks));
-      return { rows: result.rows };
-    },
-  };
-}
-
-function normaliseParam(value: unknown): unknown {
-  if (value === undefined) return null;
-  if (value !== null && typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value)) return JSON.stringify(value);
-  return value;
-}
-
+/** The transport: pg-boss's job table, fetched by our own statement, settled by pg-boss's transitions. */
 export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
   const queueName = options.queueName ?? DEFAULT_QUEUE_NAME;
+  const schema = options.schema ?? 'pgboss';
   const log = options.logger ?? createLogger('queue-pgboss');
   const visibilitySeconds = Math.max(1, Math.ceil(options.visibilityTimeoutMs / 1000));
   const pollingIntervalMs = Math.max(50, options.pollingIntervalMs ?? 50);
@@ -88,7 +45,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
   const retryDelaySeconds = options.retryDelaySeconds ?? 5;
   const boss = new PgBoss({
     connectionString: options.url,
-    schema: options.schema ?? 'pgboss',
+    schema,
     max: options.poolSize ?? 4,
     application_name: 'notice-ledger-pgboss',
     // Maintenance is what moves an expired `active` wake-up back to `retry` when its worker
@@ -99,30 +56,11 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
   });
   boss.on('error', (error: Error) => log.warn({ err: error.message, queue: queueName }, 'pg-boss error'));
 
-  /**
-   * Queues must exist in pg-boss 10 before send/fetch. Creating one is DDL (a partition with
-   * foreign keys to pgboss.queue), and two processes creating the same new queue at once
-   * deadlock: the loser's start failed with "deadlock detected" (workers starting together on a
-   * fresh database). So: nothing to do when it exists, else create it under an advisory lock,
-   * held on a connection of its own because pg-boss runs the DDL on its pool.
-   */
-  const ensureQueue = async () => {
-    if (await boss.getQueue(queueName)) return;
-    const client = new pg.Client({ connectionString: options.url, application_name: 'notice-ledger-pgboss' });
-    await client.connect();
-    try {
-      await client.query("select pg_advisory_lock(hashtext('notice-ledger:pgboss.create_queue'))");
-      if (!(await boss.getQueue(queueName))) await boss.createQueue(queueName, { name: queueName, policy: 'standard' });
-    } finally {
-      // Ending the session releases the lock.
-      await client.end();
-    }
-  };
-
   const sendOptions = (at: Date | undefined): PgBoss.SendOptions => ({
     expireInSeconds: visibilitySeconds,
-    // The job row is the obligation; these retries only cover crashed or throwing handlers,
-    // and the sweeper re-publishes anything that runs out of them.
+    // The job row is the obligation; these retries only cover crashed workers and wake-ups
+    // handed back on stop (a throwing handler is acked, see decideSettlement), and the
+    // sweeper re-publishes anything that runs out of them.
     retryLimit: 20,
     retryDelay: retryDelaySeconds,
     retryBackoff: false,
@@ -134,7 +72,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
   let started = false;
   let stopping = false;
   let wakeLoop: (() => void) | null = null;
-  const inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  let lifecycle: DeliveryLifecycle<FetchedWakeup> | null = null;
   let loop: Promise<void> | null = null;
 
   const publishWith = async (db: PgBoss.Db | undefined, wakeup: Wakeup, at?: Date): Promise<string | null> => {
@@ -143,7 +81,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
     return boss.send(queueName, data, db ? { ...opts, db } : opts);
   };
 
-  // Acks go out together: while one complete() is in flight, the wake-ups finishing meanwhile
+  // Acks go out together: while one completion is in flight, the wake-ups finishing meanwhile
   // wait for the next one, so under load one statement acks many and idle adds no delay.
   // Each is still acked only after its handler returned, i.e. after its result commit.
   type PendingAck = { id: string; expired: () => boolean; settle: (error?: unknown) => void };
@@ -158,7 +96,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
         pendingAcks = [];
         const live = batch.filter((entry) => !entry.expired()).map((entry) => entry.id);
         try {
-          if (live.length > 0) await boss.complete(queueName, live);
+          if (live.length > 0) await completeWakeups(boss.getDb(), { schema, queueName, ids: live });
           for (const entry of batch) entry.settle();
         } catch (error) {
           for (const entry of batch) entry.settle(error ?? new Error('complete failed'));
@@ -168,101 +106,44 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
       acking = false;
     }
   };
-  const ack = (id: string, expired: () => boolean): Promise<void> =>
-    new Promise((resolve, reject) => {
-      pendingAcks.push({ id, expired, settle: (error) => (error === undefined ? resolve() : reject(error instanceof Error ? error : new Error(String(error)))) });
-      void flushAcks();
-    });
 
-  // pg-boss's own fetch orders due wake-ups by (priority, created_on), which its index
-  // (name, start_after) cannot give: every fetch read and sorted the whole due backlog
-  // (bench/worker-e2e.ts: the costliest statement on the server). We never set priorities, so
-  // we take the earliest due first, in index order, reading only the rows we take. The
-  // transition is pg-boss's own (state, started_on, retry_count), so its expiry maintenance,
-  // retries and complete() work unchanged.
-  const schemaName = options.schema ?? 'pgboss';
-  const fetchDueSql = `
-    with next as (
-      select id from ${schemaName}.job
-      where name = $1 and state < 'active' and start_after < now()
-      order by start_after
-      limit $2
-      for update skip locked
-    )
-    update ${schemaName}.job j set state = 'active', started_on = now(),
-      retry_count = case when j.started_on is not null then j.retry_count + 1 else j.retry_count end
-    from next where j.name = $1 and j.id = next.id
-    returning j.id, j.data, j.retry_count as "retryCount", extract(epoch from j.expire_in)::int as "expireInSeconds"`;
-  const fetchDue = async (batchSize: number): Promise<FetchedWakeup[]> => {
-    const { rows } = await boss.getDb().executeSql(fetchDueSql, [queueName, batchSize]);
-    return rows as FetchedWakeup[];
+  const transport: DeliveryTransport<FetchedWakeup> = {
+    ack: (job, lease) =>
+      new Promise((resolve, reject) => {
+        pendingAcks.push({ id: job.id, expired: lease.expired, settle: (error) => (error === undefined ? resolve() : reject(error instanceof Error ? error : new Error(String(error)))) });
+        void flushAcks();
+      }),
+    discard: (job) => completeWakeups(boss.getDb(), { schema, queueName, ids: [job.id], output: { discarded: 'invalid payload' } }),
+    // pg-boss's fail() offers it again after retryDelay, counting a retry.
+    requeue: async (job) => {
+      await boss.fail(queueName, job.id, { error: 'worker stopping' });
+    },
+    // Maintenance moves an expired `active` wake-up back to `retry` on its own.
+    releaseExpired: async () => undefined,
+    publish: (wakeup, at) => publishWith(undefined, wakeup, at),
   };
 
-  const handleOne = async (job: FetchedWakeup, handler: WakeupHandler): Promise<void> => {
-    const parsed = wakeupSchema.safeParse(job.data);
-    if (!parsed.success) {
-      // A payload we cannot read never becomes readable: a permanent failure, not a retry.
-      log.error({ queueMessageId: job.id, queue: queueName }, 'wake-up payload invalid; discarded');
-      await boss.complete(queueName, job.id, { discarded: 'invalid payload' });
-      return;
-    }
-    const controller = new AbortController();
-    // pg-boss 10.4 hands the handler no AbortSignal; we abort at the same instant its
-    // maintenance may give the wake-up to another worker.
-    let expired = false;
-    const expiry = setTimeout(() => {
-      expired = true;
-      controller.abort(new Error('visibility timeout expired'));
-    }, job.expireInSeconds * 1000);
-    const delivery: Delivery = {
-      wakeup: parsed.data,
-      messageId: job.id,
-      deliveryCount: job.retryCount + 1,
-      signal: controller.signal,
-    };
-    const done = (async () => {
-      try {
-        const result: HandlerResult = await handler(delivery);
-        if ('wakeAt' in result) await publishWith(undefined, parsed.data, result.wakeAt);
-        // Past its expiry the wake-up may already be another worker's; completing it could
-        // cut that delivery short, and a handler that gave up on the abort has not done the
-        // work. Leave it to expire: at worst one more harmless delivery.
-        if (expired) return;
-        await ack(job.id, () => expired);
-      } catch (error) {
-        log.warn({ queueMessageId: job.id, jobId: parsed.data.jobId, err: error instanceof Error ? error.message : String(error) }, 'wake-up handler failed; will be retried');
-        if (expired) return;
-        await boss.fail(queueName, job.id, { error: error instanceof Error ? error.name : 'error' }).catch(() => undefined);
-      } finally {
-        clearTimeout(expiry);
-      }
-    })();
-    inFlight.set(job.id + ':' + String(job.retryCount), { controller, done });
-    await done;
-    inFlight.delete(job.id + ':' + String(job.retryCount));
-  };
-
-  const runLoop = async (handler: WakeupHandler, concurrency: number): Promise<void> => {
+  const runLoop = async (current: DeliveryLifecycle<FetchedWakeup>, concurrency: number): Promise<void> => {
     // Under a backlog, refilling every slot the moment it frees made one fetch (a round trip
     // and a commit) per finished wake-up. Wait until a quarter of the slots are free and fill
     // them in one fetch (bench/worker-e2e.ts: see README, Performance).
     const lowWater = Math.max(1, Math.floor(concurrency / 4));
     while (!stopping) {
-      const free = concurrency - inFlight.size;
+      const free = concurrency - current.inFlight;
       if (free < lowWater) {
-        await Promise.race([...inFlight.values()].map((entry) => entry.done));
+        await current.nextSettled();
         continue;
       }
       let jobs: FetchedWakeup[] = [];
       try {
-        jobs = await fetchDue(Math.min(free, maxBatchSize));
+        jobs = await fetchDueWakeups(boss.getDb(), { schema, queueName, limit: Math.min(free, maxBatchSize) });
       } catch (error) {
         log.warn({ err: error instanceof Error ? error.message : String(error), queue: queueName }, 'fetch failed');
       }
       for (const job of jobs) {
-        void handleOne(job, handler).catch((error: unknown) => {
-          log.error({ queueMessageId: job.id, err: error instanceof Error ? error.message : String(error) }, 'wake-up completion failed');
-        });
+        // pg-boss 10.4 hands out no AbortSignal; the lifecycle aborts at the same instant its
+        // maintenance may give the wake-up to another worker.
+        void current.deliver({ message: job, payload: job.data, messageId: job.id, deliveryCount: job.retryCount + 1, visibilityMs: job.expireInSeconds * 1000 });
       }
       if (jobs.length > 0) continue;
       await new Promise<void>((resolve) => {
@@ -278,42 +159,38 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
 
   return {
     name: 'pgboss',
-    durableDelays: true,
     queueName,
     boss,
     async start() {
       if (started) return;
       await boss.start();
-      await ensureQueue();
+      await createQueueUnlessExists({ boss, url: options.url, queueName });
       started = true;
     },
     async publish(wakeup, at) {
       return publishWith(undefined, wakeup, at);
     },
-    async publishInTransaction(tx, wakeup, at) {
+    async publishInTransaction(tx: DbOrTx, wakeup, at) {
       return publishWith(drizzleExecutor(tx), wakeup, at);
     },
     async liveWakeupJobIds(jobIds) {
-      if (jobIds.length === 0) return new Set();
-      const { rows } = await boss.getDb().executeSql(
-        `select distinct data->>'jobId' as "jobId" from ${options.schema ?? 'pgboss'}.job
-          where name = $1 and state in ('created', 'retry', 'active') and data->>'jobId' = any($2::text[])`,
-        [queueName, [...jobIds]],
-      );
-      return new Set(rows.map((row: { jobId: string }) => row.jobId));
+      return listLiveWakeupJobIds(boss.getDb(), { schema, queueName, jobIds });
     },
     async consume(handler: WakeupHandler, consumeOptions: ConsumeOptions) {
       if (!started) throw new Error('queue not started');
-      if (loop) throw new Error('already consuming');
-      loop = runLoop(handler, Math.max(1, consumeOptions.concurrency));
+      if (lifecycle) throw new Error('already consuming');
+      lifecycle = createDeliveryLifecycle({ transport, handler, queueName, logger: log });
+      loop = runLoop(lifecycle, Math.max(1, consumeOptions.concurrency));
     },
     async stop() {
       if (!started) return;
       stopping = true;
-      for (const entry of inFlight.values()) entry.controller.abort(new Error('worker stopping'));
+      const drained = lifecycle?.stop();
       wakeLoop?.();
       await loop;
-      await Promise.allSettled([...inFlight.values()].map((entry) => entry.done));
+      await drained;
+      // Deliveries fetched while the loop was finishing started already aborted.
+      await lifecycle?.stop();
       await boss.stop({ graceful: false, wait: true, close: true });
       started = false;
     },

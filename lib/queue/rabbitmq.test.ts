@@ -1,8 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { freePort } from '../../db/embedded';
 import { createTestDatabase, type TestDatabase } from '../../test/db';
 import { defineQueueContract } from './contract';
+import { createQueue } from './index';
 import { createRabbitQueue, type RabbitQueue } from './rabbitmq';
 import { createTestAdapter } from './testing/adapters';
 import { deleteRabbitQueue } from './testing/rabbitmq';
@@ -72,5 +74,36 @@ describe.skipIf(!amqpUrl)('RabbitMQ (needs AMQP_URL, e.g. amqp://guest:guest@127
         { timeout: 15_000, interval: 500 },
       );
     });
+  });
+});
+
+describe("the console's RabbitMQ publisher (createQueue, role publisher)", () => {
+  let t: TestDatabase;
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+
+  afterAll(async () => {
+    await t.drop();
+  });
+
+  it('starts and schedules with no broker listening: publishInTransaction records nothing; only a real publish tries to connect', async () => {
+    const port = await freePort();
+    const queue = createQueue({
+      config: { QUEUE_BACKEND: 'rabbitmq', AMQP_URL: `amqp://guest:guest@127.0.0.1:${String(port)}`, VISIBILITY_TIMEOUT: 2_000 },
+      databaseUrl: t.url,
+      queueName: `publisher-${randomBytes(4).toString('hex')}`,
+      role: 'publisher',
+    });
+    await queue.start();
+    try {
+      const published = await t.db.transaction((tx) => queue.publishInTransaction(tx, { jobId: randomUUID() }));
+      expect(published).toBeNull();
+      expect(await queue.liveWakeupJobIds([randomUUID()])).toEqual(new Set());
+      await expect(queue.publish({ jobId: randomUUID() })).rejects.toThrow(/ECONNREFUSED/);
+    } finally {
+      await queue.stop();
+    }
   });
 });

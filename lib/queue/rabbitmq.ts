@@ -3,8 +3,8 @@ import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type Consum
 import type { Db } from '../../db/client';
 import { createLogger, type Logger } from '../log';
 import { startDispatcher, type DispatcherHandle } from './dispatcher';
-import { DEFAULT_QUEUE_NAME, wakeupSchema } from './pgboss';
-import type { ConsumeOptions, Delivery, HandlerResult, QueueAdapter, Wakeup, WakeupHandler } from './types';
+import { createDeliveryLifecycle, wakeupSchema, type DeliveryLifecycle, type DeliveryTransport } from './delivery';
+import { DEFAULT_QUEUE_NAME, type ConsumeOptions, type QueueAdapter, type Wakeup, type WakeupHandler } from './types';
 
 export type RabbitQueueOptions = {
   url: string;
@@ -16,6 +16,12 @@ export type RabbitQueueOptions = {
   dispatchEveryMs?: number;
   /** How long publish waits for a lost connection to come back before failing. */
   publishWaitMs?: number;
+  /**
+   * Connect on the first publish that reaches the broker rather than at start: a publish-only
+   * process (the console) needs no broker to schedule, since publishInTransaction never
+   * publishes and the workers' dispatcher does once the job is due.
+   */
+  connectOnDemand?: boolean;
   logger?: Logger;
 };
 
@@ -28,6 +34,9 @@ export type RabbitQueue = QueueAdapter & {
   breakConsumeChannelForTests(): Promise<void>;
 };
 
+/** A delivery as the transport holds it: the channel (and its generation) it must be settled on. */
+type Received = { channel: Channel; gen: number; message: ConsumeMessage };
+
 type Live = { model: ChannelModel; publish: ConfirmChannel; consume: Channel | null; consumerTag: string | null; generation: number };
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -36,25 +45,25 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
   const queueName = options.queueName ?? DEFAULT_QUEUE_NAME;
   const log = options.logger ?? createLogger('queue-rabbitmq');
   const publishWaitMs = options.publishWaitMs ?? 10_000;
-  let recovering: RecoveringChannelModel | null = null;
+  let started = false;
+  let connecting: Promise<RecoveringChannelModel> | null = null;
   let live: Live | null = null;
   let generation = 0;
-  let handler: WakeupHandler | null = null;
+  let lifecycle: DeliveryLifecycle<Received> | null = null;
   let concurrency = 1;
   let stopping = false;
   let dispatcher: DispatcherHandle | null = null;
   const waiters = new Set<() => void>();
-  const inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
 
   const assertQueue = (channel: Channel) =>
     channel.assertQueue(queueName, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
 
   const startConsuming = async (channel: Channel, gen: number): Promise<string | null> => {
-    if (!handler) return null;
-    const run = handler;
+    if (!lifecycle) return null;
+    const current = lifecycle;
     await channel.prefetch(concurrency);
     const reply = await channel.consume(queueName, (message) => {
-      if (message) void onMessage(channel, gen, message, run);
+      if (message) void onMessage(channel, gen, message, current);
     }, { noAck: false });
     return reply.consumerTag;
   };
@@ -105,7 +114,7 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
     generation += 1;
     const gen = generation;
     const publish = await openPublishChannel(model, gen);
-    const consumer = handler ? await openConsumeChannel(model, gen) : null;
+    const consumer = lifecycle ? await openConsumeChannel(model, gen) : null;
     live = { model, publish, consume: consumer?.channel ?? null, consumerTag: consumer?.consumerTag ?? null, generation: gen };
     model.on('close', () => {
       if (live?.generation === gen) live = null;
@@ -113,7 +122,24 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
     for (const wake of waiters) wake();
   };
 
+  const connect = (): Promise<RecoveringChannelModel> => {
+    connecting ??= amqp
+      .connect(options.url, { recovery: { setup, initialDelay: 200, maxDelay: 10_000, initialMaxRetries: 3 } })
+      .then((model) => {
+        model.on('disconnect', (error: Error) => log.warn({ err: error.message }, 'RabbitMQ connection lost; reconnecting'));
+        model.on('error', (error: Error) => log.warn({ err: error.message }, 'RabbitMQ error'));
+        return model;
+      })
+      .catch((error: unknown) => {
+        connecting = null;
+        throw error;
+      });
+    return connecting;
+  };
+
   const waitForLive = async (): Promise<Live> => {
+    if (!started) throw new Error('queue not started');
+    await connect();
     const deadline = Date.now() + publishWaitMs;
     while (!live) {
       if (stopping) throw new Error('queue stopping');
@@ -159,7 +185,7 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
     return messageId;
   };
 
-  const settle = (channel: Channel, gen: number, message: ConsumeMessage, how: 'ack' | 'requeue') => {
+  const settle = ({ channel, gen, message }: Received, how: 'ack' | 'requeue') => {
     // A delivery from a dead channel was already requeued by the broker; acking it on a new
     // channel would name someone else's delivery tag.
     if (live?.generation !== gen) return;
@@ -171,64 +197,34 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
     }
   };
 
-  const onMessage = async (channel: Channel, gen: number, message: ConsumeMessage, run: WakeupHandler) => {
-    let parsed: ReturnType<typeof wakeupSchema.safeParse>;
-    try {
-      parsed = wakeupSchema.safeParse(JSON.parse(message.content.toString('utf8')));
-    } catch {
-      parsed = wakeupSchema.safeParse(null);
-    }
-    const messageId = typeof message.properties.messageId === 'string' ? message.properties.messageId : `${gen}:${message.fields.deliveryTag}`;
-    if (!parsed.success) {
-      log.error({ queueMessageId: messageId, queue: queueName }, 'wake-up payload invalid; discarded');
-      settle(channel, gen, message, 'ack');
-      return;
-    }
-    const wakeup = parsed.data;
-    const controller = new AbortController();
-    let settled = false;
+  const transport: DeliveryTransport<Received> = {
+    ack: async (received) => settle(received, 'ack'),
+    discard: async (received) => settle(received, 'ack'),
+    requeue: async (received) => settle(received, 'requeue'),
     // RabbitMQ 3.10 has no per-queue consumer timeout; we give the same guarantee pg-boss
     // does: past the visibility window the wake-up goes back for another worker.
-    const expiry = setTimeout(() => {
-      if (settled) return;
-      settled = true;
-      controller.abort(new Error('visibility timeout expired'));
-      settle(channel, gen, message, 'requeue');
-    }, options.visibilityTimeoutMs);
+    releaseExpired: async (received) => settle(received, 'requeue'),
+    // For a future time this records nothing: the handler has already moved the row's
+    // next_attempt_at and the dispatcher wakes it then.
+    publish: (wakeup, at) => publishOrDefer(wakeup, at),
+  };
+
+  const onMessage = (channel: Channel, gen: number, message: ConsumeMessage, current: DeliveryLifecycle<Received>) => {
+    let payload: unknown = null;
+    try {
+      payload = JSON.parse(message.content.toString('utf8'));
+    } catch {
+      // Not JSON: the lifecycle refuses it like any other unreadable payload.
+    }
+    const messageId = typeof message.properties.messageId === 'string' ? message.properties.messageId : `${gen}:${message.fields.deliveryTag}`;
     const previous = Number(message.properties.headers?.['x-delivery-count'] ?? 0);
-    const delivery: Delivery = {
-      wakeup,
+    return current.deliver({
+      message: { channel, gen, message },
+      payload,
       messageId,
       deliveryCount: (Number.isFinite(previous) ? previous : 0) + 1,
-      signal: controller.signal,
-    };
-    const key = `${gen}:${message.fields.deliveryTag}`;
-    const done = (async () => {
-      try {
-        const result: HandlerResult = await run(delivery);
-        // For a future time this records nothing: the handler has already moved the row's
-        // next_attempt_at and the dispatcher wakes it then.
-        if ('wakeAt' in result) await publishOrDefer(wakeup, result.wakeAt);
-      } catch (error) {
-        log.warn({ queueMessageId: messageId, jobId: wakeup.jobId, err: errorMessage(error) }, 'wake-up handler failed');
-        // Given up because this worker is stopping: hand it to another worker now. Any other
-        // failure is acked: the row stays pending and the sweeper re-wakes it after the grace
-        // window, a gentler retry than an immediate requeue loop.
-        if (controller.signal.aborted && !settled) {
-          settled = true;
-          settle(channel, gen, message, 'requeue');
-        }
-      } finally {
-        clearTimeout(expiry);
-        if (!settled) {
-          settled = true;
-          settle(channel, gen, message, 'ack');
-        }
-      }
-    })();
-    inFlight.set(key, { controller, done });
-    await done;
-    inFlight.delete(key);
+      visibilityMs: options.visibilityTimeoutMs,
+    });
   };
 
   const publishOrDefer = async (wakeup: Wakeup, at?: Date): Promise<string | null> => {
@@ -238,23 +234,30 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
 
   const adapter: RabbitQueue = {
     name: 'rabbitmq',
-    durableDelays: false,
     queueName,
     async start() {
-      if (recovering) return;
+      if (started) return;
+      started = true;
       stopping = false;
-      recovering = await amqp.connect(options.url, {
-        recovery: { setup, initialDelay: 200, maxDelay: 10_000, initialMaxRetries: 3 },
-      });
-      recovering.on('disconnect', (error: Error) => log.warn({ err: error.message }, 'RabbitMQ connection lost; reconnecting'));
-      recovering.on('error', (error: Error) => log.warn({ err: error.message }, 'RabbitMQ error'));
+      try {
+        if (!options.connectOnDemand) await connect();
+      } catch (error) {
+        started = false;
+        throw error;
+      }
       if (options.db) dispatcher = startDispatcher({ db: options.db, queue: adapter, every: options.dispatchEveryMs ?? 1_000, logger: log });
     },
     publish: publishOrDefer,
+    // A broker publish cannot roll back with the transaction, and one sent before the commit
+    // can reach a handler before the job row is visible. Nothing is published: the caller
+    // leaves the row to the dispatcher or publishes after all (publishDueWakeup).
+    publishInTransaction: async () => null,
+    // A queue cannot be searched by job id; the sweeper's grace window is the guard.
+    liveWakeupJobIds: async () => new Set(),
     async consume(next: WakeupHandler, consumeOptions: ConsumeOptions) {
-      if (!recovering) throw new Error('queue not started');
-      if (handler) throw new Error('already consuming');
-      handler = next;
+      if (!started) throw new Error('queue not started');
+      if (lifecycle) throw new Error('already consuming');
+      lifecycle = createDeliveryLifecycle({ transport, handler: next, queueName, logger: log });
       concurrency = Math.max(1, consumeOptions.concurrency);
       const current = await waitForLive();
       const consumer = await openConsumeChannel(current.model, current.generation);
@@ -262,7 +265,7 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
       current.consumerTag = consumer.consumerTag;
     },
     async stop() {
-      if (!recovering) return;
+      if (!started) return;
       stopping = true;
       await dispatcher?.stop();
       dispatcher = null;
@@ -270,12 +273,13 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
       // Cancel first so no new deliveries arrive, but keep the channel open: in-flight
       // handlers still ack on it once their results are committed.
       if (current?.consume && current.consumerTag) await current.consume.cancel(current.consumerTag).catch(() => undefined);
-      for (const entry of inFlight.values()) entry.controller.abort(new Error('worker stopping'));
-      await Promise.allSettled([...inFlight.values()].map((entry) => entry.done));
-      await recovering.close().catch(() => undefined);
-      recovering = null;
+      await lifecycle?.stop();
+      const model = await connecting?.catch(() => null);
+      await model?.close().catch(() => undefined);
+      connecting = null;
       live = null;
-      handler = null;
+      lifecycle = null;
+      started = false;
     },
     async breakConsumeChannelForTests() {
       const current = live;

@@ -34,24 +34,36 @@ export type ConsumeOptions = {
   concurrency: number;
 };
 
+export const DEFAULT_QUEUE_NAME = 'notice-wakeup';
+
+/**
+ * A queue's transport. Every method exists on every adapter; where a transport cannot do
+ * something it does the honest equivalent, so callers never ask which queue they have. The
+ * delivery lifecycle (parse, deadline, abort, settle after the handler) is `./delivery.ts`.
+ */
 export type QueueAdapter = {
   readonly name: 'pgboss' | 'rabbitmq';
   start(): Promise<void>;
-  /** Publishes a wake-up due at `at` (now when omitted). Safe to call twice for one job. */
+  /**
+   * Publishes a wake-up due at `at` (now when omitted). Safe to call twice for one job.
+   * Null when nothing was recorded: RabbitMQ keeps no delays, so for a future `at` the job
+   * row's next_attempt_at holds it and the dispatcher publishes the wake-up once due.
+   */
   publish(wakeup: Wakeup, at?: Date): Promise<string | null>;
+  /**
+   * Publishes inside the caller's transaction, so a job row and its wake-up commit or roll
+   * back together (pg-boss: the queue is in the database). Null when the transport cannot
+   * (RabbitMQ): nothing was published, and the caller either leaves the row to the
+   * dispatcher or publishes with `publishDueWakeup`.
+   */
+  publishInTransaction(tx: DbOrTx, wakeup: Wakeup, at?: Date): Promise<string | null>;
+  /**
+   * The jobs among these that still have a wake-up in the queue; the sweeper skips them.
+   * Empty where the queue cannot be searched by job (RabbitMQ): the sweeper's grace window is
+   * then the only guard, and a duplicate wake-up is harmless.
+   */
+  liveWakeupJobIds(jobIds: readonly string[]): Promise<Set<string>>;
   consume(handler: WakeupHandler, options: ConsumeOptions): Promise<void>;
   /** Stops taking new deliveries, waits for in-flight handlers, closes connections. */
   stop(): Promise<void>;
-  /**
-   * Present when the queue lives in the database (pg-boss): publishes inside the caller's
-   * transaction, so a job row and its wake-up commit or roll back together.
-   */
-  publishInTransaction?(tx: DbOrTx, wakeup: Wakeup, at?: Date): Promise<string | null>;
-  /** Present when the adapter can see its own backlog: the jobs among these that still have a live wake-up. */
-  liveWakeupJobIds?(jobIds: readonly string[]): Promise<Set<string>>;
-  /**
-   * False when `publish(…, future)` records nothing (RabbitMQ): the job row's next_attempt_at
-   * holds the delay and a dispatcher publishes the wake-up once it is due.
-   */
-  readonly durableDelays: boolean;
 };

@@ -3,7 +3,7 @@ import { finishReplayRun, getReplay, listRunningReplayIds } from '../../db/queri
 import { insertAuditEntries } from '../../db/queries/audit';
 import { config } from '../config';
 import { createLogger } from '../log';
-import { createQueue, getWakeupPublisher } from '../queue';
+import { getWakeupPublisher } from '../queue';
 import { runReplay } from './runner';
 import { scheduleUploadedItem } from './schedule-item';
 
@@ -19,17 +19,9 @@ const log = createLogger('replay-runner');
 export function startBackgroundRun({ db, replayId }: { db: Db; replayId: string }): void {
   if (active.has(replayId)) return;
   const run = (async () => {
-    const databaseUrl = config().DATABASE_URL ?? process.env.DATABASE_URL;
-    if (!databaseUrl) throw new Error('DATABASE_URL is not set');
-    // pg-boss: the console's shared publisher (wake-ups commit with each batch). RabbitMQ: a connection for this run.
-    const shared = await getWakeupPublisher();
-    const queue = shared ?? createQueue({ config: config(), databaseUrl, db, logger: log });
-    if (!shared) await queue.start();
-    try {
-      await runReplay({ db, queue, replayId, scheduleItem: scheduleUploadedItem, perDomainPerSecond: config().RATE_LIMIT_PER_DOMAIN, logger: log });
-    } finally {
-      if (!shared) await queue.stop();
-    }
+    // The console's one publisher: with pg-boss the wake-ups commit with each batch.
+    const queue = await getWakeupPublisher();
+    await runReplay({ db, queue, replayId, scheduleItem: scheduleUploadedItem, perDomainPerSecond: config().RATE_LIMIT_PER_DOMAIN, logger: log });
   })()
     .catch(async (error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);

@@ -2,6 +2,7 @@ import type { Db, Tx } from '../../db/client';
 import { insertAuditEntries } from '../../db/queries/audit';
 import { countReplayItems, finishReplayRun, getReplay, lockReplayState, lockUnpublishedItems, markItemsPublished, markWakeupsPublished, type PendingItem } from '../../db/queries/replays';
 import { createLogger, type Logger } from '../log';
+import { publishDueWakeup } from '../queue/publish';
 import type { QueueAdapter } from '../queue/types';
 import { replayWakeupsPublished } from './metrics';
 import { publishBudgetMs } from './pacing';
@@ -41,9 +42,7 @@ async function publishBatch(params: { tx: Tx; queue: QueueAdapter; batchId: stri
   const published: { noticeKey: string; jobId: string }[] = [];
   for (const item of items) {
     const jobId = item.jobId ?? (await scheduleItem(tx, { item, batchId }));
-    const wakeup = { jobId, batchId };
-    if (queue.publishInTransaction) await queue.publishInTransaction(tx, wakeup);
-    else await queue.publish(wakeup);
+    await publishDueWakeup({ queue, tx, wakeup: { jobId, batchId } });
     published.push({ noticeKey: item.noticeKey, jobId });
   }
   return published;
