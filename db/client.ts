@@ -4,6 +4,7 @@ import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema';
+import { processEnv } from '../lib/config';
 
 export type Schema = typeof schema;
 export type Db = NodePgDatabase<Schema> & { $client: pg.Pool };
@@ -36,8 +37,8 @@ let processDb: Db | undefined;
  */
 export function getDb(): Db {
   if (processDb) return processDb;
-  const url = process.env.DATABASE_URL;
+  const url = processEnv.databaseUrl();
   if (!url) throw new Error('DATABASE_URL is not set: start through `npm run demo` or set DATABASE_URL');
-  processDb = createDb(createPool(url, { applicationName: process.env.NOTICE_LEDGER_PROCESS ?? 'notice-ledger' }));
+  processDb = createDb(createPool(url, { applicationName: processEnv.processName() ?? 'notice-ledger' }));
   return processDb;
 }

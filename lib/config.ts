@@ -188,6 +188,21 @@ export function loadConfig(env: Env = process.env): Config {
   return config;
 }
 
+/**
+ * The few settings read outside the parsed configuration: before it can be parsed (the log
+ * level of a logger made at import time) or after it may have been (the launchers start the
+ * embedded server, then export its DATABASE_URL). Everything else reads `config()`.
+ */
+export const processEnv = {
+  databaseUrl: (): string | undefined => process.env.DATABASE_URL || undefined,
+  processName: (): string | undefined => process.env.NOTICE_LEDGER_PROCESS || undefined,
+  logLevel: (): string | undefined => process.env.LOG_LEVEL || undefined,
+  /** Names this process (PostgreSQL's application_name, log lines) unless its launcher did. */
+  nameProcess: (name: string): void => {
+    process.env.NOTICE_LEDGER_PROCESS ??= name;
+  },
+};
+
 let cached: Config | undefined;
 
 /** The process-wide configuration, parsed on first use. */

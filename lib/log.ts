@@ -1,10 +1,11 @@
 import pino, { type Logger } from 'pino';
+import { processEnv } from './config';
 
 /**
  * Structured logs carry keys and ids only: never bodies, one-time codes, secrets or payment
  * data. The redact list is a second line of defence for fields that should never be logged.
  */
-export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
+export function createLogger(name: string, level = processEnv.logLevel() ?? 'info'): Logger {
   return pino({
     name,
     level,

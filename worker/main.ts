@@ -1,4 +1,4 @@
-import { config } from '../lib/config';
+import { config, processEnv } from '../lib/config';
 import { createLogger } from '../lib/log';
 import { startWorker, type RunningWorker } from './start';
 
@@ -8,7 +8,7 @@ import { startWorker, type RunningWorker } from './start';
  */
 async function main(): Promise<void> {
   const settings = config();
-  process.env.NOTICE_LEDGER_PROCESS ??= 'notice-ledger-worker';
+  processEnv.nameProcess('notice-ledger-worker');
   const logger = createLogger('worker', settings.LOG_LEVEL);
 
   let worker: RunningWorker | null = null;

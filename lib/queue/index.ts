@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client';
-import { config as processConfig, type Config } from '../config';
+import { config as processConfig, processEnv, type Config } from '../config';
 import type { Logger } from '../log';
 import { createPgBossQueue } from './pgboss';
 import { createRabbitQueue } from './rabbitmq';
@@ -52,7 +52,7 @@ let publisher: Promise<QueueAdapter> | undefined;
 export function getWakeupPublisher(): Promise<QueueAdapter> {
   publisher ??= (async () => {
     const settings = processConfig();
-    const databaseUrl = process.env.DATABASE_URL;
+    const databaseUrl = processEnv.databaseUrl();
     if (!databaseUrl) throw new Error('DATABASE_URL is not set: start through `npm run demo` or set DATABASE_URL');
     const queue = createQueue({ config: settings, databaseUrl, queueName: settings.QUEUE_NAME, role: 'publisher' });
     await queue.start();
