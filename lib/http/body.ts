@@ -10,7 +10,7 @@ import { refuse, type Result } from './refusal';
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 
 export async function readBytes(request: Request, { limitBytes = DEFAULT_BODY_LIMIT }: { limitBytes?: number } = {}): Promise<Result<Buffer>> {
-  const tooLarge = () => refuse('too_large', `the body must be at most ${limitBytes} bytes`, { code: 'body_too_large' });
+  const tooLarge = () => refuse('too_large', `the body must be under ${limitBytes} bytes`, { code: 'body_too_large' });
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (Number.isFinite(declared) && declared > limitBytes) return tooLarge();
   if (!request.body) return { ok: true, data: Buffer.alloc(0) };
