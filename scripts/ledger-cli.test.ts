@@ -1,20 +1,17 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { userInfo } from 'node:os';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiToken } from '@/lib/auth/api-tokens';
 import { verifyPassword } from '@/lib/auth/password';
 import { snapshotTables } from '@/test/fuzz/harness';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { collectRun, repoRoot, runScript, scriptEnv, tsxLoader, type ScriptRun } from '@/test/run-script';
 
 /**
  * `npm run ledger -- users …` / `tokens …` as a person runs them: the real script in a child
  * process against a real database, checked through the rows it wrote (or did not write).
  */
 
-const root = path.resolve(import.meta.dirname, '..');
-const tsxLoader = pathToFileURL(path.join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 const expectedActor = `cli:${userInfo().username.toLowerCase()}`;
 let t: TestDatabase;
 
@@ -26,50 +23,31 @@ afterAll(async () => {
   await t.drop();
 });
 
-type Run = { code: number | null; stdout: string; stderr: string };
-
 function cliEnv(): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: t.url, NOTICE_KEY_SECRET: process.env.NOTICE_KEY_SECRET ?? '' };
-}
-
-function collect(child: ChildProcessWithoutNullStreams, onStdout?: (stdout: string) => void): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-    onStdout?.(stdout);
-  });
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const deadline = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  return new Promise((resolve) => {
-    child.once('exit', (code) => {
-      clearTimeout(deadline);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return scriptEnv(t.url);
 }
 
 /** stdin is not a terminal here, as in a provisioning script. */
-function runLedger(args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', tsxLoader, 'scripts/ledger-cli.ts', ...args], { cwd: root, env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stdin.end();
-  return collect(child);
+function runLedger(args: string[]): Promise<ScriptRun> {
+  return runScript({ script: 'scripts/ledger-cli.ts', args, env: cliEnv() });
 }
 
 /**
  * On a terminal: util-linux `script` gives the CLI a pseudo-terminal. Each answer is typed only
  * after its prompt appeared, as a person would, so nothing reaches the terminal while it echoes.
  */
-function runLedgerOnTerminal(args: string[], answers: string[]): Promise<Run> {
+function runLedgerOnTerminal(args: string[], answers: string[]): Promise<ScriptRun> {
   const command = [process.execPath, '--import', tsxLoader, 'scripts/ledger-cli.ts', ...args].map((part) => `'${part}'`).join(' ');
-  const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: root, env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: repoRoot, env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
   let answered = 0;
-  return collect(child, (stdout) => {
-    const prompts = stdout.match(/Password[^:]*: /g)?.length ?? 0;
-    while (answered < Math.min(prompts, answers.length)) {
-      child.stdin.write(`${answers[answered] ?? ''}\r`);
-      answered += 1;
-    }
+  return collectRun(child, {
+    onStdout: (stdout) => {
+      const prompts = stdout.match(/Password[^:]*: /g)?.length ?? 0;
+      while (answered < Math.min(prompts, answers.length)) {
+        child.stdin.write(`${answers[answered] ?? ''}\r`);
+        answered += 1;
+      }
+    },
   });
 }
 

@@ -1,28 +1,14 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../db/queries/users';
 import { insertTestJob } from '../../test/fixtures/jobs';
 import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { runScript, type ScriptRun } from '../../test/run-script';
 import { parseReplayArgs } from './cli-args';
 
-const root = path.resolve(import.meta.dirname, '../..');
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/ledger-cli.ts'), ...args], {
-      cwd: root,
-      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+function runCli(args: string[], env: Record<string, string>): Promise<ScriptRun> {
+  return runScript({ script: 'scripts/ledger-cli.ts', args, env: { ...process.env, ...env, LOG_LEVEL: 'silent' } });
 }
 
 describe('parseReplayArgs', () => {

@@ -1,6 +1,3 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { roles } from '@/lib/auth/roles';
@@ -10,6 +7,7 @@ import { noticeTypeNames } from '@/lib/ledger/notice-types';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { FUZZ_SEED, fuzzParameters, hostileString, plausibleString } from './arbitraries';
 import { snapshotTables } from './harness';
+import { runScript, scriptEnv, type ScriptRun } from '@/test/run-script';
 
 /**
  * The CLIs' arguments. The replay parser is pure, so it takes the bulk of the runs; then a
@@ -17,8 +15,6 @@ import { snapshotTables } from './harness';
  * must exit 2 with a usage message, no stack trace, and every table unchanged.
  */
 
-const root = path.resolve(import.meta.dirname, '..', '..');
-const tsxLoader = pathToFileURL(path.join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 let t: TestDatabase;
 
 beforeAll(async () => {
@@ -93,25 +89,8 @@ describe('parseAccountArgs with hostile argv', () => {
   });
 });
 
-type Run = { code: number | null; stdout: string; stderr: string };
-
-function runScript(script: string, args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', tsxLoader, script, ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: t.url, NOTICE_KEY_SECRET: process.env.NOTICE_KEY_SECRET ?? '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const deadline = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  return new Promise((resolve) => {
-    child.once('exit', (code) => {
-      clearTimeout(deadline);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function runCli(script: string, args: string[]): Promise<ScriptRun> {
+  return runScript({ script, args, env: scriptEnv(t.url) });
 }
 
 /** argv must survive exec: no NUL, which the kernel cannot pass. */
@@ -137,10 +116,10 @@ const badBackfillInvocations = [
 /** Runs the invocations three at a time (they are all refusals, so one snapshot around the batch shows any change). */
 async function expectUsageRefusal(script: string, invocations: string[][], usagePattern: RegExp): Promise<void> {
   const before = await snapshotTables(t.pool);
-  const runs: Array<{ args: string[]; run: Run }> = [];
+  const runs: Array<{ args: string[]; run: ScriptRun }> = [];
   for (let index = 0; index < invocations.length; index += 3) {
     const batch = invocations.slice(index, index + 3);
-    runs.push(...(await Promise.all(batch.map(async (args) => ({ args, run: await runScript(script, args) })))));
+    runs.push(...(await Promise.all(batch.map(async (args) => ({ args, run: await runCli(script, args) })))));
   }
   for (const { args, run } of runs) {
     const context = `${script} ${JSON.stringify(args).slice(0, 200)}: exit ${run.code}, stderr ${run.stderr.slice(0, 300)}`;
