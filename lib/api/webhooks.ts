@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { providerContract, type ProviderContract } from '../http/contract';
+import { providerContract } from '../http/contract';
 import { genericWebhookBody } from '../events/providers/generic';
 import { postmarkRecord } from '../events/providers/postmark';
 import { sendgridBody } from '../events/providers/sendgrid';
 import { snsEnvelope } from '../events/sns';
-import { skipReasons, type WebhookProvider } from '../events/types';
+import { skipReasons } from '../events/types';
 
 /**
  * The provider webhooks: each provider's documented payload as its parser reads it once the
@@ -29,9 +29,3 @@ export const sendgridWebhook = providerContract({ path: '/api/webhooks/sendgrid'
 export const sesWebhook = providerContract({ path: '/api/webhooks/ses', provider: 'ses', input: snsEnvelope, output: webhookSummary });
 
 export const providerRoutes = [genericWebhook, postmarkWebhook, sendgridWebhook, sesWebhook] as const;
-
-export function webhookContractFor(provider: WebhookProvider): ProviderContract {
-  const contract: ProviderContract | undefined = providerRoutes.find((candidate) => candidate.provider === provider);
-  if (!contract) throw new Error(`no webhook route for ${provider}`);
-  return contract;
-}

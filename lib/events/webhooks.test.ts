@@ -6,7 +6,8 @@ import { signGenericRequest } from './generic-signature';
 import { confirmClaimSentByEvidence, reconcileQuarantine } from './ingest';
 import { registry } from '../metrics/registry';
 import { createTestSendgridSigner, createTestSnsSigner, insertClaimedNotice, keyWithCorrelation, readFixture, type TestSnsSigner } from './testing';
-import { webhookContractFor } from '../api/webhooks';
+import { providerRoutes } from '../api/webhooks';
+import type { ProviderContract } from '../http/contract';
 import { providerRoute } from '../http/provider-route';
 import type { WebhookSettings } from './webhook';
 import type { WebhookProvider } from './types';
@@ -46,6 +47,12 @@ async function ledger(noticeKey: string) {
   );
   const job = await t.pool.query<{ state: string }>('select state from reminder_jobs where notice_key = $1', [noticeKey]);
   return { ...result.rows[0], job: job.rows[0]?.state };
+}
+
+function webhookContractFor(provider: WebhookProvider): ProviderContract {
+  const contract: ProviderContract | undefined = providerRoutes.find((candidate) => candidate.provider === provider);
+  if (!contract) throw new Error(`no webhook route for ${provider}`);
+  return contract;
 }
 
 function post(provider: WebhookProvider, body: string, headers: Record<string, string>) {
