@@ -8,13 +8,22 @@ import { defineConfig, devices } from '@playwright/test';
  */
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 if (!existsSync(chromiumPath)) {
-  console.error(`\n[e2e] Chromium not found at ${chromiumPath}. Install it with:\n\n    apt-get install -y chromium\n\n(or set CHROMIUM_PATH). Playwright's own browser download is not available here.\n`);
+  console.error(
+    `\n[e2e] Chromium not found at ${chromiumPath}. Install it with:\n\n    apt-get install -y chromium\n\n(or set CHROMIUM_PATH). Playwright's own browser download is not available here.\n`,
+  );
 }
 
 const port = Number(process.env.E2E_PORT ?? 3107);
 const baseURL = `http://127.0.0.1:${port}`;
 
-const chromiumArgs = ['--no-sandbox', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 export default defineConfig({
   testDir: 'e2e',
@@ -35,7 +44,11 @@ export default defineConfig({
   },
   projects: [
     { name: 'api', testMatch: 'api/**/*.spec.ts' },
-    { name: 'ui', testMatch: 'ui/**/*.spec.ts', use: { ...devices['Desktop Chrome'], viewport: { width: 1366, height: 900 }, launchOptions: { executablePath: chromiumPath, args: chromiumArgs } } },
+    {
+      name: 'ui',
+      testMatch: 'ui/**/*.spec.ts',
+      use: { ...devices['Desktop Chrome'], viewport: { width: 1366, height: 900 }, launchOptions: { executablePath: chromiumPath, args: chromiumArgs } },
+    },
   ],
   webServer: {
     command: `npx next start --port ${port} --hostname 127.0.0.1`,

@@ -1,16 +1,16 @@
 import os from 'node:os';
 import path from 'node:path';
-import { createDb, createPool, type Db } from '../db/client';
-import { startEmbeddedPostgres } from '../db/embedded';
-import { migrateDatabase } from '../db/migrate';
-import { listAuditEntries } from '../db/queries/audit';
-import { findNoticeJob, findNoticeLedgerEntry, findNotices, listNoticeAttempts, listNoticeProviderEvents } from '../db/queries/lookup';
-import { attemptSeries, countPendingByDueBucket, findOldestPending, providerEventSeries, readPendingDueSnapshot } from '../db/queries/overview';
-import { countQuarantined, listQuarantined } from '../db/queries/ledger/read';
-import { PENDING_FRESH_MS } from '../lib/console/overview-model';
-import { loadPendingCounts, recountPendingCounts } from '../lib/console/pending-counts';
-import { LIVE_REFRESH_MS } from '../components/query/live';
-import { noticeTypeNames } from '../lib/ledger/notice-types';
+import { createDb, createPool, type Db } from '@/db/client';
+import { startEmbeddedPostgres } from '@/db/embedded';
+import { migrateDatabase } from '@/db/migrate';
+import { listAuditEntries } from '@/db/queries/audit';
+import { findNoticeJob, findNoticeLedgerEntry, findNotices, listNoticeAttempts, listNoticeProviderEvents } from '@/db/queries/lookup';
+import { attemptSeries, countPendingByDueBucket, findOldestPending, providerEventSeries, readPendingDueSnapshot } from '@/db/queries/overview';
+import { countQuarantined, listQuarantined } from '@/db/queries/ledger/read';
+import { PENDING_FRESH_MS } from '@/lib/console/overview-model';
+import { loadPendingCounts, recountPendingCounts } from '@/lib/console/pending-counts';
+import { LIVE_REFRESH_MS } from '@/components/query/live';
+import { noticeTypeNames } from '@/lib/ledger/notice-types';
 import { postmasterOf } from './cpu';
 import { percentile, printTable, recordTargets, startBenchDatabase, type BenchDatabase } from './support';
 
@@ -50,7 +50,9 @@ async function openDatabase(): Promise<BenchDatabase> {
 
 /** The mark is written only after a complete seed, so an interrupted one is redone from empty. */
 async function isSeeded(db: Db): Promise<boolean> {
-  const found = await db.$client.query<{ mark: string | null }>("select shobj_description(oid, 'pg_database') as mark from pg_database where datname = current_database()");
+  const found = await db.$client.query<{ mark: string | null }>(
+    "select shobj_description(oid, 'pg_database') as mark from pg_database where datname = current_database()",
+  );
   return found.rows[0]?.mark === SEEDED_MARK;
 }
 
@@ -63,45 +65,63 @@ async function seed(db: Db): Promise<void> {
     console.log(`  ${label.padEnd(40)} ${((performance.now() - started) / 1000).toFixed(1)} s`);
   };
   console.log(`Seeding ${LEDGER.toLocaleString()} ledger rows, ${PENDING.toLocaleString()} pending jobs …`);
-  await step('notice_ledger', `
+  await step(
+    'notice_ledger',
+    `
     insert into notice_ledger (notice_key, notice_type, identity, state, claim_token, claimed_by, claimed_at, sent_at, provider_message_id, recipient_domain, one_time_code, updated_at)
     select ${KEY('i')}, (array['renewal_notice_t72','renewal_notice_t24','payment_recovery'])[1 + i % 3],
       jsonb_build_object('subscription_id', 'sub_' || i), case when i % 50000 = 0 then 'claimed' else 'sent' end,
       gen_random_uuid(), 'w' || (i % 8), now() - (i % 400) * interval '1 day' - (i % 86400) * interval '1 second',
       case when i % 50000 = 0 then null else now() - (i % 400) * interval '1 day' - (i % 86400) * interval '1 second' + interval '20 milliseconds' end,
       case when i % 50000 = 0 then null else 'prov-' || i end, 'd' || (i % 500) || '.example', md5(i::text), now()
-    from generate_series(1, ${LEDGER}) as i`);
-  await step('reminder_jobs (sent)', `
+    from generate_series(1, ${LEDGER}) as i`,
+  );
+  await step(
+    'reminder_jobs (sent)',
+    `
     insert into reminder_jobs (notice_key, notice_type, identity, subject_id, customer_id, recipient_email, due_at, deadline_at, state, attempts, next_attempt_at, source, payload)
     select ${KEY('i')}, (array['renewal_notice_t72','renewal_notice_t24','payment_recovery'])[1 + i % 3],
       jsonb_build_object('subscription_id', 'sub_' || i), 'sub_' || i, 'cus_' || (i / 3), 'customer' || i || '@d' || (i % 500) || '.example',
       now() - (i % 400) * interval '1 day', now() - (i % 400) * interval '1 day' + interval '2 days', case when i % 50000 = 0 then 'claimed' else 'sent' end, 1,
       now() - (i % 400) * interval '1 day', 'bench', '{}'
-    from generate_series(1, ${SENT_JOBS}) as i`);
-  await step('reminder_jobs (pending)', `
+    from generate_series(1, ${SENT_JOBS}) as i`,
+  );
+  await step(
+    'reminder_jobs (pending)',
+    `
     insert into reminder_jobs (notice_key, notice_type, identity, subject_id, customer_id, recipient_email, due_at, deadline_at, state, next_attempt_at, source, payload)
     select md5('p' || i) || md5('q' || i), (array['renewal_notice_t72','renewal_notice_t24','payment_recovery'])[1 + i % 3],
       jsonb_build_object('subscription_id', 'psub_' || i), 'psub_' || i, 'pcus_' || i, 'pending' || i || '@d' || (i % 500) || '.example',
       now() + ((i % 10000) - 500) * interval '1 minute', now() + ((i % 10000) + 1500) * interval '1 minute', 'pending',
       now() + ((i % 10000) - 500) * interval '1 minute', 'bench', '{}'
-    from generate_series(1, ${PENDING}) as i`);
-  await step('delivery_attempts', `
+    from generate_series(1, ${PENDING}) as i`,
+  );
+  await step(
+    'delivery_attempts',
+    `
     insert into delivery_attempts (job_id, notice_key, worker_id, started_at, finished_at, outcome, correlation_id, claim_to_commit_ms)
     select null, ${KEY('i')}, 'w' || (i % 8), now() - (i % 400) * interval '1 day' - (i % 86400) * interval '1 second',
       now() - (i % 400) * interval '1 day' - (i % 86400) * interval '1 second',
       case when i % 40 = 0 then 'suppressed_duplicate' when i % 97 = 0 then 'retryable_failure' else 'sent' end,
       left(${KEY('i')}, 32), case when i % 40 = 0 or i % 97 = 0 then null else 5 + (i % 37) end
-    from generate_series(1, ${ATTEMPTS}) as i`);
-  await step('provider_events', `
+    from generate_series(1, ${ATTEMPTS}) as i`,
+  );
+  await step(
+    'provider_events',
+    `
     insert into provider_events (provider, event_id, event_type, raw_type, correlation_id, provider_message_id, notice_key, recipient, occurred_at, received_at)
     select 'generic', 'evt-' || i, case when i % 2 = 0 then 'accepted' else 'delivered' end, 'x', left(${KEY('(i / 2)')}, 32), 'prov-' || (i / 2),
       ${KEY('(i / 2)')}, 'customer' || (i / 2) || '@example', now() - ((i / 2) % 400) * interval '1 day', now() - ((i / 2) % 400) * interval '1 day'
-    from generate_series(2, ${EVENTS + 1}) as i`);
-  await step('audit_log', `
+    from generate_series(2, ${EVENTS + 1}) as i`,
+  );
+  await step(
+    'audit_log',
+    `
     insert into audit_log (actor, action, target_type, target_id, reason, at)
     select 'user' || (i % 20) || '@demo.local', (array['quarantine.confirm_sent','quarantine.release','replay.request'])[1 + i % 3], 'notice',
       ${KEY('i')}, 'bench', now() - (i % 400) * interval '1 day'
-    from generate_series(1, ${AUDIT}) as i`);
+    from generate_series(1, ${AUDIT}) as i`,
+  );
   await step('vacuum analyze', 'vacuum analyze');
   await pool.query(`comment on database bench_console is '${SEEDED_MARK}'`);
 }
@@ -185,7 +205,10 @@ async function printViewerSimulation(db: Db, now: Date): Promise<void> {
       });
     }
   }
-  printTable(`Pending by due bucket, viewers refreshing every ${String(LIVE_REFRESH_MS / 1000)} s (simulated clock; the first refresh finds no usable snapshot)`, rows);
+  printTable(
+    `Pending by due bucket, viewers refreshing every ${String(LIVE_REFRESH_MS / 1000)} s (simulated clock; the first refresh finds no usable snapshot)`,
+    rows,
+  );
 }
 
 async function main(): Promise<void> {
@@ -210,15 +233,40 @@ async function main(): Promise<void> {
       { page: 'overview', query: 'pending by due bucket (snapshot)', run: (d = db) => loadPendingCounts(d, { now: new Date(), recountLater: refuseRecount }) },
       // What a recount costs, once per 15 s across all viewers, after a response: the exact count and the store.
       { page: 'overview', query: 'pending by due bucket: recount', run: (d = db) => recountPendingCounts(d, { now: nextRecountAt() }), background: true },
-      { page: 'overview', query: 'pending by due bucket: bare count', run: (d = db) => countPendingByDueBucket(d, { now, noticeTypes: noticeTypeNames }), background: true },
-      { page: 'overview', query: 'oldest pending per type', run: (d = db) => findOldestPending(d, { now, noticeTypes: noticeTypeNames, nearMs: 6 * 3_600_000 }) },
-      { page: 'overview', query: 'attempt series 24 h', run: (d = db) => attemptSeries(d, { from: new Date(now.getTime() - day), to: now, bucketMs: 3_600_000, claimOutcomes: ['sent'] }) },
-      { page: 'overview', query: 'attempt series 7 d', run: (d = db) => attemptSeries(d, { from: new Date(now.getTime() - 7 * day), to: now, bucketMs: 6 * 3_600_000, claimOutcomes: ['sent'] }) },
-      { page: 'overview', query: 'accepted vs delivered 7 d', run: (d = db) => providerEventSeries(d, { from: new Date(now.getTime() - 7 * day), to: now, bucketMs: 6 * 3_600_000 }) },
+      {
+        page: 'overview',
+        query: 'pending by due bucket: bare count',
+        run: (d = db) => countPendingByDueBucket(d, { now, noticeTypes: noticeTypeNames }),
+        background: true,
+      },
+      {
+        page: 'overview',
+        query: 'oldest pending per type',
+        run: (d = db) => findOldestPending(d, { now, noticeTypes: noticeTypeNames, nearMs: 6 * 3_600_000 }),
+      },
+      {
+        page: 'overview',
+        query: 'attempt series 24 h',
+        run: (d = db) => attemptSeries(d, { from: new Date(now.getTime() - day), to: now, bucketMs: 3_600_000, claimOutcomes: ['sent'] }),
+      },
+      {
+        page: 'overview',
+        query: 'attempt series 7 d',
+        run: (d = db) => attemptSeries(d, { from: new Date(now.getTime() - 7 * day), to: now, bucketMs: 6 * 3_600_000, claimOutcomes: ['sent'] }),
+      },
+      {
+        page: 'overview',
+        query: 'accepted vs delivered 7 d',
+        run: (d = db) => providerEventSeries(d, { from: new Date(now.getTime() - 7 * day), to: now, bucketMs: 6 * 3_600_000 }),
+      },
       { page: 'overview', query: 'quarantine count', run: (d = db) => countQuarantined(d, { quarantineAfterMs: 15 * 60_000 }) },
       { page: 'quarantine', query: 'first page, oldest first', run: (d = db) => listQuarantined(d, { quarantineAfterMs: 15 * 60_000, limit: 50 }) },
       { page: 'lookup', query: 'by email', run: (d = db) => findNotices(d, { search: { kind: 'email', email: 'customer123457@d457.example' }, limit: 50 }) },
-      { page: 'lookup', query: 'by key prefix', run: (d = db) => findNotices(d, { search: { kind: 'key_prefix', prefix: sampleKey.slice(0, 12) }, limit: 50 }) },
+      {
+        page: 'lookup',
+        query: 'by key prefix',
+        run: (d = db) => findNotices(d, { search: { kind: 'key_prefix', prefix: sampleKey.slice(0, 12) }, limit: 50 }),
+      },
       { page: 'lookup', query: 'by subscription / provider id', run: (d = db) => findNotices(d, { search: { kind: 'id', id: 'sub_123457' }, limit: 50 }) },
       {
         page: 'lookup',
@@ -252,7 +300,10 @@ async function main(): Promise<void> {
       const target = item.background ? 'background' : p95 <= 50 ? 'ok' : 'MISS';
       rows.push({ page: item.page, query: item.query, 'p50 ms': percentile(times, 50).toFixed(1), 'p95 ms': p95.toFixed(1), target });
     }
-    printTable(`Console queries at ${LEDGER.toLocaleString()} ledger rows / ${PENDING.toLocaleString()} pending jobs (${String(RUNS)} runs each, target p95 ≤ 50 ms)`, rows);
+    printTable(
+      `Console queries at ${LEDGER.toLocaleString()} ledger rows / ${PENDING.toLocaleString()} pending jobs (${String(RUNS)} runs each, target p95 ≤ 50 ms)`,
+      rows,
+    );
     await recordTargets([
       {
         figure: `console page queries at ${LEDGER.toLocaleString('en')} ledger rows / ${PENDING.toLocaleString('en')} pending jobs, slowest p95 of ${String(cases.filter((c) => !c.background).length)}`,

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { ensureDatabase } from '../db/embedded';
-import { migrateDatabase } from '../db/migrate';
+import { ensureDatabase } from '@/db/embedded';
+import { migrateDatabase } from '@/db/migrate';
 import { measureLedgerLimit } from './ledger-limit';
 import { printTable, startBenchDatabase } from './support';
 
@@ -30,7 +30,9 @@ async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>
 async function hotStats(url: string): Promise<{ updates: number; hot: number }> {
   return withClient(url, async (client) => {
     await client.query('select pg_stat_force_next_flush()').catch(() => undefined);
-    const result = await client.query<{ updates: number; hot: number }>("select n_tup_upd::int as updates, n_tup_hot_upd::int as hot from pg_stat_user_tables where relname = 'notice_ledger'");
+    const result = await client.query<{ updates: number; hot: number }>(
+      "select n_tup_upd::int as updates, n_tup_hot_upd::int as hot from pg_stat_user_tables where relname = 'notice_ledger'",
+    );
     return result.rows[0] ?? { updates: 0, hot: 0 };
   });
 }

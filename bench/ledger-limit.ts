@@ -60,7 +60,13 @@ export async function findLedgerLimit(url: string, seconds = 5, postmaster: numb
   for (const sessions of [1, 4, 8, 16]) results.push(await measureLedgerLimit(url, sessions, seconds, postmaster));
   printTable(
     '(a) bare ledger path: 2 durable commits per notice',
-    results.map((r) => ({ sessions: r.sessions, notices: r.notices, 'notices/s': Math.round(r.perSecond), 'CPU ms/notice: postgres': r.cpu.serverMs.toFixed(2), client: r.cpu.benchMs.toFixed(2) })),
+    results.map((r) => ({
+      sessions: r.sessions,
+      notices: r.notices,
+      'notices/s': Math.round(r.perSecond),
+      'CPU ms/notice: postgres': r.cpu.serverMs.toFixed(2),
+      client: r.cpu.benchMs.toFixed(2),
+    })),
   );
   return results.reduce((best, r) => (r.perSecond > best.perSecond ? r : best));
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import PgBoss from 'pg-boss';
-import { createPgBossQueue } from '../lib/queue/pgboss';
-import { createRabbitQueue } from '../lib/queue/rabbitmq';
-import type { QueueAdapter } from '../lib/queue/types';
+import { createPgBossQueue } from '@/lib/queue/pgboss';
+import { createRabbitQueue } from '@/lib/queue/rabbitmq';
+import type { QueueAdapter } from '@/lib/queue/types';
 import { printTable, startBenchDatabase } from './support';
 
 /**
@@ -30,11 +30,14 @@ async function drainAdapter(label: string, queue: QueueAdapter, fill: () => Prom
   let seen = 0;
   const started = performance.now();
   const done = new Promise<void>((resolve) => {
-    void queue.consume(async () => {
-      seen += 1;
-      if (seen === total) resolve();
-      return { ack: true };
-    }, { concurrency });
+    void queue.consume(
+      async () => {
+        seen += 1;
+        if (seen === total) resolve();
+        return { ack: true };
+      },
+      { concurrency },
+    );
   });
   await done;
   const seconds = (performance.now() - started) / 1000;
@@ -91,9 +94,15 @@ try {
     const publisher = createRabbitQueue({ url: amqpUrl, queueName: name, visibilityTimeoutMs: 60_000 });
     await publisher.start();
     rows.push(
-      await drainAdapter('RabbitMQ adapter, prefetch 32', queue, async () => {
-        for (let i = 0; i < total; i += 100) await Promise.all(Array.from({ length: Math.min(100, total - i) }, () => publisher.publish({ jobId: randomUUID() })));
-      }, 32),
+      await drainAdapter(
+        'RabbitMQ adapter, prefetch 32',
+        queue,
+        async () => {
+          for (let i = 0; i < total; i += 100)
+            await Promise.all(Array.from({ length: Math.min(100, total - i) }, () => publisher.publish({ jobId: randomUUID() })));
+        },
+        32,
+      ),
     );
     await publisher.stop();
     const amqp = await import('amqplib');

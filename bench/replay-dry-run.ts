@@ -3,15 +3,15 @@ import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
-import { createDb, createPool } from '../db/client';
-import { ensureDatabase, startEmbeddedPostgres } from '../db/embedded';
-import { migrateDatabase } from '../db/migrate';
-import type { DryRunCounts } from '../db/schema/replays';
-import { canonicalNotice, noticeKey } from '../lib/ledger/notice-key';
-import { referenceNoticeKey } from '../lib/ledger/notice-key-reference';
-import type { NoticeFact } from '../lib/ledger/notice-types';
-import { dryRunKeys, dryRunUpload } from '../lib/replay/service';
-import { mergeDryRunCounts } from '../lib/replay/verdict';
+import { createDb, createPool } from '@/db/client';
+import { ensureDatabase, startEmbeddedPostgres } from '@/db/embedded';
+import { migrateDatabase } from '@/db/migrate';
+import type { DryRunCounts } from '@/db/schema/replays';
+import { canonicalNotice, noticeKey } from '@/lib/ledger/notice-key';
+import { referenceNoticeKey } from '@/lib/ledger/notice-key-reference';
+import type { NoticeFact } from '@/lib/ledger/notice-types';
+import { dryRunKeys, dryRunUpload } from '@/lib/replay/service';
+import { mergeDryRunCounts } from '@/lib/replay/verdict';
 import { printTable, recordTargets } from './support';
 
 /**
@@ -80,7 +80,9 @@ function uploadedFact(i: number): NoticeFact {
 
 /** What the seeded ledger was made from; a kept database is reused only when it matches. */
 function seedSignature(): string {
-  return createHash('sha256').update(JSON.stringify({ KEYS, LEDGER, secret, version: 2 })).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify({ KEYS, LEDGER, secret, version: 2 }))
+    .digest('hex');
 }
 
 async function seedLedger(pool: pg.Pool, keys: readonly string[]): Promise<void> {
@@ -167,7 +169,9 @@ function copyingHmac(key: string): (message: string) => string {
 function uploadCsv(rows: number): string {
   const lines = ['notice_type,subscription_id,period_start,revision,recipient_email,recipient_time_zone,customer_id,due_at,deadline_at'];
   for (let i = 0; i < rows; i += 1) {
-    lines.push(`renewal_notice_t72,sub_${i},2026-11-01,0,user${i}@example.com,${i % 3 === 0 ? 'Europe/Berlin' : 'UTC'},cus_${i},2026-11-29T08:00:00Z,2026-11-30T08:00:00Z`);
+    lines.push(
+      `renewal_notice_t72,sub_${i},2026-11-01,0,user${i}@example.com,${i % 3 === 0 ? 'Europe/Berlin' : 'UTC'},cus_${i},2026-11-29T08:00:00Z,2026-11-30T08:00:00Z`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -224,7 +228,8 @@ async function main(): Promise<void> {
       }
       const [oldCounts, oldLookupMs] = await timedAsync(() => countKeysBaseline(pool, derived));
       const [newDryRun, newLookupMs] = await timedAsync(() => dryRunKeys(db, { keys: derived }));
-      if (JSON.stringify(oldCounts) !== JSON.stringify(newDryRun.counts)) throw new Error(`counts differ: ${JSON.stringify(oldCounts)} vs ${JSON.stringify(newDryRun.counts)}`);
+      if (JSON.stringify(oldCounts) !== JSON.stringify(newDryRun.counts))
+        throw new Error(`counts differ: ${JSON.stringify(oldCounts)} vs ${JSON.stringify(newDryRun.counts)}`);
       if (run === 1) console.log(`dry run: ${JSON.stringify(newDryRun.counts)}; ${newDryRun.verdict.message}`);
       record('lookup: before (Set + sort, lateral probe per key, 100 k × 2)', oldLookupMs);
       record('lookup: dryRunKeys() (sorted ranges, = any($1), 50 k × 2)', newLookupMs);
@@ -236,7 +241,8 @@ async function main(): Promise<void> {
       const csv = uploadCsv(UPLOAD_ROWS);
       for (let run = 1; run <= RUNS; run += 1) {
         const [check, ms] = await timedAsync(() => dryRunUpload(db, { csv, secret }));
-        if (!check.ok || check.data.dryRun.accepted !== UPLOAD_ROWS) throw new Error(`upload dry run refused rows: ${JSON.stringify(check.ok ? check.data.dryRun.rejections.slice(0, 3) : check.refusal.message)}`);
+        if (!check.ok || check.data.dryRun.accepted !== UPLOAD_ROWS)
+          throw new Error(`upload dry run refused rows: ${JSON.stringify(check.ok ? check.data.dryRun.rejections.slice(0, 3) : check.refusal.message)}`);
         (figures['upload: dryRunUpload() (parse + validate + derive + lookup), rows/s'] ??= []).push(UPLOAD_ROWS / (ms / 1000));
         (figures['upload: of which the ledger lookup, rows/s'] ??= []).push(UPLOAD_ROWS / (check.data.dryRun.elapsedMs / 1000));
         load.push(os.loadavg()[0] ?? 0);
@@ -247,17 +253,28 @@ async function main(): Promise<void> {
       'keys/s (median)': format(median(rates)),
       'keys/s (min–max)': `${format(Math.min(...rates))}–${format(Math.max(...rates))}`,
     }));
-    printTable(`Replay dry run, ${KEYS.toLocaleString('en')} keys vs a ${LEDGER.toLocaleString('en')}-row ledger, ${RUNS} runs${COVERING ? ', with the covering index' : ''}`, rows);
+    printTable(
+      `Replay dry run, ${KEYS.toLocaleString('en')} keys vs a ${LEDGER.toLocaleString('en')}-row ledger, ${RUNS} runs${COVERING ? ', with the covering index' : ''}`,
+      rows,
+    );
     const dryRun = median(figures['dry run: now (noticeKey + dryRunKeys)'] ?? []);
     const upload = figures['upload: dryRunUpload() (parse + validate + derive + lookup), rows/s'];
     await recordTargets([
-      { figure: `replay dry run, ${KEYS.toLocaleString('en')} keys vs ${LEDGER.toLocaleString('en')} ledger rows (derive + lookup)`, value: `${format(dryRun)} keys/s`, target: dryRun >= 200_000 ? '≥ 200 k keys/s: ok' : '≥ 200 k keys/s: MISS' },
-      ...(upload ? [{ figure: '  the same from a CSV upload (parse + validate + derive + lookup)', value: `${format(median(upload))} rows/s`, target: '' }] : []),
+      {
+        figure: `replay dry run, ${KEYS.toLocaleString('en')} keys vs ${LEDGER.toLocaleString('en')} ledger rows (derive + lookup)`,
+        value: `${format(dryRun)} keys/s`,
+        target: dryRun >= 200_000 ? '≥ 200 k keys/s: ok' : '≥ 200 k keys/s: MISS',
+      },
+      ...(upload
+        ? [{ figure: '  the same from a CSV upload (parse + validate + derive + lookup)', value: `${format(median(upload))} rows/s`, target: '' }]
+        : []),
     ]);
     const ratio = (now: string, before: string) => (median(figures[now] ?? []) / median(figures[before] ?? [])).toFixed(2);
-    console.log(`\nratios (medians): derive ${ratio('derive: noticeKey()', 'derive: reference (createHmac, array-built canonical form)')}×, ` +
-      `lookup ${ratio('lookup: dryRunKeys() (sorted ranges, = any($1), 50 k × 2)', 'lookup: before (Set + sort, lateral probe per key, 100 k × 2)')}×, ` +
-      `whole dry run ${ratio('dry run: now (noticeKey + dryRunKeys)', 'dry run: before (reference derive + lookup before)')}×`);
+    console.log(
+      `\nratios (medians): derive ${ratio('derive: noticeKey()', 'derive: reference (createHmac, array-built canonical form)')}×, ` +
+        `lookup ${ratio('lookup: dryRunKeys() (sorted ranges, = any($1), 50 k × 2)', 'lookup: before (Set + sort, lateral probe per key, 100 k × 2)')}×, ` +
+        `whole dry run ${ratio('dry run: now (noticeKey + dryRunKeys)', 'dry run: before (reference derive + lookup before)')}×`,
+    );
     console.log(`load average (1 min) while measuring: ${Math.min(...load).toFixed(1)}–${Math.max(...load).toFixed(1)} on ${os.cpus().length} cores`);
   } finally {
     if (COVERING) await pool.query('drop index if exists bench_notice_ledger_key_state');

@@ -27,7 +27,15 @@ try {
   // The same worker on RabbitMQ, at pg-boss's best configuration: the queue's rows (insert,
   // fetch, complete) leave PostgreSQL and the broker's CPU is counted instead.
   const amqpUrl = process.env.AMQP_URL;
-  const rabbit = amqpUrl ? await measureWorker(database.url, { processes: best.processes, concurrency: best.concurrency, notices, postmaster: database.postmaster, queue: { amqpUrl } }) : null;
+  const rabbit = amqpUrl
+    ? await measureWorker(database.url, {
+        processes: best.processes,
+        concurrency: best.concurrency,
+        notices,
+        postmaster: database.postmaster,
+        queue: { amqpUrl },
+      })
+    : null;
   printWorkerRuns(rabbit ? [...runs, rabbit] : runs);
   const half = Math.max(1, Math.round(best.perSecond / 2));
   // Latency at half the peak for every configuration that carries that rate: more handlers in
@@ -37,41 +45,82 @@ try {
   const label = (r: WorkerRun) => `${r.processes.toString()}×${r.concurrency.toString()}`;
   const carrying = runs.filter((r) => r.perSecond >= half).sort((a, b) => slots(a) - slots(b) || b.perSecond - a.perSecond);
   const latencies = new Map<WorkerRun, Awaited<ReturnType<typeof measureLatencyAtRate>>>();
-  for (const r of carrying) latencies.set(r, await measureLatencyAtRate(database.url, { rate: half, seconds: 10, processes: r.processes, concurrency: r.concurrency }));
+  for (const r of carrying)
+    latencies.set(r, await measureLatencyAtRate(database.url, { rate: half, seconds: 10, processes: r.processes, concurrency: r.concurrency }));
   printTable(
     `claim-to-commit at ${half.toString()}/s (half of the peak), by configuration, after each fresh worker's first 2 × slots notices (their worst: cold start max)`,
     carrying.map((r) => {
       const l = latencies.get(r);
-      return { config: label(r), 'peak/s': Math.round(r.perSecond), 'p50 ms': l?.p50 ?? '', 'p99 ms': l?.p99 ?? '', 'claim→ack p99 ms': l?.ackP99 ?? '', 'cold start max ms': l?.coldMax ?? '' };
+      return {
+        config: label(r),
+        'peak/s': Math.round(r.perSecond),
+        'p50 ms': l?.p50 ?? '',
+        'p99 ms': l?.p99 ?? '',
+        'claim→ack p99 ms': l?.ackP99 ?? '',
+        'cold start max ms': l?.coldMax ?? '',
+      };
     }),
   );
   const sized = carrying.find((r) => r.perSecond >= 1.5 * half) ?? best;
-  const latency = latencies.get(sized) ?? (await measureLatencyAtRate(database.url, { rate: half, seconds: 10, processes: sized.processes, concurrency: sized.concurrency }));
+  const latency =
+    latencies.get(sized) ?? (await measureLatencyAtRate(database.url, { rate: half, seconds: 10, processes: sized.processes, concurrency: sized.concurrency }));
   const peakRss = Math.max(...runs.map((r) => r.peakRssMb), rabbit?.peakRssMb ?? 0);
   const latencyDuplicates = [...latencies.values()].reduce((sum, l) => sum + l.duplicates, 0);
   const ratio = best.perSecond / ledger.perSecond;
   const duplicates = runs.reduce((sum, r) => sum + r.duplicates, 0) + (rabbit?.duplicates ?? 0) + latencyDuplicates;
   await recordTargets([
-    { figure: '(b) worker / (a) bare ledger path', value: `${(ratio * 100).toFixed(0)} % (${Math.round(best.perSecond).toString()} / ${Math.round(ledger.perSecond).toString()} notices/s)`, target: ratio >= 0.6 ? '≥ 60 %: ok' : '≥ 60 %: MISS' },
+    {
+      figure: '(b) worker / (a) bare ledger path',
+      value: `${(ratio * 100).toFixed(0)} % (${Math.round(best.perSecond).toString()} / ${Math.round(ledger.perSecond).toString()} notices/s)`,
+      target: ratio >= 0.6 ? '≥ 60 %: ok' : '≥ 60 %: MISS',
+    },
     { figure: 'duplicates at the SMTP peer', value: String(duplicates), target: duplicates === 0 ? '0: ok' : '0: MISS' },
-    { figure: `claim-to-commit p99 at ${half.toString()}/s (${label(sized)})`, value: `${latency.p99.toString()} ms`, target: latency.p99 <= 25 ? '≤ 25 ms: ok' : '≤ 25 ms: MISS' },
+    {
+      figure: `claim-to-commit p99 at ${half.toString()}/s (${label(sized)})`,
+      value: `${latency.p99.toString()} ms`,
+      target: latency.p99 <= 25 ? '≤ 25 ms: ok' : '≤ 25 ms: MISS',
+    },
     { figure: 'worker peak RSS', value: `${Math.round(peakRss).toString()} MB`, target: peakRss <= 200 ? '≤ 200 MB: ok' : '≤ 200 MB: MISS' },
   ]);
   printTable('Summary', [
-    { figure: '(a) bare ledger path, best', value: `${Math.round(ledger.perSecond).toString()} notices/s at ${ledger.sessions.toString()} sessions`, target: '' },
-    { figure: '(b) worker end to end, best', value: `${Math.round(best.perSecond).toString()} notices/s (${best.processes.toString()}×${best.concurrency.toString()})`, target: '' },
+    {
+      figure: '(a) bare ledger path, best',
+      value: `${Math.round(ledger.perSecond).toString()} notices/s at ${ledger.sessions.toString()} sessions`,
+      target: '',
+    },
+    {
+      figure: '(b) worker end to end, best',
+      value: `${Math.round(best.perSecond).toString()} notices/s (${best.processes.toString()}×${best.concurrency.toString()})`,
+      target: '',
+    },
     { figure: 'ratio b/a', value: `${(ratio * 100).toFixed(0)} %`, target: ratio >= 0.6 ? '≥ 60 %: ok' : '≥ 60 %: MISS' },
     ...(rabbit
       ? [
-          { figure: `(b) on RabbitMQ (${label(rabbit)})`, value: `${Math.round(rabbit.perSecond).toString()} notices/s, ratio ${((rabbit.perSecond / ledger.perSecond) * 100).toFixed(0)} %`, target: '' },
-          { figure: '  CPU per notice: worker + postgres + bench/peer + broker', value: `${rabbit.cpu.workerMs.toFixed(2)} + ${rabbit.cpu.serverMs.toFixed(2)} + ${rabbit.cpu.benchMs.toFixed(2)} + ${Number.isNaN(rabbit.cpu.brokerMs) ? '(not local)' : rabbit.cpu.brokerMs.toFixed(2)} ms`, target: '' },
+          {
+            figure: `(b) on RabbitMQ (${label(rabbit)})`,
+            value: `${Math.round(rabbit.perSecond).toString()} notices/s, ratio ${((rabbit.perSecond / ledger.perSecond) * 100).toFixed(0)} %`,
+            target: '',
+          },
+          {
+            figure: '  CPU per notice: worker + postgres + bench/peer + broker',
+            value: `${rabbit.cpu.workerMs.toFixed(2)} + ${rabbit.cpu.serverMs.toFixed(2)} + ${rabbit.cpu.benchMs.toFixed(2)} + ${Number.isNaN(rabbit.cpu.brokerMs) ? '(not local)' : rabbit.cpu.brokerMs.toFixed(2)} ms`,
+            target: '',
+          },
         ]
       : [{ figure: '(b) on RabbitMQ', value: 'not run: set AMQP_URL', target: '' }]),
     { figure: 'duplicates at the SMTP peer', value: String(duplicates), target: '0' },
-    { figure: `claim-to-commit p50 / p99 at ${half.toString()}/s, sized (${label(sized)})`, value: `${latency.p50.toString()} ms / ${latency.p99.toString()} ms (${latency.samples.toString()} sends; a fresh worker's first: up to ${String(latency.coldMax)} ms)`, target: latency.p99 <= 25 ? 'p99 ≤ 25 ms: ok' : 'p99 ≤ 25 ms: MISS' },
+    {
+      figure: `claim-to-commit p50 / p99 at ${half.toString()}/s, sized (${label(sized)})`,
+      value: `${latency.p50.toString()} ms / ${latency.p99.toString()} ms (${latency.samples.toString()} sends; a fresh worker's first: up to ${String(latency.coldMax)} ms)`,
+      target: latency.p99 <= 25 ? 'p99 ≤ 25 ms: ok' : 'p99 ≤ 25 ms: MISS',
+    },
     { figure: `  claim → ack (bounds the commit) p50 / p99`, value: `${latency.ackP50.toString()} ms / ${latency.ackP99.toString()} ms`, target: '' },
     { figure: 'CPU per notice, bare path: postgres + client', value: `${ledger.cpu.serverMs.toFixed(2)} + ${ledger.cpu.benchMs.toFixed(2)} ms`, target: '' },
-    { figure: `CPU per notice, worker (${label(best)}): worker + postgres + bench/peer`, value: `${best.cpu.workerMs.toFixed(2)} + ${best.cpu.serverMs.toFixed(2)} + ${best.cpu.benchMs.toFixed(2)} ms`, target: '' },
+    {
+      figure: `CPU per notice, worker (${label(best)}): worker + postgres + bench/peer`,
+      value: `${best.cpu.workerMs.toFixed(2)} + ${best.cpu.serverMs.toFixed(2)} + ${best.cpu.benchMs.toFixed(2)} ms`,
+      target: '',
+    },
     { figure: 'worker peak RSS', value: `${Math.round(peakRss).toString()} MB`, target: peakRss <= 200 ? '≤ 200 MB: ok' : '≤ 200 MB: MISS' },
   ]);
 } finally {

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { createMailTransport as currentTransport } from '../lib/mail/transport';
-import { startSmtpSink } from '../lib/mail/sink';
+import { createMailTransport as currentTransport } from '@/lib/mail/transport';
+import { startSmtpSink } from '@/lib/mail/sink';
 import { startNoopPeer } from './noop-peer';
 import { percentile, printTable } from './support';
 
@@ -18,9 +18,15 @@ const text = 'Your Coffee Box renews soon. '.repeat(20);
 
 type CreateTransport = typeof currentTransport;
 const baseTree = process.env.BENCH_BASE_TREE;
-const baseTransport: CreateTransport | null = baseTree ? ((await import(path.resolve(baseTree, 'lib/mail/transport.ts'))) as { createMailTransport: CreateTransport }).createMailTransport : null;
+const baseTransport: CreateTransport | null = baseTree
+  ? ((await import(path.resolve(baseTree, 'lib/mail/transport.ts'))) as { createMailTransport: CreateTransport }).createMailTransport
+  : null;
 
-async function run(peerKind: 'noop' | 'sink', maxConnections: number, createMailTransport: CreateTransport = currentTransport): Promise<{ perSecond: number; p50: number; p99: number }> {
+async function run(
+  peerKind: 'noop' | 'sink',
+  maxConnections: number,
+  createMailTransport: CreateTransport = currentTransport,
+): Promise<{ perSecond: number; p50: number; p99: number }> {
   const noop = peerKind === 'noop' ? await startNoopPeer() : null;
   const sink = peerKind === 'sink' ? await startSmtpSink() : null;
   const url = noop?.url ?? sink?.url ?? '';
@@ -52,7 +58,9 @@ async function run(peerKind: 'noop' | 'sink', maxConnections: number, createMail
 }
 
 const variants: Array<{ label: string; peer: 'noop' | 'sink'; pool: number; create?: CreateTransport }> = [
-  ...(baseTransport ? [{ label: `${String(baseTree)}: pool of ${String(concurrency)} → no-op peer`, peer: 'noop' as const, pool: concurrency, create: baseTransport }] : []),
+  ...(baseTransport
+    ? [{ label: `${String(baseTree)}: pool of ${String(concurrency)} → no-op peer`, peer: 'noop' as const, pool: concurrency, create: baseTransport }]
+    : []),
   { label: 'per-message connection → no-op peer', peer: 'noop' as const, pool: 0 },
   { label: `pool of ${String(concurrency)} → no-op peer`, peer: 'noop' as const, pool: concurrency },
   { label: 'per-message connection → sink', peer: 'sink' as const, pool: 0 },

@@ -1,8 +1,8 @@
 import { appendFile, chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureDatabase, startEmbeddedPostgres } from '../db/embedded';
-import { migrateDatabase } from '../db/migrate';
+import { ensureDatabase, startEmbeddedPostgres } from '@/db/embedded';
+import { migrateDatabase } from '@/db/migrate';
 import { postmasterOf } from './cpu';
 
 /** `postmaster`: the embedded server's pid, for CPU accounting (bench/cpu.ts); null on an external server. */

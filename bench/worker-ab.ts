@@ -4,10 +4,10 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { createPool } from '../db/client';
-import { startSmtpSink } from '../lib/mail/sink';
-import { createPgBossQueue } from '../lib/queue/pgboss';
-import { DEFAULT_QUEUE_NAME } from '../lib/queue/types';
+import { createPool } from '@/db/client';
+import { startSmtpSink } from '@/lib/mail/sink';
+import { createPgBossQueue } from '@/lib/queue/pgboss';
+import { DEFAULT_QUEUE_NAME } from '@/lib/queue/types';
 import { startNoopPeer } from './noop-peer';
 import { printTable, startBenchDatabase } from './support';
 
@@ -51,7 +51,15 @@ function spawnFrom(root: string, env: Record<string, string>) {
   const { NODE_ARGS: nodeArgs = '', ...workerEnv } = env;
   const child = spawn(process.execPath, [...nodeArgs.split(' ').filter(Boolean), '--import', loader, 'worker/main.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', NOTICE_KEY_SECRET: process.env.NOTICE_KEY_SECRET ?? '', WORKER_METRICS_PORT: '0', SWEEP_EVERY: '1h', ...workerEnv },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NODE_ENV: 'test',
+      NOTICE_KEY_SECRET: process.env.NOTICE_KEY_SECRET ?? '',
+      WORKER_METRICS_PORT: '0',
+      SWEEP_EVERY: '1h',
+      ...workerEnv,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -77,7 +85,10 @@ function spawnFrom(root: string, env: Record<string, string>) {
     /** User + system CPU the worker process has used so far, ms (Linux /proc, clock ticks of 10 ms). */
     cpuMs: () => {
       try {
-        const fields = readFileSync(`/proc/${String(child.pid)}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+        const fields =
+          readFileSync(`/proc/${String(child.pid)}/stat`, 'utf8')
+            .split(') ')[1]
+            ?.split(' ') ?? [];
         return (Number(fields[11]) + Number(fields[12])) * 10;
       } catch {
         return 0;
@@ -125,7 +136,11 @@ async function phaseMedians(pool: pg.Pool, tag: string): Promise<Record<string, 
   return result.rows[0] ?? {};
 }
 
-export async function runVariant(url: string, variant: Variant, { processes, concurrency, notices }: { processes: number; concurrency: number; notices: number }): Promise<Sample> {
+export async function runVariant(
+  url: string,
+  variant: Variant,
+  { processes, concurrency, notices }: { processes: number; concurrency: number; notices: number },
+): Promise<Sample> {
   const pool = createPool(url, { max: 2 });
   const peer = variant.peer === 'noop' ? await startNoopPeer() : null;
   const sink = variant.peer === 'sink' ? await startSmtpSink() : null;
@@ -136,15 +151,25 @@ export async function runVariant(url: string, variant: Variant, { processes, con
     const tag = `ab${String(Date.now())}_`;
     const ids = await insertDueJobs(pool, tag, notices);
     for (let offset = 0; offset < ids.length; offset += 5_000) {
-      await publisher.boss.insert(ids.slice(offset, offset + 5_000).map((jobId) => ({ name: DEFAULT_QUEUE_NAME, data: { jobId }, expireInSeconds: 60, retryLimit: 20 })));
+      await publisher.boss.insert(
+        ids.slice(offset, offset + 5_000).map((jobId) => ({ name: DEFAULT_QUEUE_NAME, data: { jobId }, expireInSeconds: 60, retryLimit: 20 })),
+      );
     }
-    const env = { DATABASE_URL: url, SMTP_URL: peer?.url ?? sink?.url ?? '', WORKER_CONCURRENCY: String(concurrency), RATE_LIMIT_PER_DOMAIN: '100000', VISIBILITY_TIMEOUT: '60s', LOG_LEVEL: 'info', ...variant.env };
+    const env = {
+      DATABASE_URL: url,
+      SMTP_URL: peer?.url ?? sink?.url ?? '',
+      WORKER_CONCURRENCY: String(concurrency),
+      RATE_LIMIT_PER_DOMAIN: '100000',
+      VISIBILITY_TIMEOUT: '60s',
+      LOG_LEVEL: 'info',
+      ...variant.env,
+    };
     for (let i = 0; i < processes; i += 1) workers.push(spawnFrom(variant.root, env));
     await Promise.all(workers.map((w) => w.ready));
     const cpuBefore = workers.reduce((sum, w) => sum + w.cpuMs(), 0);
     const started = performance.now();
     let peak = 0;
-    for (let sent = 0; sent < notices; ) {
+    for (let sent = 0; sent < notices;) {
       if (performance.now() - started > 300_000) throw new Error(`${variant.label}: only ${String(sent)} sent after 300 s`);
       await new Promise((resolve) => setTimeout(resolve, 50));
       const counted = await pool.query<{ n: number }>("select count(*)::int as n from reminder_jobs where subject_id like $1 || '%' and state = 'sent'", [tag]);
@@ -177,7 +202,11 @@ const median = (values: number[]) => {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const variants = process.argv.slice(2).map(parseVariant);
   if (variants.length === 0) throw new Error('usage: tsx bench/worker-ab.ts label=dir[:peer][:KEY=value...] ...');
-  const shape = { processes: Number(process.env.BENCH_PROCESSES ?? 1), concurrency: Number(process.env.BENCH_CONCURRENCY ?? 16), notices: Number(process.env.BENCH_NOTICES ?? 2_000) };
+  const shape = {
+    processes: Number(process.env.BENCH_PROCESSES ?? 1),
+    concurrency: Number(process.env.BENCH_CONCURRENCY ?? 16),
+    notices: Number(process.env.BENCH_NOTICES ?? 2_000),
+  };
   const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
   const database = await startBenchDatabase('bench_worker_ab');
   const samples = new Map<string, Sample[]>(variants.map((v) => [v.label, []]));
@@ -186,8 +215,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       for (const variant of variants) {
         const sample = await runVariant(database.url, variant, shape);
         samples.get(variant.label)?.push(sample);
-        const phases = Object.entries(sample.phases).map(([k, v]) => `${k} ${String(v)}`).join(', ');
-        console.log(`round ${String(round + 1)} ${variant.label}: ${Math.round(sample.perSecond).toString()} notices/s, ${String(sample.duplicates)} duplicates, ${Math.round(sample.peakRssMb).toString()} MB, worker CPU ${sample.cpuMsPerNotice.toFixed(2)} ms/notice; median ms: ${phases}`);
+        const phases = Object.entries(sample.phases)
+          .map(([k, v]) => `${k} ${String(v)}`)
+          .join(', ');
+        console.log(
+          `round ${String(round + 1)} ${variant.label}: ${Math.round(sample.perSecond).toString()} notices/s, ${String(sample.duplicates)} duplicates, ${Math.round(sample.peakRssMb).toString()} MB, worker CPU ${sample.cpuMsPerNotice.toFixed(2)} ms/notice; median ms: ${phases}`,
+        );
       }
     }
   } finally {
@@ -200,7 +233,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       return {
         variant: v.label,
         peer: v.peer,
-        env: Object.entries(v.env).map(([k, val]) => `${k}=${val}`).join(' '),
+        env: Object.entries(v.env)
+          .map(([k, val]) => `${k}=${val}`)
+          .join(' '),
         'notices/s': Math.round(median(s.map((x) => x.perSecond))),
         runs: s.map((x) => Math.round(x.perSecond)).join(' / '),
         duplicates: s.reduce((sum, x) => sum + x.duplicates, 0),

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { createDb, createPool } from '../db/client';
-import { createPgBossQueue } from '../lib/queue/pgboss';
-import { DEFAULT_QUEUE_NAME } from '../lib/queue/types';
-import { createRabbitQueue } from '../lib/queue/rabbitmq';
-import { deleteRabbitQueue } from '../lib/queue/testing/rabbitmq';
-import { spawnWorker, type WorkerProcess } from '../test/worker-process';
+import { createDb, createPool } from '@/db/client';
+import { createPgBossQueue } from '@/lib/queue/pgboss';
+import { DEFAULT_QUEUE_NAME } from '@/lib/queue/types';
+import { createRabbitQueue } from '@/lib/queue/rabbitmq';
+import { deleteRabbitQueue } from '@/lib/queue/testing/rabbitmq';
+import { spawnWorker, type WorkerProcess } from '@/test/worker-process';
 import { brokerPid, pidSeconds, selfSeconds, serverSeconds } from './cpu';
 import { startNoopPeer } from './noop-peer';
 import { percentile, printTable } from './support';
@@ -142,7 +142,10 @@ export async function measureWorker(
 }
 
 /** p50/p99 claim-to-commit while wake-ups arrive at `rate` per second (half of the peak). */
-export async function measureLatencyAtRate(url: string, { rate, seconds, processes, concurrency }: { rate: number; seconds: number; processes: number; concurrency: number }) {
+export async function measureLatencyAtRate(
+  url: string,
+  { rate, seconds, processes, concurrency }: { rate: number; seconds: number; processes: number; concurrency: number },
+) {
   const pool = createPool(url, { max: 4 });
   const db = createDb(pool);
   const sink = await startNoopPeer();
@@ -170,7 +173,7 @@ export async function measureLatencyAtRate(url: string, { rate, seconds, process
     const coldMax = cold.rows[0]?.ms ?? Number.NaN;
     const started = performance.now();
     const tick = 100;
-    for (let sent = 0; sent < total; ) {
+    for (let sent = 0; sent < total;) {
       const due = Math.min(total, Math.round(((performance.now() - started) / 1000) * rate));
       if (due > sent) {
         await publisher.boss.insert(ids.slice(sent, due).map((jobId) => ({ name: DEFAULT_QUEUE_NAME, data: { jobId }, expireInSeconds: 60 })));
@@ -195,7 +198,16 @@ export async function measureLatencyAtRate(url: string, { rate, seconds, process
       [tag, DEFAULT_QUEUE_NAME],
     );
     const bound = acked.rows.map((r) => Math.round(r.ms));
-    return { rate, samples: values.length, p50: percentile(values, 50), p99: percentile(values, 99), ackP50: percentile(bound, 50), ackP99: percentile(bound, 99), coldMax, duplicates: sink.duplicates() };
+    return {
+      rate,
+      samples: values.length,
+      p50: percentile(values, 50),
+      p99: percentile(values, 99),
+      ackP50: percentile(bound, 50),
+      ackP99: percentile(bound, 99),
+      coldMax,
+      duplicates: sink.duplicates(),
+    };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
     await publisher.stop();

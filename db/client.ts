@@ -4,7 +4,7 @@ import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema';
-import { processEnv } from '../lib/config';
+import { processEnv } from '@/lib/config';
 
 export type Schema = typeof schema;
 export type Db = NodePgDatabase<Schema> & { $client: pg.Pool };

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { ensureDatabase } from './embedded';
 import { migrateDatabase } from './migrate';
-import { withDatabase } from '../test/local-database';
+import { withDatabase } from '@/test/local-database';
 
 const name = `nl_migrate_${process.pid}_${Date.now()}`;
 let url: string;
@@ -46,9 +46,7 @@ const tables = [
 describe('migrations', () => {
   it('apply to an empty database and create every table', async () => {
     await migrateDatabase(url);
-    const rows = await query<{ table_name: string }>(
-      "select table_name from information_schema.tables where table_schema = 'public' order by table_name",
-    );
+    const rows = await query<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public' order by table_name");
     expect(rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(tables));
   });
 

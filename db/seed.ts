@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { noticeKey } from '../lib/ledger/notice-key';
-import { subjectOf, type NoticeFact } from '../lib/ledger/notice-types';
+import { noticeKey } from '@/lib/ledger/notice-key';
+import { subjectOf, type NoticeFact } from '@/lib/ledger/notice-types';
 
 /**
  * Realistic demo data for `npm run demo`: a few thousand subscriptions and accounts whose
@@ -66,9 +66,27 @@ type JobSeed = {
   payload: Record<string, unknown>;
 };
 
-type LedgerSeed = { key: string; jobId: string; state: 'claimed' | 'sent'; claimedAt: Date; sentAt: Date | null; providerId: string | null; domain: string; fact: NoticeFact };
+type LedgerSeed = {
+  key: string;
+  jobId: string;
+  state: 'claimed' | 'sent';
+  claimedAt: Date;
+  sentAt: Date | null;
+  providerId: string | null;
+  domain: string;
+  fact: NoticeFact;
+};
 type AttemptSeed = { jobId: string; key: string; at: Date; outcome: string; detail: string | null; errorClass: string | null; claimToCommitMs: number | null };
-type EventSeed = { eventId: string; type: string; rawType: string; key: string; providerId: string | null; recipient: string; at: Date; bounceType: string | null };
+type EventSeed = {
+  eventId: string;
+  type: string;
+  rawType: string;
+  key: string;
+  providerId: string | null;
+  recipient: string;
+  at: Date;
+  bounceType: string | null;
+};
 
 export async function seedDemo(pool: pg.Pool, options: SeedOptions): Promise<SeedSummary> {
   const client = await pool.connect();
@@ -111,12 +129,38 @@ async function insertDemoData(client: pg.PoolClient, options: SeedOptions): Prom
     const domain = job.email.split('@')[1] ?? '';
     ledger.push({ key: job.key, jobId: job.id, state: 'sent', claimedAt, sentAt, providerId, domain, fact: job.fact });
     attempts.push({ jobId: job.id, key: job.key, at: sentAt, outcome: 'sent', detail: null, errorClass: null, claimToCommitMs: claimToCommit });
-    events.push({ eventId: `evt-acc-${job.key.slice(0, 16)}`, type: 'accepted', rawType: 'accepted', key: job.key, providerId, recipient: job.email, at: sentAt, bounceType: null });
+    events.push({
+      eventId: `evt-acc-${job.key.slice(0, 16)}`,
+      type: 'accepted',
+      rawType: 'accepted',
+      key: job.key,
+      providerId,
+      recipient: job.email,
+      at: sentAt,
+      bounceType: null,
+    });
     if (random() < 0.93) {
-      events.push({ eventId: `evt-dlv-${job.key.slice(0, 16)}`, type: 'delivered', rawType: 'delivered', key: job.key, providerId, recipient: job.email, at: new Date(sentAt.getTime() + 2_000 + random() * 30_000), bounceType: null });
+      events.push({
+        eventId: `evt-dlv-${job.key.slice(0, 16)}`,
+        type: 'delivered',
+        rawType: 'delivered',
+        key: job.key,
+        providerId,
+        recipient: job.email,
+        at: new Date(sentAt.getTime() + 2_000 + random() * 30_000),
+        bounceType: null,
+      });
     }
     if (duplicateCause) {
-      attempts.push({ jobId: job.id, key: job.key, at: new Date(sentAt.getTime() + 30_000 + random() * 3 * HOUR), outcome: 'suppressed_duplicate', detail: duplicateCause, errorClass: null, claimToCommitMs: null });
+      attempts.push({
+        jobId: job.id,
+        key: job.key,
+        at: new Date(sentAt.getTime() + 30_000 + random() * 3 * HOUR),
+        outcome: 'suppressed_duplicate',
+        detail: duplicateCause,
+        errorClass: null,
+        claimToCommitMs: null,
+      });
     }
   };
 
@@ -128,7 +172,10 @@ async function insertDemoData(client: pg.PoolClient, options: SeedOptions): Prom
     // Charges spread from 5 days ago to 10 days ahead; T-72 and T-24 notices before each.
     const chargeAt = new Date(now.getTime() + (-5 * 24 + random() * 15 * 24) * HOUR);
     const periodStart = chargeAt.toISOString().slice(0, 10);
-    for (const [type, before] of [['renewal_notice_t72', 72], ['renewal_notice_t24', 24]] as const) {
+    for (const [type, before] of [
+      ['renewal_notice_t72', 72],
+      ['renewal_notice_t24', 24],
+    ] as const) {
       const fact: NoticeFact = { type, identity: { subscription_id: subscriptionId, period_start: periodStart }, revision: 0 };
       const dueAt = new Date(chargeAt.getTime() - before * HOUR);
       const deadlineAt = new Date(chargeAt.getTime() - (before === 72 ? 24 : 2) * HOUR);
@@ -164,7 +211,11 @@ async function insertDemoData(client: pg.PoolClient, options: SeedOptions): Prom
     const accountId = `acct_${String(200 + i)}`;
     const reconciliationId = `recon_${new Date(now.getTime() - (1 + (i % 3)) * 24 * HOUR).toISOString().slice(0, 10)}`;
     const exceptionId = `exc_${String(i)}`;
-    const fact: NoticeFact = { type: 'payment_recovery', identity: { account_id: accountId, reconciliation_id: reconciliationId, exception_id: exceptionId }, revision: 0 };
+    const fact: NoticeFact = {
+      type: 'payment_recovery',
+      identity: { account_id: accountId, reconciliation_id: reconciliationId, exception_id: exceptionId },
+      revision: 0,
+    };
     const dueAt = new Date(now.getTime() + (-3 * 24 + random() * 5 * 24) * HOUR);
     const evidenceRef = `recon-exception:${reconciliationId}:${exceptionId}`;
     const resolved = random() < 0.12;
@@ -188,7 +239,15 @@ async function insertDemoData(client: pg.PoolClient, options: SeedOptions): Prom
     if (dueAt < now && resolved) {
       job.state = 'suppressed';
       job.suppressionReason = 'evidence_resolved';
-      attempts.push({ jobId: job.id, key: job.key, at: dueAt, outcome: 'suppressed_policy', detail: 'evidence_resolved', errorClass: null, claimToCommitMs: null });
+      attempts.push({
+        jobId: job.id,
+        key: job.key,
+        at: dueAt,
+        outcome: 'suppressed_policy',
+        detail: 'evidence_resolved',
+        errorClass: null,
+        claimToCommitMs: null,
+      });
     } else if (dueAt.getTime() < now.getTime() - 2 * HOUR) {
       job.state = 'sent';
       job.attempts = 1;
@@ -202,7 +261,16 @@ async function insertDemoData(client: pg.PoolClient, options: SeedOptions): Prom
   bounced.forEach((job, index) => {
     const type = index === 5 ? 'complaint' : 'bounce';
     const eventId = `evt-${type}-${job.key.slice(0, 16)}`;
-    events.push({ eventId, type, rawType: type === 'bounce' ? 'Bounce' : 'SpamComplaint', key: job.key, providerId: null, recipient: job.email, at: new Date(job.dueAt.getTime() + 60_000), bounceType: type === 'bounce' ? 'Permanent' : null });
+    events.push({
+      eventId,
+      type,
+      rawType: type === 'bounce' ? 'Bounce' : 'SpamComplaint',
+      key: job.key,
+      providerId: null,
+      recipient: job.email,
+      at: new Date(job.dueAt.getTime() + 60_000),
+      bounceType: type === 'bounce' ? 'Permanent' : null,
+    });
     suppressions.push({ email: job.email.toLowerCase(), reason: type === 'bounce' ? 'hard_bounce' : 'complaint', eventId });
   });
 
@@ -212,16 +280,50 @@ async function insertDemoData(client: pg.PoolClient, options: SeedOptions): Prom
     job.state = 'claimed';
     job.attempts = 1;
     const claimedAt = new Date(now.getTime() - (20 + index * 12) * 60_000);
-    ledger.push({ key: job.key, jobId: job.id, state: 'claimed', claimedAt, sentAt: null, providerId: null, domain: job.email.split('@')[1] ?? '', fact: job.fact });
-    attempts.push({ jobId: job.id, key: job.key, at: claimedAt, outcome: 'unknown', detail: 'worker lost during send', errorClass: 'connection_lost', claimToCommitMs: null });
+    ledger.push({
+      key: job.key,
+      jobId: job.id,
+      state: 'claimed',
+      claimedAt,
+      sentAt: null,
+      providerId: null,
+      domain: job.email.split('@')[1] ?? '',
+      fact: job.fact,
+    });
+    attempts.push({
+      jobId: job.id,
+      key: job.key,
+      at: claimedAt,
+      outcome: 'unknown',
+      detail: 'worker lost during send',
+      errorClass: 'connection_lost',
+      claimToCommitMs: null,
+    });
     if (index < 3) {
-      events.push({ eventId: `evt-acc-stuck-${job.key.slice(0, 16)}`, type: 'delivered', rawType: 'delivered', key: job.key, providerId: null, recipient: job.email, at: new Date(claimedAt.getTime() + 4_000), bounceType: null });
+      events.push({
+        eventId: `evt-acc-stuck-${job.key.slice(0, 16)}`,
+        type: 'delivered',
+        rawType: 'delivered',
+        key: job.key,
+        providerId: null,
+        recipient: job.email,
+        at: new Date(claimedAt.getTime() + 4_000),
+        bounceType: null,
+      });
     }
   });
 
   // A week of retryable/permanent failures for the overview.
   for (const job of jobs.filter((j) => j.state === 'sent').slice(10, 60)) {
-    attempts.push({ jobId: job.id, key: job.key, at: new Date(job.dueAt.getTime() - 60_000), outcome: 'retryable_failure', detail: '451 4.7.1 try again later', errorClass: 'smtp_4xx', claimToCommitMs: null });
+    attempts.push({
+      jobId: job.id,
+      key: job.key,
+      at: new Date(job.dueAt.getTime() - 60_000),
+      outcome: 'retryable_failure',
+      detail: '451 4.7.1 try again later',
+      errorClass: 'smtp_4xx',
+      claimToCommitMs: null,
+    });
   }
 
   await insertJobs(client, jobs, now);
@@ -229,7 +331,11 @@ async function insertDemoData(client: pg.PoolClient, options: SeedOptions): Prom
   await insertAttempts(client, attempts);
   await insertEvents(client, events);
   for (const row of suppressions) {
-    await client.query('insert into recipient_suppressions (email, reason, source_event_id) values ($1, $2, $3) on conflict do nothing', [row.email, row.reason, row.eventId]);
+    await client.query('insert into recipient_suppressions (email, reason, source_event_id) values ($1, $2, $3) on conflict do nothing', [
+      row.email,
+      row.reason,
+      row.eventId,
+    ]);
   }
   await client.query(
     `insert into evidence (ref, kind, state, summary, resolved_at, resolved_by)
@@ -240,10 +346,12 @@ async function insertDemoData(client: pg.PoolClient, options: SeedOptions): Prom
 
   const userIds = new Map<string, string>();
   for (const user of demoUsers) {
-    const row = await client.query<{ id: string }>(
-      'insert into users (email, name, role, password_hash) values ($1, $2, $3, $4) returning id',
-      [user.email, user.name, user.role, await options.hashPassword(user.password)],
-    );
+    const row = await client.query<{ id: string }>('insert into users (email, name, role, password_hash) values ($1, $2, $3, $4) returning id', [
+      user.email,
+      user.name,
+      user.role,
+      await options.hashPassword(user.password),
+    ]);
     userIds.set(user.role, row.rows[0]?.id ?? '');
   }
 
@@ -258,7 +366,11 @@ async function insertDemoData(client: pg.PoolClient, options: SeedOptions): Prom
     [
       `replay-${now.toISOString().slice(0, 10)}-demo`,
       { dueFrom: windowStart.toISOString(), dueTo: windowEnd.toISOString() },
-      { total: inWindow.length, newKeys: inWindow.length - sentInWindow - inWindow.filter((j) => j.state === 'claimed').length, existing: { sent: sentInWindow } },
+      {
+        total: inWindow.length,
+        newKeys: inWindow.length - sentInWindow - inWindow.filter((j) => j.state === 'claimed').length,
+        existing: { sent: sentInWindow },
+      },
       userIds.get('operator'),
       'Scheduler paused during the database failover yesterday morning; re-enqueue the window to be safe.',
       inWindow.length,

@@ -58,7 +58,12 @@ describe('loadConfig', () => {
   });
 
   it('reads the smtp sink and SNS settings', () => {
-    const parsed = loadConfig({ ...base, SMTP_SINK_PORT: '0', SMTP_SINK_EVENTS_URL: 'http://127.0.0.1:3000/api/webhooks/generic', SMTP_SINK_EVENT_DELAY: '2s' });
+    const parsed = loadConfig({
+      ...base,
+      SMTP_SINK_PORT: '0',
+      SMTP_SINK_EVENTS_URL: 'http://127.0.0.1:3000/api/webhooks/generic',
+      SMTP_SINK_EVENT_DELAY: '2s',
+    });
     expect(parsed).toMatchObject({ SMTP_SINK_PORT: 0, SMTP_SINK_EVENT_DELAY: 2_000, SNS_TOPIC_ARNS: '' });
     expect(loadConfig(base).SMTP_SINK_PORT).toBe(2525);
     expect(problemsOf({ ...base, SMTP_SINK_EVENTS_URL: 'not a url' }).map((p) => p.split(' ')[0])).toEqual(['SMTP_SINK_EVENTS_URL']);
@@ -72,7 +77,10 @@ describe('loadConfig', () => {
 
   it('reads the retention detail window and batch size', () => {
     expect(loadConfig(base).RETENTION_EVENT_DETAILS).toBe(30 * 86_400_000);
-    expect(loadConfig({ ...base, RETENTION_EVENT_DETAILS: '7d', RETENTION_BATCH: '200' })).toMatchObject({ RETENTION_EVENT_DETAILS: 7 * 86_400_000, RETENTION_BATCH: 200 });
+    expect(loadConfig({ ...base, RETENTION_EVENT_DETAILS: '7d', RETENTION_BATCH: '200' })).toMatchObject({
+      RETENTION_EVENT_DETAILS: 7 * 86_400_000,
+      RETENTION_BATCH: 200,
+    });
     expect(problemsOf({ ...base, RETENTION_BATCH: '0' }).map((p) => p.split(' ')[0])).toEqual(['RETENTION_BATCH']);
   });
 
@@ -83,7 +91,10 @@ describe('loadConfig', () => {
       SIGN_IN_MAX_FAILURES_PER_ADDRESS: 50,
       SIGN_IN_ADDRESS_WINDOW: 3_600_000,
     });
-    expect(loadConfig({ ...base, TRUSTED_PROXY_HOPS: '10', SIGN_IN_ADDRESS_WINDOW: '1s' })).toMatchObject({ TRUSTED_PROXY_HOPS: 10, SIGN_IN_ADDRESS_WINDOW: 1_000 });
+    expect(loadConfig({ ...base, TRUSTED_PROXY_HOPS: '10', SIGN_IN_ADDRESS_WINDOW: '1s' })).toMatchObject({
+      TRUSTED_PROXY_HOPS: 10,
+      SIGN_IN_ADDRESS_WINDOW: 1_000,
+    });
     for (const [name, value] of [
       ['TRUSTED_PROXY_HOPS', '11'],
       ['TRUSTED_PROXY_HOPS', '-1'],
@@ -95,21 +106,32 @@ describe('loadConfig', () => {
       ['SIGN_IN_ADDRESS_WINDOW', '0'],
       ['SIGN_IN_ADDRESS_WINDOW', '999ms'],
     ] as const) {
-      expect(problemsOf({ ...base, [name]: value }).map((p) => p.split(' ')[0]), `${name}=${value}`).toEqual([name]);
+      expect(
+        problemsOf({ ...base, [name]: value }).map((p) => p.split(' ')[0]),
+        `${name}=${value}`,
+      ).toEqual([name]);
     }
   });
 
   it('reads the idle queue poll interval: 50 ms by default, at least 50 ms, a duration', () => {
     expect(loadConfig(base).QUEUE_POLL_INTERVAL).toBe(50);
     expect(loadConfig({ ...base, QUEUE_POLL_INTERVAL: '2s' }).QUEUE_POLL_INTERVAL).toBe(2_000);
-    for (const value of ['49ms', '0', 'often', '30d']) expect(problemsOf({ ...base, QUEUE_POLL_INTERVAL: value }).map((p) => p.split(' ')[0]), value).toEqual(['QUEUE_POLL_INTERVAL']);
+    for (const value of ['49ms', '0', 'often', '30d'])
+      expect(
+        problemsOf({ ...base, QUEUE_POLL_INTERVAL: value }).map((p) => p.split(' ')[0]),
+        value,
+      ).toEqual(['QUEUE_POLL_INTERVAL']);
   });
 
   it('reads the worker metrics bind address: loopback by default, an IP address or localhost, anything else named', () => {
     expect(loadConfig(base).WORKER_METRICS_HOST).toBe('127.0.0.1');
-    for (const host of ['0.0.0.0', '::', '::1', '10.1.2.3', 'localhost']) expect(loadConfig({ ...base, WORKER_METRICS_HOST: host }).WORKER_METRICS_HOST).toBe(host);
+    for (const host of ['0.0.0.0', '::', '::1', '10.1.2.3', 'localhost'])
+      expect(loadConfig({ ...base, WORKER_METRICS_HOST: host }).WORKER_METRICS_HOST).toBe(host);
     for (const host of ['999.1.1.1', 'metrics.internal', '127.0.0.1:9464', '0.0.0.0; rm -rf /', '[::1]']) {
-      expect(problemsOf({ ...base, WORKER_METRICS_HOST: host }).map((p) => p.split(' ')[0]), host).toEqual(['WORKER_METRICS_HOST']);
+      expect(
+        problemsOf({ ...base, WORKER_METRICS_HOST: host }).map((p) => p.split(' ')[0]),
+        host,
+      ).toEqual(['WORKER_METRICS_HOST']);
     }
   });
 

@@ -40,8 +40,7 @@ export const MAX_TIMER_MS = 2_147_483_647;
 /** A duration that drives a setTimeout/setInterval, so it must fit one. */
 const timer = (fallback: string) => duration(fallback).refine((ms) => ms <= MAX_TIMER_MS, 'must be at most 24d: longer timers fire at once in Node');
 
-const int = (fallback: number, min: number, max: number) =>
-  z.coerce.number().int().min(min).max(max).default(fallback);
+const int = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
 const secret = z.string().min(32, 'must be at least 32 characters (use `openssl rand -hex 32`)');
 
@@ -66,7 +65,10 @@ export const envSchema = z.object({
   QUEUE_BACKEND: z.enum(['pgboss', 'rabbitmq']).default('pgboss'),
   AMQP_URL: optionalUrl,
   /** The wake-up queue's name (pg-boss queue or RabbitMQ queue): one per environment. */
-  QUEUE_NAME: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,99}$/i, 'must be letters, digits, . _ - (at most 100)').default('notice-wakeup'),
+  QUEUE_NAME: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]{0,99}$/i, 'must be letters, digits, . _ - (at most 100)')
+    .default('notice-wakeup'),
   SMTP_URL: z.url().default('smtp://127.0.0.1:2525'),
   SMTP_TIMEOUT: timer('30s'),
   MAIL_FROM: z.string().default('Notices <notices@notices.localhost>'),

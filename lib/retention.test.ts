@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertJobUnlessExists } from '../db/queries/scheduling';
-import { deliveryAttempts, evidence, noticeLedger, providerEvents, reminderJobs } from '../db/schema';
-import { createTestDatabase, type TestDatabase } from '../test/db';
+import { insertJobUnlessExists } from '@/db/queries/scheduling';
+import { deliveryAttempts, evidence, noticeLedger, providerEvents, reminderJobs } from '@/db/schema';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { retentionCutoffs, RetentionPolicyError, runRetention, type RetentionPolicy } from './retention';
 
 const DAY = 86_400_000;
@@ -79,12 +79,36 @@ describe('runRetention', () => {
       await t.db.insert(deliveryAttempts).values({ noticeKey: key(), workerId: 'w', outcome: 'sent', startedAt: ago(days), finishedAt: ago(days) });
     }
     // Provider events: 181 d (deleted), 40 d (redacted), 5 d (kept whole).
-    for (const [id, days] of [['old', 181], ['mid', 40], ['new', 5]] as const) {
-      await t.db.insert(providerEvents).values({ provider: 'sink', eventId: id, eventType: 'delivered', rawType: 'delivered', occurredAt: ago(days), receivedAt: ago(days), details: { smtpResponse: '250 ok', recipient: 'x@example.com' } });
+    for (const [id, days] of [
+      ['old', 181],
+      ['mid', 40],
+      ['new', 5],
+    ] as const) {
+      await t.db.insert(providerEvents).values({
+        provider: 'sink',
+        eventId: id,
+        eventType: 'delivered',
+        rawType: 'delivered',
+        occurredAt: ago(days),
+        receivedAt: ago(days),
+        details: { smtpResponse: '250 ok', recipient: 'x@example.com' },
+      });
     }
     // Ledger: old sent (deleted), old claimed (kept: quarantine), recent sent (kept).
-    for (const [state, days] of [['sent', 401], ['claimed', 500], ['sent', 10]] as const) {
-      await t.db.insert(noticeLedger).values({ noticeKey: key(), noticeType: 'payment_recovery', identity: {}, state, claimedAt: ago(days), updatedAt: ago(days), sentAt: state === 'sent' ? ago(days) : null });
+    for (const [state, days] of [
+      ['sent', 401],
+      ['claimed', 500],
+      ['sent', 10],
+    ] as const) {
+      await t.db.insert(noticeLedger).values({
+        noticeKey: key(),
+        noticeType: 'payment_recovery',
+        identity: {},
+        state,
+        claimedAt: ago(days),
+        updatedAt: ago(days),
+        sentAt: state === 'sent' ? ago(days) : null,
+      });
     }
     // Evidence: old resolved (deleted), old resolved but cited by a pending job (kept), old open (kept).
     await t.db.insert(evidence).values([

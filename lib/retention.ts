@@ -1,14 +1,14 @@
-import type { Db, DbOrTx } from '../db/client';
+import type { Db, DbOrTx } from '@/db/client';
 import { startPeriodic } from './periodic';
-import { insertAuditEntries } from '../db/queries/audit';
+import { insertAuditEntries } from '@/db/queries/audit';
 import {
   deleteAttemptsBefore,
   deleteFinishedJobsBefore,
   deleteProviderEventsBefore,
   deleteResolvedEvidenceBefore,
   redactProviderEventDetailsBefore,
-} from '../db/queries/retention';
-import { deleteSettledLedgerBefore } from '../db/queries/ledger/retention';
+} from '@/db/queries/retention';
+import { deleteSettledLedgerBefore } from '@/db/queries/ledger/retention';
 import type { Config } from './config';
 
 /**
@@ -38,7 +38,19 @@ export class RetentionPolicyError extends Error {
   }
 }
 
-export function retentionPolicyFrom(config: Pick<Config, 'RETENTION_ATTEMPTS' | 'RETENTION_PROVIDER_EVENTS' | 'RETENTION_EVENT_DETAILS' | 'RETENTION_EVIDENCE' | 'RETENTION_LEDGER' | 'MAX_DELAY' | 'REPLAY_HORIZON' | 'RETENTION_BATCH'>): RetentionPolicy {
+export function retentionPolicyFrom(
+  config: Pick<
+    Config,
+    | 'RETENTION_ATTEMPTS'
+    | 'RETENTION_PROVIDER_EVENTS'
+    | 'RETENTION_EVENT_DETAILS'
+    | 'RETENTION_EVIDENCE'
+    | 'RETENTION_LEDGER'
+    | 'MAX_DELAY'
+    | 'REPLAY_HORIZON'
+    | 'RETENTION_BATCH'
+  >,
+): RetentionPolicy {
   return {
     attemptsMs: config.RETENTION_ATTEMPTS,
     providerEventsMs: config.RETENTION_PROVIDER_EVENTS,
@@ -115,7 +127,16 @@ export async function runRetention({ db, policy, now }: { db: Db; policy: Retent
   report.evidenceDeleted = await inBatches(db, policy, (tx, limit) => deleteResolvedEvidenceBefore(tx, { before: cutoffs.evidence, limit }));
   if (Object.values(report).some((n) => n > 0)) {
     await insertAuditEntries(db, {
-      entries: [{ actor: 'system:retention', action: 'retention.run', targetType: 'retention', targetId: now.toISOString(), reason: 'retention policy', after: { ...report } }],
+      entries: [
+        {
+          actor: 'system:retention',
+          action: 'retention.run',
+          targetType: 'retention',
+          targetId: now.toISOString(),
+          reason: 'retention policy',
+          after: { ...report },
+        },
+      ],
     });
   }
   return report;
@@ -125,7 +146,13 @@ export async function runRetention({ db, policy, now }: { db: Db; policy: Retent
  * Runs retention every `every` ms (e.g. hourly) until stopped; errors are logged, not thrown.
  * worker/start.ts: `const retention = startRetention({ db, policy: retentionPolicyFrom(config), every: 3_600_000, logger })`.
  */
-export function startRetention(params: { db: Db; policy: RetentionPolicy; every: number; clock?: () => Date; logger?: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void } }): { stop: () => Promise<void> } {
+export function startRetention(params: {
+  db: Db;
+  policy: RetentionPolicy;
+  every: number;
+  clock?: () => Date;
+  logger?: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void };
+}): { stop: () => Promise<void> } {
   const clock = params.clock ?? (() => new Date());
   return startPeriodic({
     every: params.every,

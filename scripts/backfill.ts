@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { createDb, createPool } from '../db/client';
-import { migrateDatabase } from '../db/migrate';
-import { config } from '../lib/config';
-import { backfillFromCsv, backfillFromJobs, type BackfillReport } from '../lib/ledger/backfill';
+import { createDb, createPool } from '@/db/client';
+import { migrateDatabase } from '@/db/migrate';
+import { config } from '@/lib/config';
+import { backfillFromCsv, backfillFromJobs, type BackfillReport } from '@/lib/ledger/backfill';
 
 /**
  * Writes `sent` ledger rows for notices that went out before enforcement:
@@ -15,7 +15,13 @@ const usage = 'usage: tsx scripts/backfill.ts (--csv FILE | --from-jobs [--limit
 
 function parseBackfillArgs() {
   return parseArgs({
-    options: { csv: { type: 'string' }, 'from-jobs': { type: 'boolean' }, limit: { type: 'string' }, 'dry-run': { type: 'boolean' }, help: { type: 'boolean' } },
+    options: {
+      csv: { type: 'string' },
+      'from-jobs': { type: 'boolean' },
+      limit: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
     strict: true,
   }).values;
 }
@@ -41,7 +47,7 @@ async function main(): Promise<number> {
   const settings = config();
   let url = settings.DATABASE_URL;
   if (!url) {
-    const { startEmbeddedPostgres } = await import('../db/embedded');
+    const { startEmbeddedPostgres } = await import('@/db/embedded');
     url = (await startEmbeddedPostgres({ dir: settings.EMBEDDED_PG_DIR })).url;
   }
   await migrateDatabase(url);

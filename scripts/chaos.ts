@@ -19,7 +19,8 @@ function parseFaults(text: string | undefined): Partial<Record<(typeof faultName
     const [name, value] = part.split('=');
     const known = faultNames.find((candidate) => candidate === name?.trim());
     const rate = Number(value);
-    if (!known || !Number.isFinite(rate) || rate < 0 || rate > 1) throw new Error(`--faults: "${part}" is not name=rate with a name from ${faultNames.join(', ')} and a rate from 0 to 1`);
+    if (!known || !Number.isFinite(rate) || rate < 0 || rate > 1)
+      throw new Error(`--faults: "${part}" is not name=rate with a name from ${faultNames.join(', ')} and a rate from 0 to 1`);
     faults[known] = rate;
   }
   return faults;
@@ -64,13 +65,14 @@ async function main(): Promise<number> {
     const { randomBytes } = await import('node:crypto');
     process.env.NOTICE_KEY_SECRET = randomBytes(32).toString('hex');
   }
-  const { parseSeed } = await import('../test/chaos/prng');
-  const { provisionChaosDatabase } = await import('../test/chaos/database');
-  const { runChaos } = await import('../test/chaos/harness');
+  const { parseSeed } = await import('@/test/chaos/prng');
+  const { provisionChaosDatabase } = await import('@/test/chaos/database');
+  const { runChaos } = await import('@/test/chaos/harness');
 
   const seed = parseSeed(values.seed ?? process.env.CHAOS_SEED);
   const killEvery = /^(\d+)-(\d+)$/.exec(values['kill-every'] ?? '8000-20000');
-  if (!killEvery || Number(killEvery[1]) > Number(killEvery[2]) || Number(killEvery[1]) < 100) throw new Error('--kill-every must look like 8000-20000 (milliseconds, min-max)');
+  if (!killEvery || Number(killEvery[1]) > Number(killEvery[2]) || Number(killEvery[1]) < 100)
+    throw new Error('--kill-every must look like 8000-20000 (milliseconds, min-max)');
   const notices = whole(values.notices ?? process.env.CHAOS_NOTICES, 10_000, 'notices');
   if (values.queue !== 'pgboss' && values.queue !== 'rabbitmq') throw new Error('--queue must be pgboss or rabbitmq');
   const amqpUrl = process.env.AMQP_URL;

@@ -4,11 +4,11 @@ import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { createPool } from '../db/client';
-import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '../db/embedded';
-import { migrateDatabase } from '../db/migrate';
-import { demoUsers, seedDemo } from '../db/seed';
-import { hashPassword } from '../lib/auth/password';
+import { createPool } from '@/db/client';
+import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '@/db/embedded';
+import { migrateDatabase } from '@/db/migrate';
+import { demoUsers, seedDemo } from '@/db/seed';
+import { hashPassword } from '@/lib/auth/password';
 import { DEMO_READY_PREFIX, readDemoSettings } from './demo-settings';
 import { ensureProductionBuild } from './production-build';
 
@@ -52,7 +52,10 @@ function run(name: string, command: string, args: string[], env: NodeJS.ProcessE
   child.on('exit', (code, signal) => {
     if (stopping) return;
     console.error(`\n${name} exited unexpectedly (${signal ?? `code ${String(code)}`}). Its log: ${path.relative(root, path.join(logDir, `${name}.log`))}`);
-    const tail = readFileSync(path.join(logDir, `${name}.log`), 'utf8').split('\n').slice(-15).join('\n');
+    const tail = readFileSync(path.join(logDir, `${name}.log`), 'utf8')
+      .split('\n')
+      .slice(-15)
+      .join('\n');
     console.error(tail);
     void shutdown(1);
   });
@@ -139,7 +142,11 @@ async function main(): Promise<void> {
   const pool = createPool(databaseUrl, { max: 2, applicationName: 'notice-ledger-demo-seed' });
   try {
     const summary = await seedDemo(pool, { secret: secrets.NOTICE_KEY_SECRET, messageIdDomain: 'notices.localhost', hashPassword });
-    console.log(summary.seeded ? `Seeded demo data: ${String(summary.jobs)} jobs, ${String(summary.ledger)} ledger rows, ${String(summary.stuckClaims)} stuck claims.` : 'Demo data already present; reusing it.');
+    console.log(
+      summary.seeded
+        ? `Seeded demo data: ${String(summary.jobs)} jobs, ${String(summary.ledger)} ledger rows, ${String(summary.stuckClaims)} stuck claims.`
+        : 'Demo data already present; reusing it.',
+    );
   } finally {
     await pool.end();
   }

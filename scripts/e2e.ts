@@ -4,13 +4,13 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { createDb, createPool } from '../db/client';
-import { freePort, startEmbeddedPostgres } from '../db/embedded';
-import { migrateDatabase } from '../db/migrate';
-import { e2eIdentities, startOidcIssuer } from '../e2e/fixtures/oidc-issuer';
-import { seedE2e, E2E_SEED_FILE_ENV } from '../e2e/fixtures/seed';
-import { createWebhookKeys, webhookEnv } from '../e2e/fixtures/webhook-keys';
-import { assertLocalDatabaseUrl, withDatabase } from '../test/local-database';
+import { createDb, createPool } from '@/db/client';
+import { freePort, startEmbeddedPostgres } from '@/db/embedded';
+import { migrateDatabase } from '@/db/migrate';
+import { e2eIdentities, startOidcIssuer } from '@/e2e/fixtures/oidc-issuer';
+import { seedE2e, E2E_SEED_FILE_ENV } from '@/e2e/fixtures/seed';
+import { createWebhookKeys, webhookEnv } from '@/e2e/fixtures/webhook-keys';
+import { assertLocalDatabaseUrl, withDatabase } from '@/test/local-database';
 import { ensureProductionBuild, readBuildState } from './production-build';
 
 /**
@@ -77,7 +77,11 @@ async function main(): Promise<number> {
     await writeFile(seedFile, JSON.stringify(seed, null, 2));
 
     const port = await freePort();
-    const oidcClient = { clientId: 'notice-ledger-console', clientSecret: randomBytes(24).toString('base64url'), redirectUris: [`http://127.0.0.1:${port}/api/auth/callback/oidc`] };
+    const oidcClient = {
+      clientId: 'notice-ledger-console',
+      clientSecret: randomBytes(24).toString('base64url'),
+      redirectUris: [`http://127.0.0.1:${port}/api/auth/callback/oidc`],
+    };
     const issuer = await startOidcIssuer({ clients: [oidcClient], identities: e2eIdentities(seed.users) });
     cleanups.push(issuer.stop);
 

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { userInfo } from 'node:os';
-import type { Db } from '../db/client';
-import type { AccountCommand } from '../lib/console/cli-args';
-import { createUserRequest } from '../lib/api/console/users';
-import { createConsoleToken, loadTokens, revokeConsoleToken } from '../lib/console/tokens';
-import { createConsoleUser } from '../lib/console/users';
+import type { Db } from '@/db/client';
+import type { AccountCommand } from '@/lib/console/cli-args';
+import { createUserRequest } from '@/lib/api/console/users';
+import { createConsoleToken, loadTokens, revokeConsoleToken } from '@/lib/console/tokens';
+import { createConsoleUser } from '@/lib/console/users';
 
 /**
  * `npm run ledger -- users …` / `tokens …` through the console's own service functions, so

@@ -54,7 +54,10 @@ function runLedgerOnTerminal(args: string[], answers: string[]): Promise<ScriptR
 type AuditRow = { actor: string; target_id: string; reason: string; after: Record<string, unknown> | null; row: string };
 
 async function auditRows(action: string): Promise<AuditRow[]> {
-  const result = await t.pool.query<AuditRow>(`select actor, target_id, reason, after, row_to_json(audit_log)::text as row from audit_log where action = $1 order by id`, [action]);
+  const result = await t.pool.query<AuditRow>(
+    `select actor, target_id, reason, after, row_to_json(audit_log)::text as row from audit_log where action = $1 order by id`,
+    [action],
+  );
   return result.rows;
 }
 
@@ -65,7 +68,9 @@ describe('npm run ledger -- users create', () => {
     const password = /Password \(shown once[^)]*\): (\S+)/.exec(run.stdout)?.[1] ?? '';
     expect(password.length).toBeGreaterThanOrEqual(20);
     expect(run.stdout.split(password).length - 1).toBe(1);
-    const user = await t.pool.query<{ id: string; email: string; role: string; name: string; password_hash: string }>(`select id, email, role, name, password_hash from users where email = 'first.admin@example.com'`);
+    const user = await t.pool.query<{ id: string; email: string; role: string; name: string; password_hash: string }>(
+      `select id, email, role, name, password_hash from users where email = 'first.admin@example.com'`,
+    );
     const row = user.rows[0];
     expect(row).toMatchObject({ role: 'admin', name: 'First Admin' });
     expect(await verifyPassword(password, row?.password_hash ?? '')).toBe(true);
@@ -99,7 +104,10 @@ describe('npm run ledger -- users create', () => {
     const weak = await runLedgerOnTerminal(['users', 'create', '--email', 'weak@example.com', '--role', 'admin'], ['short']);
     expect(weak.code, weak.stdout).toBe(1);
     expect(weak.stdout).toContain('at least 12 characters');
-    const differ = await runLedgerOnTerminal(['users', 'create', '--email', 'weak@example.com', '--role', 'admin'], ['a long enough password', 'another long password']);
+    const differ = await runLedgerOnTerminal(
+      ['users', 'create', '--email', 'weak@example.com', '--role', 'admin'],
+      ['a long enough password', 'another long password'],
+    );
     expect(differ.code, differ.stdout).toBe(1);
     expect(differ.stdout).toContain('the two passwords differ');
     expect(await snapshotTables(t.pool)).toEqual(before);
@@ -138,7 +146,9 @@ describe('npm run ledger -- tokens …', () => {
     const lines = created.stdout.trim().split('\n');
     const token = lines[lines.length - 1] ?? '';
     expect(token).toMatch(/^nlk_[0-9a-f]{8}_[A-Za-z0-9_-]{43}$/);
-    const stored = await t.pool.query<{ id: string; name: string; token_hash: string; created_by: string | null }>(`select id, name, token_hash, created_by from api_tokens`);
+    const stored = await t.pool.query<{ id: string; name: string; token_hash: string; created_by: string | null }>(
+      `select id, name, token_hash, created_by from api_tokens`,
+    );
     expect(stored.rows).toEqual([{ id: expect.any(String), name: 'billing-service', token_hash: hashApiToken(token), created_by: null }]);
     const id = stored.rows[0]?.id ?? '';
     const audit = await auditRows('api_token.create');
@@ -154,7 +164,9 @@ describe('npm run ledger -- tokens …', () => {
     expect(revoked.code, revoked.stderr).toBe(0);
     const after = await t.pool.query<{ revoked_at: Date | null }>(`select revoked_at from api_tokens where id = $1`, [id]);
     expect(after.rows[0]?.revoked_at).toBeInstanceOf(Date);
-    expect(await auditRows('api_token.revoke')).toEqual([expect.objectContaining({ actor: expectedActor, target_id: id, reason: 'rotated after the leak drill' })]);
+    expect(await auditRows('api_token.revoke')).toEqual([
+      expect.objectContaining({ actor: expectedActor, target_id: id, reason: 'rotated after the leak drill' }),
+    ]);
   });
 
   it('refuses an unknown id (exit 1), a malformed id, a missing or empty name (exit 2); nothing changes', async () => {
@@ -162,7 +174,13 @@ describe('npm run ledger -- tokens …', () => {
     const unknown = await runLedger(['tokens', 'revoke', '--id', '00000000-0000-4000-8000-000000000000']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('No such token');
-    for (const args of [['tokens', 'revoke', '--id', '-'.repeat(36)], ['tokens', 'create'], ['tokens', 'create', '--name', '   '], ['tokens', 'list', '--all'], ['tokens']]) {
+    for (const args of [
+      ['tokens', 'revoke', '--id', '-'.repeat(36)],
+      ['tokens', 'create'],
+      ['tokens', 'create', '--name', '   '],
+      ['tokens', 'list', '--all'],
+      ['tokens'],
+    ]) {
       const run = await runLedger(args);
       expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(2);
       expect(run.stderr).toContain('Usage:');

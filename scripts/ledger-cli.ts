@@ -1,21 +1,21 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createDb, createPool, type Db } from '../db/client';
-import { startEmbeddedPostgres, type EmbeddedServer } from '../db/embedded';
-import { findUserByEmail } from '../db/queries/users';
-import { isRole } from '../lib/auth/roles';
-import { config } from '../lib/config';
-import { accountsUsage, parseAccountArgs, type AccountCommand } from '../lib/console/cli-args';
-import { createLogger } from '../lib/log';
-import { createQueue } from '../lib/queue';
-import { parseReplayArgs, replayUsage, type ReplayCommand } from '../lib/replay/cli-args';
-import { runReplay } from '../lib/replay/runner';
-import { scheduleUploadedItem } from '../lib/replay/schedule-item';
-import { cancelReplay, decideReplay, dryRunFilter, dryRunUpload, requestReplay, startReplay, type DryRun } from '../lib/replay/service';
-import type { Actor } from '../lib/replay/transitions';
-import { rejectionsCsv } from '../lib/replay/upload';
-import { formatPercent } from '../lib/replay/verdict';
-import { getReplayView, listReplayViews, type ReplayView } from '../lib/replay/view';
+import { createDb, createPool, type Db } from '@/db/client';
+import { startEmbeddedPostgres, type EmbeddedServer } from '@/db/embedded';
+import { findUserByEmail } from '@/db/queries/users';
+import { isRole } from '@/lib/auth/roles';
+import { config } from '@/lib/config';
+import { accountsUsage, parseAccountArgs, type AccountCommand } from '@/lib/console/cli-args';
+import { createLogger } from '@/lib/log';
+import { createQueue } from '@/lib/queue';
+import { parseReplayArgs, replayUsage, type ReplayCommand } from '@/lib/replay/cli-args';
+import { runReplay } from '@/lib/replay/runner';
+import { scheduleUploadedItem } from '@/lib/replay/schedule-item';
+import { cancelReplay, decideReplay, dryRunFilter, dryRunUpload, requestReplay, startReplay, type DryRun } from '@/lib/replay/service';
+import type { Actor } from '@/lib/replay/transitions';
+import { rejectionsCsv } from '@/lib/replay/upload';
+import { formatPercent } from '@/lib/replay/verdict';
+import { getReplayView, listReplayViews, type ReplayView } from '@/lib/replay/view';
 import { readDemoSettings } from './demo-settings';
 import { executeAccountCommand, Refused } from './ledger-accounts';
 
@@ -28,15 +28,25 @@ import { executeAccountCommand, Refused } from './ledger-accounts';
 
 function printDryRun(dryRun: DryRun): void {
   const { counts, verdict } = dryRun;
-  console.log(`keys: ${counts.total}  new: ${counts.newKeys}  already in the ledger: ${Object.entries(counts.existing).map(([state, n]) => `${state} ${n}`).join(', ') || 'none'}`);
+  console.log(
+    `keys: ${counts.total}  new: ${counts.newKeys}  already in the ledger: ${
+      Object.entries(counts.existing)
+        .map(([state, n]) => `${state} ${n}`)
+        .join(', ') || 'none'
+    }`,
+  );
   console.log(`would send: ${verdict.wouldSend} (${formatPercent(verdict.share)})  [dry run took ${dryRun.elapsedMs} ms]`);
   console.log(verdict.message);
 }
 
 function printView(view: ReplayView): void {
   const p = view.progress;
-  console.log(`${view.id}  ${view.batchId}  ${view.state.padEnd(9)}  by ${view.requesterEmail ?? view.requestedBy}${view.deciderEmail ? `, decided by ${view.deciderEmail}` : ''}`);
-  console.log(`    published ${p.published}/${p.total}  suppressed ${p.suppressed}  sent ${p.sent}  failed ${p.failed}${view.verdict ? `  dry run: ${view.verdict.message}` : ''}`);
+  console.log(
+    `${view.id}  ${view.batchId}  ${view.state.padEnd(9)}  by ${view.requesterEmail ?? view.requestedBy}${view.deciderEmail ? `, decided by ${view.deciderEmail}` : ''}`,
+  );
+  console.log(
+    `    published ${p.published}/${p.total}  suppressed ${p.suppressed}  sent ${p.sent}  failed ${p.failed}${view.verdict ? `  dry run: ${view.verdict.message}` : ''}`,
+  );
 }
 
 async function actorFor(db: Db, email: string): Promise<Actor> {
@@ -83,7 +93,9 @@ async function execute(db: Db, databaseUrl: string, command: ReplayCommand): Pro
         return;
       }
       const actor = await actorFor(db, command.as ?? '');
-      const input = command.csvPath ? { reason: command.reason ?? '', csv: readCsv(command.csvPath) } : { reason: command.reason ?? '', filter: command.filter ?? {} };
+      const input = command.csvPath
+        ? { reason: command.reason ?? '', csv: readCsv(command.csvPath) }
+        : { reason: command.reason ?? '', filter: command.filter ?? {} };
       const result = await requestReplay(db, { actor, input, secret });
       if (!result.ok) throw new Refused(result.refusal.message);
       console.log(`Requested replay ${result.data.replay.id} (batch ${result.data.replay.batchId}); a manager other than you must approve it.`);

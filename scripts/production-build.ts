@@ -63,7 +63,9 @@ export function readBuildState({ root }: { root: string }): BuildState {
 async function lockFile(file: string): Promise<() => Promise<void>> {
   // The kernel drops the lock when `cat` exits: on release (stdin closed) or when this process
   // dies and takes the pipe with it, so a killed builder never leaves a stale lock behind.
-  const holder = spawn('flock', ['--exclusive', '--wait', String(LOCK_WAIT_SECONDS), file, 'sh', '-c', 'echo locked && exec cat'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const holder = spawn('flock', ['--exclusive', '--wait', String(LOCK_WAIT_SECONDS), file, 'sh', '-c', 'echo locked && exec cat'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const exited = new Promise<number | null>((resolve) => holder.once('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
     holder.once('error', (error) => reject(new Error(`could not run flock(1) to lock ${file}: ${error.message}`)));

@@ -1,6 +1,6 @@
 import { gt, sql } from 'drizzle-orm';
-import type { Db } from '../db/client';
-import { auditLog, type AuditRow } from '../db/schema/audit';
+import type { Db } from '@/db/client';
+import { auditLog, type AuditRow } from '@/db/schema/audit';
 
 /** The newest audit_log id (0 when empty). */
 export async function lastAuditId(db: Db): Promise<number> {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureProductionBuild } from '../scripts/production-build';
+import { ensureProductionBuild } from '@/scripts/production-build';
 import { runChaos, type ChaosOptions, type ChaosReport } from './chaos/harness';
 import { createTestDatabase } from './db';
 
@@ -63,8 +63,12 @@ describe('chaos, fixed seed', () => {
 
   // The same run with RabbitMQ as the queue (.ci/run sets AMQP_URL when a broker answers): the
   // dispatcher publishes due jobs, the broker redelivers what a killed worker held, the ledger still decides.
-  it.skipIf(!amqpUrl)(`seed ${SEED}, 300 notices on RabbitMQ (not run without AMQP_URL): no duplicate, nothing lost, no claim left that the sink reported`, async () => {
-    const report = await runFixedSeed(300, { rabbitmq: { url: amqpUrl ?? '' } });
-    expect(report.replay.published).toBeGreaterThan(0);
-  }, 180_000);
+  it.skipIf(!amqpUrl)(
+    `seed ${SEED}, 300 notices on RabbitMQ (not run without AMQP_URL): no duplicate, nothing lost, no claim left that the sink reported`,
+    async () => {
+      const report = await runFixedSeed(300, { rabbitmq: { url: amqpUrl ?? '' } });
+      expect(report.replay.published).toBeGreaterThan(0);
+    },
+    180_000,
+  );
 });

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { freePort } from '../db/embedded';
+import { freePort } from '@/db/embedded';
 
 /**
  * The console as it runs in production: `next start` over the build in `.next/` (made fresh by
@@ -22,12 +22,16 @@ const READY_TIMEOUT_MS = 60_000;
 export async function startConsoleServer({ env }: { env: Record<string, string> }): Promise<ConsoleServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'start', '--port', String(port), '--hostname', '127.0.0.1'], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', NEXTAUTH_URL: url, ...env },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'start', '--port', String(port), '--hostname', '127.0.0.1'],
+    {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', NEXTAUTH_URL: url, ...env },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-6_000);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { createDb, createPool, type Db } from '../db/client';
+import { createDb, createPool, type Db } from '@/db/client';
 import { withDatabase } from './local-database';
 
 export type TestDatabase = {

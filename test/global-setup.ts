@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { migrateDatabase } from '../db/migrate';
+import { migrateDatabase } from '@/db/migrate';
 import { assertLocalDatabaseUrl, withDatabase } from './local-database';
 
 declare module 'vitest' {
@@ -29,7 +29,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   type Listener = (...args: unknown[]) => void;
   const listenersOf = (event: 'beforeExit' | 'exit') => process.listeners(event as 'exit') as Listener[];
   const own = { beforeExit: new Set(listenersOf('beforeExit')), exit: new Set(listenersOf('exit')) };
-  const { ensureDatabase, startEmbeddedPostgres } = await import('../db/embedded');
+  const { ensureDatabase, startEmbeddedPostgres } = await import('@/db/embedded');
   const dropExitHook = () => {
     for (const event of ['beforeExit', 'exit'] as const) {
       for (const listener of listenersOf(event)) if (!own[event].has(listener)) process.off(event as 'exit', listener);

@@ -151,7 +151,10 @@ describe("README 'For producers' against npm run demo", () => {
       const context = `README block ${index + 1}:\n${block.script}\nprinted:\n${output}`;
       const documented = parseResponses(block.answer);
       const actual = parseResponses(output);
-      expect(actual.map((response) => response.status), context).toEqual(documented.map((response) => response.status));
+      expect(
+        actual.map((response) => response.status),
+        context,
+      ).toEqual(documented.map((response) => response.status));
       for (const [n, response] of documented.entries()) expect(mismatch(response.body, actual[n]?.body, `answer ${n + 1}`), context).toBeNull();
     }
   }, 120_000);

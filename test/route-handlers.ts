@@ -1,7 +1,9 @@
 import type { RouteContract } from '@/lib/http/contract';
 
 /** A route file's handler as Next calls it, with the contract it was built from (lib/http/*-route.ts). */
-export type BuiltHandler = ((request: Request, context?: { params?: Promise<Record<string, string | string[]> | undefined> }) => Promise<Response>) & { contract?: RouteContract };
+export type BuiltHandler = ((request: Request, context?: { params?: Promise<Record<string, string | string[]> | undefined> }) => Promise<Response>) & {
+  contract?: RouteContract;
+};
 
 /** `/api/v1/reminders/{id}/cancel` → `app/api/v1/reminders/[id]/cancel/route.ts`. */
 export function routeFileOf(path: string): string {

@@ -11,11 +11,21 @@ export const tsxLoader = pathToFileURL(path.join(repoRoot, 'node_modules', 'tsx'
 
 /** The environment of a script run against one test database, nothing inherited but PATH and HOME. */
 export function scriptEnv(databaseUrl: string): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, NOTICE_KEY_SECRET: process.env.NOTICE_KEY_SECRET ?? '' };
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: databaseUrl,
+    NOTICE_KEY_SECRET: process.env.NOTICE_KEY_SECRET ?? '',
+  };
 }
 
 /** Everything the child prints until it exits; SIGKILLed after `timeoutMs` so a hung script fails its test. */
-export function collectRun(child: ChildProcessWithoutNullStreams, { onStdout, timeoutMs = 60_000 }: { onStdout?: (stdout: string) => void; timeoutMs?: number } = {}): Promise<ScriptRun> {
+export function collectRun(
+  child: ChildProcessWithoutNullStreams,
+  { onStdout, timeoutMs = 60_000 }: { onStdout?: (stdout: string) => void; timeoutMs?: number } = {},
+): Promise<ScriptRun> {
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => {

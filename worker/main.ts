@@ -1,5 +1,5 @@
-import { config, processEnv } from '../lib/config';
-import { createLogger } from '../lib/log';
+import { config, processEnv } from '@/lib/config';
+import { createLogger } from '@/lib/log';
 import { startWorker, type RunningWorker } from './start';
 
 /**
@@ -50,7 +50,10 @@ async function main(): Promise<void> {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     for (const listener of process.listeners(signal)) if (listener !== shutdown) process.off(signal, listener);
   }
-  logger.info({ workerId: worker.workerId, metricsPort: worker.metricsPort, mode: settings.LEDGER_MODE, concurrency: settings.WORKER_CONCURRENCY }, 'worker ready');
+  logger.info(
+    { workerId: worker.workerId, metricsPort: worker.metricsPort, mode: settings.LEDGER_MODE, concurrency: settings.WORKER_CONCURRENCY },
+    'worker ready',
+  );
   if (requested) shutdown(requested);
 }
 

@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Db } from '../db/client';
-import { countQuarantined } from '../db/queries/ledger/read';
-import type { Logger } from '../lib/log';
-import { refreshDeliveryGauges } from '../lib/metrics/delivery-gap';
-import { quarantinedClaims, registry } from '../lib/metrics/registry';
+import type { Db } from '@/db/client';
+import { countQuarantined } from '@/db/queries/ledger/read';
+import type { Logger } from '@/lib/log';
+import { refreshDeliveryGauges } from '@/lib/metrics/delivery-gap';
+import { quarantinedClaims, registry } from '@/lib/metrics/registry';
 
 export type MetricsServer = { host: string; port: number; close: () => Promise<void> };
 
@@ -22,7 +22,19 @@ async function refreshGauges({ gauges, logger, read }: { gauges: string; logger:
  * accepted-vs-delivered gauges are read from the database at scrape time, so every worker
  * reports the same, current figures as the console's /api/metrics.
  */
-export async function startMetricsServer({ host, port, db, quarantineAfterMs, logger }: { host: string; port: number; db: Db; quarantineAfterMs: number; logger: Logger }): Promise<MetricsServer> {
+export async function startMetricsServer({
+  host,
+  port,
+  db,
+  quarantineAfterMs,
+  logger,
+}: {
+  host: string;
+  port: number;
+  db: Db;
+  quarantineAfterMs: number;
+  logger: Logger;
+}): Promise<MetricsServer> {
   const server = http.createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (request.method !== 'GET' || (path !== '/metrics' && path !== '/healthz')) {
@@ -47,7 +59,12 @@ export async function startMetricsServer({ host, port, db, quarantineAfterMs, lo
     })();
   });
   await new Promise<void>((resolve, reject) => {
-    const refuse = (error: NodeJS.ErrnoException) => reject(new Error(`the worker's metrics server cannot listen on ${host} port ${port} (WORKER_METRICS_HOST, WORKER_METRICS_PORT): ${error.code ?? error.message}`));
+    const refuse = (error: NodeJS.ErrnoException) =>
+      reject(
+        new Error(
+          `the worker's metrics server cannot listen on ${host} port ${port} (WORKER_METRICS_HOST, WORKER_METRICS_PORT): ${error.code ?? error.message}`,
+        ),
+      );
     server.once('error', refuse);
     server.listen(port, host, () => {
       server.off('error', refuse);

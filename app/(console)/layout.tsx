@@ -8,7 +8,7 @@ import { roleLabels } from '@/lib/auth/roles';
 import { config } from '@/lib/config';
 import { SignOutButton } from '@/components/auth/sign-out-button';
 import { Nav, type NavItem } from '@/components/ui/nav';
-import { currentSession } from '../_server/auth';
+import { currentSession } from '@/app/_server/auth';
 
 export const dynamic = 'force-dynamic';
 

@@ -7,8 +7,8 @@ import { loadPendingOverview, loadSeriesOverview, loadStatusOverview } from '@/l
 import { getPendingOverview, getSeriesOverview, getStatusOverview, rangeQuery } from '@/lib/api/console/overview';
 import { OverviewDashboard } from '@/components/overview/overview-dashboard';
 import { Forbidden } from '@/components/ui/states';
-import { requirePage } from '../_server/auth';
-import { prefetchConsole } from '../_server/prefetch';
+import { requirePage } from '@/app/_server/auth';
+import { prefetchConsole } from '@/app/_server/prefetch';
 
 export const metadata: Metadata = { title: 'Overview' };
 export const dynamic = 'force-dynamic';

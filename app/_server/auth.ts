@@ -20,7 +20,10 @@ export async function currentSession(): Promise<Session | null> {
  * Pages call this first: no session → the sign-in page; a role without the permission gets a
  * refusal the page renders (the data routes refuse on their own too).
  */
-export async function requirePage(permission: Permission, from: string): Promise<{ ok: true; session: Session } | { ok: false; session: Session; refusal: Refusal }> {
+export async function requirePage(
+  permission: Permission,
+  from: string,
+): Promise<{ ok: true; session: Session } | { ok: false; session: Session; refusal: Refusal }> {
   const session = await currentSession();
   const caller = authorize(session, permission);
   if (caller.ok) return { ok: true, session: caller.data.session };

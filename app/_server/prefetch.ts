@@ -8,7 +8,12 @@ import { consoleQueryKey, parseOutput } from '@/lib/http/client';
  * the key the client hook uses, through the contract's output schema — so what hydrates is what
  * the client would have parsed from the wire.
  */
-export async function prefetchConsole<I extends ZodType, O extends ZodType>(client: QueryClient, contract: ConsoleContract<I, O>, input: z.input<I>, load: () => Promise<z.input<O>>): Promise<void> {
+export async function prefetchConsole<I extends ZodType, O extends ZodType>(
+  client: QueryClient,
+  contract: ConsoleContract<I, O>,
+  input: z.input<I>,
+  load: () => Promise<z.input<O>>,
+): Promise<void> {
   await client.prefetchQuery({
     queryKey: consoleQueryKey(contract, input),
     queryFn: async () => {

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
 import { oidcEnabled } from '@/lib/auth/options';
 import { SignInForm } from '@/components/auth/sign-in-form';
-import { currentSession } from '../_server/auth';
+import { currentSession } from '@/app/_server/auth';
 
 export const metadata: Metadata = { title: 'Sign in' };
 export const dynamic = 'force-dynamic';

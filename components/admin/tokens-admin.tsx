@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { createTokenContract, listTokensContract, revokeTokenContract, type TokenView } from '@/lib/api/console/tokens';
 import { formatUtc } from '@/lib/console/format';
 import { callConsole, consoleQuery, consoleQueryKey } from '@/lib/http/client';
-import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
+import { EmptyState, ErrorState, SkeletonLines } from '@/components/ui/states';
 
 export function TokensAdmin() {
   const queryClient = useQueryClient();
@@ -39,7 +39,9 @@ export function TokensAdmin() {
   return (
     <section className="card" data-testid="tokens-admin">
       <h2>Producer API tokens</h2>
-      <p className="muted small">Producers send these as <code>Authorization: Bearer …</code>. Only a hash is stored: a new token is shown once, here.</p>
+      <p className="muted small">
+        Producers send these as <code>Authorization: Bearer …</code>. Only a hash is stored: a new token is shown once, here.
+      </p>
       {created ? (
         <div className="banner warning" data-testid="new-token">
           <span>
@@ -94,7 +96,15 @@ export function TokensAdmin() {
                   <td data-label="Last used" className="small">
                     {formatUtc(token.lastUsedAt)}
                   </td>
-                  <td>{token.revokedAt ? <span className="badge bad">revoked {formatUtc(token.revokedAt).slice(0, 10)}</span> : <button type="button" onClick={() => void revoke(token)}>Revoke</button>}</td>
+                  <td>
+                    {token.revokedAt ? (
+                      <span className="badge bad">revoked {formatUtc(token.revokedAt).slice(0, 10)}</span>
+                    ) : (
+                      <button type="button" onClick={() => void revoke(token)}>
+                        Revoke
+                      </button>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -7,7 +7,7 @@ import { isRole, roleLabels, roles } from '@/lib/auth/roles';
 import { formatUtc } from '@/lib/console/format';
 import { callConsole, consoleQuery, consoleQueryKey } from '@/lib/http/client';
 import type { Result } from '@/lib/http/refusal';
-import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
+import { EmptyState, ErrorState, SkeletonLines } from '@/components/ui/states';
 
 export function UsersAdmin({ selfId }: { selfId: string }) {
   const queryClient = useQueryClient();
@@ -32,7 +32,10 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
     const email = String(form.get('email') ?? '');
     const role = String(form.get('role') ?? 'support');
     if (!isRole(role)) return;
-    await run((why) => callConsole(createUserContract, { email, name: String(form.get('name') ?? ''), role, ...(password ? { password } : {}), reason: why }), `Created ${email}.`);
+    await run(
+      (why) => callConsole(createUserContract, { email, name: String(form.get('name') ?? ''), role, ...(password ? { password } : {}), reason: why }),
+      `Created ${email}.`,
+    );
   }
 
   return (
@@ -40,7 +43,13 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
       <h2>Users</h2>
       <div className="field">
         <label htmlFor="admin-reason">Reason for the change (required, audited)</label>
-        <input id="admin-reason" value={reason} onChange={(event) => setReason(event.target.value)} placeholder="e.g. new on-call rota starting Monday" style={{ width: '100%' }} />
+        <input
+          id="admin-reason"
+          value={reason}
+          onChange={(event) => setReason(event.target.value)}
+          placeholder="e.g. new on-call rota starting Monday"
+          style={{ width: '100%' }}
+        />
       </div>
       {message ? (
         <div className={`banner ${message.tone}`} data-testid="admin-message">
@@ -120,13 +129,27 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
                   </td>
                   <td className="hide-sm small">{formatUtc(user.lastLoginAt)}</td>
                   <td>
-                    {user.disabledAt ? <span className="badge bad">disabled</span> : user.lockedUntil && new Date(user.lockedUntil).getTime() > Date.now() ? <span className="badge warn">locked</span> : <span className="badge good">active</span>}
+                    {user.disabledAt ? (
+                      <span className="badge bad">disabled</span>
+                    ) : user.lockedUntil && new Date(user.lockedUntil).getTime() > Date.now() ? (
+                      <span className="badge warn">locked</span>
+                    ) : (
+                      <span className="badge good">active</span>
+                    )}
                   </td>
                   <td>
                     {user.id === selfId ? (
                       <span className="muted small">you</span>
                     ) : (
-                      <button type="button" onClick={() => void run((why) => callConsole(setUserDisabledContract, { id: user.id, disabled: !user.disabledAt, reason: why }), `${user.email} ${user.disabledAt ? 'enabled' : 'disabled'}.`)}>
+                      <button
+                        type="button"
+                        onClick={() =>
+                          void run(
+                            (why) => callConsole(setUserDisabledContract, { id: user.id, disabled: !user.disabledAt, reason: why }),
+                            `${user.email} ${user.disabledAt ? 'enabled' : 'disabled'}.`,
+                          )
+                        }
+                      >
                         {user.disabledAt ? 'Enable' : 'Disable'}
                       </button>
                     )}

@@ -6,8 +6,8 @@ import type { AuditEntryView } from '@/lib/api/console/audit';
 import { listAudit } from '@/lib/api/console/audit';
 import { consoleQuery } from '@/lib/http/client';
 import { formatUtc, shortKey } from '@/lib/console/format';
-import { Pager } from '../ui/pager';
-import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
+import { Pager } from '@/components/ui/pager';
+import { EmptyState, ErrorState, SkeletonLines } from '@/components/ui/states';
 
 export type AuditQuery = { actor?: string; action?: string; target?: string; beforeAt?: string; beforeId?: number };
 
@@ -73,7 +73,11 @@ export function AuditView({ query }: { query: AuditQuery }) {
       ) : list.isError ? (
         <ErrorState error={list.error} retry={() => void list.refetch()} />
       ) : list.data.rows.length === 0 ? (
-        <EmptyState testId="audit-empty">{filtered ? 'No audit entries match this filter. Actor is an exact email; action matches by prefix (e.g. "quarantine.").' : 'Nobody has changed anything yet.'}</EmptyState>
+        <EmptyState testId="audit-empty">
+          {filtered
+            ? 'No audit entries match this filter. Actor is an exact email; action matches by prefix (e.g. "quarantine.").'
+            : 'Nobody has changed anything yet.'}
+        </EmptyState>
       ) : (
         <div className="card">
           <div className="table-wrap">

@@ -14,7 +14,8 @@ const errorText: Record<string, string> = {
   NoConsoleAccount: noConsoleAccount,
   AccessDenied: noConsoleAccount,
   OAuthSignin: 'Single sign-on cannot be reached right now. Sign in with your email and password, or try again later; if it keeps failing, ask an admin.',
-  OAuthCallback: 'Single sign-on did not finish: the console could not verify the answer from your identity provider. Try again; if it keeps failing, ask an admin.',
+  OAuthCallback:
+    'Single sign-on did not finish: the console could not verify the answer from your identity provider. Try again; if it keeps failing, ask an admin.',
 };
 
 function explain(code: string | null | undefined): string | null {
@@ -33,7 +34,12 @@ export function SignInForm({ callbackUrl, oidc, initialError }: { callbackUrl: s
     const form = new FormData(event.currentTarget);
     setBusy(true);
     setError(null);
-    const result = await signIn('credentials', { email: String(form.get('email') ?? ''), password: String(form.get('password') ?? ''), redirect: false, callbackUrl });
+    const result = await signIn('credentials', {
+      email: String(form.get('email') ?? ''),
+      password: String(form.get('password') ?? ''),
+      redirect: false,
+      callbackUrl,
+    });
     setBusy(false);
     if (!result || result.error) {
       setError(explain(result?.error ?? 'CredentialsSignin'));

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { lookupNoticesContract, type LookupResult, type NoticeView } from '@/lib/api/console/lookup';
 import { formatUtc, shortKey } from '@/lib/console/format';
 import { consoleQuery } from '@/lib/http/client';
-import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
+import { EmptyState, ErrorState, SkeletonLines } from '@/components/ui/states';
 
 function stateBadge(state: string | null) {
   if (!state) return <span className="badge">none</span>;
@@ -35,7 +35,8 @@ export function LookupView({ q }: { q: string }) {
         <ErrorState error={query.error} retry={() => void query.refetch()} />
       ) : query.data.matches.length === 0 ? (
         <EmptyState testId="lookup-empty">
-          Nothing matches <strong>{q}</strong> ({query.data.describe}). Check the spelling; emails are matched exactly (any case), keys by prefix of 8 or more characters. The notice may not have been scheduled yet: ask the producing team for the subscription or account id.
+          Nothing matches <strong>{q}</strong> ({query.data.describe}). Check the spelling; emails are matched exactly (any case), keys by prefix of 8 or more
+          characters. The notice may not have been scheduled yet: ask the producing team for the subscription or account id.
         </EmptyState>
       ) : (
         <Results result={query.data} />
@@ -131,7 +132,8 @@ function NoticeCard({ notice }: { notice: NoticeView }) {
       <details data-testid="key-derivation">
         <summary>How this notice&apos;s key was derived</summary>
         <p className="small">
-          key = HMAC-SHA256(NOTICE_KEY_SECRET, canonical(type, identity fields, revision)). Nothing that changes on a replay (message id, attempt, scheduled time, batch) is part of it.
+          key = HMAC-SHA256(NOTICE_KEY_SECRET, canonical(type, identity fields, revision)). Nothing that changes on a replay (message id, attempt, scheduled
+          time, batch) is part of it.
         </p>
         <dl className="kv">
           <dt>type</dt>

@@ -5,7 +5,17 @@ import type { TimeRange } from '@/lib/console/overview-model';
 import { formatTimeOfDay, formatUtc } from '@/lib/console/format';
 import { useSeries } from './queries';
 
-const colors = { p50: '#2563eb', p99: '#b91c1c', claims: '#2563eb', duplicates: '#d97706', wouldSuppress: '#7c3aed', retryable: '#d97706', permanent: '#b91c1c', accepted: '#2563eb', delivered: '#15803d' };
+const colors = {
+  p50: '#2563eb',
+  p99: '#b91c1c',
+  claims: '#2563eb',
+  duplicates: '#d97706',
+  wouldSuppress: '#7c3aed',
+  retryable: '#d97706',
+  permanent: '#b91c1c',
+  accepted: '#2563eb',
+  delivered: '#15803d',
+};
 
 function tick(range: TimeRange) {
   return (iso: string) => (range === '7d' ? formatUtc(iso).slice(5, 10) : formatTimeOfDay(iso));
@@ -30,7 +40,11 @@ function ChartCard({ title, hint, testId, children }: { title: string; hint: str
 export function LatencyChart({ range }: { range: TimeRange }) {
   const { data } = useSeries(range);
   return (
-    <ChartCard title="Claim-to-commit time" hint="Milliseconds from the committed claim to the committed result. A rising p99 widens the window in which a crash leaves a stuck claim." testId="chart-latency">
+    <ChartCard
+      title="Claim-to-commit time"
+      hint="Milliseconds from the committed claim to the committed result. A rising p99 widens the window in which a crash leaves a stuck claim."
+      testId="chart-latency"
+    >
       <LineChart data={data.points} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
         <CartesianGrid stroke="#e5e9f0" vertical={false} />
         <XAxis dataKey="at" tickFormatter={tick(range)} minTickGap={24} fontSize={12} />
@@ -47,7 +61,11 @@ export function LatencyChart({ range }: { range: TimeRange }) {
 export function ClaimsChart({ range }: { range: TimeRange }) {
   const { data } = useSeries(range);
   return (
-    <ChartCard title="Claims minted vs duplicates suppressed" hint="Every duplicate bar is an email the ledger stopped from going out twice (shadow mode: would have stopped)." testId="chart-claims">
+    <ChartCard
+      title="Claims minted vs duplicates suppressed"
+      hint="Every duplicate bar is an email the ledger stopped from going out twice (shadow mode: would have stopped)."
+      testId="chart-claims"
+    >
       <BarChart data={data.points} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
         <CartesianGrid stroke="#e5e9f0" vertical={false} />
         <XAxis dataKey="at" tickFormatter={tick(range)} minTickGap={24} fontSize={12} />
@@ -65,7 +83,11 @@ export function ClaimsChart({ range }: { range: TimeRange }) {
 export function FailuresChart({ range }: { range: TimeRange }) {
   const { data } = useSeries(range);
   return (
-    <ChartCard title="Send failures" hint="Retryable: the provider refused for now and the job retries with backoff. Permanent: it will not be retried." testId="chart-failures">
+    <ChartCard
+      title="Send failures"
+      hint="Retryable: the provider refused for now and the job retries with backoff. Permanent: it will not be retried."
+      testId="chart-failures"
+    >
       <BarChart data={data.points} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
         <CartesianGrid stroke="#e5e9f0" vertical={false} />
         <XAxis dataKey="at" tickFormatter={tick(range)} minTickGap={24} fontSize={12} />
@@ -82,7 +104,11 @@ export function FailuresChart({ range }: { range: TimeRange }) {
 export function DeliveryChart({ range }: { range: TimeRange }) {
   const { data } = useSeries(range);
   return (
-    <ChartCard title="Accepted vs delivered" hint="Provider events received. A gap that keeps growing means mail is accepted but not reaching inboxes." testId="chart-delivery">
+    <ChartCard
+      title="Accepted vs delivered"
+      hint="Provider events received. A gap that keeps growing means mail is accepted but not reaching inboxes."
+      testId="chart-delivery"
+    >
       <LineChart data={data.points} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
         <CartesianGrid stroke="#e5e9f0" vertical={false} />
         <XAxis dataKey="at" tickFormatter={tick(range)} minTickGap={24} fontSize={12} />

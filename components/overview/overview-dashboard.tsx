@@ -3,8 +3,8 @@
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { timeRangeNames, timeRanges, type TimeRange } from '@/lib/console/overview-model';
-import { Section } from '../ui/boundary';
-import { SkeletonChart, SkeletonLines } from '../ui/states';
+import { Section } from '@/components/ui/boundary';
+import { SkeletonChart, SkeletonLines } from '@/components/ui/states';
 import { ClaimsChart, DeliveryChart, FailuresChart, LatencyChart } from './charts';
 import { AlertBanner, PendingTable, StatusTiles } from './status';
 
@@ -38,20 +38,50 @@ export function OverviewDashboard({ initialRange }: { initialRange: TimeRange })
       <Section fallback={<SkeletonLines lines={3} />}>
         <StatusTiles />
       </Section>
-      <Section fallback={<div className="card"><SkeletonLines lines={5} /></div>}>
+      <Section
+        fallback={
+          <div className="card">
+            <SkeletonLines lines={5} />
+          </div>
+        }
+      >
         <PendingTable />
       </Section>
       <div className="grid">
-        <Section fallback={<div className="card"><SkeletonChart /></div>}>
+        <Section
+          fallback={
+            <div className="card">
+              <SkeletonChart />
+            </div>
+          }
+        >
           <LatencyChart range={range} />
         </Section>
-        <Section fallback={<div className="card"><SkeletonChart /></div>}>
+        <Section
+          fallback={
+            <div className="card">
+              <SkeletonChart />
+            </div>
+          }
+        >
           <ClaimsChart range={range} />
         </Section>
-        <Section fallback={<div className="card"><SkeletonChart /></div>}>
+        <Section
+          fallback={
+            <div className="card">
+              <SkeletonChart />
+            </div>
+          }
+        >
           <FailuresChart range={range} />
         </Section>
-        <Section fallback={<div className="card"><SkeletonChart /></div>}>
+        <Section
+          fallback={
+            <div className="card">
+              <SkeletonChart />
+            </div>
+          }
+        >
           <DeliveryChart range={range} />
         </Section>
       </div>

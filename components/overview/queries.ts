@@ -4,7 +4,7 @@ import { useSuspenseQuery } from '@tanstack/react-query';
 import { getPendingOverview, getSeriesOverview, getStatusOverview } from '@/lib/api/console/overview';
 import type { TimeRange } from '@/lib/console/overview-model';
 import { consoleQuery } from '@/lib/http/client';
-import { LIVE_REFRESH_MS } from '../query/live';
+import { LIVE_REFRESH_MS } from '@/components/query/live';
 
 export function usePending() {
   return useSuspenseQuery({ ...consoleQuery(getPendingOverview, {}), refetchInterval: LIVE_REFRESH_MS });

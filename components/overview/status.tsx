@@ -43,7 +43,13 @@ export function StatusTiles() {
         <div className="label">Stuck claims (quarantine)</div>
         <div className="value">{formatCount(status.quarantined)}</div>
         <div className="hint">
-          claimed over {formatDuration(status.quarantineAfterMs)} ago{status.quarantined > 0 ? <> · <Link href="/quarantine">resolve</Link></> : null}
+          claimed over {formatDuration(status.quarantineAfterMs)} ago
+          {status.quarantined > 0 ? (
+            <>
+              {' '}
+              · <Link href="/quarantine">resolve</Link>
+            </>
+          ) : null}
         </div>
       </div>
       <div className={`tile ${overdue > 0 ? 'warn' : ''}`} data-testid="tile-pending">
@@ -59,7 +65,8 @@ export function StatusTiles() {
           <>
             <div className="value">{formatDuration(Math.max(0, generatedAt - new Date(oldest.dueAt).getTime()))}</div>
             <div className="hint">
-              past due · deadline {new Date(oldest.deadlineAt).getTime() < generatedAt ? 'passed' : `in ${formatDuration(new Date(oldest.deadlineAt).getTime() - generatedAt)}`}
+              past due · deadline{' '}
+              {new Date(oldest.deadlineAt).getTime() < generatedAt ? 'passed' : `in ${formatDuration(new Date(oldest.deadlineAt).getTime() - generatedAt)}`}
             </div>
           </>
         ) : (
@@ -113,7 +120,11 @@ export function PendingTable() {
                   </td>
                   {dueBuckets.map((bucket) => (
                     <td key={bucket.id} className="num" data-testid={`pending-${row.noticeType}-${bucket.id}`}>
-                      {row.counts[bucket.id] > 0 && bucket.id === 'overdue' ? <span className="badge warn">{formatCount(row.counts[bucket.id])}</span> : formatCount(row.counts[bucket.id])}
+                      {row.counts[bucket.id] > 0 && bucket.id === 'overdue' ? (
+                        <span className="badge warn">{formatCount(row.counts[bucket.id])}</span>
+                      ) : (
+                        formatCount(row.counts[bucket.id])
+                      )}
                     </td>
                   ))}
                   <td className="num">
@@ -124,7 +135,12 @@ export function PendingTable() {
                       <>
                         due {formatUtc(oldest.dueAt)}
                         <span className="sub">
-                          deadline {new Date(oldest.deadlineAt).getTime() < generatedAt ? <span className="badge bad">passed</span> : `in ${formatDuration(new Date(oldest.deadlineAt).getTime() - generatedAt)}`}
+                          deadline{' '}
+                          {new Date(oldest.deadlineAt).getTime() < generatedAt ? (
+                            <span className="badge bad">passed</span>
+                          ) : (
+                            `in ${formatDuration(new Date(oldest.deadlineAt).getTime() - generatedAt)}`
+                          )}
                         </span>
                       </>
                     ) : (

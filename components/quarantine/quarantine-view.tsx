@@ -9,9 +9,9 @@ import { getPendingOverview, getSeriesOverview, getStatusOverview } from '@/lib/
 import type { QuarantineAction, QuarantineSelection } from '@/lib/console/quarantine';
 import { callConsole, consoleQuery, consoleQueryKey } from '@/lib/http/client';
 import { formatCount, formatDuration, formatUtc, shortKey } from '@/lib/console/format';
-import { LIVE_REFRESH_MS } from '../query/live';
-import { Pager } from '../ui/pager';
-import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
+import { LIVE_REFRESH_MS } from '@/components/query/live';
+import { Pager } from '@/components/ui/pager';
+import { EmptyState, ErrorState, SkeletonLines } from '@/components/ui/states';
 
 export type QuarantineQuery = { olderThanMinutes?: number; recipientDomain?: string; noticeType?: string; afterClaimedAt?: string; afterKey?: string };
 
@@ -53,7 +53,12 @@ export function QuarantineView({ query, canResolve, noticeTypes }: { query: Quar
       text: `${verb}: ${outcome.resolved.length} claim${outcome.resolved.length === 1 ? '' : 's'}.${outcome.skipped > 0 ? ` ${outcome.skipped} skipped: already resolved or no longer stuck.` : ''} Recorded in the audit log.`,
     });
     // An empty input matches every input: React Query compares keys partially.
-    const stale = [consoleQueryKey(listQuarantine, {}), consoleQueryKey(getPendingOverview, {}), consoleQueryKey(getSeriesOverview, {}), consoleQueryKey(getStatusOverview, {})];
+    const stale = [
+      consoleQueryKey(listQuarantine, {}),
+      consoleQueryKey(getPendingOverview, {}),
+      consoleQueryKey(getSeriesOverview, {}),
+      consoleQueryKey(getStatusOverview, {}),
+    ];
     for (const queryKey of stale) await queryClient.invalidateQueries({ queryKey });
     router.refresh();
   }
@@ -109,7 +114,9 @@ export function QuarantineView({ query, canResolve, noticeTypes }: { query: Quar
         <ErrorState error={list.error} retry={() => void list.refetch()} />
       ) : list.data.rows.length === 0 ? (
         <EmptyState testId="quarantine-empty">
-          {filtered ? 'No stuck claims match this filter. Clear the filter to see all of them.' : `No stuck claims. Every claim older than ${formatDuration(list.data.quarantineAfterMs)} has its result recorded.`}
+          {filtered
+            ? 'No stuck claims match this filter. Clear the filter to see all of them.'
+            : `No stuck claims. Every claim older than ${formatDuration(list.data.quarantineAfterMs)} has its result recorded.`}
         </EmptyState>
       ) : (
         <div className="card">
@@ -127,7 +134,9 @@ export function QuarantineView({ query, canResolve, noticeTypes }: { query: Quar
                     type="button"
                     disabled={selected.size === 0}
                     data-testid={`bulk-${action}`}
-                    onClick={() => setPending({ action, selection: { keys: [...selected] }, describe: `${selected.size} selected claim${selected.size === 1 ? '' : 's'}` })}
+                    onClick={() =>
+                      setPending({ action, selection: { keys: [...selected] }, describe: `${selected.size} selected claim${selected.size === 1 ? '' : 's'}` })
+                    }
                   >
                     {actionLabels[action]}
                   </button>
@@ -138,7 +147,8 @@ export function QuarantineView({ query, canResolve, noticeTypes }: { query: Quar
                   data-testid="filter-action"
                   onChange={(event) => {
                     const action = event.target.value as QuarantineAction;
-                    if (action) setPending({ action, selection: { filter }, describe: filtered ? 'every stuck claim matching the filter' : 'every stuck claim' });
+                    if (action)
+                      setPending({ action, selection: { filter }, describe: filtered ? 'every stuck claim matching the filter' : 'every stuck claim' });
                   }}
                 >
                   <option value="">All {filtered ? 'matching' : 'stuck'}…</option>
@@ -151,7 +161,9 @@ export function QuarantineView({ query, canResolve, noticeTypes }: { query: Quar
               </div>
             ) : null}
           </div>
-          {pending ? <ConfirmPanel pending={pending} onCancel={() => setPending(null)} onDone={done} onError={(text) => setResult({ tone: 'critical', text })} /> : null}
+          {pending ? (
+            <ConfirmPanel pending={pending} onCancel={() => setPending(null)} onDone={done} onError={(text) => setResult({ tone: 'critical', text })} />
+          ) : null}
           <div className="table-wrap">
             <table className="stack">
               <thead>
@@ -190,7 +202,15 @@ export function QuarantineView({ query, canResolve, noticeTypes }: { query: Quar
               </tbody>
             </table>
           </div>
-          <Pager path="/quarantine" filter={filter} onFirstPage={!query.afterKey} next={list.data.next} firstLabel="Oldest" nextLabel="Next page" nextTestId="next-page" />
+          <Pager
+            path="/quarantine"
+            filter={filter}
+            onFirstPage={!query.afterKey}
+            next={list.data.next}
+            firstLabel="Oldest"
+            nextLabel="Next page"
+            nextTestId="next-page"
+          />
         </div>
       )}
     </>
@@ -234,7 +254,13 @@ function Row({
         <span className="sub">{row.claimedBy ? `claimed by ${row.claimedBy}` : ''}</span>
       </td>
       <td data-label="Deadline">
-        {row.deadlineInMs === null ? '—' : row.deadlineInMs <= 0 ? <span className="badge bad">passed</span> : <span className={row.deadlineInMs < 3_600_000 ? 'badge warn' : undefined}>in {formatDuration(row.deadlineInMs)}</span>}
+        {row.deadlineInMs === null ? (
+          '—'
+        ) : row.deadlineInMs <= 0 ? (
+          <span className="badge bad">passed</span>
+        ) : (
+          <span className={row.deadlineInMs < 3_600_000 ? 'badge warn' : undefined}>in {formatDuration(row.deadlineInMs)}</span>
+        )}
         <span className="sub">{formatUtc(row.deadlineAt).slice(5)}</span>
       </td>
       <td data-label="Domain">{row.recipientDomain ?? '—'}</td>
@@ -244,7 +270,8 @@ function Row({
         ) : (
           row.evidence.map((event, index) => (
             <span key={index} className="sub">
-              <span className={`badge ${event.eventType === 'accepted' || event.eventType === 'delivered' ? 'good' : 'bad'}`}>{event.eventType}</span> {formatUtc(event.occurredAt).slice(11)} · {event.provider}
+              <span className={`badge ${event.eventType === 'accepted' || event.eventType === 'delivered' ? 'good' : 'bad'}`}>{event.eventType}</span>{' '}
+              {formatUtc(event.occurredAt).slice(11)} · {event.provider}
               {event.providerMessageId ? <span className="mono"> {event.providerMessageId}</span> : null}
               <span className="muted"> (by {event.matchedBy.replace('_', ' ')})</span>
             </span>
@@ -278,7 +305,17 @@ function Row({
   );
 }
 
-function ConfirmPanel({ pending, onCancel, onDone, onError }: { pending: Pending; onCancel: () => void; onDone: (outcome: ResolveOutcome) => Promise<void>; onError: (text: string) => void }) {
+function ConfirmPanel({
+  pending,
+  onCancel,
+  onDone,
+  onError,
+}: {
+  pending: Pending;
+  onCancel: () => void;
+  onDone: (outcome: ResolveOutcome) => Promise<void>;
+  onError: (text: string) => void;
+}) {
   const count = useQuery({ ...consoleQuery(countQuarantine, { selection: pending.selection }), select: (data) => data.count });
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
@@ -298,15 +335,35 @@ function ConfirmPanel({ pending, onCancel, onDone, onError }: { pending: Pending
         {actionLabels[pending.action]}: {pending.describe}
       </h3>
       <p data-testid="confirm-count">
-        {count.isPending ? 'Counting…' : count.isError ? `Could not count: ${count.error.message}` : <><strong>{formatCount(count.data)}</strong> stuck claim{count.data === 1 ? '' : 's'} will change.</>}
+        {count.isPending ? (
+          'Counting…'
+        ) : count.isError ? (
+          `Could not count: ${count.error.message}`
+        ) : (
+          <>
+            <strong>{formatCount(count.data)}</strong> stuck claim{count.data === 1 ? '' : 's'} will change.
+          </>
+        )}
       </p>
       <p className="small">{actionExplain[pending.action]}</p>
       <div className="field">
         <label htmlFor="reason">Reason (required, goes to the audit log)</label>
-        <textarea id="reason" value={reason} onChange={(event) => setReason(event.target.value)} placeholder="e.g. SES shows accepted at 02:14; worker was killed mid-send" data-testid="confirm-reason" />
+        <textarea
+          id="reason"
+          value={reason}
+          onChange={(event) => setReason(event.target.value)}
+          placeholder="e.g. SES shows accepted at 02:14; worker was killed mid-send"
+          data-testid="confirm-reason"
+        />
       </div>
       <div className="actions">
-        <button type="button" className={pending.action === 'suppress' ? 'danger' : 'primary'} disabled={!ready} onClick={() => void confirm()} data-testid="confirm-submit">
+        <button
+          type="button"
+          className={pending.action === 'suppress' ? 'danger' : 'primary'}
+          disabled={!ready}
+          onClick={() => void confirm()}
+          data-testid="confirm-submit"
+        >
           {busy ? 'Working…' : `${actionLabels[pending.action]}${count.isSuccess ? ` (${count.data})` : ''}`}
         </button>
         <button type="button" onClick={onCancel}>

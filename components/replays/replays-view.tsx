@@ -2,16 +2,31 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { cancelReplayContract, decideReplayContract, listReplaysContract, rejectedRowsContract, runReplayContract, type ReplayView } from '@/lib/api/console/replays';
+import {
+  cancelReplayContract,
+  decideReplayContract,
+  listReplaysContract,
+  rejectedRowsContract,
+  runReplayContract,
+  type ReplayView,
+} from '@/lib/api/console/replays';
 import { callConsole, consoleQuery, consoleQueryKey, consoleUrl } from '@/lib/http/client';
 import type { Result } from '@/lib/http/refusal';
 import { formatPercent } from '@/lib/replay/verdict';
-import { EmptyState, ErrorState, SkeletonLines } from '../ui/states';
+import { EmptyState, ErrorState, SkeletonLines } from '@/components/ui/states';
 import { RequestForm } from './request-form';
 
 export type Viewer = { id: string; canRequest: boolean; canApprove: boolean };
 
-const stateTone: Record<string, string> = { requested: 'warn', approved: '', running: 'warn', completed: 'good', rejected: 'bad', cancelled: 'bad', failed: 'bad' };
+const stateTone: Record<string, string> = {
+  requested: 'warn',
+  approved: '',
+  running: 'warn',
+  completed: 'good',
+  rejected: 'bad',
+  cancelled: 'bad',
+  failed: 'bad',
+};
 
 function ProgressBar({ view }: { view: ReplayView }) {
   const { total, published, suppressed, sent, failed } = view.progress;
@@ -19,7 +34,14 @@ function ProgressBar({ view }: { view: ReplayView }) {
   const pct = (n: number) => `${total === 0 ? 0 : Math.min(100, (n / total) * 100)}%`;
   return (
     <div data-testid={`progress-${view.id}`}>
-      <div role="progressbar" aria-valuemin={0} aria-valuemax={total} aria-valuenow={published} aria-label="Wake-ups published" style={{ height: 10, minWidth: 160, background: '#e2e8f0', borderRadius: 999, overflow: 'hidden', display: 'flex' }}>
+      <div
+        role="progressbar"
+        aria-valuemin={0}
+        aria-valuemax={total}
+        aria-valuenow={published}
+        aria-label="Wake-ups published"
+        style={{ height: 10, minWidth: 160, background: '#e2e8f0', borderRadius: 999, overflow: 'hidden', display: 'flex' }}
+      >
         <span title="suppressed" style={{ width: pct(suppressed), background: '#a35200' }} />
         <span title="sent" style={{ width: pct(sent), background: '#15803d' }} />
         <span title="failed" style={{ width: pct(failed), background: '#b91c1c' }} />
@@ -47,7 +69,9 @@ function describeFilter(view: ReplayView): string {
   const f = view.filter;
   if (f.uploaded) return `uploaded list${view.rejectedRows ? ` (${view.rejectedRows} rows rejected)` : ''}`;
   const parts = [
-    f.dueFrom || f.dueTo ? `due ${f.dueFrom ? f.dueFrom.replace('T', ' ').slice(0, 16) : '…'} → ${f.dueTo ? f.dueTo.replace('T', ' ').slice(0, 16) : '…'}` : null,
+    f.dueFrom || f.dueTo
+      ? `due ${f.dueFrom ? f.dueFrom.replace('T', ' ').slice(0, 16) : '…'} → ${f.dueTo ? f.dueTo.replace('T', ' ').slice(0, 16) : '…'}`
+      : null,
     f.noticeType ? `type ${f.noticeType}` : null,
     f.source ? `source ${f.source}` : null,
   ].filter(Boolean);
@@ -79,21 +103,45 @@ function Actions({ view, viewer, onDone }: { view: ReplayView; viewer: Viewer; o
       ) : null}
       {mayDecide && !own ? (
         <>
-          <button type="button" className="primary compact" disabled={busy || reason.trim().length < 3} onClick={() => void act(() => callConsole(decideReplayContract, { id: view.id, decision: 'approve', reason }), 'Approved.')} data-testid={`approve-${view.id}`}>
+          <button
+            type="button"
+            className="primary compact"
+            disabled={busy || reason.trim().length < 3}
+            onClick={() => void act(() => callConsole(decideReplayContract, { id: view.id, decision: 'approve', reason }), 'Approved.')}
+            data-testid={`approve-${view.id}`}
+          >
             Approve
           </button>
-          <button type="button" className="compact" disabled={busy || reason.trim().length < 3} onClick={() => void act(() => callConsole(decideReplayContract, { id: view.id, decision: 'reject', reason }), 'Rejected.')} data-testid={`reject-${view.id}`}>
+          <button
+            type="button"
+            className="compact"
+            disabled={busy || reason.trim().length < 3}
+            onClick={() => void act(() => callConsole(decideReplayContract, { id: view.id, decision: 'reject', reason }), 'Rejected.')}
+            data-testid={`reject-${view.id}`}
+          >
             Reject
           </button>
         </>
       ) : null}
       {mayRun ? (
-        <button type="button" className="primary compact" disabled={busy} onClick={() => void act(() => callConsole(runReplayContract, { id: view.id }), 'Running: wake-ups are published at the per-domain rate.')} data-testid={`run-${view.id}`}>
+        <button
+          type="button"
+          className="primary compact"
+          disabled={busy}
+          onClick={() => void act(() => callConsole(runReplayContract, { id: view.id }), 'Running: wake-ups are published at the per-domain rate.')}
+          data-testid={`run-${view.id}`}
+        >
           Run
         </button>
       ) : null}
       {mayCancel ? (
-        <button type="button" className="danger compact" disabled={busy || reason.trim().length < 3} onClick={() => void act(() => callConsole(cancelReplayContract, { id: view.id, reason }), 'Cancelled: nothing more will be published.')} data-testid={`cancel-${view.id}`}>
+        <button
+          type="button"
+          className="danger compact"
+          disabled={busy || reason.trim().length < 3}
+          onClick={() => void act(() => callConsole(cancelReplayContract, { id: view.id, reason }), 'Cancelled: nothing more will be published.')}
+          data-testid={`cancel-${view.id}`}
+        >
           Cancel
         </button>
       ) : null}

@@ -37,7 +37,13 @@ export function RequestForm({ onRequested }: { onRequested: (text: string) => vo
   const selection = () =>
     mode === 'csv'
       ? { csv: csv?.text ?? '' }
-      : { filter: Object.fromEntries(Object.entries({ dueFrom: toIso(dueFrom), dueTo: toIso(dueTo), noticeType: noticeType || undefined, source: source.trim() || undefined }).filter(([, value]) => value !== undefined)) };
+      : {
+          filter: Object.fromEntries(
+            Object.entries({ dueFrom: toIso(dueFrom), dueTo: toIso(dueTo), noticeType: noticeType || undefined, source: source.trim() || undefined }).filter(
+              ([, value]) => value !== undefined,
+            ),
+          ),
+        };
 
   const changed = () => {
     setDryRun(null);
@@ -71,7 +77,9 @@ export function RequestForm({ onRequested }: { onRequested: (text: string) => vo
   return (
     <section className="card" data-testid="replay-request">
       <h2>Request a replay</h2>
-      <p className="muted small">A replay re-publishes wake-ups as an ordinary producer; the ledger refuses every notice that already went out. Dry-run first.</p>
+      <p className="muted small">
+        A replay re-publishes wake-ups as an ordinary producer; the ledger refuses every notice that already went out. Dry-run first.
+      </p>
       <div className="segmented" role="group" aria-label="Replay source">
         <button type="button" aria-pressed={mode === 'filter'} onClick={() => (setMode('filter'), changed())}>
           Filter jobs
@@ -118,8 +126,9 @@ export function RequestForm({ onRequested }: { onRequested: (text: string) => vo
             }}
           />
           <p className="small muted">
-            Columns: notice_type, the type&apos;s identity fields (subscription_id, period_start or account_id, reconciliation_id, exception_id), revision, recipient_email, recipient_time_zone, due_at, deadline_at,
-            customer_id, evidence_ref, payload (JSON). Each row is checked on its own; refused rows are listed with the reason.
+            Columns: notice_type, the type&apos;s identity fields (subscription_id, period_start or account_id, reconciliation_id, exception_id), revision,
+            recipient_email, recipient_time_zone, due_at, deadline_at, customer_id, evidence_ref, payload (JSON). Each row is checked on its own; refused rows
+            are listed with the reason.
           </p>
         </div>
       )}
@@ -135,7 +144,10 @@ export function RequestForm({ onRequested }: { onRequested: (text: string) => vo
       ) : null}
       {dryRun ? (
         <div style={{ marginTop: 12 }} data-testid="dry-run-result">
-          <div className={`banner ${dryRun.verdict.kind === 'already_delivered' || dryRun.verdict.kind === 'empty' ? 'warning' : 'ok'}`} data-testid="dry-run-verdict">
+          <div
+            className={`banner ${dryRun.verdict.kind === 'already_delivered' || dryRun.verdict.kind === 'empty' ? 'warning' : 'ok'}`}
+            data-testid="dry-run-verdict"
+          >
             {dryRun.verdict.message}
           </div>
           <dl className="kv">
@@ -158,7 +170,12 @@ export function RequestForm({ onRequested }: { onRequested: (text: string) => vo
                     <button
                       type="button"
                       className="compact"
-                      onClick={() => download(`${csv?.name ?? 'upload'}.rejected.csv`, toCsv([['line', 'reason', 'row'], ...dryRun.rejections.map((r) => [String(r.line), r.reason, r.raw])]))}
+                      onClick={() =>
+                        download(
+                          `${csv?.name ?? 'upload'}.rejected.csv`,
+                          toCsv([['line', 'reason', 'row'], ...dryRun.rejections.map((r) => [String(r.line), r.reason, r.raw])]),
+                        )
+                      }
                       data-testid="download-rejected"
                     >
                       Download rejected rows

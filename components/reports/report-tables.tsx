@@ -8,28 +8,28 @@ export function ReportTables({ tables }: { tables: Table[] }) {
         <section className="card report-section" key={table.title} data-testid={`report-${table.title.toLowerCase().replace(/\W+/g, '-')}`}>
           <h2>{table.title}</h2>
           <div className="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    {table.header.map((cell, index) => (
-                      <th key={cell} className={index > 1 ? 'num' : undefined}>
+            <table>
+              <thead>
+                <tr>
+                  {table.header.map((cell, index) => (
+                    <th key={cell} className={index > 1 ? 'num' : undefined}>
+                      {cell}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {table.rows.map((row, rowIndex) => (
+                  <tr key={rowIndex} className={row[0] === 'Total' ? 'report-total' : undefined}>
+                    {row.map((cell, index) => (
+                      <td key={index} className={index > 1 ? 'num' : undefined} data-column={table.header[index]}>
                         {cell}
-                      </th>
+                      </td>
                     ))}
                   </tr>
-                </thead>
-                <tbody>
-                  {table.rows.map((row, rowIndex) => (
-                    <tr key={rowIndex} className={row[0] === 'Total' ? 'report-total' : undefined}>
-                      {row.map((cell, index) => (
-                        <td key={index} className={index > 1 ? 'num' : undefined} data-column={table.header[index]}>
-                          {cell}
-                        </td>
-                      ))}
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </tbody>
+            </table>
           </div>
           {table.rows.length === 0 ? <p className="muted">Nothing in this range.</p> : null}
         </section>

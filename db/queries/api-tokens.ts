@@ -1,7 +1,7 @@
 import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../client';
-import { apiTokens, type ApiTokenRow } from '../schema/auth';
-import { isUuid } from '../uuid';
+import type { DbOrTx } from '@/db/client';
+import { apiTokens, type ApiTokenRow } from '@/db/schema/auth';
+import { isUuid } from '@/db/uuid';
 
 export type ApiTokenSummary = Omit<ApiTokenRow, 'tokenHash'>;
 

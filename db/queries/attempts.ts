@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm';
-import type { DbOrTx } from '../client';
-import { deliveryAttempts, type AttemptRow } from '../schema';
-import type { AttemptOutcome } from '../schema/states';
+import type { DbOrTx } from '@/db/client';
+import { deliveryAttempts, type AttemptRow } from '@/db/schema';
+import type { AttemptOutcome } from '@/db/schema/states';
 
 /** The compact attempt log: who, when, outcome, why. Never bodies or codes. */
 export type AttemptRecord = {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { loadAuditPage, AUDIT_PAGE_SIZE } from '../../lib/console/audit-view';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { loadAuditPage, AUDIT_PAGE_SIZE } from '@/lib/console/audit-view';
 import { insertAuditEntries } from './audit';
 
 let t: TestDatabase;
@@ -46,7 +46,22 @@ describe('audit log', () => {
     const byAction = await loadAuditPage(t.db, { action: 'quarantine.' });
     expect(byAction.rows.every((row) => row.action === 'quarantine.release')).toBe(true);
     const combined = await loadAuditPage(t.db, { target: 'target-3', action: 'user' });
-    expect(combined.rows.map((row) => row.reason).sort()).toEqual(['reason 103', 'reason 113', 'reason 13', 'reason 23', 'reason 3', 'reason 33', 'reason 43', 'reason 53', 'reason 63', 'reason 73', 'reason 83', 'reason 93'].sort());
+    expect(combined.rows.map((row) => row.reason).sort()).toEqual(
+      [
+        'reason 103',
+        'reason 113',
+        'reason 13',
+        'reason 23',
+        'reason 3',
+        'reason 33',
+        'reason 43',
+        'reason 53',
+        'reason 63',
+        'reason 73',
+        'reason 83',
+        'reason 93',
+      ].sort(),
+    );
     expect((await loadAuditPage(t.db, { action: '%' })).rows).toEqual([]);
   });
 });

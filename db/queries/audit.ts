@@ -1,6 +1,6 @@
 import { and, desc, getTableColumns, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
-import type { DbOrTx } from '../client';
-import { auditLog, type AuditRow } from '../schema/audit';
+import type { DbOrTx } from '@/db/client';
+import { auditLog, type AuditRow } from '@/db/schema/audit';
 
 export type AuditEntry = {
   actor: string;
@@ -94,12 +94,7 @@ export async function listAuditEntries(
 
 export async function listAuditForTargets(db: DbOrTx, { targetIds }: { targetIds: string[] }): Promise<AuditRow[]> {
   if (targetIds.length === 0) return [];
-  return db
-    .select()
-    .from(auditLog)
-    .where(inArray(auditLog.targetId, targetIds))
-    .orderBy(auditLog.at, auditLog.id)
-    .limit(500);
+  return db.select().from(auditLog).where(inArray(auditLog.targetId, targetIds)).orderBy(auditLog.at, auditLog.id).limit(500);
 }
 
 function escapeLike(text: string): string {

@@ -5,7 +5,10 @@
  */
 export function toDate(value: unknown): Date {
   if (value instanceof Date) return value;
-  const text = String(value).trim().replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00');
+  const text = String(value)
+    .trim()
+    .replace(' ', 'T')
+    .replace(/([+-]\d\d)$/, '$1:00');
   const date = new Date(text);
   if (Number.isNaN(date.getTime())) throw new Error(`not a timestamp: ${String(value).slice(0, 40)}`);
   return date;

@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../client';
-import { providerEvents, type ProviderEventRow } from '../schema/events';
-import type { ProviderEventType } from '../schema/states';
+import type { DbOrTx } from '@/db/client';
+import { providerEvents, type ProviderEventRow } from '@/db/schema/events';
+import type { ProviderEventType } from '@/db/schema/states';
 
 /** Storing provider events. Matching them to ledger rows, and what they prove, is in db/queries/ledger/ (evidence-match.ts, resolve.ts). */
 
@@ -30,10 +30,16 @@ export async function insertProviderEvent(db: DbOrTx, { event }: { event: NewPro
 }
 
 export async function linkProviderEvent(db: DbOrTx, { id, noticeKey }: { id: number; noticeKey: string }): Promise<void> {
-  await db.update(providerEvents).set({ noticeKey }).where(and(eq(providerEvents.id, id), isNull(providerEvents.noticeKey)));
+  await db
+    .update(providerEvents)
+    .set({ noticeKey })
+    .where(and(eq(providerEvents.id, id), isNull(providerEvents.noticeKey)));
 }
 
-export async function listProviderEventsForNotice(db: DbOrTx, { noticeKey, correlationId }: { noticeKey: string; correlationId: string }): Promise<ProviderEventRow[]> {
+export async function listProviderEventsForNotice(
+  db: DbOrTx,
+  { noticeKey, correlationId }: { noticeKey: string; correlationId: string },
+): Promise<ProviderEventRow[]> {
   return db
     .select()
     .from(providerEvents)

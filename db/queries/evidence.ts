@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
-import type { DbOrTx } from '../client';
-import { evidence } from '../schema/events';
+import type { DbOrTx } from '@/db/client';
+import { evidence } from '@/db/schema/events';
 
 export type EvidenceRow = typeof evidence.$inferSelect;
 
@@ -26,10 +26,7 @@ export async function insertEvidenceUnlessExists(
   return { row: existing, created: false };
 }
 
-export async function insertResolvedEvidence(
-  db: DbOrTx,
-  params: { ref: string; kind: string; resolvedBy: string; now: Date },
-): Promise<EvidenceRow | null> {
+export async function insertResolvedEvidence(db: DbOrTx, params: { ref: string; kind: string; resolvedBy: string; now: Date }): Promise<EvidenceRow | null> {
   const [row] = await db
     .insert(evidence)
     .values({ ref: params.ref, kind: params.kind, state: 'resolved', openedAt: params.now, resolvedAt: params.now, resolvedBy: params.resolvedBy })

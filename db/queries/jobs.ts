@@ -1,8 +1,8 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
-import type { Db, DbOrTx } from '../client';
-import { evidence, recipientSuppressions, reminderJobs, type JobRow } from '../schema';
-import type { RecipientSuppressionReason, SuppressionReason } from '../schema/states';
+import type { Db, DbOrTx } from '@/db/client';
+import { evidence, recipientSuppressions, reminderJobs, type JobRow } from '@/db/schema';
+import type { RecipientSuppressionReason, SuppressionReason } from '@/db/schema/states';
 
 /** The send path's transitions on `reminder_jobs`. Each is conditional on the state it leaves. */
 
@@ -65,7 +65,8 @@ export async function loadJobsForSend(db: Db, jobIds: readonly string[]): Promis
   const rows = await prepared.execute({ jobIds: [...jobIds] });
   const byId = new Map<string, JobForSend>();
   for (const row of rows) {
-    if (!byId.has(row.job.id)) byId.set(row.job.id, { job: row.job, recipientSuppression: row.recipientSuppression ?? null, evidenceState: row.evidenceState ?? null });
+    if (!byId.has(row.job.id))
+      byId.set(row.job.id, { job: row.job, recipientSuppression: row.recipientSuppression ?? null, evidenceState: row.evidenceState ?? null });
   }
   return byId;
 }

@@ -1,9 +1,9 @@
 import { asc, eq, or, sql, type SQL } from 'drizzle-orm';
-import type { DbOrTx } from '../client';
-import { deliveryAttempts, reminderJobs } from '../schema/jobs';
-import { evidence, providerEvents, recipientSuppressions } from '../schema/events';
-import { noticeLedger } from '../schema/ledger';
-import type { JobState, LedgerState } from '../schema/states';
+import type { DbOrTx } from '@/db/client';
+import { deliveryAttempts, reminderJobs } from '@/db/schema/jobs';
+import { evidence, providerEvents, recipientSuppressions } from '@/db/schema/events';
+import { noticeLedger } from '@/db/schema/ledger';
+import type { JobState, LedgerState } from '@/db/schema/states';
 import { toDateOrNull } from './console-dates';
 
 /**
@@ -24,14 +24,13 @@ export type NoticeMatch = {
   ledgerState: LedgerState | null;
 };
 
-export type LookupSearch =
-  | { kind: 'email'; email: string }
-  | { kind: 'key_prefix'; prefix: string }
-  | { kind: 'id'; id: string };
+export type LookupSearch = { kind: 'email'; email: string } | { kind: 'key_prefix'; prefix: string } | { kind: 'id'; id: string };
 
 /** `[prefix, prefix + 'g')` covers every lower-case hex key starting with prefix, in any collation. */
 function keyRange(column: SQL, prefix: string | SQL): SQL {
-  return typeof prefix === 'string' ? sql`${column} >= ${prefix} and ${column} < ${`${prefix}g`}` : sql`${column} >= ${prefix} and ${column} < ${prefix} || 'g'`;
+  return typeof prefix === 'string'
+    ? sql`${column} >= ${prefix} and ${column} < ${`${prefix}g`}`
+    : sql`${column} >= ${prefix} and ${column} < ${prefix} || 'g'`;
 }
 
 function keysFor(search: LookupSearch, limit: number): SQL {
@@ -248,18 +247,39 @@ export type RecipientSuppressionEntry = { email: string; reason: string; note: s
 
 export async function findRecipientSuppression(db: DbOrTx, { email }: { email: string }): Promise<RecipientSuppressionEntry | null> {
   const [row] = await db
-    .select({ email: recipientSuppressions.email, reason: recipientSuppressions.reason, note: recipientSuppressions.note, createdAt: recipientSuppressions.createdAt })
+    .select({
+      email: recipientSuppressions.email,
+      reason: recipientSuppressions.reason,
+      note: recipientSuppressions.note,
+      createdAt: recipientSuppressions.createdAt,
+    })
     .from(recipientSuppressions)
     .where(eq(recipientSuppressions.email, email.toLowerCase()))
     .limit(1);
   return row ?? null;
 }
 
-export type EvidenceEntry = { ref: string; kind: string; state: string; summary: string | null; openedAt: Date; resolvedAt: Date | null; resolvedBy: string | null };
+export type EvidenceEntry = {
+  ref: string;
+  kind: string;
+  state: string;
+  summary: string | null;
+  openedAt: Date;
+  resolvedAt: Date | null;
+  resolvedBy: string | null;
+};
 
 export async function findEvidence(db: DbOrTx, { ref }: { ref: string }): Promise<EvidenceEntry | null> {
   const [row] = await db
-    .select({ ref: evidence.ref, kind: evidence.kind, state: evidence.state, summary: evidence.summary, openedAt: evidence.openedAt, resolvedAt: evidence.resolvedAt, resolvedBy: evidence.resolvedBy })
+    .select({
+      ref: evidence.ref,
+      kind: evidence.kind,
+      state: evidence.state,
+      summary: evidence.summary,
+      openedAt: evidence.openedAt,
+      resolvedAt: evidence.resolvedAt,
+      resolvedBy: evidence.resolvedBy,
+    })
     .from(evidence)
     .where(eq(evidence.ref, ref))
     .limit(1);

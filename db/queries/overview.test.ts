@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { insertAttempt, insertJob, insertLedger, insertProviderEvent } from '../../e2e/fixtures/console-data';
-import { loadPendingOverview, loadSeriesOverview, loadStatusOverview } from '../../lib/console/overview';
-import { CLAIM_OUTCOMES, timeRanges, type TimeRange } from '../../lib/console/overview-model';
-import { attemptOutcomes, jobStates, providerEventTypes } from '../schema/states';
-import type { NoticeFact } from '../../lib/ledger/notice-types';
-import { dueBucketEdgesSeconds } from '../../test/fixtures/due-buckets';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { insertAttempt, insertJob, insertLedger, insertProviderEvent } from '@/e2e/fixtures/console-data';
+import { loadPendingOverview, loadSeriesOverview, loadStatusOverview } from '@/lib/console/overview';
+import { CLAIM_OUTCOMES, timeRanges, type TimeRange } from '@/lib/console/overview-model';
+import { attemptOutcomes, jobStates, providerEventTypes } from '@/db/schema/states';
+import type { NoticeFact } from '@/lib/ledger/notice-types';
+import { dueBucketEdgesSeconds } from '@/test/fixtures/due-buckets';
 
 /**
  * The overview's figures against the same figures computed by separate, deliberately naive
@@ -32,7 +32,7 @@ function rng(seed: number): () => number {
 beforeAll(async () => {
   t = await createTestDatabase();
   const random = rng(42);
-  const pick = <T,>(values: readonly T[]): T => values[Math.floor(random() * values.length)] as T;
+  const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)] as T;
   const types = ['renewal_notice_t72', 'renewal_notice_t24', 'payment_recovery'] as const;
   for (let index = 0; index < 240; index += 1) {
     const type = pick(types);
@@ -48,15 +48,33 @@ beforeAll(async () => {
     const job = await insertJob(t.db, { fact, secret, recipientEmail: `r${index}@example.com`, dueAt, deadlineAt, state });
     if (random() < 0.25) {
       const claimedAt = new Date(now.getTime() - Math.round(random() * 60) * 60_000);
-      await insertLedger(t.db, { key: job.key, jobId: job.id, fact, state: pick(['claimed', 'claimed', 'sent', 'released']), claimedAt, sentAt: claimedAt, recipientDomain: 'example.com' });
+      await insertLedger(t.db, {
+        key: job.key,
+        jobId: job.id,
+        fact,
+        state: pick(['claimed', 'claimed', 'sent', 'released']),
+        claimedAt,
+        sentAt: claimedAt,
+        recipientDomain: 'example.com',
+      });
     }
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const outcome = pick(attemptOutcomes);
       const startedAt = new Date(now.getTime() - Math.round(random() * 8 * 24 * H));
-      await insertAttempt(t.db, { key: job.key, jobId: job.id, outcome, startedAt, claimToCommitMs: outcome === 'sent' || random() < 0.2 ? Math.round(random() * 3_000) : null });
+      await insertAttempt(t.db, {
+        key: job.key,
+        jobId: job.id,
+        outcome,
+        startedAt,
+        claimToCommitMs: outcome === 'sent' || random() < 0.2 ? Math.round(random() * 3_000) : null,
+      });
     }
     if (random() < 0.6) {
-      await insertProviderEvent(t.db, { key: job.key, eventType: pick(providerEventTypes), occurredAt: new Date(now.getTime() - Math.round(random() * 8 * 24 * H)) });
+      await insertProviderEvent(t.db, {
+        key: job.key,
+        eventType: pick(providerEventTypes),
+        occurredAt: new Date(now.getTime() - Math.round(random() * 8 * 24 * H)),
+      });
     }
   }
 });
@@ -99,7 +117,9 @@ describe('overview figures equal independent SQL', () => {
   it('oldest pending per type and how many due jobs are near their deadline', async () => {
     const overview = await loadPendingOverview(t.db, { now, recountLater });
     for (const oldest of overview.oldest) {
-      const expected = await t.db.execute<{ due: string }>(sql`select to_char(min(due_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as due from reminder_jobs where state = 'pending' and notice_type = ${oldest.noticeType}`);
+      const expected = await t.db.execute<{ due: string }>(
+        sql`select to_char(min(due_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as due from reminder_jobs where state = 'pending' and notice_type = ${oldest.noticeType}`,
+      );
       expect(oldest.dueAt).toBe(expected.rows[0]?.due);
     }
     const status = await loadStatusOverview(t.db, { now, quarantineAfterMs: QUARANTINE_AFTER });
@@ -127,18 +147,27 @@ describe('overview figures equal independent SQL', () => {
         const from = new Date(Math.max(new Date(point.at).getTime(), windowStart)).toISOString();
         const to = new Date(Math.min(new Date(point.at).getTime() + bucketMs, now.getTime())).toISOString();
         const within = sql`started_at >= ${from}::timestamptz and started_at < ${to}::timestamptz`;
-        expect(point.claims).toBe(await scalar(sql`select count(*) as value from delivery_attempts where ${within} and outcome in ${sql.raw(`(${CLAIM_OUTCOMES.map((o) => `'${o}'`).join(',')})`)}`));
+        expect(point.claims).toBe(
+          await scalar(
+            sql`select count(*) as value from delivery_attempts where ${within} and outcome in ${sql.raw(`(${CLAIM_OUTCOMES.map((o) => `'${o}'`).join(',')})`)}`,
+          ),
+        );
         expect(point.duplicates).toBe(await scalar(sql`select count(*) as value from delivery_attempts where ${within} and outcome = 'suppressed_duplicate'`));
         expect(point.retryable).toBe(await scalar(sql`select count(*) as value from delivery_attempts where ${within} and outcome = 'retryable_failure'`));
         expect(point.permanent).toBe(await scalar(sql`select count(*) as value from delivery_attempts where ${within} and outcome = 'permanent_failure'`));
-        expect(point.p99).toBe(await scalar(sql`select round(percentile_cont(0.99) within group (order by claim_to_commit_ms)) as value from delivery_attempts where ${within}`));
-        expect(point.p50).toBe(await scalar(sql`select round(percentile_cont(0.5) within group (order by claim_to_commit_ms)) as value from delivery_attempts where ${within}`));
+        expect(point.p99).toBe(
+          await scalar(sql`select round(percentile_cont(0.99) within group (order by claim_to_commit_ms)) as value from delivery_attempts where ${within}`),
+        );
+        expect(point.p50).toBe(
+          await scalar(sql`select round(percentile_cont(0.5) within group (order by claim_to_commit_ms)) as value from delivery_attempts where ${within}`),
+        );
         const received = sql`received_at >= ${from}::timestamptz and received_at < ${to}::timestamptz`;
         expect(point.accepted).toBe(await scalar(sql`select count(*) as value from provider_events where ${received} and event_type = 'accepted'`));
         expect(point.delivered).toBe(await scalar(sql`select count(*) as value from provider_events where ${received} and event_type = 'delivered'`));
         claimsTotal += point.claims;
       }
-      const all = await scalar(sql`select count(*) as value from delivery_attempts where started_at >= ${new Date(windowStart).toISOString()}::timestamptz and started_at < ${now.toISOString()}::timestamptz
+      const all =
+        await scalar(sql`select count(*) as value from delivery_attempts where started_at >= ${new Date(windowStart).toISOString()}::timestamptz and started_at < ${now.toISOString()}::timestamptz
         and outcome in ('sent', 'retryable_failure', 'permanent_failure', 'unknown')`);
       expect(claimsTotal).toBe(all);
       if (range !== '1h') expect(claimsTotal).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import type { DbOrTx, Tx } from '../client';
-import { pendingDueSnapshot, type PendingBucketCount } from '../schema';
+import type { DbOrTx, Tx } from '@/db/client';
+import { pendingDueSnapshot, type PendingBucketCount } from '@/db/schema';
 import { toDate } from './console-dates';
 
 /**

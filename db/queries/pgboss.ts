@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type PgBoss from 'pg-boss';
 import { sql, type SQL } from 'drizzle-orm';
-import type { DbOrTx } from '../client';
+import type { DbOrTx } from '@/db/client';
 
 /**
  * The statements the pg-boss adapter writes itself, against pg-boss's own tables. They run on
@@ -52,7 +52,10 @@ function normaliseParam(value: unknown): unknown {
  * transition is pg-boss's own (state, started_on, retry_count), so its expiry maintenance,
  * retries and complete() work unchanged.
  */
-export async function fetchDueWakeups(executor: PgBossExecutor, { schema, queueName, limit }: { schema: string; queueName: string; limit: number }): Promise<FetchedWakeup[]> {
+export async function fetchDueWakeups(
+  executor: PgBossExecutor,
+  { schema, queueName, limit }: { schema: string; queueName: string; limit: number },
+): Promise<FetchedWakeup[]> {
   const { rows } = await executor.executeSql(
     `with next as (
       select id from ${schema}.job
@@ -74,7 +77,10 @@ export async function fetchDueWakeups(executor: PgBossExecutor, { schema, queueN
  * pg-boss's complete() statement (pg-boss 10 `completeJobs`), for many ids at once: only an
  * `active` wake-up completes, so one that maintenance already moved back to `retry` is left.
  */
-export async function completeWakeups(executor: PgBossExecutor, { schema, queueName, ids, output = null }: { schema: string; queueName: string; ids: readonly string[]; output?: Record<string, string> | null }): Promise<void> {
+export async function completeWakeups(
+  executor: PgBossExecutor,
+  { schema, queueName, ids, output = null }: { schema: string; queueName: string; ids: readonly string[]; output?: Record<string, string> | null },
+): Promise<void> {
   await executor.executeSql(
     `update ${schema}.job set completed_on = now(), state = 'completed', output = $3::jsonb
       where name = $1 and id in (select unnest($2::uuid[])) and state = 'active'`,
@@ -83,7 +89,10 @@ export async function completeWakeups(executor: PgBossExecutor, { schema, queueN
 }
 
 /** Wake-ups not yet completed (created, retry or active) for these jobs; the sweeper skips them. */
-export async function listLiveWakeupJobIds(executor: PgBossExecutor, { schema, queueName, jobIds }: { schema: string; queueName: string; jobIds: readonly string[] }): Promise<Set<string>> {
+export async function listLiveWakeupJobIds(
+  executor: PgBossExecutor,
+  { schema, queueName, jobIds }: { schema: string; queueName: string; jobIds: readonly string[] },
+): Promise<Set<string>> {
   if (jobIds.length === 0) return new Set();
   const { rows } = await executor.executeSql(
     `select distinct data->>'jobId' as "jobId" from ${schema}.job

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
-import type { DbOrTx } from '../client';
-import type { DryRunCounts } from '../schema';
+import type { DbOrTx } from '@/db/client';
+import type { DryRunCounts } from '@/db/schema';
 
 /**
  * A replay dry run's ledger lookup for one chunk of DISTINCT uploaded keys: how many the

@@ -1,9 +1,9 @@
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { DbOrTx } from '../client';
-import { replayItems, replays, users, type DryRunCounts, type ReplayFilter, type ReplayRow, type UploadRejection } from '../schema';
-import type { ReplayState } from '../schema/states';
-import { isUuid } from '../uuid';
+import type { DbOrTx } from '@/db/client';
+import { replayItems, replays, users, type DryRunCounts, type ReplayFilter, type ReplayRow, type UploadRejection } from '@/db/schema';
+import type { ReplayState } from '@/db/schema/states';
+import { isUuid } from '@/db/uuid';
 
 /** Every statement about replays. State changes are conditional on the state they leave. */
 
@@ -52,7 +52,10 @@ export type NewReplay = {
 };
 
 export async function insertReplay(db: DbOrTx, replay: NewReplay): Promise<ReplayRow> {
-  const [row] = await db.insert(replays).values({ ...replay, state: 'requested' }).returning();
+  const [row] = await db
+    .insert(replays)
+    .values({ ...replay, state: 'requested' })
+    .returning();
   if (!row) throw new Error('replay insert returned nothing');
   return row;
 }
@@ -131,9 +134,19 @@ export type PendingItem = {
 /** The runner's next batch, locked so two runners of one replay never publish an item twice. */
 export async function lockUnpublishedItems(db: DbOrTx, { replayId, limit }: { replayId: string; limit: number }): Promise<PendingItem[]> {
   const result = await db.execute<{
-    notice_key: string; job_id: string | null; recipient_email: string | null; line: number | null; notice_type: string | null;
-    identity: Record<string, string> | null; revision: number | null; recipient_time_zone: string | null; customer_id: string | null;
-    due_at: Date | string | null; deadline_at: Date | string | null; evidence_ref: string | null; payload: Record<string, unknown> | null;
+    notice_key: string;
+    job_id: string | null;
+    recipient_email: string | null;
+    line: number | null;
+    notice_type: string | null;
+    identity: Record<string, string> | null;
+    revision: number | null;
+    recipient_time_zone: string | null;
+    customer_id: string | null;
+    due_at: Date | string | null;
+    deadline_at: Date | string | null;
+    evidence_ref: string | null;
+    payload: Record<string, unknown> | null;
   }>(sql`
     select i.notice_key, i.job_id, coalesce(i.recipient_email, j.recipient_email) as recipient_email, i.line, i.notice_type, i.identity,
            i.revision, i.recipient_time_zone, i.customer_id, i.due_at, i.deadline_at, i.evidence_ref, i.payload
@@ -159,7 +172,10 @@ export async function lockUnpublishedItems(db: DbOrTx, { replayId, limit }: { re
   }));
 }
 
-export async function markItemsPublished(db: DbOrTx, { replayId, published }: { replayId: string; published: { noticeKey: string; jobId: string }[] }): Promise<void> {
+export async function markItemsPublished(
+  db: DbOrTx,
+  { replayId, published }: { replayId: string; published: { noticeKey: string; jobId: string }[] },
+): Promise<void> {
   if (published.length === 0) return;
   await db.execute(sql`
     update replay_items i set published_at = now(), job_id = p.job_id

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { DbOrTx } from '../client';
+import type { DbOrTx } from '@/db/client';
 
 /**
  * The managers' duplicate-rate report. Periods are UTC days or ISO weeks (Monday).
@@ -89,7 +89,10 @@ export type QuarantineFlow = {
  * still open, or resolved later (resolved_at after the threshold). Time to resolve runs from
  * entering quarantine to the resolution.
  */
-export async function quarantineFlow(db: DbOrTx, { granularity, from, to, quarantineAfterMs }: ReportRange & { quarantineAfterMs: number }): Promise<QuarantineFlow[]> {
+export async function quarantineFlow(
+  db: DbOrTx,
+  { granularity, from, to, quarantineAfterMs }: ReportRange & { quarantineAfterMs: number },
+): Promise<QuarantineFlow[]> {
   const threshold = sql`make_interval(secs => ${quarantineAfterMs / 1000})`;
   const result = await db.execute<{ period: string; inflow: number; resolved: number; open: number; median: number | null; max: number | null }>(sql`
     with entered as (

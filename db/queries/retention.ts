@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { DbOrTx } from '../client';
+import type { DbOrTx } from '@/db/client';
 
 /**
  * Every statement touches at most `limit` rows (`ctid in (select … limit n)`), so retention

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../client';
-import { reminderJobs, type JobRow } from '../schema/jobs';
-import { isUuid } from '../uuid';
+import type { DbOrTx } from '@/db/client';
+import { reminderJobs, type JobRow } from '@/db/schema/jobs';
+import { isUuid } from '@/db/uuid';
 
 export type NewJob = {
   noticeKey: string;
@@ -121,5 +121,8 @@ export async function takeDueUndispatched(db: DbOrTx, { now, limit }: { now: Dat
 
 /** Moves a pending job's next wake-up (test fixtures and deferrals outside the send path). */
 export async function setNextAttemptAt(db: DbOrTx, { id, at }: { id: string; at: Date }): Promise<void> {
-  await db.update(reminderJobs).set({ nextAttemptAt: at }).where(and(eq(reminderJobs.id, id), eq(reminderJobs.state, 'pending')));
+  await db
+    .update(reminderJobs)
+    .set({ nextAttemptAt: at })
+    .where(and(eq(reminderJobs.id, id), eq(reminderJobs.state, 'pending')));
 }

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../client';
-import { recipientSuppressions } from '../schema/events';
-import type { RecipientSuppressionReason } from '../schema/states';
+import type { DbOrTx } from '@/db/client';
+import { recipientSuppressions } from '@/db/schema/events';
+import type { RecipientSuppressionReason } from '@/db/schema/states';
 
 export type RecipientSuppression = typeof recipientSuppressions.$inferSelect;
 

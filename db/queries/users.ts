@@ -1,8 +1,8 @@
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../client';
-import { users, type UserRow } from '../schema/auth';
-import type { Role } from '../schema/states';
-import { isUuid } from '../uuid';
+import type { DbOrTx } from '@/db/client';
+import { users, type UserRow } from '@/db/schema/auth';
+import type { Role } from '@/db/schema/states';
+import { isUuid } from '@/db/uuid';
 
 export type UserSummary = Pick<UserRow, 'id' | 'email' | 'name' | 'role' | 'disabledAt' | 'lockedUntil' | 'failedLogins' | 'createdAt' | 'lastLoginAt'>;
 
@@ -29,10 +29,7 @@ export async function findUserById(db: DbOrTx, { id }: { id: string }): Promise<
   return row ?? null;
 }
 
-export async function createUser(
-  db: DbOrTx,
-  params: { email: string; name: string; role: Role; passwordHash: string | null },
-): Promise<UserSummary | null> {
+export async function createUser(db: DbOrTx, params: { email: string; name: string; role: Role; passwordHash: string | null }): Promise<UserSummary | null> {
   const [row] = await db
     .insert(users)
     .values({ email: params.email.trim().toLowerCase(), name: params.name, role: params.role, passwordHash: params.passwordHash })

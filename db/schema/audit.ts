@@ -15,11 +15,7 @@ export const auditLog = pgTable(
     before: jsonb('before').$type<Record<string, unknown>>(),
     after: jsonb('after').$type<Record<string, unknown>>(),
   },
-  (table) => [
-    index('audit_log_at_idx').on(table.at),
-    index('audit_log_target_idx').on(table.targetId),
-    index('audit_log_actor_idx').on(table.actor, table.at),
-  ],
+  (table) => [index('audit_log_at_idx').on(table.at), index('audit_log_target_idx').on(table.targetId), index('audit_log_actor_idx').on(table.actor, table.at)],
 );
 
 export type AuditRow = typeof auditLog.$inferSelect;

@@ -17,10 +17,7 @@ export const users = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     lastLoginAt: timestamp('last_login_at', { withTimezone: true }),
   },
-  () => [
-    check('users_role_check', sql.raw(`role in (${inList(roles)})`)),
-    check('users_email_lowercase', sql`email = lower(email)`),
-  ],
+  () => [check('users_role_check', sql.raw(`role in (${inList(roles)})`)), check('users_email_lowercase', sql`email = lower(email)`)],
 );
 
 /** Producer API tokens. Only a SHA-256 of the token is stored; the prefix helps people tell them apart. */

@@ -25,9 +25,15 @@ export const providerEvents = pgTable(
   (table) => [
     unique('provider_events_provider_event_unique').on(table.provider, table.eventId),
     check('provider_events_type_check', sql.raw(`event_type in (${inList(providerEventTypes)})`)),
-    index('provider_events_notice_key_idx').on(table.noticeKey).where(sql`notice_key is not null`),
-    index('provider_events_correlation_idx').on(table.correlationId).where(sql`correlation_id is not null`),
-    index('provider_events_provider_message_idx').on(table.providerMessageId).where(sql`provider_message_id is not null`),
+    index('provider_events_notice_key_idx')
+      .on(table.noticeKey)
+      .where(sql`notice_key is not null`),
+    index('provider_events_correlation_idx')
+      .on(table.correlationId)
+      .where(sql`correlation_id is not null`),
+    index('provider_events_provider_message_idx')
+      .on(table.providerMessageId)
+      .where(sql`provider_message_id is not null`),
     index('provider_events_received_idx').on(table.receivedAt),
   ],
 );
@@ -54,7 +60,9 @@ export const evidence = pgTable(
   {
     ref: text('ref').primaryKey(),
     kind: text('kind').notNull(),
-    state: text('state', { enum: ['open', 'resolved'] }).notNull().default('open'),
+    state: text('state', { enum: ['open', 'resolved'] })
+      .notNull()
+      .default('open'),
     summary: text('summary'),
     details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
     openedAt: timestamp('opened_at', { withTimezone: true }).notNull().defaultNow(),

@@ -38,15 +38,27 @@ export const reminderJobs = pgTable(
     check('reminder_jobs_deadline_after_due', sql`deadline_at >= due_at`),
     check('reminder_jobs_attempts_nonnegative', sql`attempts >= 0`),
     // Overview buckets, oldest pending, and the sweeper: all read pending jobs only.
-    index('reminder_jobs_pending_idx').on(table.nextAttemptAt).where(sql`state = 'pending'`),
-    index('reminder_jobs_pending_due_idx').on(table.noticeType, table.dueAt).where(sql`state = 'pending'`),
+    index('reminder_jobs_pending_idx')
+      .on(table.nextAttemptAt)
+      .where(sql`state = 'pending'`),
+    index('reminder_jobs_pending_due_idx')
+      .on(table.noticeType, table.dueAt)
+      .where(sql`state = 'pending'`),
     index('reminder_jobs_email_idx').on(sql`lower(${table.recipientEmail})`),
     index('reminder_jobs_subject_idx').on(table.subjectId),
-    index('reminder_jobs_customer_idx').on(table.customerId).where(sql`customer_id is not null`),
-    index('reminder_jobs_batch_idx').on(table.batchId).where(sql`batch_id is not null`),
-    index('reminder_jobs_evidence_idx').on(table.evidenceRef).where(sql`evidence_ref is not null`),
+    index('reminder_jobs_customer_idx')
+      .on(table.customerId)
+      .where(sql`customer_id is not null`),
+    index('reminder_jobs_batch_idx')
+      .on(table.batchId)
+      .where(sql`batch_id is not null`),
+    index('reminder_jobs_evidence_idx')
+      .on(table.evidenceRef)
+      .where(sql`evidence_ref is not null`),
     // Retention deletes finished jobs oldest first in small batches; without this each batch scans.
-    index('reminder_jobs_finished_idx').on(table.updatedAt).where(sql`state in ('sent', 'suppressed', 'failed', 'cancelled')`),
+    index('reminder_jobs_finished_idx')
+      .on(table.updatedAt)
+      .where(sql`state in ('sent', 'suppressed', 'failed', 'cancelled')`),
   ],
 );
 
@@ -69,7 +81,9 @@ export const deliveryAttempts = pgTable(
     correlationId: text('correlation_id'),
     /** Milliseconds between the claim commit and the result commit, when both happened. */
     claimToCommitMs: integer('claim_to_commit_ms'),
-    mode: text('mode', { enum: ['shadow', 'enforce'] }).notNull().default('enforce'),
+    mode: text('mode', { enum: ['shadow', 'enforce'] })
+      .notNull()
+      .default('enforce'),
   },
   (table) => [
     check('delivery_attempts_outcome_check', sql.raw(`outcome in (${inList(attemptOutcomes)})`)),
@@ -78,7 +92,9 @@ export const deliveryAttempts = pgTable(
     // Covering (outcome, claim_to_commit_ms) so the overview's series over a week of attempts
     // is an index-only scan: at 10 M rows the heap fetches were 70 of its 110 ms.
     index('delivery_attempts_started_idx').on(table.startedAt, table.outcome, table.claimToCommitMs),
-    index('delivery_attempts_batch_idx').on(table.batchId).where(sql`batch_id is not null`),
+    index('delivery_attempts_batch_idx')
+      .on(table.batchId)
+      .where(sql`batch_id is not null`),
   ],
 );
 

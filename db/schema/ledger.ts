@@ -26,7 +26,9 @@ export const noticeLedger = pgTable(
     recipientDomain: text('recipient_domain'),
     /** Minted once per notice and reused by every deliberate resend; never shown or logged. */
     oneTimeCode: text('one_time_code'),
-    source: text('source', { enum: ['worker', 'backfill', 'operator'] }).notNull().default('worker'),
+    source: text('source', { enum: ['worker', 'backfill', 'operator'] })
+      .notNull()
+      .default('worker'),
     resolution: text('resolution'),
     resolvedAt: timestamp('resolved_at', { withTimezone: true }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
@@ -35,8 +37,12 @@ export const noticeLedger = pgTable(
     check('notice_ledger_state_check', sql.raw(`state in (${inList(ledgerStates)})`)),
     check('notice_ledger_sent_has_time', sql`state <> 'sent' or sent_at is not null`),
     // Quarantine: stuck claims oldest first. Partial, so it stays tiny at 10 M rows.
-    index('notice_ledger_claimed_idx').on(table.claimedAt).where(sql`state = 'claimed'`),
-    index('notice_ledger_provider_message_id_idx').on(table.providerMessageId).where(sql`provider_message_id is not null`),
+    index('notice_ledger_claimed_idx')
+      .on(table.claimedAt)
+      .where(sql`state = 'claimed'`),
+    index('notice_ledger_provider_message_id_idx')
+      .on(table.providerMessageId)
+      .where(sql`provider_message_id is not null`),
     index('notice_ledger_job_id_idx').on(table.jobId),
   ],
 );

@@ -84,7 +84,9 @@ export const replayItems = pgTable(
   (table) => [
     primaryKey({ name: 'replay_items_pkey', columns: [table.replayId, table.noticeKey] }),
     // The runner's next batch: unpublished items of one replay, in key order.
-    index('replay_items_unpublished_idx').on(table.replayId, table.noticeKey).where(sql`published_at is null`),
+    index('replay_items_unpublished_idx')
+      .on(table.replayId, table.noticeKey)
+      .where(sql`published_at is null`),
   ],
 );
 

@@ -1,4 +1,4 @@
-import { expect, test } from '../fixtures/test';
+import { expect, test } from '@/e2e/fixtures/test';
 
 test('anonymous callers get 401 from console routes and the pages redirect to sign-in', async ({ request }) => {
   for (const path of ['/api/console/overview/pending', '/api/console/quarantine', '/api/console/audit', '/api/console/users']) {

@@ -1,10 +1,10 @@
 import type { APIRequestContext } from '@playwright/test';
 import pg from 'pg';
-import { can } from '../../lib/auth/permissions';
-import { roles, type Role } from '../../lib/auth/roles';
-import { consoleHandlers, type ConsoleHandler } from '../../test/fuzz/console-handlers';
-import { snapshotTables } from '../../test/fuzz/table-snapshot';
-import { expect, test } from '../fixtures/test';
+import { can } from '@/lib/auth/permissions';
+import { roles, type Role } from '@/lib/auth/roles';
+import { consoleHandlers, type ConsoleHandler } from '@/test/fuzz/console-handlers';
+import { snapshotTables } from '@/test/fuzz/table-snapshot';
+import { expect, test } from '@/e2e/fixtures/test';
 
 /**
  * The console's route handlers through `next start`, walked from the same list the fuzz suite
@@ -53,7 +53,10 @@ test('every console route: 401 anonymous, 403 for roles without the permission, 
 
 test('a producer token is no console credential, and a console session is no producer credential', async ({ request, apiAs, seed }) => {
   for (const handler of consoleHandlers) {
-    const response = handler.method === 'GET' ? await request.get(handler.path, { headers: { authorization: `Bearer ${seed.producer.token}` } }) : await request.post(handler.path, { headers: { authorization: `Bearer ${seed.producer.token}` }, data: {} });
+    const response =
+      handler.method === 'GET'
+        ? await request.get(handler.path, { headers: { authorization: `Bearer ${seed.producer.token}` } })
+        : await request.post(handler.path, { headers: { authorization: `Bearer ${seed.producer.token}` }, data: {} });
     expect(response.status(), handler.name).toBe(401);
   }
   const admin = await apiAs('admin');

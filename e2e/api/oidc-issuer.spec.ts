@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { APIRequestContext } from '@playwright/test';
-import { expect, test } from '../fixtures/test';
+import { expect, test } from '@/e2e/fixtures/test';
 
 /**
  * The local OpenID Connect issuer the single sign-on specs run against refuses what a real
@@ -13,7 +13,10 @@ const clientId = process.env.OIDC_CLIENT_ID ?? '';
 const clientSecret = process.env.OIDC_CLIENT_SECRET ?? '';
 const redirectUri = `http://127.0.0.1:${process.env.E2E_PORT ?? ''}/api/auth/callback/oidc`;
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
-const basic = (id: string, secret: string) => ({ ...form, authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}` });
+const basic = (id: string, secret: string) => ({
+  ...form,
+  authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`,
+});
 
 function pkce(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
@@ -21,7 +24,16 @@ function pkce(): { verifier: string; challenge: string } {
 }
 
 function authorizeUrl(overrides: Record<string, string | null> = {}): string {
-  const params: Record<string, string | null> = { client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'openid email profile', state: 'st-1', code_challenge: pkce().challenge, code_challenge_method: 'S256', ...overrides };
+  const params: Record<string, string | null> = {
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope: 'openid email profile',
+    state: 'st-1',
+    code_challenge: pkce().challenge,
+    code_challenge_method: 'S256',
+    ...overrides,
+  };
   const query = new URLSearchParams(Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== null));
   return `${issuer}/authorize?${query.toString()}`;
 }
@@ -61,7 +73,9 @@ test('the issuer publishes its discovery document and an RSA signing key', async
   expect(keys[0]).not.toHaveProperty('d');
 });
 
-test('authorization requests: an unknown client or redirect_uri is answered, never redirected; missing state or PKCE goes back as an error', async ({ request }) => {
+test('authorization requests: an unknown client or redirect_uri is answered, never redirected; missing state or PKCE goes back as an error', async ({
+  request,
+}) => {
   for (const [overrides, error] of [
     [{ client_id: 'someone-else' }, 'invalid_client'],
     [{ redirect_uri: 'http://127.0.0.1:1/steal' }, 'invalid_request'],
@@ -86,8 +100,12 @@ test('authorization requests: an unknown client or redirect_uri is answered, nev
   }
 });
 
-test('token requests: the client secret, the PKCE verifier and the redirect_uri are checked, and a code is spent by its first use', async ({ request, seed }) => {
-  const token = (data: Record<string, string>, headers: Record<string, string> = basic(clientId, clientSecret)) => request.post(`${issuer}/token`, { headers, data: new URLSearchParams(data).toString() });
+test('token requests: the client secret, the PKCE verifier and the redirect_uri are checked, and a code is spent by its first use', async ({
+  request,
+  seed,
+}) => {
+  const token = (data: Record<string, string>, headers: Record<string, string> = basic(clientId, clientSecret)) =>
+    request.post(`${issuer}/token`, { headers, data: new URLSearchParams(data).toString() });
   const { verifier, challenge } = pkce();
   const grant = (code: string) => ({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { APIRequestContext } from '@playwright/test';
-import { expect, test } from '../fixtures/test';
+import { expect, test } from '@/e2e/fixtures/test';
 
 /**
  * The producer API through `next start`, as another service calls it: every route, every status
@@ -40,7 +40,15 @@ test.describe('producer API', () => {
     const created = await request.post('/api/v1/reminders', { headers: auth, data: body });
     expect(created.status()).toBe(201);
     const job = (await created.json()) as Record<string, unknown>;
-    expect(job).toMatchObject({ created: true, type: 'renewal_notice_t72', revision: 0, state: 'pending', source: 'e2e-producer', dueAt: body.dueAt, deadlineAt: body.deadlineAt });
+    expect(job).toMatchObject({
+      created: true,
+      type: 'renewal_notice_t72',
+      revision: 0,
+      state: 'pending',
+      source: 'e2e-producer',
+      dueAt: body.dueAt,
+      deadlineAt: body.deadlineAt,
+    });
     expect(job.noticeKey).toMatch(/^[0-9a-f]{64}$/);
     expect(created.headers()['cache-control']).toBe('no-store');
     const [row] = await sql<{ state: string; recipient_email: string }>('select state, recipient_email from reminder_jobs where id = $1', [job.id]);
@@ -51,7 +59,10 @@ test.describe('producer API', () => {
     expect(await again.json()).toMatchObject({ id: job.id, noticeKey: job.noticeKey, created: false });
 
     const before = await jobCount(sql);
-    const different = await request.post('/api/v1/reminders', { headers: auth, data: { ...body, recipient: { email: 'someone.else@example.com', timeZone: 'Europe/Berlin' } } });
+    const different = await request.post('/api/v1/reminders', {
+      headers: auth,
+      data: { ...body, recipient: { email: 'someone.else@example.com', timeZone: 'Europe/Berlin' } },
+    });
     expect(different.status()).toBe(409);
     expect(await different.json()).toMatchObject({ error: 'notice_conflict', details: { jobId: job.id, fields: ['recipient.email'] } });
     expect(await jobCount(sql)).toBe(before);
@@ -71,7 +82,10 @@ test.describe('producer API', () => {
     expect(empty.status()).toBe(400);
     expect(await empty.json()).toEqual({ error: 'invalid_json', details: 'a JSON body is required' });
 
-    const badFields = await request.post('/api/v1/reminders', { headers: auth, data: reminder({ dueAt: '2027-01-01T10:00:00+01:00', recipient: { email: 'not-an-email' } }) });
+    const badFields = await request.post('/api/v1/reminders', {
+      headers: auth,
+      data: reminder({ dueAt: '2027-01-01T10:00:00+01:00', recipient: { email: 'not-an-email' } }),
+    });
     expect(badFields.status()).toBe(400);
     const details = ((await badFields.json()) as { error: string; details: { path: string }[] }).details.map((issue) => issue.path);
     expect(details).toEqual(expect.arrayContaining(['dueAt', 'recipient.email']));
@@ -83,14 +97,21 @@ test.describe('producer API', () => {
     const badIdentity = await request.post('/api/v1/reminders', { headers: auth, data: reminder({ identity: { subscription_id: 'sub_1' } }) });
     expect(badIdentity.status()).toBe(400);
 
-    const tooLarge = await request.post('/api/v1/reminders', { headers: { ...auth, 'content-type': 'application/json' }, data: Buffer.from(JSON.stringify(reminder({ payload: { blob: 'x'.repeat(70_000) } }))) });
+    const tooLarge = await request.post('/api/v1/reminders', {
+      headers: { ...auth, 'content-type': 'application/json' },
+      data: Buffer.from(JSON.stringify(reminder({ payload: { blob: 'x'.repeat(70_000) } }))),
+    });
     expect(tooLarge.status()).toBe(413);
     expect(await tooLarge.json()).toMatchObject({ error: 'body_too_large' });
 
     expect(await jobCount(sql)).toBe(before);
   });
 
-  test('every route answers 401 with a Bearer challenge to a missing, malformed, unknown or revoked token, and writes nothing', async ({ request, seed, sql }) => {
+  test('every route answers 401 with a Bearer challenge to a missing, malformed, unknown or revoked token, and writes nothing', async ({
+    request,
+    seed,
+    sql,
+  }) => {
     const routes: { method: 'post' | 'put'; path: string }[] = [
       { method: 'post', path: '/api/v1/reminders' },
       { method: 'post', path: `/api/v1/reminders/${randomUUID()}/cancel` },
@@ -118,7 +139,11 @@ test.describe('producer API', () => {
     expect(await sql("select last_used_at from api_tokens where name = 'e2e revoked producer'")).toEqual([beforeToken]);
   });
 
-  async function schedule(request: APIRequestContext, headers: Record<string, string>, overrides: Record<string, unknown> = {}): Promise<{ id: string; noticeKey: string }> {
+  async function schedule(
+    request: APIRequestContext,
+    headers: Record<string, string>,
+    overrides: Record<string, unknown> = {},
+  ): Promise<{ id: string; noticeKey: string }> {
     const response = await request.post('/api/v1/reminders', { headers, data: reminder(overrides) });
     expect(response.status()).toBe(201);
     return (await response.json()) as { id: string; noticeKey: string };
@@ -152,7 +177,10 @@ test.describe('producer API', () => {
     expect(await sql('select * from reminder_jobs where id = $1', [other.id])).toEqual([before]);
   });
 
-  test('evidence: PUT opens (201, then 200), a different kind is 409, resolve suppresses the jobs that name it (200), again alreadyResolved', async ({ request, sql }) => {
+  test('evidence: PUT opens (201, then 200), a different kind is 409, resolve suppresses the jobs that name it (200), again alreadyResolved', async ({
+    request,
+    sql,
+  }) => {
     const ref = `recon-${randomUUID().slice(0, 8)}`;
     const opened = await request.put(`/api/v1/evidence/${ref}`, { headers: auth, data: { kind: 'reconciliation_exception', summary: 'card declined' } });
     expect(opened.status()).toBe(201);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { expect, test } from '../fixtures/test';
-import { genericHeaders, postmarkHeaders, sendgridHeaders, snsNotification } from '../fixtures/webhook-keys';
+import { expect, test } from '@/e2e/fixtures/test';
+import { genericHeaders, postmarkHeaders, sendgridHeaders, snsNotification } from '@/e2e/fixtures/webhook-keys';
 
 // Bodies go as Buffers: Playwright JSON-encodes a string `data` that does not parse as JSON,
 // and a signed body must reach the server byte for byte.
@@ -29,7 +29,11 @@ async function ledgerState(sql: Sql, noticeKey: string): Promise<string | undefi
   return row?.state;
 }
 
-test('generic (our SMTP sink’s signed format): refusals store nothing; the signed event confirms the claim, a repeat is a duplicate', async ({ request, seed, sql }) => {
+test('generic (our SMTP sink’s signed format): refusals store nothing; the signed event confirms the claim, a repeat is a duplicate', async ({
+  request,
+  seed,
+  sql,
+}) => {
   const { keys, claimedKeys } = seed.webhooks;
   const body = fixture('generic-events.json');
   const before = await snapshot(sql, claimedKeys.generic);
@@ -37,7 +41,10 @@ test('generic (our SMTP sink’s signed format): refusals store nothing; the sig
   const unsigned = await request.post('/api/webhooks/generic', { headers: { 'content-type': 'application/json' }, data: Buffer.from(body) });
   expect(unsigned.status()).toBe(401);
   expect(await unsigned.json()).toEqual({ error: 'signature missing' });
-  const forged = await request.post('/api/webhooks/generic', { headers: genericHeaders({ ...keys, genericSecret: 'f'.repeat(64) }, body), data: Buffer.from(body) });
+  const forged = await request.post('/api/webhooks/generic', {
+    headers: genericHeaders({ ...keys, genericSecret: 'f'.repeat(64) }, body),
+    data: Buffer.from(body),
+  });
   expect(forged.status()).toBe(401);
   const tampered = await request.post('/api/webhooks/generic', { headers: genericHeaders(keys, body), data: Buffer.from(body.replace('accepted', 'bounce')) });
   expect(tampered.status()).toBe(401);
@@ -55,14 +62,21 @@ test('generic (our SMTP sink’s signed format): refusals store nothing; the sig
   expect(await repeated.json()).toMatchObject({ received: 3, stored: 0, duplicates: 3, confirmed: 0 });
 });
 
-test('Postmark (HTTP Basic): wrong or missing credentials are 401 with a Basic challenge; the Delivery example confirms the claim', async ({ request, seed, sql }) => {
+test('Postmark (HTTP Basic): wrong or missing credentials are 401 with a Basic challenge; the Delivery example confirms the claim', async ({
+  request,
+  seed,
+  sql,
+}) => {
   const { keys, claimedKeys } = seed.webhooks;
   const body = fixture('postmark-delivery.json');
   const before = await snapshot(sql, claimedKeys.postmark);
   const anonymous = await request.post('/api/webhooks/postmark', { headers: { 'content-type': 'application/json' }, data: Buffer.from(body) });
   expect(anonymous.status()).toBe(401);
   expect(anonymous.headers()['www-authenticate']).toBe('Basic realm="notice-ledger webhooks"');
-  const wrong = await request.post('/api/webhooks/postmark', { headers: postmarkHeaders({ ...keys, postmark: { user: keys.postmark.user, password: 'wrong-password' } }), data: Buffer.from(body) });
+  const wrong = await request.post('/api/webhooks/postmark', {
+    headers: postmarkHeaders({ ...keys, postmark: { user: keys.postmark.user, password: 'wrong-password' } }),
+    data: Buffer.from(body),
+  });
   expect(wrong.status()).toBe(401);
   expect((await request.post('/api/webhooks/postmark', { headers: postmarkHeaders(keys), data: Buffer.from('{"RecordType":') })).status()).toBe(400);
   expect(await snapshot(sql, claimedKeys.postmark)).toEqual(before);
@@ -92,17 +106,52 @@ test('SendGrid (Signed Event Webhook): a bad or stale signature is 401; the docu
   expect(await ledgerState(sql, claimedKeys.sendgrid)).toBe('sent');
 });
 
-test('SES through SNS: a wrong topic is 403, an untrusted or unknown certificate and a bad signature are 401; the signed Delivery confirms the claim', async ({ request, seed, sql }) => {
+test('SES through SNS: a wrong topic is 403, an untrusted or unknown certificate and a bad signature are 401; the signed Delivery confirms the claim', async ({
+  request,
+  seed,
+  sql,
+}) => {
   const { keys, claimedKeys } = seed.webhooks;
   const message = fixture('ses-delivery.json');
-  const post = (envelope: unknown) => request.post('/api/webhooks/ses', { headers: { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': 'Notification' }, data: Buffer.from(JSON.stringify(envelope)) });
+  const post = (envelope: unknown) =>
+    request.post('/api/webhooks/ses', {
+      headers: { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': 'Notification' },
+      data: Buffer.from(JSON.stringify(envelope)),
+    });
   const before = await snapshot(sql, claimedKeys.ses);
 
   const signed = snsNotification(keys, { message, messageId: 'e2e-ses-delivery-1' });
   expect((await post({ ...signed, Message: message.replace('Delivery', 'Bounce') })).status()).toBe(401);
-  expect((await post(snsNotification({ ...keys, sns: { ...keys.sns, topicArn: 'arn:aws:sns:us-east-1:123456789012:someone-else' } }, { message, messageId: 'e2e-ses-topic' }))).status()).toBe(403);
-  expect((await post(snsNotification({ ...keys, sns: { ...keys.sns, certUrl: 'https://attacker.example.com/SimpleNotificationService-x.pem' } }, { message, messageId: 'e2e-ses-url' }))).status()).toBe(401);
-  expect((await post(snsNotification({ ...keys, sns: { ...keys.sns, certUrl: 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-not-pinned.pem' } }, { message, messageId: 'e2e-ses-cert' }))).status()).toBe(401);
+  expect(
+    (
+      await post(
+        snsNotification(
+          { ...keys, sns: { ...keys.sns, topicArn: 'arn:aws:sns:us-east-1:123456789012:someone-else' } },
+          { message, messageId: 'e2e-ses-topic' },
+        ),
+      )
+    ).status(),
+  ).toBe(403);
+  expect(
+    (
+      await post(
+        snsNotification(
+          { ...keys, sns: { ...keys.sns, certUrl: 'https://attacker.example.com/SimpleNotificationService-x.pem' } },
+          { message, messageId: 'e2e-ses-url' },
+        ),
+      )
+    ).status(),
+  ).toBe(401);
+  expect(
+    (
+      await post(
+        snsNotification(
+          { ...keys, sns: { ...keys.sns, certUrl: 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-not-pinned.pem' } },
+          { message, messageId: 'e2e-ses-cert' },
+        ),
+      )
+    ).status(),
+  ).toBe(401);
   expect((await post(snsNotification(keys, { message, messageId: 'e2e-ses-old', at: new Date(Date.now() - 2 * 3_600_000) }))).status()).toBe(401);
   expect((await post({ Type: 'Notification' })).status()).toBe(400);
   expect(await snapshot(sql, claimedKeys.ses)).toEqual(before);

@@ -1,4 +1,4 @@
-import { expect, snap, test } from '../fixtures/test';
+import { expect, snap, test } from '@/e2e/fixtures/test';
 
 test('on-call confirms a stuck claim from provider evidence, releases another, and audit shows both', async ({ pageAs, seed, sql }, testInfo) => {
   const { stuckWithEvidence, stuckWithoutEvidence } = seed.scenarios.oncall;
@@ -36,7 +36,9 @@ test('on-call confirms a stuck claim from provider evidence, releases another, a
   await expect(page.getByTestId('resolve-result')).toContainText('Released for resend: 1 claim');
   await expect(releaseRow).toHaveCount(0);
 
-  const [confirmed] = await sql<{ state: string; provider_message_id: string }>('select state, provider_message_id from notice_ledger where notice_key = $1', [stuckWithEvidence]);
+  const [confirmed] = await sql<{ state: string; provider_message_id: string }>('select state, provider_message_id from notice_ledger where notice_key = $1', [
+    stuckWithEvidence,
+  ]);
   expect(confirmed).toEqual({ state: 'sent', provider_message_id: 'ses-alpha-o' });
   const [released] = await sql<{ state: string; one_time_code: string; job_state: string }>(
     'select l.state, l.one_time_code, j.state as job_state from notice_ledger l join reminder_jobs j using (notice_key) where notice_key = $1',
@@ -49,6 +51,8 @@ test('on-call confirms a stuck claim from provider evidence, releases another, a
   await expect(rows).toHaveCount(2);
   await expect(page.locator(`[data-testid="audit-row"][data-target="${stuckWithEvidence}"]`)).toContainText('quarantine.confirm_sent');
   await expect(page.locator(`[data-testid="audit-row"][data-target="${stuckWithoutEvidence}"]`)).toContainText('quarantine.release');
-  await expect(page.locator(`[data-testid="audit-row"][data-target="${stuckWithoutEvidence}"]`)).toContainText('No provider evidence; resend with the same code');
+  await expect(page.locator(`[data-testid="audit-row"][data-target="${stuckWithoutEvidence}"]`)).toContainText(
+    'No provider evidence; resend with the same code',
+  );
   await snap(page, testInfo, 'audit-oncall');
 });

@@ -1,4 +1,4 @@
-import { expect, snap, test } from '../fixtures/test';
+import { expect, snap, test } from '@/e2e/fixtures/test';
 
 test('sign-in page refuses a wrong password and lets the right one in', async ({ page, seed }, testInfo) => {
   await page.goto('/quarantine');

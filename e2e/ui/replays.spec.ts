@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { createDb, createPool } from '../../db/client';
-import type { NoticeFact } from '../../lib/ledger/notice-types';
-import { correlationOf } from '../../lib/ledger/notice-key';
-import { startSmtpSink } from '../../lib/mail/sink';
-import { spawnWorker } from '../../test/worker-process';
-import { insertAttempt, insertJob, insertLedger, insertUser } from '../fixtures/console-data';
-import { expect, signInState, snap, test } from '../fixtures/test';
+import { createDb, createPool } from '@/db/client';
+import type { NoticeFact } from '@/lib/ledger/notice-types';
+import { correlationOf } from '@/lib/ledger/notice-key';
+import { startSmtpSink } from '@/lib/mail/sink';
+import { spawnWorker } from '@/test/worker-process';
+import { insertAttempt, insertJob, insertLedger, insertUser } from '@/e2e/fixtures/console-data';
+import { expect, signInState, snap, test } from '@/e2e/fixtures/test';
 
 const HOUR = 3_600_000;
 
@@ -15,7 +15,13 @@ const HOUR = 3_600_000;
  * approves, the run publishes every wake-up, the worker suppresses every one of them, the
  * sink receives none of them, and the report's duplicate count grows by exactly that many.
  */
-test('operator replays an already-delivered window: 0 new, four-eyes, every wake-up suppressed, nothing sent, report +N', async ({ browser, baseURL, pageAs, apiAs, sql }, testInfo) => {
+test('operator replays an already-delivered window: 0 new, four-eyes, every wake-up suppressed, nothing sent, report +N', async ({
+  browser,
+  baseURL,
+  pageAs,
+  apiAs,
+  sql,
+}, testInfo) => {
   test.setTimeout(120_000);
   const secret = process.env.NOTICE_KEY_SECRET ?? '';
   const source = `e2e-replay-${randomBytes(3).toString('hex')}`;
@@ -26,8 +32,24 @@ test('operator replays an already-delivered window: 0 new, four-eyes, every wake
   for (let i = 0; i < 5; i += 1) {
     const fact: NoticeFact = { type: 'renewal_notice_t72', identity: { subscription_id: `sub_${source}_${i}`, period_start: '2026-12-04' }, revision: 0 };
     const dueAt = new Date(now - 26 * HOUR + i * 60_000);
-    const job = await insertJob(db, { fact, secret, recipientEmail: `r${i}@${source}.example.com`, dueAt, deadlineAt: new Date(dueAt.getTime() + 40 * HOUR), state: 'sent', source });
-    await insertLedger(db, { key: job.key, jobId: job.id, fact, state: 'sent', claimedAt: new Date(dueAt.getTime() + 1_000), sentAt: new Date(dueAt.getTime() + 1_200), recipientDomain: `${source}.example.com` });
+    const job = await insertJob(db, {
+      fact,
+      secret,
+      recipientEmail: `r${i}@${source}.example.com`,
+      dueAt,
+      deadlineAt: new Date(dueAt.getTime() + 40 * HOUR),
+      state: 'sent',
+      source,
+    });
+    await insertLedger(db, {
+      key: job.key,
+      jobId: job.id,
+      fact,
+      state: 'sent',
+      claimedAt: new Date(dueAt.getTime() + 1_000),
+      sentAt: new Date(dueAt.getTime() + 1_200),
+      recipientDomain: `${source}.example.com`,
+    });
     await insertAttempt(db, { key: job.key, jobId: job.id, outcome: 'sent', startedAt: new Date(dueAt.getTime() + 1_200) });
     keys.push(job.key);
   }
@@ -36,7 +58,13 @@ test('operator replays an already-delivered window: 0 new, four-eyes, every wake
   await pool.end();
 
   const sink = await startSmtpSink();
-  const worker = spawnWorker({ DATABASE_URL: process.env.DATABASE_URL ?? '', NOTICE_KEY_SECRET: secret, SMTP_URL: sink.url, MESSAGE_ID_DOMAIN: 'notices.example.com', RATE_LIMIT_PER_DOMAIN: '1000' });
+  const worker = spawnWorker({
+    DATABASE_URL: process.env.DATABASE_URL ?? '',
+    NOTICE_KEY_SECRET: secret,
+    SMTP_URL: sink.url,
+    MESSAGE_ID_DOMAIN: 'notices.example.com',
+    RATE_LIMIT_PER_DOMAIN: '1000',
+  });
   try {
     const manager = await pageAs('manager');
     const today = new Date().toISOString().slice(0, 10);
@@ -83,7 +111,10 @@ test('operator replays an already-delivered window: 0 new, four-eyes, every wake
     const requesterApi = await apiAs('operator');
     const own = await requesterApi.post('/api/console/replays/decide', { data: { id: replay.id, decision: 'approve', reason: 'my own' } });
     expect(own.status()).toBe(403);
-    expect((await sql<{ state: string; decided_by: string | null }>('select state, decided_by from replays where id = $1', [replay.id]))[0]).toEqual({ state: 'requested', decided_by: null });
+    expect((await sql<{ state: string; decided_by: string | null }>('select state, decided_by from replays where id = $1', [replay.id]))[0]).toEqual({
+      state: 'requested',
+      decided_by: null,
+    });
 
     // Four-eyes proper: a manager who requests a replay cannot approve it; a different manager (admin) decides.
     const managerApi = await apiAs('manager');
@@ -95,7 +126,11 @@ test('operator replays an already-delivered window: 0 new, four-eyes, every wake
     expect(await ownByManager.json()).toMatchObject({ ok: false, error: { message: expect.stringMatching(/Four-eyes rule: you requested this replay/) } });
     expect((await sql<{ state: string }>('select state from replays where id = $1', [managerReplayId]))[0]?.state).toBe('requested');
     const adminApi = await apiAs('admin');
-    expect((await adminApi.post('/api/console/replays/decide', { data: { id: managerReplayId, decision: 'reject', reason: 'duplicate of the operator request' } })).status()).toBe(200);
+    expect(
+      (
+        await adminApi.post('/api/console/replays/decide', { data: { id: managerReplayId, decision: 'reject', reason: 'duplicate of the operator request' } })
+      ).status(),
+    ).toBe(200);
 
     // A manager approves.
     await manager.goto('/replays');
@@ -113,7 +148,10 @@ test('operator replays an already-delivered window: 0 new, four-eyes, every wake
     await expect(row.getByTestId('replay-state')).toHaveText('completed');
     await snap(operator, testInfo, 'replay-completed');
 
-    const attempts = await sql<{ outcome: string; count: number }>('select outcome, count(*)::int as count from delivery_attempts where batch_id = $1 group by outcome', [batchId]);
+    const attempts = await sql<{ outcome: string; count: number }>(
+      'select outcome, count(*)::int as count from delivery_attempts where batch_id = $1 group by outcome',
+      [batchId],
+    );
     expect(attempts).toEqual([{ outcome: 'discarded', count: 5 }]);
     for (const key of keys) expect(sink.countByCorrelation(correlationOf(key))).toBe(0);
     const audit = await sql<{ action: string }>("select action from audit_log where target_id = $1 and action like 'replay.%' order by id", [batchId]);

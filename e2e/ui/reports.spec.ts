@@ -1,5 +1,5 @@
-import { expect, snap, test } from '../fixtures/test';
-import { parseCsv } from '../../lib/replay/csv';
+import { expect, snap, test } from '@/e2e/fixtures/test';
+import { parseCsv } from '@/lib/replay/csv';
 
 test('a manager reads the duplicate-rate report, exports exactly what is on screen, and prints without the chrome', async ({ pageAs, apiAs }, testInfo) => {
   const page = await pageAs('manager');
@@ -9,14 +9,22 @@ test('a manager reads the duplicate-rate report, exports exactly what is on scre
   await page.getByLabel('By').selectOption('day');
   await page.getByRole('button', { name: 'Show' }).click();
   await expect(page).toHaveURL(/granularity=day/);
-  const screen = await page.locator('[data-testid^="report-"] table').evaluateAll((tables) =>
-    tables.flatMap((table) => Array.from(table.querySelectorAll('tr')).map((tr) => Array.from(tr.querySelectorAll('th, td')).map((cell) => (cell.textContent ?? '').trim()))),
-  );
+  const screen = await page
+    .locator('[data-testid^="report-"] table')
+    .evaluateAll((tables) =>
+      tables.flatMap((table) =>
+        Array.from(table.querySelectorAll('tr')).map((tr) => Array.from(tr.querySelectorAll('th, td')).map((cell) => (cell.textContent ?? '').trim())),
+      ),
+    );
   expect(screen.length).toBeGreaterThan(2);
   const href = (await page.getByTestId('report-csv').getAttribute('href')) ?? '';
   const api = await apiAs('manager');
   const csv = await (await api.get(href)).text();
-  expect(parseCsv(csv).map((record) => record.fields).filter((row) => row.length > 1)).toEqual(screen);
+  expect(
+    parseCsv(csv)
+      .map((record) => record.fields)
+      .filter((row) => row.length > 1),
+  ).toEqual(screen);
   await snap(page, testInfo, 'report-manager');
 
   await page.emulateMedia({ media: 'print' });

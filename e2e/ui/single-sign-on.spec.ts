@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, snap, test } from '../fixtures/test';
+import { expect, snap, test } from '@/e2e/fixtures/test';
 
 /**
  * Single sign-on through the local OpenID Connect issuer that scripts/e2e.ts starts
@@ -33,9 +33,15 @@ test.describe('single sign-on', () => {
     auditBefore = Number(row?.id ?? 0);
   });
   const signInRows = (sql: <T extends SignInRow>(text: string, values?: unknown[]) => Promise<T[]>) =>
-    sql<SignInRow>("select actor, action, target_type, target_id, reason, after from audit_log where id > $1 and action like 'sign_in.%' order by id", [auditBefore]);
+    sql<SignInRow>("select actor, action, target_type, target_id, reason, after from audit_log where id > $1 and action like 'sign_in.%' order by id", [
+      auditBefore,
+    ]);
 
-  test('an existing console user signs in with single sign-on and lands where they were going, signed in with their role', async ({ page, seed, sql }, testInfo) => {
+  test('an existing console user signs in with single sign-on and lands where they were going, signed in with their role', async ({
+    page,
+    seed,
+    sql,
+  }, testInfo) => {
     const { email } = seed.users.oncall;
     const [user] = await sql<{ id: string }>('select id from users where email = $1', [email]);
 
@@ -51,7 +57,14 @@ test.describe('single sign-on', () => {
     await expect(page.locator('main h1')).toBeVisible();
 
     expect(await signInRows(sql)).toEqual([
-      { actor: email, action: 'sign_in.success', target_type: 'user', target_id: user?.id, reason: 'signed in with single sign-on', after: expect.objectContaining({ method: 'oidc', role: 'oncall' }) },
+      {
+        actor: email,
+        action: 'sign_in.success',
+        target_type: 'user',
+        target_id: user?.id,
+        reason: 'signed in with single sign-on',
+        after: expect.objectContaining({ method: 'oidc', role: 'oncall' }),
+      },
     ]);
     const [signedIn] = await sql<{ last_login_at: Date | null }>('select last_login_at from users where email = $1', [email]);
     expect(signedIn?.last_login_at).toBeInstanceOf(Date);
@@ -70,12 +83,23 @@ test.describe('single sign-on', () => {
     expect(await sql('select id from users where email = $1', [email])).toEqual([]);
     expect(await sql('select count(*) from users')).toEqual([{ count: usersBefore }]);
     expect(await signInRows(sql)).toEqual([
-      { actor: email, action: 'sign_in.failure', target_type: 'email', target_id: email, reason: 'no console account for this single sign-on email', after: expect.objectContaining({ method: 'oidc' }) },
+      {
+        actor: email,
+        action: 'sign_in.failure',
+        target_type: 'email',
+        target_id: email,
+        reason: 'no console account for this single sign-on email',
+        after: expect.objectContaining({ method: 'oidc' }),
+      },
     ]);
     await expectSignedOut(page);
   });
 
-  test('an existing user whose single sign-on email is not verified is refused the same way, whether the claim is false, "false" or missing', async ({ page, seed, sql }) => {
+  test('an existing user whose single sign-on email is not verified is refused the same way, whether the claim is false, "false" or missing', async ({
+    page,
+    seed,
+    sql,
+  }) => {
     const { email } = seed.users.oncall;
     const [user] = await sql<{ id: string }>('select id from users where email = $1', [email]);
 
@@ -86,8 +110,18 @@ test.describe('single sign-on', () => {
       await signInWithSso(page, identity);
       await expect(page, identity).toHaveURL(/\/signin\?error=NoConsoleAccount$/);
       await expect(page.getByTestId('signin-error')).toContainText('has not verified it');
-      expect(await sql("select actor, action, target_type, target_id, reason, after from audit_log where id > $1 and action like 'sign_in.%'", [lastRow]), identity).toEqual([
-        { actor: email, action: 'sign_in.failure', target_type: 'user', target_id: user?.id, reason: 'single sign-on email not verified', after: expect.objectContaining({ method: 'oidc' }) },
+      expect(
+        await sql("select actor, action, target_type, target_id, reason, after from audit_log where id > $1 and action like 'sign_in.%'", [lastRow]),
+        identity,
+      ).toEqual([
+        {
+          actor: email,
+          action: 'sign_in.failure',
+          target_type: 'user',
+          target_id: user?.id,
+          reason: 'single sign-on email not verified',
+          after: expect.objectContaining({ method: 'oidc' }),
+        },
       ]);
       await expectSignedOut(page);
     }

@@ -1,4 +1,4 @@
-import { expect, snap, test } from '../fixtures/test';
+import { expect, snap, test } from '@/e2e/fixtures/test';
 
 test('support finds why a customer got two emails and reads the suppressed duplicate', async ({ pageAs, seed }, testInfo) => {
   const { duplicateCustomer } = seed.scenarios.support;

@@ -1,8 +1,12 @@
-import { expect, snap, test } from '../fixtures/test';
+import { expect, snap, test } from '@/e2e/fixtures/test';
 
 test('support cannot resolve a stuck claim, through the UI or by posting to the route', async ({ pageAs, apiAs, seed, sql }, testInfo) => {
   const key = seed.scenarios.refusal.stuckUntouched;
-  const read = async () => sql('select l.state, l.resolution, l.updated_at, j.state as job_state, j.updated_at as job_updated from notice_ledger l join reminder_jobs j using (notice_key) where notice_key = $1', [key]);
+  const read = async () =>
+    sql(
+      'select l.state, l.resolution, l.updated_at, j.state as job_state, j.updated_at as job_updated from notice_ledger l join reminder_jobs j using (notice_key) where notice_key = $1',
+      [key],
+    );
   const before = await read();
   expect(before).toHaveLength(1);
 

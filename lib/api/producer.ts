@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { jobStates } from '../../db/schema/states';
-import type { EvidenceRow } from '../../db/queries/evidence';
-import type { JobRow } from '../../db/schema/jobs';
-import { producerContract } from '../http/contract';
-import { refuse, type Result } from '../http/refusal';
-import type { ProducerAnswer } from '../http/producer-route';
-import { evidenceRef, openEvidenceRequest, resolveEvidenceRequest, type OpenEvidenceResult, type ResolveEvidenceResult } from '../jobs/evidence';
-import { cancelParams, cancelRequest, scheduleRequest, type CancelResult, type ScheduleResult } from '../jobs/schedule';
+import { jobStates } from '@/db/schema/states';
+import type { EvidenceRow } from '@/db/queries/evidence';
+import type { JobRow } from '@/db/schema/jobs';
+import { producerContract } from '@/lib/http/contract';
+import { refuse, type Result } from '@/lib/http/refusal';
+import type { ProducerAnswer } from '@/lib/http/producer-route';
+import { evidenceRef, openEvidenceRequest, resolveEvidenceRequest, type OpenEvidenceResult, type ResolveEvidenceResult } from '@/lib/jobs/evidence';
+import { cancelParams, cancelRequest, scheduleRequest, type CancelResult, type ScheduleResult } from '@/lib/jobs/schedule';
 
 /**
  * The producer API (`/api/v1`): each route's contract — path parameters, body, answer — and
@@ -96,15 +96,23 @@ export function scheduleAnswer(result: ScheduleResult): Result<ProducerAnswer<ty
 
 export function cancelAnswer(result: CancelResult): Result<ProducerAnswer<typeof cancelReminderRoute.output>> {
   if (result.kind === 'not_found') return refuse('not_found', 'no reminder job with that id');
-  if (result.kind === 'conflict') return refuse('conflict', result.message, { code: 'not_pending', details: { message: result.message, state: result.job.state } });
+  if (result.kind === 'conflict')
+    return refuse('conflict', result.message, { code: 'not_pending', details: { message: result.message, state: result.job.state } });
   return { ok: true, data: { status: 200, body: jobView(result.job) } };
 }
 
 export function openEvidenceAnswer(result: OpenEvidenceResult): Result<ProducerAnswer<typeof openEvidenceRoute.output>> {
-  if (result.kind === 'conflict') return refuse('conflict', result.message, { code: 'evidence_conflict', details: { message: result.message, state: result.evidence.state } });
+  if (result.kind === 'conflict')
+    return refuse('conflict', result.message, { code: 'evidence_conflict', details: { message: result.message, state: result.evidence.state } });
   return { ok: true, data: { status: result.kind === 'created' ? 201 : 200, body: { ...evidenceOf(result.evidence), created: result.kind === 'created' } } };
 }
 
 export function resolveEvidenceAnswer(result: ResolveEvidenceResult): Result<ProducerAnswer<typeof resolveEvidenceRoute.output>> {
-  return { ok: true, data: { status: 200, body: { ...evidenceOf(result.evidence), alreadyResolved: result.kind === 'already_resolved', suppressedJobIds: result.suppressedJobIds } } };
+  return {
+    ok: true,
+    data: {
+      status: 200,
+      body: { ...evidenceOf(result.evidence), alreadyResolved: result.kind === 'already_resolved', suppressedJobIds: result.suppressedJobIds },
+    },
+  };
 }

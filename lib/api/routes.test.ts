@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ZodType } from 'zod';
 import { expectedPermissions } from '@/test/fuzz/console-handlers';
 import { routeFileOf } from '@/test/route-handlers';
-import type { RouteContract } from '../http/contract';
+import type { RouteContract } from '@/lib/http/contract';
 import { consoleRouteContracts, routeContracts } from './routes';
 
 /**
@@ -69,6 +69,7 @@ describe('the route list', () => {
   it('every console route is in the authorization matrix, with the permission DESIGN.md gives it', () => {
     const listed = Object.keys(expectedPermissions).sort();
     expect(listed).toEqual(consoleRouteContracts.map((contract) => `${contract.method} ${contract.path}`).sort());
-    for (const contract of consoleRouteContracts) expect(contract.permission, `${contract.method} ${contract.path}`).toBe(expectedPermissions[`${contract.method} ${contract.path}`]);
+    for (const contract of consoleRouteContracts)
+      expect(contract.permission, `${contract.method} ${contract.path}`).toBe(expectedPermissions[`${contract.method} ${contract.path}`]);
   });
 });

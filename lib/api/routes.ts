@@ -1,4 +1,4 @@
-import type { ConsoleContract, ProducerContract, ProviderContract, RouteContract, ScrapeContract } from '../http/contract';
+import type { ConsoleContract, ProducerContract, ProviderContract, RouteContract, ScrapeContract } from '@/lib/http/contract';
 import * as audit from './console/audit';
 import * as lookup from './console/lookup';
 import * as overview from './console/overview';
@@ -20,7 +20,9 @@ import { providerRoutes } from './webhooks';
 const audiences = new Set(['console', 'producer', 'provider', 'scrape']);
 
 function isRouteContract(value: unknown): value is RouteContract {
-  return typeof value === 'object' && value !== null && 'audience' in value && typeof value.audience === 'string' && audiences.has(value.audience) && 'path' in value;
+  return (
+    typeof value === 'object' && value !== null && 'audience' in value && typeof value.audience === 'string' && audiences.has(value.audience) && 'path' in value
+  );
 }
 
 function contractsIn(module: Record<string, unknown>): RouteContract[] {
@@ -34,7 +36,13 @@ export const routeContracts: readonly RouteContract[] = [
   scrapeConsoleMetrics,
 ];
 
-export const consoleRouteContracts: readonly ConsoleContract[] = routeContracts.filter((contract): contract is ConsoleContract => contract.audience === 'console');
-export const producerRouteContracts: readonly ProducerContract[] = routeContracts.filter((contract): contract is ProducerContract => contract.audience === 'producer');
-export const providerRouteContracts: readonly ProviderContract[] = routeContracts.filter((contract): contract is ProviderContract => contract.audience === 'provider');
+export const consoleRouteContracts: readonly ConsoleContract[] = routeContracts.filter(
+  (contract): contract is ConsoleContract => contract.audience === 'console',
+);
+export const producerRouteContracts: readonly ProducerContract[] = routeContracts.filter(
+  (contract): contract is ProducerContract => contract.audience === 'producer',
+);
+export const providerRouteContracts: readonly ProviderContract[] = routeContracts.filter(
+  (contract): contract is ProviderContract => contract.audience === 'provider',
+);
 export const scrapeRouteContracts: readonly ScrapeContract[] = routeContracts.filter((contract): contract is ScrapeContract => contract.audience === 'scrape');

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { providerContract } from '../http/contract';
-import { genericWebhookBody } from '../events/providers/generic';
-import { postmarkRecord } from '../events/providers/postmark';
-import { sendgridBody } from '../events/providers/sendgrid';
-import { snsEnvelope } from '../events/sns';
-import { skipReasons } from '../events/types';
+import { providerContract } from '@/lib/http/contract';
+import { genericWebhookBody } from '@/lib/events/providers/generic';
+import { postmarkRecord } from '@/lib/events/providers/postmark';
+import { sendgridBody } from '@/lib/events/providers/sendgrid';
+import { snsEnvelope } from '@/lib/events/sns';
+import { skipReasons } from '@/lib/events/types';
 
 /**
  * The provider webhooks: each provider's documented payload as its parser reads it once the

@@ -1,12 +1,12 @@
 import { and, eq } from 'drizzle-orm';
 import type { CredentialsConfig } from 'next-auth/providers/credentials';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { insertUser } from '../../e2e/fixtures/console-data';
-import { auditLog, type AuditRow } from '../../db/schema/audit';
-import { users } from '../../db/schema/auth';
-import { auditRowsWrittenBy } from '../../test/audit-rows';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { resetConfigForTests } from '../config';
+import { insertUser } from '@/e2e/fixtures/console-data';
+import { auditLog, type AuditRow } from '@/db/schema/audit';
+import { users } from '@/db/schema/auth';
+import { auditRowsWrittenBy } from '@/test/audit-rows';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { resetConfigForTests } from '@/lib/config';
 import { ADDRESS_KEY_PREFIX, createAddressThrottle, signInClientOf, type AddressThrottle, type SignInClient } from './address-throttle';
 import { authenticate } from './credentials';
 import { authOptions } from './options';
@@ -22,7 +22,8 @@ const ids: Record<string, string> = {};
 beforeAll(async () => {
   t = await createTestDatabase();
   throttle = createAddressThrottle({ pool: t.pool, maxFailures: MAX, windowMs: WINDOW_MS });
-  for (const name of ['target', 'victim1', 'victim2', 'other', 'wired']) ids[name] = await insertUser(t.db, { email: `${name}@example.com`, role: 'support', password: PASSWORD });
+  for (const name of ['target', 'victim1', 'victim2', 'other', 'wired'])
+    ids[name] = await insertUser(t.db, { email: `${name}@example.com`, role: 'support', password: PASSWORD });
   const [sso] = await t.db.insert(users).values({ email: 'sso@example.com', name: 'SSO', role: 'support', passwordHash: null }).returning({ id: users.id });
   ids.sso = sso?.id ?? '';
   ids.gone = await insertUser(t.db, { email: 'gone@example.com', role: 'support', password: PASSWORD });
@@ -37,11 +38,17 @@ const clientAt = (address: string, using: AddressThrottle = throttle): SignInCli
 const rowsWrittenBy = (attempt: () => Promise<unknown>) => auditRowsWrittenBy(t.db, attempt);
 
 async function throttledRows(address: string): Promise<AuditRow[]> {
-  return t.db.select().from(auditLog).where(and(eq(auditLog.action, 'sign_in.throttled'), eq(auditLog.targetId, address)));
+  return t.db
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.action, 'sign_in.throttled'), eq(auditLog.targetId, address)));
 }
 
 async function userRow(name: string) {
-  const [row] = await t.db.select().from(users).where(eq(users.id, ids[name] ?? ''));
+  const [row] = await t.db
+    .select()
+    .from(users)
+    .where(eq(users.id, ids[name] ?? ''));
   return row;
 }
 
@@ -56,10 +63,19 @@ describe('failed sign-ins per client address', () => {
     ];
     expect(failures).toHaveLength(MAX);
     for (const [index, attempt] of failures.entries()) {
-      const rows = await rowsWrittenBy(async () => expect(await authenticate(t.db, { ...attempt, client: clientAt(address) })).toMatchObject({ ok: false, reason: index === MAX - 1 ? 'disabled' : 'invalid' }));
+      const rows = await rowsWrittenBy(async () =>
+        expect(await authenticate(t.db, { ...attempt, client: clientAt(address) })).toMatchObject({
+          ok: false,
+          reason: index === MAX - 1 ? 'disabled' : 'invalid',
+        }),
+      );
       // Each failure's own row carries the address; the one that uses up the window adds sign_in.throttled.
       expect(rows[0]?.after).toMatchObject({ method: 'credentials', clientAddress: address });
-      expect(rows.map((row) => row.action)).toEqual(index === MAX - 1 ? [expect.stringMatching(/^sign_in\.(failure|refused)$/), 'sign_in.throttled'] : [expect.stringMatching(/^sign_in\.(failure|refused)$/)]);
+      expect(rows.map((row) => row.action)).toEqual(
+        index === MAX - 1
+          ? [expect.stringMatching(/^sign_in\.(failure|refused)$/), 'sign_in.throttled']
+          : [expect.stringMatching(/^sign_in\.(failure|refused)$/)],
+      );
     }
     const [throttledRow] = await throttledRows(address);
     expect(throttledRow).toMatchObject({
@@ -84,12 +100,16 @@ describe('failed sign-ins per client address', () => {
     }
     // Refused before the password was looked at: the account saw nothing, the count did not move.
     expect(await userRow('target')).toEqual(before);
-    expect((await t.pool.query('select points, expire from rate_limit_domains where key = $1', [`${ADDRESS_KEY_PREFIX}:${address}`])).rows).toEqual(stored.rows);
+    expect((await t.pool.query('select points, expire from rate_limit_domains where key = $1', [`${ADDRESS_KEY_PREFIX}:${address}`])).rows).toEqual(
+      stored.rows,
+    );
     expect(await throttledRows(address)).toHaveLength(1);
   });
 
   it('another address is not affected, and a success from it carries its address', async () => {
-    const rows = await rowsWrittenBy(async () => expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt('2001:db8::7') })).toMatchObject({ ok: true }));
+    const rows = await rowsWrittenBy(async () =>
+      expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt('2001:db8::7') })).toMatchObject({ ok: true }),
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ action: 'sign_in.success', after: { method: 'credentials', clientAddress: '2001:db8::7' } });
   });
@@ -98,7 +118,10 @@ describe('failed sign-ins per client address', () => {
     const address = '198.51.100.20';
     const elsewhere = createAddressThrottle({ pool: t.pool, maxFailures: MAX, windowMs: WINDOW_MS });
     for (let attempt = 0; attempt < MAX; attempt += 1) await authenticate(t.db, { email: 'nobody@example.com', password: 'wrong', client: clientAt(address) });
-    expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt(address, elsewhere) })).toMatchObject({ ok: false, reason: 'throttled' });
+    expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt(address, elsewhere) })).toMatchObject({
+      ok: false,
+      reason: 'throttled',
+    });
   });
 
   it('counts IPv6 clients by their /64: rotating through one network does not get around the limit', async () => {
@@ -107,29 +130,45 @@ describe('failed sign-ins per client address', () => {
     }
     // The row names the network the limit now refuses, and the address whose failure used it up.
     expect(await throttledRows('2001:db8:aa:bb::/64')).toEqual([
-      expect.objectContaining({ actor: `2001:db8:aa:bb::${MAX.toString(16)}`, targetType: 'address', after: expect.objectContaining({ clientAddress: `2001:db8:aa:bb::${MAX.toString(16)}` }) }),
+      expect.objectContaining({
+        actor: `2001:db8:aa:bb::${MAX.toString(16)}`,
+        targetType: 'address',
+        after: expect.objectContaining({ clientAddress: `2001:db8:aa:bb::${MAX.toString(16)}` }),
+      }),
     ]);
-    expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt('2001:db8:aa:bb:ffff:1:2:3') })).toMatchObject({ ok: false, reason: 'throttled' });
+    expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt('2001:db8:aa:bb:ffff:1:2:3') })).toMatchObject({
+      ok: false,
+      reason: 'throttled',
+    });
     expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt('2001:db8:aa:bc::1') })).toMatchObject({ ok: true });
   });
 
   it('writes one sign_in.throttled row when failures from one address race past the limit together', async () => {
     const address = '198.51.100.30';
-    const results = await Promise.all(Array.from({ length: MAX + 3 }, () => authenticate(t.db, { email: 'nobody@example.com', password: 'wrong', client: clientAt(address) })));
+    const results = await Promise.all(
+      Array.from({ length: MAX + 3 }, () => authenticate(t.db, { email: 'nobody@example.com', password: 'wrong', client: clientAt(address) })),
+    );
     expect(results.every((result) => !result.ok)).toBe(true);
     expect(await throttledRows(address)).toHaveLength(1);
-    expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt(address) })).toMatchObject({ ok: false, reason: 'throttled' });
+    expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt(address) })).toMatchObject({
+      ok: false,
+      reason: 'throttled',
+    });
   });
 
   it('lets the address in again once its window has passed, and counts afresh', async () => {
     const address = '198.51.100.40';
     for (let attempt = 0; attempt < MAX; attempt += 1) await authenticate(t.db, { email: 'nobody@example.com', password: 'wrong', client: clientAt(address) });
-    expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt(address) })).toMatchObject({ ok: false, reason: 'throttled' });
+    expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt(address) })).toMatchObject({
+      ok: false,
+      reason: 'throttled',
+    });
     // The window's end as the limiter stores it (ms since the epoch): move it into the past.
     const moved = await t.pool.query('update rate_limit_domains set expire = $2 where key = $1', [`${ADDRESS_KEY_PREFIX}:${address}`, Date.now() - 1]);
     expect(moved.rowCount).toBe(1);
     expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt(address) })).toMatchObject({ ok: true });
-    for (let attempt = 0; attempt < MAX - 1; attempt += 1) await authenticate(t.db, { email: 'nobody@example.com', password: 'wrong', client: clientAt(address) });
+    for (let attempt = 0; attempt < MAX - 1; attempt += 1)
+      await authenticate(t.db, { email: 'nobody@example.com', password: 'wrong', client: clientAt(address) });
     expect(await authenticate(t.db, { email: 'target@example.com', password: PASSWORD, client: clientAt(address) })).toMatchObject({ ok: true });
     await authenticate(t.db, { email: 'nobody@example.com', password: 'wrong', client: clientAt(address) });
     expect(await throttledRows(address)).toHaveLength(2);
@@ -138,7 +177,8 @@ describe('failed sign-ins per client address', () => {
   it('stops a spray across accounts before it locks them all out', async () => {
     const address = '198.51.100.50';
     for (let round = 0; round < 10; round += 1) {
-      for (const name of ['victim1', 'victim2']) await authenticate(t.db, { email: `${name}@example.com`, password: `guess-${round}`, client: clientAt(address) });
+      for (const name of ['victim1', 'victim2'])
+        await authenticate(t.db, { email: `${name}@example.com`, password: `guess-${round}`, client: clientAt(address) });
     }
     expect((await userRow('victim1'))?.failedLogins).toBeLessThanOrEqual(MAX);
     expect((await userRow('victim2'))?.failedLogins).toBeLessThanOrEqual(MAX / 2);
@@ -162,7 +202,9 @@ describe('the address next-auth hands to authorize', () => {
     for (let attempt = 0; attempt < MAX * 3; attempt += 1) {
       await authenticate(t.db, { email: 'nobody@example.com', password: 'wrong', client: signInClientOf({ forwardedFor: '203.0.113.99' }) });
     }
-    expect(await authenticate(t.db, { email: 'other@example.com', password: PASSWORD, client: signInClientOf({ forwardedFor: '203.0.113.99' }) })).toMatchObject({ ok: true });
+    expect(
+      await authenticate(t.db, { email: 'other@example.com', password: PASSWORD, client: signInClientOf({ forwardedFor: '203.0.113.99' }) }),
+    ).toMatchObject({ ok: true });
     const stored = await t.pool.query('select key from rate_limit_domains where key like $1', [`${ADDRESS_KEY_PREFIX}:%`]);
     expect(stored.rows.map((row: { key: string }) => row.key)).not.toContain(`${ADDRESS_KEY_PREFIX}:203.0.113.99`);
   });
@@ -180,6 +222,8 @@ describe('the address next-auth hands to authorize', () => {
     await expect(authorize({ email: 'wired@example.com', password: PASSWORD }, headers('10.0.0.3'))).rejects.toThrow(/^AddressThrottled:15$/);
     const [row] = await throttledRows('192.0.2.77');
     expect(row?.after).toMatchObject({ failures: 2, windowSeconds: 15 * 60 });
-    expect(await authorize({ email: 'wired@example.com', password: PASSWORD }, { headers: { 'x-forwarded-for': '192.0.2.78' } })).toMatchObject({ email: 'wired@example.com' });
+    expect(await authorize({ email: 'wired@example.com', password: PASSWORD }, { headers: { 'x-forwarded-for': '192.0.2.78' } })).toMatchObject({
+      email: 'wired@example.com',
+    });
   });
 });

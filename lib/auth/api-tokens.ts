@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { DbOrTx } from '../../db/client';
-import { insertAuditEntries } from '../../db/queries/audit';
-import { findApiTokenByHash, insertApiToken, listApiTokens, revokeApiTokenById, touchApiToken, type ApiTokenSummary } from '../../db/queries/api-tokens';
+import type { DbOrTx } from '@/db/client';
+import { insertAuditEntries } from '@/db/queries/audit';
+import { findApiTokenByHash, insertApiToken, listApiTokens, revokeApiTokenById, touchApiToken, type ApiTokenSummary } from '@/db/queries/api-tokens';
 
 /**
  * Producer API tokens look like `nlk_<prefix>_<secret>`. Only SHA-256(token) is stored; the
@@ -30,25 +30,44 @@ export async function createApiToken(
   const minted = mintApiToken();
   const summary = await insertApiToken(db, { name: name.trim().slice(0, 100), prefix: minted.prefix, tokenHash: minted.tokenHash, createdBy });
   await insertAuditEntries(db, {
-    entries: [{ actor, action: 'api_token.create', targetType: 'api_token', targetId: summary.id, reason: reason ?? `created token ${summary.prefix}`, after: { name: summary.name, prefix: summary.prefix } }],
+    entries: [
+      {
+        actor,
+        action: 'api_token.create',
+        targetType: 'api_token',
+        targetId: summary.id,
+        reason: reason ?? `created token ${summary.prefix}`,
+        after: { name: summary.name, prefix: summary.prefix },
+      },
+    ],
   });
   return { token: minted.token, summary };
 }
 
-export async function revokeApiToken(db: DbOrTx, { id, actor, reason, now = new Date() }: { id: string; actor: string; reason: string; now?: Date }): Promise<ApiTokenSummary | null> {
+export async function revokeApiToken(
+  db: DbOrTx,
+  { id, actor, reason, now = new Date() }: { id: string; actor: string; reason: string; now?: Date },
+): Promise<ApiTokenSummary | null> {
   const summary = await revokeApiTokenById(db, { id, now });
   if (!summary) return null;
   await insertAuditEntries(db, {
-    entries: [{ actor, action: 'api_token.revoke', targetType: 'api_token', targetId: summary.id, reason, after: { prefix: summary.prefix, revokedAt: summary.revokedAt?.toISOString() ?? null } }],
+    entries: [
+      {
+        actor,
+        action: 'api_token.revoke',
+        targetType: 'api_token',
+        targetId: summary.id,
+        reason,
+        after: { prefix: summary.prefix, revokedAt: summary.revokedAt?.toISOString() ?? null },
+      },
+    ],
   });
   return summary;
 }
 
 export { listApiTokens };
 
-export type TokenCheck =
-  | { ok: true; token: ApiTokenSummary; actor: string }
-  | { ok: false; reason: 'missing' | 'malformed' | 'unknown' | 'revoked' };
+export type TokenCheck = { ok: true; token: ApiTokenSummary; actor: string } | { ok: false; reason: 'missing' | 'malformed' | 'unknown' | 'revoked' };
 
 /**
  * Checks an `Authorization` header value. Writes nothing: the caller records use with

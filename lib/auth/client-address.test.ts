@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fuzzParameters } from '../../test/fuzz/arbitraries';
+import { fuzzParameters } from '@/test/fuzz/arbitraries';
 import { clientAddressOf, throttleKeyOf } from './client-address';
 import { addressThrottledError, throttledMinutesOf } from './sign-in-errors';
 
@@ -9,7 +9,9 @@ const hops = fc.integer({ min: 1, max: 10 });
 const address = fc.oneof(fc.ipV4(), fc.ipV6());
 const padding = fc.constantFrom('', ' ', '  ', '\t');
 /** What a client may put in front of our proxies' entries: anything at all, commas included. */
-const spoof = fc.array(fc.oneof(fc.string(), fc.ipV4(), fc.ipV6(), fc.constantFrom('unknown', '', '::ffff:10.0.0.1', '127.0.0.1', 'fe80::1%eth0')), { maxLength: 5 });
+const spoof = fc.array(fc.oneof(fc.string(), fc.ipV4(), fc.ipV6(), fc.constantFrom('unknown', '', '::ffff:10.0.0.1', '127.0.0.1', 'fe80::1%eth0')), {
+  maxLength: 5,
+});
 
 function join(entries: string[], pad: string): string {
   return entries.map((entry) => `${pad}${entry}${pad}`).join(',');
@@ -18,22 +20,40 @@ function join(entries: string[], pad: string): string {
 describe('clientAddressOf', () => {
   it('trusts nobody with 0 hops, whatever the header says', () => {
     fc.assert(
-      fc.property(fc.option(fc.oneof(fc.string(), address, fc.array(address, { minLength: 1, maxLength: 4 }).map((entries) => entries.join(', '))), { nil: undefined }), (forwardedFor) => {
-        expect(clientAddressOf({ forwardedFor, trustedHops: 0 })).toBeNull();
-      }),
+      fc.property(
+        fc.option(
+          fc.oneof(
+            fc.string(),
+            address,
+            fc.array(address, { minLength: 1, maxLength: 4 }).map((entries) => entries.join(', ')),
+          ),
+          { nil: undefined },
+        ),
+        (forwardedFor) => {
+          expect(clientAddressOf({ forwardedFor, trustedHops: 0 })).toBeNull();
+        },
+      ),
       fuzzParameters(200),
     );
   });
 
   it('never throws on any header, and answers null or a bare IP address', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.array(fc.oneof(fc.ipV4Extended(), fc.ipV6(), fc.string())).map((parts) => parts.join(','))), fc.integer({ min: 0, max: 10 }), (forwardedFor, trustedHops) => {
-        const result = clientAddressOf({ forwardedFor, trustedHops });
-        if (result === null) return;
-        expect(isIP(result)).not.toBe(0);
-        expect(result).not.toContain('%');
-        expect(result.length).toBeLessThanOrEqual(45);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.string({ unit: 'binary' }),
+          fc.array(fc.oneof(fc.ipV4Extended(), fc.ipV6(), fc.string())).map((parts) => parts.join(',')),
+        ),
+        fc.integer({ min: 0, max: 10 }),
+        (forwardedFor, trustedHops) => {
+          const result = clientAddressOf({ forwardedFor, trustedHops });
+          if (result === null) return;
+          expect(isIP(result)).not.toBe(0);
+          expect(result).not.toContain('%');
+          expect(result.length).toBeLessThanOrEqual(45);
+        },
+      ),
       fuzzParameters(500),
     );
   });
@@ -82,7 +102,8 @@ describe('clientAddressOf', () => {
       ['203.0.113.7,', 1, null],
       ['01.2.3.4', 1, null],
     ];
-    for (const [forwardedFor, trustedHops, expected] of cases) expect(clientAddressOf({ forwardedFor, trustedHops }), `${forwardedFor} / ${trustedHops}`).toBe(expected);
+    for (const [forwardedFor, trustedHops, expected] of cases)
+      expect(clientAddressOf({ forwardedFor, trustedHops }), `${forwardedFor} / ${trustedHops}`).toBe(expected);
     expect(clientAddressOf({ forwardedFor: null, trustedHops: 1 })).toBeNull();
   });
 });
@@ -92,7 +113,8 @@ describe('the throttled sign-in error code', () => {
     expect(addressThrottledError({ retryInMs: 1 })).toBe('AddressThrottled:1');
     expect(addressThrottledError({ retryInMs: 14 * 60_000 + 1 })).toBe('AddressThrottled:15');
     expect(throttledMinutesOf(addressThrottledError({ retryInMs: 900_000 }))).toBe(15);
-    for (const code of ['AddressThrottled', 'AddressThrottled:', 'AddressThrottled:12345', 'AccountLocked', 'xAddressThrottled:3', 'AddressThrottled:3 ']) expect(throttledMinutesOf(code), code).toBeNull();
+    for (const code of ['AddressThrottled', 'AddressThrottled:', 'AddressThrottled:12345', 'AccountLocked', 'xAddressThrottled:3', 'AddressThrottled:3 '])
+      expect(throttledMinutesOf(code), code).toBeNull();
   });
 });
 
@@ -106,7 +128,10 @@ describe('throttleKeyOf', () => {
   it('counts an IPv6 address by its /64, however it is written', () => {
     fc.assert(
       fc.property(groups, (g) => {
-        const expected = `${g.slice(0, 4).map((n) => n.toString(16)).join(':')}::/64`;
+        const expected = `${g
+          .slice(0, 4)
+          .map((n) => n.toString(16))
+          .join(':')}::/64`;
         expect(throttleKeyOf(full(g))).toBe(expected);
         expect(throttleKeyOf(canonical(full(g)))).toBe(expected);
         expect(throttleKeyOf(full(g).toUpperCase())).toBe(expected);

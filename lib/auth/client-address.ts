@@ -30,7 +30,10 @@ export function clientAddressOf({ forwardedFor, trustedHops }: { forwardedFor: s
 export function throttleKeyOf(address: string): string {
   if (isIP(address) !== 6) return address;
   const groups = ipv6Groups(address);
-  return `${groups.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(':')}::/64`;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address (`::` expanded, an IPv4 tail as two groups). */

@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { encode } from 'next-auth/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { insertUser } from '../../e2e/fixtures/console-data';
-import { users } from '../../db/schema/auth';
-import { resetConfigForTests } from '../config';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { insertUser } from '@/e2e/fixtures/console-data';
+import { users } from '@/db/schema/auth';
+import { resetConfigForTests } from '@/lib/config';
 import { authenticate } from './credentials';
 import { FREE_ATTEMPTS } from './lockout';
 import { sessionFromCookieHeader } from './session';
@@ -40,7 +40,8 @@ describe('credentials sign-in', () => {
 
   it('locks after repeated failures, refuses even the right password while locked, then lets it in', async () => {
     const now = new Date();
-    for (let attempt = 1; attempt < FREE_ATTEMPTS; attempt += 1) expect((await authenticate(t.db, { email: 'locky@example.com', password: 'bad', now })).ok).toBe(false);
+    for (let attempt = 1; attempt < FREE_ATTEMPTS; attempt += 1)
+      expect((await authenticate(t.db, { email: 'locky@example.com', password: 'bad', now })).ok).toBe(false);
     const locked = await authenticate(t.db, { email: 'locky@example.com', password: 'bad', now });
     expect(locked).toMatchObject({ ok: false, reason: 'locked' });
     expect(await authenticate(t.db, { email: 'locky@example.com', password: 'right-password-2', now })).toMatchObject({ ok: false, reason: 'locked' });

@@ -71,16 +71,34 @@ async function checkCredentials(
   if (!user || !user.passwordHash || user.disabledAt) {
     await verifyPassword(password, await dummyPasswordHash());
     if (!user) await auditUnknownSignIn(db, { email, method, reason: 'unknown email', clientAddress });
-    else if (user.disabledAt) await auditUserSignIn(db, { user, action: signInActions.refused, method, reason: 'account disabled', after: { disabledAt: user.disabledAt.toISOString() }, clientAddress });
+    else if (user.disabledAt)
+      await auditUserSignIn(db, {
+        user,
+        action: signInActions.refused,
+        method,
+        reason: 'account disabled',
+        after: { disabledAt: user.disabledAt.toISOString() },
+        clientAddress,
+      });
     else await auditUserSignIn(db, { user, action: signInActions.failure, method, reason: 'no password set (single sign-on only)', clientAddress });
     return user?.disabledAt ? { ok: false, reason: 'disabled' } : { ok: false, reason: 'invalid' };
   }
   if (isLocked(user.lockedUntil, now) && user.lockedUntil) {
-    await auditUserSignIn(db, { user, action: signInActions.refused, method, reason: 'account locked', after: { lockedUntil: user.lockedUntil.toISOString() }, clientAddress });
+    await auditUserSignIn(db, {
+      user,
+      action: signInActions.refused,
+      method,
+      reason: 'account locked',
+      after: { lockedUntil: user.lockedUntil.toISOString() },
+      clientAddress,
+    });
     return { ok: false, reason: 'locked', lockedUntil: user.lockedUntil };
   }
   if (!(await verifyPassword(password, user.passwordHash))) {
-    const failures = await recordFailedSignIn(db, { userId: user.id, entry: { actor: user.email, action: signInActions.failure, reason: 'wrong password', after: { method, ...origin } } });
+    const failures = await recordFailedSignIn(db, {
+      userId: user.id,
+      entry: { actor: user.email, action: signInActions.failure, reason: 'wrong password', after: { method, ...origin } },
+    });
     const lockMs = lockoutAfterFailures(failures);
     if (lockMs <= 0) return { ok: false, reason: 'invalid' };
     const until = new Date(now.getTime() + lockMs);
@@ -103,7 +121,13 @@ async function checkCredentials(
   }
   await recordSignIn(db, {
     userId: user.id,
-    entry: { actor: user.email, action: signInActions.success, reason: 'signed in with email and password', before: { failedLogins: user.failedLogins }, after: { method, ...origin, role: user.role, failedLogins: 0 } },
+    entry: {
+      actor: user.email,
+      action: signInActions.success,
+      reason: 'signed in with email and password',
+      before: { failedLogins: user.failedLogins },
+      after: { method, ...origin, role: user.role, failedLogins: 0 },
+    },
   });
   return { ok: true, user: { id: user.id, email: user.email, name: user.name, role: user.role } };
 }

@@ -5,7 +5,8 @@ describe('the email_verified claim of a single sign-on', () => {
   it('is verified only when the provider says true, as a boolean or as the string some providers send', () => {
     for (const whenMissing of ['refuse', 'trust'] as const) {
       for (const claim of [true, 'true', 'TRUE', ' true ']) expect(isEmailVerified(claim, { whenMissing }), JSON.stringify(claim)).toBe(true);
-      for (const claim of [false, 'false', 'False', '', 'yes', 1, 0, null, {}]) expect(isEmailVerified(claim, { whenMissing }), JSON.stringify(claim)).toBe(false);
+      for (const claim of [false, 'false', 'False', '', 'yes', 1, 0, null, {}])
+        expect(isEmailVerified(claim, { whenMissing }), JSON.stringify(claim)).toBe(false);
     }
   });
 

@@ -32,7 +32,11 @@ export async function admitOidcSignIn(db: DbOrTx, { email, verified }: { email: 
   const lookable = trimmed.length > 0 && trimmed.length <= MAX_EMAIL_LENGTH && !trimmed.includes('\0');
   const user = lookable ? await findUserByEmail(db, { email: trimmed }) : null;
   if (!user) {
-    await auditUnknownSignIn(db, { email, method, reason: verified ? 'no console account for this single sign-on email' : 'single sign-on email not verified' });
+    await auditUnknownSignIn(db, {
+      email,
+      method,
+      reason: verified ? 'no console account for this single sign-on email' : 'single sign-on email not verified',
+    });
     return NO_CONSOLE_ACCOUNT;
   }
   if (!verified) {
@@ -40,7 +44,13 @@ export async function admitOidcSignIn(db: DbOrTx, { email, verified }: { email: 
     return NO_CONSOLE_ACCOUNT;
   }
   if (user.disabledAt) {
-    await auditUserSignIn(db, { user, action: signInActions.refused, method, reason: 'account disabled', after: { disabledAt: user.disabledAt.toISOString() } });
+    await auditUserSignIn(db, {
+      user,
+      action: signInActions.refused,
+      method,
+      reason: 'account disabled',
+      after: { disabledAt: user.disabledAt.toISOString() },
+    });
     return NO_CONSOLE_ACCOUNT;
   }
   if (!isRole(user.role)) {
@@ -49,7 +59,13 @@ export async function admitOidcSignIn(db: DbOrTx, { email, verified }: { email: 
   }
   await recordSignIn(db, {
     userId: user.id,
-    entry: { actor: user.email, action: signInActions.success, reason: 'signed in with single sign-on', before: { failedLogins: user.failedLogins }, after: { method, role: user.role, failedLogins: 0 } },
+    entry: {
+      actor: user.email,
+      action: signInActions.success,
+      reason: 'signed in with single sign-on',
+      before: { failedLogins: user.failedLogins },
+      after: { method, role: user.role, failedLogins: 0 },
+    },
   });
   return true;
 }

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resetConfigForTests } from '../config';
+import { resetConfigForTests } from '@/lib/config';
 import { authLogger, authOptions, oidcEnabled } from './options';
 
 const saved = { ...process.env };
@@ -32,19 +32,36 @@ describe('next-auth options', () => {
   });
 
   it('adds the OIDC provider, discovered from the issuer, when all three settings are present', () => {
-    Object.assign(process.env, { NEXTAUTH_SECRET: 'n'.repeat(32), OIDC_ISSUER: 'https://idp.example.com/realms/ops/', OIDC_CLIENT_ID: 'console', OIDC_CLIENT_SECRET: 's3cret' });
+    Object.assign(process.env, {
+      NEXTAUTH_SECRET: 'n'.repeat(32),
+      OIDC_ISSUER: 'https://idp.example.com/realms/ops/',
+      OIDC_CLIENT_ID: 'console',
+      OIDC_CLIENT_SECRET: 's3cret',
+    });
     resetConfigForTests();
     const oidc = authOptions().providers.find((provider) => provider.id === 'oidc');
-    expect(oidc).toMatchObject({ type: 'oauth', wellKnown: 'https://idp.example.com/realms/ops/.well-known/openid-configuration', clientId: 'console', checks: ['pkce', 'state'] });
+    expect(oidc).toMatchObject({
+      type: 'oauth',
+      wellKnown: 'https://idp.example.com/realms/ops/.well-known/openid-configuration',
+      clientId: 'console',
+      checks: ['pkce', 'state'],
+    });
   });
 });
 
 describe("next-auth's own failures", () => {
   it('are logged as one warning with the code, provider and message, never the metadata that may carry tokens', () => {
     const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>), done()) });
+    const sink = new Writable({
+      write: (chunk: Buffer, _encoding, done) => (lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>), done()),
+    });
     const logger = authLogger(pino({ level: 'info' }, sink));
-    logger.error('OAUTH_CALLBACK_ERROR', { error: new Error('failed to validate JWT signature'), providerId: 'oidc', id_token: 'eyJhbGciOiJSUzI1NiJ9.secret-claims.sig', message: 'failed' });
+    logger.error('OAUTH_CALLBACK_ERROR', {
+      error: new Error('failed to validate JWT signature'),
+      providerId: 'oidc',
+      id_token: 'eyJhbGciOiJSUzI1NiJ9.secret-claims.sig',
+      message: 'failed',
+    });
     logger.error('SIGNIN_OAUTH_ERROR', new Error('connect ECONNREFUSED 127.0.0.1:1'));
     expect(lines.map(({ code, provider, err, msg }) => ({ code, provider, err, msg }))).toEqual([
       { code: 'OAUTH_CALLBACK_ERROR', provider: 'oidc', err: 'failed to validate JWT signature', msg: 'sign-in did not complete' },

@@ -54,7 +54,10 @@ export function authLogger(log: Logger): Required<NonNullable<AuthOptions['logge
     error: (code, metadata) => {
       const error = metadata instanceof Error ? metadata : metadata.error;
       const provider = metadata instanceof Error ? undefined : metadata.providerId;
-      log.warn({ code, provider: typeof provider === 'string' ? provider : undefined, err: error instanceof Error ? error.message.slice(0, 300) : undefined }, 'sign-in did not complete');
+      log.warn(
+        { code, provider: typeof provider === 'string' ? provider : undefined, err: error instanceof Error ? error.message.slice(0, 300) : undefined },
+        'sign-in did not complete',
+      );
     },
     warn: (code) => log.warn({ code }, 'next-auth configuration warning'),
     debug: () => undefined,
@@ -87,7 +90,12 @@ export function authOptions(): AuthOptions {
     callbacks: {
       signIn: async ({ user, account, profile }) => {
         if (account?.provider !== 'oidc') return true;
-        return admitOidcSignIn(getDb(), { email: user.email ?? '', verified: isEmailVerified((profile as OidcProfile | undefined)?.email_verified, { whenMissing: config().OIDC_EMAIL_VERIFIED === 'when-sent' ? 'trust' : 'refuse' }) });
+        return admitOidcSignIn(getDb(), {
+          email: user.email ?? '',
+          verified: isEmailVerified((profile as OidcProfile | undefined)?.email_verified, {
+            whenMissing: config().OIDC_EMAIL_VERIFIED === 'when-sent' ? 'trust' : 'refuse',
+          }),
+        });
       },
       jwt: async ({ token, user, account }) => {
         if (!user) return token;

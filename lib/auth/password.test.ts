@@ -27,7 +27,13 @@ describe('password hashing', () => {
   });
 
   it('refuses malformed or tampered hashes instead of throwing', async () => {
-    for (const bad of ['', 'bcrypt$10$x', 'scrypt$1000$8$1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA', 'scrypt$4194304$8$1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA', 'scrypt$1024$8$1$$']) {
+    for (const bad of [
+      '',
+      'bcrypt$10$x',
+      'scrypt$1000$8$1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA',
+      'scrypt$4194304$8$1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA',
+      'scrypt$1024$8$1$$',
+    ]) {
       expect(parsePasswordHash(bad)).toBeNull();
       expect(await verifyPassword('x', bad)).toBe(false);
     }

@@ -7,8 +7,16 @@ describe('permission map', () => {
     expect(permissionsOf('support').sort()).toEqual(['audit.read', 'lookup.read', 'overview.read', 'quarantine.read', 'replay.read']);
     expect(permissionsOf('oncall').filter((p) => !can('support', p))).toEqual(['quarantine.resolve']);
     expect(permissionsOf('operator').filter((p) => !can('oncall', p))).toEqual(['replay.request']);
-    expect(permissionsOf('manager').filter((p) => !can('operator', p)).sort()).toEqual(['replay.approve', 'reports.read']);
-    expect(permissionsOf('admin').filter((p) => !can('manager', p)).sort()).toEqual(['tokens.manage', 'users.manage']);
+    expect(
+      permissionsOf('manager')
+        .filter((p) => !can('operator', p))
+        .sort(),
+    ).toEqual(['replay.approve', 'reports.read']);
+    expect(
+      permissionsOf('admin')
+        .filter((p) => !can('manager', p))
+        .sort(),
+    ).toEqual(['tokens.manage', 'users.manage']);
   });
 
   it('is cumulative: every role holds everything the role below it holds', () => {
@@ -34,6 +42,7 @@ describe('permission map', () => {
   });
 
   it('keeps mutations away from support', () => {
-    for (const permission of ['quarantine.resolve', 'replay.request', 'replay.approve', 'users.manage', 'tokens.manage'] as const) expect(can('support', permission)).toBe(false);
+    for (const permission of ['quarantine.resolve', 'replay.request', 'replay.approve', 'users.manage', 'tokens.manage'] as const)
+      expect(can('support', permission)).toBe(false);
   });
 });

@@ -1,10 +1,10 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertUser } from '../../e2e/fixtures/console-data';
-import { users } from '../../db/schema/auth';
-import { loadAuditPage } from '../console/audit-view';
-import { auditRowsWrittenBy, lastAuditId } from '../../test/audit-rows';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { insertUser } from '@/e2e/fixtures/console-data';
+import { users } from '@/db/schema/auth';
+import { loadAuditPage } from '@/lib/console/audit-view';
+import { auditRowsWrittenBy, lastAuditId } from '@/test/audit-rows';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { authenticate } from './credentials';
 import { FREE_ATTEMPTS } from './lockout';
 import { admitOidcSignIn, NO_CONSOLE_ACCOUNT } from './oidc-sign-in';
@@ -44,7 +44,9 @@ async function userCount(): Promise<number> {
 
 describe('credentials sign-in audit', () => {
   it('a successful sign-in writes one sign_in.success row about that user', async () => {
-    const rows = await rowsWrittenBy(async () => expect(await authenticate(t.db, { email: ' Alice@Example.com ', password: PASSWORDS.alice })).toMatchObject({ ok: true }));
+    const rows = await rowsWrittenBy(async () =>
+      expect(await authenticate(t.db, { email: ' Alice@Example.com ', password: PASSWORDS.alice })).toMatchObject({ ok: true }),
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       actor: 'alice@example.com',
@@ -57,7 +59,9 @@ describe('credentials sign-in audit', () => {
   });
 
   it('a wrong password writes one sign_in.failure row carrying the failure count', async () => {
-    const rows = await rowsWrittenBy(async () => expect(await authenticate(t.db, { email: 'alice@example.com', password: PASSWORDS.wrong })).toEqual({ ok: false, reason: 'invalid' }));
+    const rows = await rowsWrittenBy(async () =>
+      expect(await authenticate(t.db, { email: 'alice@example.com', password: PASSWORDS.wrong })).toEqual({ ok: false, reason: 'invalid' }),
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       actor: 'alice@example.com',
@@ -68,21 +72,36 @@ describe('credentials sign-in audit', () => {
       before: { failedLogins: 0 },
       after: { method: 'credentials', failedLogins: 1 },
     });
-    const [alice] = await t.db.select().from(users).where(eq(users.id, ids.alice ?? ''));
+    const [alice] = await t.db
+      .select()
+      .from(users)
+      .where(eq(users.id, ids.alice ?? ''));
     expect(alice?.failedLogins).toBe(1);
   });
 
   it('an unknown email writes one row, creates no user and answers like a wrong password', async () => {
     const usersBefore = await userCount();
-    const rows = await rowsWrittenBy(async () => expect(await authenticate(t.db, { email: 'Ghost@Example.com', password: PASSWORDS.ghost })).toEqual({ ok: false, reason: 'invalid' }));
+    const rows = await rowsWrittenBy(async () =>
+      expect(await authenticate(t.db, { email: 'Ghost@Example.com', password: PASSWORDS.ghost })).toEqual({ ok: false, reason: 'invalid' }),
+    );
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ actor: 'ghost@example.com', action: 'sign_in.failure', targetType: 'email', targetId: 'ghost@example.com', reason: 'unknown email', before: null, after: { method: 'credentials' } });
+    expect(rows[0]).toMatchObject({
+      actor: 'ghost@example.com',
+      action: 'sign_in.failure',
+      targetType: 'email',
+      targetId: 'ghost@example.com',
+      reason: 'unknown email',
+      before: null,
+      after: { method: 'credentials' },
+    });
     expect(await userCount()).toBe(usersBefore);
     expect(await t.db.select().from(users).where(eq(users.email, 'ghost@example.com'))).toEqual([]);
   });
 
   it('an account without a password (single sign-on only) writes one failure row about that user', async () => {
-    const rows = await rowsWrittenBy(async () => expect(await authenticate(t.db, { email: 'sso@example.com', password: PASSWORDS.wrong })).toEqual({ ok: false, reason: 'invalid' }));
+    const rows = await rowsWrittenBy(async () =>
+      expect(await authenticate(t.db, { email: 'sso@example.com', password: PASSWORDS.wrong })).toEqual({ ok: false, reason: 'invalid' }),
+    );
     expect(rows.map((row) => [row.action, row.targetId, row.reason])).toEqual([['sign_in.failure', ids.sso, 'no password set (single sign-on only)']]);
   });
 
@@ -92,7 +111,9 @@ describe('credentials sign-in audit', () => {
       const rows = await rowsWrittenBy(() => authenticate(t.db, { email: 'locky@example.com', password: PASSWORDS.wrong, now }));
       expect(rows.map((row) => row.action)).toEqual(['sign_in.failure']);
     }
-    const locking = await rowsWrittenBy(async () => expect(await authenticate(t.db, { email: 'locky@example.com', password: PASSWORDS.wrong, now })).toMatchObject({ ok: false, reason: 'locked' }));
+    const locking = await rowsWrittenBy(async () =>
+      expect(await authenticate(t.db, { email: 'locky@example.com', password: PASSWORDS.wrong, now })).toMatchObject({ ok: false, reason: 'locked' }),
+    );
     const until = new Date(now.getTime() + 30_000).toISOString();
     expect(locking).toHaveLength(2);
     expect(locking[0]).toMatchObject({ action: 'sign_in.failure', targetId: ids.locky, after: { failedLogins: FREE_ATTEMPTS } });
@@ -105,17 +126,37 @@ describe('credentials sign-in audit', () => {
       before: { lockedUntil: null },
       after: { lockedUntil: until, failedLogins: FREE_ATTEMPTS },
     });
-    const refused = await rowsWrittenBy(async () => expect(await authenticate(t.db, { email: 'locky@example.com', password: PASSWORDS.locky, now })).toMatchObject({ ok: false, reason: 'locked' }));
+    const refused = await rowsWrittenBy(async () =>
+      expect(await authenticate(t.db, { email: 'locky@example.com', password: PASSWORDS.locky, now })).toMatchObject({ ok: false, reason: 'locked' }),
+    );
     expect(refused).toHaveLength(1);
-    expect(refused[0]).toMatchObject({ actor: 'locky@example.com', action: 'sign_in.refused', targetId: ids.locky, reason: 'account locked', after: { method: 'credentials', lockedUntil: until } });
-    const [locky] = await t.db.select().from(users).where(eq(users.id, ids.locky ?? ''));
+    expect(refused[0]).toMatchObject({
+      actor: 'locky@example.com',
+      action: 'sign_in.refused',
+      targetId: ids.locky,
+      reason: 'account locked',
+      after: { method: 'credentials', lockedUntil: until },
+    });
+    const [locky] = await t.db
+      .select()
+      .from(users)
+      .where(eq(users.id, ids.locky ?? ''));
     expect(locky?.failedLogins).toBe(FREE_ATTEMPTS);
   });
 
   it('a disabled account writes one sign_in.refused row, even with the right password', async () => {
-    const rows = await rowsWrittenBy(async () => expect(await authenticate(t.db, { email: 'gone@example.com', password: PASSWORDS.gone })).toEqual({ ok: false, reason: 'disabled' }));
+    const rows = await rowsWrittenBy(async () =>
+      expect(await authenticate(t.db, { email: 'gone@example.com', password: PASSWORDS.gone })).toEqual({ ok: false, reason: 'disabled' }),
+    );
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ actor: 'gone@example.com', action: 'sign_in.refused', targetType: 'user', targetId: ids.gone, reason: 'account disabled', after: { method: 'credentials' } });
+    expect(rows[0]).toMatchObject({
+      actor: 'gone@example.com',
+      action: 'sign_in.refused',
+      targetType: 'user',
+      targetId: ids.gone,
+      reason: 'account disabled',
+      after: { method: 'credentials' },
+    });
   });
 
   it('hostile input gets a clean refusal and exactly one bounded row, and creates no user', async () => {
@@ -134,7 +175,9 @@ describe('credentials sign-in audit', () => {
       `${' '.repeat(5000)}alice@example.com${' '.repeat(5000)}x`,
     ];
     for (const email of hostile) {
-      const rows = await rowsWrittenBy(async () => expect(await authenticate(t.db, { email, password: PASSWORDS.ghost })).toEqual({ ok: false, reason: 'invalid' }));
+      const rows = await rowsWrittenBy(async () =>
+        expect(await authenticate(t.db, { email, password: PASSWORDS.ghost })).toEqual({ ok: false, reason: 'invalid' }),
+      );
       expect(rows).toHaveLength(1);
       const [row] = rows;
       expect(row).toMatchObject({ action: 'sign_in.failure', targetType: 'email', reason: 'unknown email' });
@@ -150,7 +193,9 @@ describe('credentials sign-in audit', () => {
 
   it('an empty or over-long password is refused unread and audited once, without a lookup', async () => {
     for (const password of ['', 'p'.repeat(1025)]) {
-      const rows = await rowsWrittenBy(async () => expect(await authenticate(t.db, { email: 'alice@example.com', password })).toEqual({ ok: false, reason: 'invalid' }));
+      const rows = await rowsWrittenBy(async () =>
+        expect(await authenticate(t.db, { email: 'alice@example.com', password })).toEqual({ ok: false, reason: 'invalid' }),
+      );
       expect(rows.map((row) => [row.action, row.targetType, row.targetId])).toEqual([['sign_in.failure', 'email', 'alice@example.com']]);
     }
   });
@@ -160,17 +205,44 @@ describe('single sign-on audit', () => {
   it('a known, verified email signs in and writes one sign_in.success row; it clears failures like a password sign-in', async () => {
     const rows = await rowsWrittenBy(async () => expect(await admitOidcSignIn(t.db, { email: 'sso@example.com', verified: true })).toBe(true));
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ actor: 'sso@example.com', action: 'sign_in.success', targetType: 'user', targetId: ids.sso, reason: 'signed in with single sign-on', after: { method: 'oidc', role: 'manager' } });
-    const [sso] = await t.db.select().from(users).where(eq(users.id, ids.sso ?? ''));
+    expect(rows[0]).toMatchObject({
+      actor: 'sso@example.com',
+      action: 'sign_in.success',
+      targetType: 'user',
+      targetId: ids.sso,
+      reason: 'signed in with single sign-on',
+      after: { method: 'oidc', role: 'manager' },
+    });
+    const [sso] = await t.db
+      .select()
+      .from(users)
+      .where(eq(users.id, ids.sso ?? ''));
     expect(sso?.lastLoginAt).toBeInstanceOf(Date);
   });
 
   it('no account, an unverified email and a disabled account are each refused with one row and no user created', async () => {
     const usersBefore = await userCount();
     const cases = [
-      { email: 'stranger@example.com', verified: true, expected: { action: 'sign_in.failure', targetType: 'email', targetId: 'stranger@example.com', reason: 'no console account for this single sign-on email' } },
-      { email: 'alice@example.com', verified: false, expected: { action: 'sign_in.failure', targetType: 'user', targetId: ids.alice, reason: 'single sign-on email not verified' } },
-      { email: 'gone@example.com', verified: true, expected: { action: 'sign_in.refused', targetType: 'user', targetId: ids.gone, reason: 'account disabled' } },
+      {
+        email: 'stranger@example.com',
+        verified: true,
+        expected: {
+          action: 'sign_in.failure',
+          targetType: 'email',
+          targetId: 'stranger@example.com',
+          reason: 'no console account for this single sign-on email',
+        },
+      },
+      {
+        email: 'alice@example.com',
+        verified: false,
+        expected: { action: 'sign_in.failure', targetType: 'user', targetId: ids.alice, reason: 'single sign-on email not verified' },
+      },
+      {
+        email: 'gone@example.com',
+        verified: true,
+        expected: { action: 'sign_in.refused', targetType: 'user', targetId: ids.gone, reason: 'account disabled' },
+      },
       { email: '', verified: true, expected: { action: 'sign_in.failure', targetType: 'email', targetId: '(empty)' } },
     ];
     for (const { email, verified, expected } of cases) {

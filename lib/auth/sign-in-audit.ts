@@ -37,7 +37,10 @@ const UNPRINTABLE = /[\p{Cc}\p{Cs}]/gu;
  */
 export function auditableEmail(raw: string): { text: string; cut: boolean } {
   const trimmed = raw.trim();
-  const clean = trimmed.slice(0, 2 * MAX_EMAIL_LENGTH).toLowerCase().replace(UNPRINTABLE, '\uFFFD');
+  const clean = trimmed
+    .slice(0, 2 * MAX_EMAIL_LENGTH)
+    .toLowerCase()
+    .replace(UNPRINTABLE, '\uFFFD');
   if (clean.length === 0) return { text: '(empty)', cut: false };
   if (trimmed.length <= 2 * MAX_EMAIL_LENGTH && clean.length <= MAX_EMAIL_LENGTH) return { text: clean, cut: false };
   let head = clean.slice(0, MAX_EMAIL_LENGTH - 1);

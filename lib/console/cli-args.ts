@@ -43,7 +43,10 @@ function check<T>(flag: string, value: unknown, schema: ZodType<T>): { ok: true;
   return { ok: false, error: `--${flag}: ${parsed.error.issues.map((issue) => issue.message).join('; ')}` };
 }
 
-function readFlags(argv: readonly string[], options: Record<string, { type: 'string' | 'boolean' }>): { ok: true; values: Record<string, string | boolean | undefined> } | { ok: false; error: string } {
+function readFlags(
+  argv: readonly string[],
+  options: Record<string, { type: 'string' | 'boolean' }>,
+): { ok: true; values: Record<string, string | boolean | undefined> } | { ok: false; error: string } {
   try {
     return { ok: true, values: parseArgs({ args: [...argv], strict: true, allowPositionals: false, options }).values };
   } catch (error) {
@@ -56,7 +59,13 @@ export function parseAccountArgs(argv: readonly string[]): ParsedAccountArgs {
   const subject = `${family ?? ''} ${action ?? ''}`.trim();
   switch (subject) {
     case 'users create': {
-      const flags = readFlags(rest, { email: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, 'generate-password': { type: 'boolean' }, reason: { type: 'string' } });
+      const flags = readFlags(rest, {
+        email: { type: 'string' },
+        role: { type: 'string' },
+        name: { type: 'string' },
+        'generate-password': { type: 'boolean' },
+        reason: { type: 'string' },
+      });
       if (!flags.ok) return fail(flags.error);
       const { values } = flags;
       if (values.email === undefined) return fail('users create needs --email');
@@ -69,7 +78,17 @@ export function parseAccountArgs(argv: readonly string[]): ParsedAccountArgs {
       if (!name.ok) return fail(name.error);
       const reason = check('reason', values.reason ?? 'created with the ledger CLI', fields.reason);
       if (!reason.ok) return fail(reason.error);
-      return { ok: true, command: { kind: 'users.create', email: email.data.toLowerCase(), role: role.data, name: name.data, generatePassword: values['generate-password'] === true, reason: reason.data } };
+      return {
+        ok: true,
+        command: {
+          kind: 'users.create',
+          email: email.data.toLowerCase(),
+          role: role.data,
+          name: name.data,
+          generatePassword: values['generate-password'] === true,
+          reason: reason.data,
+        },
+      };
     }
     case 'tokens create': {
       const flags = readFlags(rest, { name: { type: 'string' }, reason: { type: 'string' } });

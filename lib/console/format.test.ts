@@ -25,12 +25,20 @@ describe('format', () => {
 describe('lookup query classification', () => {
   it('reads a Message-ID as its correlation, a key prefix', () => {
     const corr = '0123456789abcdef0123456789abcdef';
-    expect(classifyQuery(`<${corr}@notices.example.com>`)).toEqual({ search: [{ kind: 'key_prefix', prefix: corr }], describe: `Message-ID → correlation ${corr}` });
+    expect(classifyQuery(`<${corr}@notices.example.com>`)).toEqual({
+      search: [{ kind: 'key_prefix', prefix: corr }],
+      describe: `Message-ID → correlation ${corr}`,
+    });
   });
 
   it('reads emails, key prefixes and other ids', () => {
     expect(classifyQuery(' Jane@Example.com ')).toMatchObject({ search: [{ kind: 'email', email: 'jane@example.com' }] });
-    expect(classifyQuery('DEADBEEF')).toMatchObject({ search: [{ kind: 'key_prefix', prefix: 'deadbeef' }, { kind: 'id', id: 'DEADBEEF' }] });
+    expect(classifyQuery('DEADBEEF')).toMatchObject({
+      search: [
+        { kind: 'key_prefix', prefix: 'deadbeef' },
+        { kind: 'id', id: 'DEADBEEF' },
+      ],
+    });
     expect(classifyQuery('sub_123')).toMatchObject({ search: [{ kind: 'id', id: 'sub_123' }] });
     expect(classifyQuery('   ')).toHaveProperty('error');
   });
@@ -41,15 +49,23 @@ describe('plain words', () => {
     expect(explainSuppression('hard_bounce')).toBe("the recipient's address hard-bounced before");
     expect(explainAttempt('deferred', 'quiet_hours')).toBe("Deferred because of the recipient's quiet hours");
     expect(explainAttempt('suppressed_duplicate', null)).toMatch(/no second email was sent/);
-    expect(verdictOf({ jobState: 'sent', ledgerState: 'sent', suppressionReason: null, sentAt: new Date('2026-11-29T02:00:00Z'), duplicatesSuppressed: 1 })).toBe(
-      'Sent once at 2026-11-29 02:00 UTC. 1 duplicate attempt was suppressed, so it went out once.',
+    expect(
+      verdictOf({ jobState: 'sent', ledgerState: 'sent', suppressionReason: null, sentAt: new Date('2026-11-29T02:00:00Z'), duplicatesSuppressed: 1 }),
+    ).toBe('Sent once at 2026-11-29 02:00 UTC. 1 duplicate attempt was suppressed, so it went out once.');
+    expect(verdictOf({ jobState: 'suppressed', ledgerState: null, suppressionReason: 'unsubscribed', sentAt: null, duplicatesSuppressed: 0 })).toBe(
+      'Not sent: the recipient had unsubscribed.',
     );
-    expect(verdictOf({ jobState: 'suppressed', ledgerState: null, suppressionReason: 'unsubscribed', sentAt: null, duplicatesSuppressed: 0 })).toBe('Not sent: the recipient had unsubscribed.');
   });
 });
 
 describe('quarantine suggestion', () => {
-  const event = (eventType: string) => ({ eventType, occurredAt: '2026-11-29T02:00:00Z', provider: 'ses', providerMessageId: null, matchedBy: 'correlation' as const });
+  const event = (eventType: string) => ({
+    eventType,
+    occurredAt: '2026-11-29T02:00:00Z',
+    provider: 'ses',
+    providerMessageId: null,
+    matchedBy: 'correlation' as const,
+  });
   it('follows the evidence, then the deadline', () => {
     expect(suggestResolution({ evidence: [event('accepted')], deadlineInMs: -1 }).suggestion).toBe('confirm_sent');
     expect(suggestResolution({ evidence: [event('bounce')], deadlineInMs: 10 }).suggestion).toBe('suppress');

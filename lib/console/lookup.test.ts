@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { seedConsoleScenario, type ConsoleScenario } from '../../e2e/fixtures/console-data';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { seedConsoleScenario, type ConsoleScenario } from '@/e2e/fixtures/console-data';
 import { lookupNotices, type LookupResult } from './lookup';
 
 const secret = 'test-secret-0123456789abcdef0123456789abcdef';
@@ -32,7 +32,9 @@ describe('support lookup', () => {
   it('explains the two emails: two revisions each sent once, and the duplicate that was suppressed', async () => {
     const result = await lookup(scenario.duplicateCustomer.email);
     const revisionOne = result.notices.find((notice) => notice.derivation.revision === 1);
-    expect(revisionOne?.verdict).toMatch(/^Sent once at .* 1 duplicate attempt was suppressed, so it went out once\. This is revision 1: the producer corrected the notice/);
+    expect(revisionOne?.verdict).toMatch(
+      /^Sent once at .* 1 duplicate attempt was suppressed, so it went out once\. This is revision 1: the producer corrected the notice/,
+    );
     expect(revisionOne?.timeline.map((entry) => entry.kind)).toEqual(['scheduled', 'attempt', 'claim', 'attempt', 'ledger', 'provider', 'attempt']);
     expect(revisionOne?.timeline.find((entry) => entry.title.startsWith('Duplicate suppressed'))?.facts).toContainEqual({ label: 'worker', value: 'worker-2' });
     expect(revisionOne?.timeline[1]?.title).toBe("Deferred because of the recipient's quiet hours");
@@ -42,7 +44,14 @@ describe('support lookup', () => {
   it('shows how the key was derived and that it recomputes, without the secret or the one-time code', async () => {
     const result = await lookup(scenario.duplicateCustomer.email);
     const notice = result.notices[0];
-    expect(notice?.derivation).toMatchObject({ noticeType: 'renewal_notice_t72', verified: true, fields: [{ name: 'subscription_id', value: scenario.duplicateCustomer.subscriptionId }, { name: 'period_start', value: '2026-12-01' }] });
+    expect(notice?.derivation).toMatchObject({
+      noticeType: 'renewal_notice_t72',
+      verified: true,
+      fields: [
+        { name: 'subscription_id', value: scenario.duplicateCustomer.subscriptionId },
+        { name: 'period_start', value: '2026-12-01' },
+      ],
+    });
     const text = JSON.stringify(result);
     expect(text).not.toContain(secret);
     expect(text).not.toContain('CODE-NEVER-SHOWN');

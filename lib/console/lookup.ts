@@ -35,7 +35,13 @@ export function classifyQuery(raw: string): ClassifiedQuery {
   if (correlation) return { search: [{ kind: 'key_prefix', prefix: correlation }], describe: `Message-ID → correlation ${correlation}` };
   if (/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(text)) return { search: [{ kind: 'email', email: text.toLowerCase() }], describe: `email ${text.toLowerCase()}` };
   if (/^[0-9a-f]{8,64}$/i.test(text)) {
-    return { search: [{ kind: 'key_prefix', prefix: text.toLowerCase() }, { kind: 'id', id: text }], describe: `notice key starting ${text.toLowerCase()}` };
+    return {
+      search: [
+        { kind: 'key_prefix', prefix: text.toLowerCase() },
+        { kind: 'id', id: text },
+      ],
+      describe: `notice key starting ${text.toLowerCase()}`,
+    };
   }
   return { search: [{ kind: 'id', id: text }], describe: `customer, account, subscription or provider id ${text}` };
 }
@@ -56,9 +62,7 @@ export async function lookupNotices(
     for (const match of await findNotices(db, { search, limit: MAX_MATCHES + 1 })) found.set(match.noticeKey, match);
   }
   const matches = [...found.values()];
-  const notices = await Promise.all(
-    matches.slice(0, MAX_DETAILED).map((match) => loadNoticeView(db, { noticeKey: match.noticeKey, secret, messageIdDomain })),
-  );
+  const notices = await Promise.all(matches.slice(0, MAX_DETAILED).map((match) => loadNoticeView(db, { noticeKey: match.noticeKey, secret, messageIdDomain })));
   return ok({
     describe: classified.describe,
     matches: matches.slice(0, MAX_MATCHES).map((match) => ({ ...match, dueAt: match.dueAt?.toISOString() ?? null })),
@@ -67,7 +71,19 @@ export async function lookupNotices(
   });
 }
 
-function derive({ type, identity, revision, key, secret }: { type: string; identity: Record<string, string>; revision: number; key: string; secret: string }): KeyDerivation {
+function derive({
+  type,
+  identity,
+  revision,
+  key,
+  secret,
+}: {
+  type: string;
+  identity: Record<string, string>;
+  revision: number;
+  key: string;
+  secret: string;
+}): KeyDerivation {
   // jsonb stores keys in its own order; show them in the order the canonical encoding uses.
   const order = type in noticeTypes ? Object.keys(noticeTypes[type as keyof typeof noticeTypes].identity.shape) : [];
   const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
@@ -86,7 +102,11 @@ export async function loadNoticeView(
   db: DbOrTx,
   { noticeKey: key, secret, messageIdDomain }: { noticeKey: string; secret: string; messageIdDomain: string },
 ): Promise<NoticeView | null> {
-  const [job, ledger, attempts] = await Promise.all([findNoticeJob(db, { noticeKey: key }), findNoticeLedgerEntry(db, { noticeKey: key }), listNoticeAttempts(db, { noticeKey: key })]);
+  const [job, ledger, attempts] = await Promise.all([
+    findNoticeJob(db, { noticeKey: key }),
+    findNoticeLedgerEntry(db, { noticeKey: key }),
+    listNoticeAttempts(db, { noticeKey: key }),
+  ]);
   if (!job && !ledger) return null;
   const [events, suppression, evidence, audit] = await Promise.all([
     listNoticeProviderEvents(db, { noticeKey: key, providerMessageId: ledger?.providerMessageId ?? null }),
@@ -150,10 +170,17 @@ export function verdictOf({
   duplicatesSuppressed: number;
   revision?: number;
 }): string {
-  const duplicates = duplicatesSuppressed > 0 ? ` ${duplicatesSuppressed} duplicate attempt${duplicatesSuppressed === 1 ? ' was' : 's were'} suppressed, so it went out once.` : '';
-  const corrected = revision > 0 ? ` This is revision ${revision}: the producer corrected the notice (plan, amount or date changed), and a corrected notice is a new email by design.` : '';
+  const duplicates =
+    duplicatesSuppressed > 0
+      ? ` ${duplicatesSuppressed} duplicate attempt${duplicatesSuppressed === 1 ? ' was' : 's were'} suppressed, so it went out once.`
+      : '';
+  const corrected =
+    revision > 0
+      ? ` This is revision ${revision}: the producer corrected the notice (plan, amount or date changed), and a corrected notice is a new email by design.`
+      : '';
   if (ledgerState === 'sent') return `Sent once${sentAt ? ` at ${sentAt.toISOString().replace('T', ' ').slice(0, 16)} UTC` : ''}.${duplicates}${corrected}`;
-  if (ledgerState === 'claimed') return 'Being sent, or stuck: a worker claimed it and has not recorded the result. If it is older than the quarantine threshold, on-call resolves it in Quarantine.';
+  if (ledgerState === 'claimed')
+    return 'Being sent, or stuck: a worker claimed it and has not recorded the result. If it is older than the quarantine threshold, on-call resolves it in Quarantine.';
   if (jobState === 'suppressed' || ledgerState === 'suppressed') return `Not sent: ${explainSuppression(suppressionReason) ?? 'it was suppressed'}.`;
   if (ledgerState === 'released') return 'Released for resend after a failed or unresolved attempt; it will be sent again with the same one-time code.';
   if (jobState === 'pending') return 'Not sent yet: waiting for its due time or a retry.';

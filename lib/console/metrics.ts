@@ -41,8 +41,15 @@ export type RenderConsoleMetricsOptions = { quarantineAfterMs: number; now?: Dat
  * recounted after the response, only a missing or long-stale one is counted while the scraper
  * waits. Its age is a gauge of its own, so an alert can tell a stale figure from a quiet queue.
  */
-export async function renderConsoleMetrics(db: DbOrTx, { quarantineAfterMs, now = new Date(), recountLater, clock }: RenderConsoleMetricsOptions): Promise<string> {
-  const [quarantined, snapshot] = await Promise.all([countQuarantined(db, { quarantineAfterMs }), loadPendingCounts(db, { now, recountLater, clock }), refreshDeliveryGauges(db, { now })]);
+export async function renderConsoleMetrics(
+  db: DbOrTx,
+  { quarantineAfterMs, now = new Date(), recountLater, clock }: RenderConsoleMetricsOptions,
+): Promise<string> {
+  const [quarantined, snapshot] = await Promise.all([
+    countQuarantined(db, { quarantineAfterMs }),
+    loadPendingCounts(db, { now, recountLater, clock }),
+    refreshDeliveryGauges(db, { now }),
+  ]);
   quarantinedClaims.set(quarantined);
   const gauge = pendingGauge();
   gauge.reset();

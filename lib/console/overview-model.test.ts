@@ -22,7 +22,10 @@ describe('when the bucket counts were counted', () => {
   it('names the instant and its age at this refresh', () => {
     const generatedAt = now.toISOString();
     expect(describeCountedAt({ countedAt: generatedAt, generatedAt })).toEqual({ asOf: 'as of 02:07:30 UTC', age: 'counted for this refresh' });
-    expect(describeCountedAt({ countedAt: at(-20_400).toISOString(), generatedAt })).toEqual({ asOf: 'as of 02:07:09 UTC', age: 'counted 20 s before this refresh' });
+    expect(describeCountedAt({ countedAt: at(-20_400).toISOString(), generatedAt })).toEqual({
+      asOf: 'as of 02:07:09 UTC',
+      age: 'counted 20 s before this refresh',
+    });
     expect(describeCountedAt({ countedAt: at(-5 * 60_000).toISOString(), generatedAt }).age).toBe('counted 5 min before this refresh');
   });
 });
@@ -36,7 +39,14 @@ describe('series', () => {
   });
 
   it('densifies sparse rows and merges attempt and provider rows for one bucket', () => {
-    const points = densify({ now, range: '1h', rows: [{ at: '2026-11-29T01:35:00.000Z', claims: 3 }, { at: '2026-11-29T01:35:00.000Z', delivered: 2 }] });
+    const points = densify({
+      now,
+      range: '1h',
+      rows: [
+        { at: '2026-11-29T01:35:00.000Z', claims: 3 },
+        { at: '2026-11-29T01:35:00.000Z', delivered: 2 },
+      ],
+    });
     expect(points).toHaveLength(13);
     expect(points.find((point) => point.at === '2026-11-29T01:35:00.000Z')).toMatchObject({ claims: 3, delivered: 2, duplicates: 0 });
     expect(points[0]).toEqual(emptyPoint('2026-11-29T01:05:00.000Z'));

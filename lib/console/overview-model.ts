@@ -1,4 +1,4 @@
-import type { Alert, SeriesPoint } from '../api/console/overview';
+import type { Alert, SeriesPoint } from '@/lib/api/console/overview';
 
 /**
  * The overview's vocabulary and arithmetic, free of SQL and React so it is unit-tested alone:
@@ -58,7 +58,7 @@ export const CLAIM_OUTCOMES = ['sent', 'retryable_failure', 'permanent_failure',
 /** A pending job this close to its deadline raises the banner. */
 export const NEAR_DEADLINE_MS = 3_600_000;
 
-export type { Alert, SeriesPoint } from '../api/console/overview';
+export type { Alert, SeriesPoint } from '@/lib/api/console/overview';
 
 export function emptyPoint(at: string): SeriesPoint {
   return { at, p50: null, p99: null, claims: 0, duplicates: 0, wouldSuppress: 0, retryable: 0, permanent: 0, accepted: 0, delivered: 0 };
@@ -108,15 +108,7 @@ export function p99Rising(series: SeriesPoint[]): boolean {
   return baseline !== null && latest >= 250 && latest >= baseline * 2;
 }
 
-export function deriveAlerts({
-  quarantined,
-  nearDeadline,
-  series,
-}: {
-  quarantined: number;
-  nearDeadline: number;
-  series: SeriesPoint[];
-}): Alert[] {
+export function deriveAlerts({ quarantined, nearDeadline, series }: { quarantined: number; nearDeadline: number; series: SeriesPoint[] }): Alert[] {
   const alerts: Alert[] = [];
   if (quarantined > 0) {
     alerts.push({
@@ -135,7 +127,12 @@ export function deriveAlerts({
     });
   }
   if (p99Rising(series)) {
-    alerts.push({ id: 'p99', severity: 'warning', message: 'Claim-to-commit p99 is rising: sends are slowing down and the crash window is widening.', href: '/' });
+    alerts.push({
+      id: 'p99',
+      severity: 'warning',
+      message: 'Claim-to-commit p99 is rising: sends are slowing down and the crash window is widening.',
+      href: '/',
+    });
   }
   return alerts;
 }

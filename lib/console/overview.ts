@@ -15,7 +15,10 @@ function labelOf(type: string): string {
 /** The bucket counts come from the shared snapshot (see pending-counts.ts); the oldest pending job is read live. */
 export async function loadPendingOverview(db: DbOrTx, options: LoadPendingCountsOptions): Promise<PendingOverview> {
   const { now } = options;
-  const [snapshot, oldest] = await Promise.all([loadPendingCounts(db, options), findOldestPending(db, { now, noticeTypes: noticeTypeNames, nearMs: NEAR_DEADLINE_MS })]);
+  const [snapshot, oldest] = await Promise.all([
+    loadPendingCounts(db, options),
+    findOldestPending(db, { now, noticeTypes: noticeTypeNames, nearMs: NEAR_DEADLINE_MS }),
+  ]);
   const buckets = snapshot.counts;
   const types = [...new Set([...noticeTypeNames, ...buckets.map((row) => row.noticeType)])];
   const rows = types.map((noticeType) => {

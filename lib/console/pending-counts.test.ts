@@ -1,14 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { insertJob } from '../../e2e/fixtures/console-data';
-import { readPendingDueSnapshot, storePendingDueSnapshot, tryLockPendingRecount, type PendingDueSnapshot } from '../../db/queries/overview';
-import { pendingDueSnapshot } from '../../db/schema';
-import type { NoticeFact } from '../ledger/notice-types';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { insertJob } from '@/e2e/fixtures/console-data';
+import { readPendingDueSnapshot, storePendingDueSnapshot, tryLockPendingRecount, type PendingDueSnapshot } from '@/db/queries/overview';
+import { pendingDueSnapshot } from '@/db/schema';
+import type { NoticeFact } from '@/lib/ledger/notice-types';
 import { loadPendingOverview } from './overview';
 import { PENDING_FRESH_MS, PENDING_SERVE_STALE_MS } from './overview-model';
 import { loadPendingCounts, recountPendingCounts, type RecountOutcome } from './pending-counts';
-import { dueBucketEdgesSeconds } from '../../test/fixtures/due-buckets';
+import { dueBucketEdgesSeconds } from '@/test/fixtures/due-buckets';
 
 /**
  * The snapshot behind "pending jobs by due bucket": when it is reused, when it is recounted
@@ -44,7 +44,9 @@ async function expectExactAtItsInstant(snapshot: PendingDueSnapshot): Promise<vo
   for (const row of snapshot.counts) {
     const range = edges[row.bucket];
     if (!range) throw new Error(`unknown bucket ${row.bucket}`);
-    const result = await t.db.execute<{ value: number }>(sql`select count(*)::int as value from reminder_jobs where state = 'pending' and notice_type = ${row.noticeType}
+    const result = await t.db.execute<{
+      value: number;
+    }>(sql`select count(*)::int as value from reminder_jobs where state = 'pending' and notice_type = ${row.noticeType}
       and extract(epoch from due_at) - ${nowS} >= ${range[0]} and extract(epoch from due_at) - ${nowS} < ${range[1]}`);
     expect(row.count, `${row.noticeType} ${row.bucket} at ${snapshot.countedAt.toISOString()}`).toBe(result.rows[0]?.value);
   }
@@ -122,7 +124,11 @@ describe('pending-by-due-bucket snapshot', () => {
     const { tasks, recountLater } = deferredTasks();
     const first = await loadPendingCounts(t.db, { now: T0, recountLater });
     const later = at(PENDING_FRESH_MS + 1_000);
-    const served = await Promise.all([0, 1].map((viewer) => loadPendingCounts(t.db, { now: new Date(later.getTime() + viewer), recountLater, clock: () => new Date(later.getTime() + viewer) })));
+    const served = await Promise.all(
+      [0, 1].map((viewer) =>
+        loadPendingCounts(t.db, { now: new Date(later.getTime() + viewer), recountLater, clock: () => new Date(later.getTime() + viewer) }),
+      ),
+    );
     expect(served).toEqual([first, first]);
     expect(tasks).toHaveLength(2);
     // Overlapping, the second finds the lock taken ('busy'); one after the other, it finds a fresh snapshot ('fresh').

@@ -1,5 +1,12 @@
 import type { DbOrTx, Tx } from '@/db/client';
-import { countPendingByDueBucket, lockPendingRecount, readPendingDueSnapshot, storePendingDueSnapshot, tryLockPendingRecount, type PendingDueSnapshot } from '@/db/queries/overview';
+import {
+  countPendingByDueBucket,
+  lockPendingRecount,
+  readPendingDueSnapshot,
+  storePendingDueSnapshot,
+  tryLockPendingRecount,
+  type PendingDueSnapshot,
+} from '@/db/queries/overview';
 import { noticeTypeNames } from '@/lib/ledger/notice-types';
 import { createLogger } from '@/lib/log';
 import { PENDING_FRESH_MS, PENDING_SERVE_STALE_MS } from './overview-model';

@@ -11,7 +11,13 @@ export type { QuarantinePage, QuarantineRowView } from '@/lib/api/console/quaran
  * it never arrived: resend is pointless, suppress. No evidence: past the deadline suppress,
  * otherwise release so the resend (with the same one-time code) can still arrive in time.
  */
-export function suggestResolution({ evidence, deadlineInMs }: { evidence: EvidenceEvent[]; deadlineInMs: number | null }): Pick<QuarantineRowView, 'suggestion' | 'suggestionWhy'> {
+export function suggestResolution({
+  evidence,
+  deadlineInMs,
+}: {
+  evidence: EvidenceEvent[];
+  deadlineInMs: number | null;
+}): Pick<QuarantineRowView, 'suggestion' | 'suggestionWhy'> {
   if (evidence.some((event) => event.eventType === 'accepted' || event.eventType === 'delivered')) {
     return { suggestion: 'confirm_sent', suggestionWhy: 'The provider reports this message: it went out.' };
   }
@@ -30,7 +36,11 @@ export async function loadQuarantinePage(
     now = new Date(),
   }: { query: QuarantineFilter & { afterClaimedAt?: string; afterKey?: string }; quarantineAfterMs: number; now?: Date },
 ): Promise<QuarantinePage> {
-  const filter: QuarantineFilter = { olderThanMinutes: query.olderThanMinutes, recipientDomain: query.recipientDomain || undefined, noticeType: query.noticeType };
+  const filter: QuarantineFilter = {
+    olderThanMinutes: query.olderThanMinutes,
+    recipientDomain: query.recipientDomain || undefined,
+    noticeType: query.noticeType,
+  };
   const after = query.afterClaimedAt && query.afterKey ? { claimedAt: query.afterClaimedAt, noticeKey: query.afterKey } : undefined;
   const [rows, total] = await Promise.all([
     listQuarantined(db, { quarantineAfterMs, filter, after, limit: QUARANTINE_PAGE_SIZE + 1 }),

@@ -16,7 +16,15 @@ const attemptTone: Record<string, TimelineTone> = {
   unknown: 'bad',
 };
 
-const eventTone: Record<string, TimelineTone> = { accepted: 'good', delivered: 'good', bounce: 'bad', complaint: 'bad', dropped: 'bad', soft_bounce: 'warn', deferred: 'warn' };
+const eventTone: Record<string, TimelineTone> = {
+  accepted: 'good',
+  delivered: 'good',
+  bounce: 'bad',
+  complaint: 'bad',
+  dropped: 'bad',
+  soft_bounce: 'warn',
+  deferred: 'warn',
+};
 
 function fact(label: string, value: string | number | null | undefined): { label: string; value: string }[] {
   return value === null || value === undefined || value === '' ? [] : [{ label, value: String(value) }];
@@ -99,7 +107,11 @@ export function buildTimeline({
       at: ledger.claimedAt.toISOString(),
       kind: 'claim',
       title: `Ledger claim ${ledger.source === 'backfill' ? 'backfilled' : 'written'}${ledger.claimedBy ? ` by ${ledger.claimedBy}` : ''}`,
-      facts: [...fact('state now', ledger.state), ...fact('recipient domain', ledger.recipientDomain), ...fact('one-time code', ledger.hasOneTimeCode ? 'stored (kept for resends, never shown)' : null)],
+      facts: [
+        ...fact('state now', ledger.state),
+        ...fact('recipient domain', ledger.recipientDomain),
+        ...fact('one-time code', ledger.hasOneTimeCode ? 'stored (kept for resends, never shown)' : null),
+      ],
       tone: ledger.state === 'claimed' ? 'warn' : 'neutral',
     });
     if (ledger.sentAt) {
@@ -117,7 +129,12 @@ export function buildTimeline({
       at: event.occurredAt.toISOString(),
       kind: 'provider',
       title: `${providerEventText[event.eventType] ?? event.eventType} (${event.provider})`,
-      facts: [...fact('provider id', event.providerMessageId), ...fact('correlation', event.correlationId), ...fact('bounce type', event.bounceType), ...fact('raw type', event.rawType)],
+      facts: [
+        ...fact('provider id', event.providerMessageId),
+        ...fact('correlation', event.correlationId),
+        ...fact('bounce type', event.bounceType),
+        ...fact('raw type', event.rawType),
+      ],
       tone: eventTone[event.eventType] ?? 'neutral',
     });
   }
@@ -144,7 +161,11 @@ export function buildTimeline({
       at: row.at.toISOString(),
       kind: 'operator',
       title: `${row.actor}: ${row.action}`,
-      facts: [...fact('reason', row.reason), ...fact('before', row.before ? summarize(row.before) : null), ...fact('after', row.after ? summarize(row.after) : null)],
+      facts: [
+        ...fact('reason', row.reason),
+        ...fact('before', row.before ? summarize(row.before) : null),
+        ...fact('after', row.after ? summarize(row.after) : null),
+      ],
       tone: 'neutral',
     });
   }

@@ -26,10 +26,7 @@ export async function loadTokens(db: DbOrTx): Promise<TokenView[]> {
  * The clear token is in this answer and nowhere else: the page (or the CLI) shows it once.
  * `actorId` is the console user who made it; null from the CLI, whose actor is no user.
  */
-export async function createConsoleToken(
-  db: DbOrTx,
-  params: { name: string; reason: string; actor: string; actorId: string | null },
-): Promise<CreatedToken> {
+export async function createConsoleToken(db: DbOrTx, params: { name: string; reason: string; actor: string; actorId: string | null }): Promise<CreatedToken> {
   return db.transaction(async (tx) => {
     const created = await createApiToken(tx, { name: params.name, createdBy: params.actorId, actor: params.actor, reason: params.reason });
     return { token: created.token, summary: view(created.summary) };

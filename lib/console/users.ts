@@ -35,7 +35,17 @@ export async function createConsoleUser(
     const created = await createUser(tx, { email: params.email, name: params.name, role: params.role, passwordHash });
     if (!created) return refuse('conflict', `A user with email ${params.email.toLowerCase()} already exists.`);
     await insertAuditEntries(tx, {
-      entries: [{ actor: params.actor, action: 'user.create', targetType: 'user', targetId: created.id, reason: params.reason, before: null, after: { email: created.email, role: created.role, password: passwordHash ? 'set' : 'none (single sign-on only)' } }],
+      entries: [
+        {
+          actor: params.actor,
+          action: 'user.create',
+          targetType: 'user',
+          targetId: created.id,
+          reason: params.reason,
+          before: null,
+          after: { email: created.email, role: created.role, password: passwordHash ? 'set' : 'none (single sign-on only)' },
+        },
+      ],
     });
     return ok(view(created));
   });
@@ -53,7 +63,17 @@ export async function changeUserRole(
     const after = await setUserRole(tx, { id: params.id, role: params.role });
     if (!after) return refuse('not_found', 'No such user.');
     await insertAuditEntries(tx, {
-      entries: [{ actor: params.actor, action: 'user.role', targetType: 'user', targetId: params.id, reason: params.reason, before: { email: before.email, role: before.role }, after: { email: after.email, role: after.role } }],
+      entries: [
+        {
+          actor: params.actor,
+          action: 'user.role',
+          targetType: 'user',
+          targetId: params.id,
+          reason: params.reason,
+          before: { email: before.email, role: before.role },
+          after: { email: after.email, role: after.role },
+        },
+      ],
     });
     return ok(view(after));
   });
@@ -70,15 +90,17 @@ export async function changeUserDisabled(
     const after = await setUserDisabled(tx, { id: params.id, disabled: params.disabled });
     if (!after) return refuse('not_found', 'No such user.');
     await insertAuditEntries(tx, {
-      entries: [{
-        actor: params.actor,
-        action: params.disabled ? 'user.disable' : 'user.enable',
-        targetType: 'user',
-        targetId: params.id,
-        reason: params.reason,
-        before: { email: before.email, disabled: before.disabledAt !== null },
-        after: { email: after.email, disabled: after.disabledAt !== null },
-      }],
+      entries: [
+        {
+          actor: params.actor,
+          action: params.disabled ? 'user.disable' : 'user.enable',
+          targetType: 'user',
+          targetId: params.id,
+          reason: params.reason,
+          before: { email: before.email, disabled: before.disabledAt !== null },
+          after: { email: after.email, disabled: after.disabledAt !== null },
+        },
+      ],
     });
     return ok(view(after));
   });

@@ -1,9 +1,9 @@
-import type { DbOrTx } from '../../db/client';
-import { insertAuditEntries } from '../../db/queries/audit';
-import { insertProviderEvent, linkProviderEvent } from '../../db/queries/events';
-import { findLedgerLink, listClaimsWithSendEvidence, type Evidence } from '../../db/queries/ledger/evidence-match';
-import { resolveClaims } from '../../db/queries/ledger/resolve';
-import { addRecipientSuppression } from '../../db/queries/suppressions';
+import type { DbOrTx } from '@/db/client';
+import { insertAuditEntries } from '@/db/queries/audit';
+import { insertProviderEvent, linkProviderEvent } from '@/db/queries/events';
+import { findLedgerLink, listClaimsWithSendEvidence, type Evidence } from '@/db/queries/ledger/evidence-match';
+import { resolveClaims } from '@/db/queries/ledger/resolve';
+import { addRecipientSuppression } from '@/db/queries/suppressions';
 import { provesHandOver, storableEvent, suppressionFor, type NormalizedEvent } from './types';
 
 export type IngestSummary = {
@@ -55,7 +55,14 @@ export async function ingestEvents(db: DbOrTx, { events }: { events: NormalizedE
       if (link && link.state === 'claimed' && provesHandOver(event.type)) {
         const confirmed = await confirmClaimSentByEvidence(tx, {
           noticeKey: link.noticeKey,
-          evidence: { rowId, provider: event.provider, eventId: event.eventId, eventType: event.type, occurredAt: event.occurredAt, providerMessageId: event.providerMessageId },
+          evidence: {
+            rowId,
+            provider: event.provider,
+            eventId: event.eventId,
+            eventType: event.type,
+            occurredAt: event.occurredAt,
+            providerMessageId: event.providerMessageId,
+          },
         });
         if (confirmed) summary.confirmed.push(link.noticeKey);
       }

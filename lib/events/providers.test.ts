@@ -33,19 +33,40 @@ describe('generic signed format', () => {
 
   it('rejects a forged signature, a stale timestamp, a missing header and a malformed body', () => {
     const forged = new Headers({ 'X-Notice-Timestamp': String(now.getTime() / 1000), 'X-Notice-Signature': `v1=${'0'.repeat(64)}` });
-    expect(parseGenericWebhook({ headers: forged, body: Buffer.from(body), secret, now })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated', message: 'signature mismatch' } });
+    expect(parseGenericWebhook({ headers: forged, body: Buffer.from(body), secret, now })).toMatchObject({
+      ok: false,
+      refusal: { kind: 'unauthenticated', message: 'signature mismatch' },
+    });
     const stale = headersFor(body, new Date(now.getTime() - 6 * 60_000));
-    expect(parseGenericWebhook({ headers: stale, body: Buffer.from(body), secret, now })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated', message: 'signature stale' } });
-    expect(parseGenericWebhook({ headers: new Headers(), body: Buffer.from(body), secret, now })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated' } });
+    expect(parseGenericWebhook({ headers: stale, body: Buffer.from(body), secret, now })).toMatchObject({
+      ok: false,
+      refusal: { kind: 'unauthenticated', message: 'signature stale' },
+    });
+    expect(parseGenericWebhook({ headers: new Headers(), body: Buffer.from(body), secret, now })).toMatchObject({
+      ok: false,
+      refusal: { kind: 'unauthenticated' },
+    });
     const tampered = body.replace('alice@', 'mallory@');
-    expect(parseGenericWebhook({ headers: headersFor(body), body: Buffer.from(tampered), secret, now })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated' } });
+    expect(parseGenericWebhook({ headers: headersFor(body), body: Buffer.from(tampered), secret, now })).toMatchObject({
+      ok: false,
+      refusal: { kind: 'unauthenticated' },
+    });
     const malformed = JSON.stringify({ events: [{ id: 'x', type: 'teleported', occurredAt: 'yesterday' }] });
-    expect(parseGenericWebhook({ headers: headersFor(malformed), body: Buffer.from(malformed), secret, now })).toMatchObject({ ok: false, refusal: { kind: 'invalid_input' } });
-    expect(parseGenericWebhook({ headers: headersFor('{'), body: Buffer.from('{'), secret, now })).toMatchObject({ ok: false, refusal: { kind: 'invalid_input' } });
+    expect(parseGenericWebhook({ headers: headersFor(malformed), body: Buffer.from(malformed), secret, now })).toMatchObject({
+      ok: false,
+      refusal: { kind: 'invalid_input' },
+    });
+    expect(parseGenericWebhook({ headers: headersFor('{'), body: Buffer.from('{'), secret, now })).toMatchObject({
+      ok: false,
+      refusal: { kind: 'invalid_input' },
+    });
   });
 
   it('refuses to run without a secret', () => {
-    expect(parseGenericWebhook({ headers: headersFor(body), body: Buffer.from(body), secret: undefined, now })).toMatchObject({ ok: false, refusal: { kind: 'not_configured' } });
+    expect(parseGenericWebhook({ headers: headersFor(body), body: Buffer.from(body), secret: undefined, now })).toMatchObject({
+      ok: false,
+      refusal: { kind: 'not_configured' },
+    });
   });
 });
 
@@ -56,7 +77,12 @@ describe('postmark', () => {
 
   it('normalises Delivery, Bounce and SpamComplaint with the Metadata correlation', () => {
     const [delivery] = events(parse('postmark-delivery.json'));
-    expect(delivery).toMatchObject({ type: 'delivered', correlationId: '7a7000000000000000000000000000d2', providerMessageId: '00000000-0000-0000-0000-000000000000', recipient: 'john@example.com' });
+    expect(delivery).toMatchObject({
+      type: 'delivered',
+      correlationId: '7a7000000000000000000000000000d2',
+      providerMessageId: '00000000-0000-0000-0000-000000000000',
+      recipient: 'john@example.com',
+    });
     expect(delivery?.eventId).toBe('delivery:00000000-0000-0000-0000-000000000000:john@example.com');
     const [bounce] = events(parse('postmark-bounce.json'));
     // The documented ID is above 2^53: it is kept digit for digit.
@@ -68,9 +94,17 @@ describe('postmark', () => {
   });
 
   it('rejects wrong or missing credentials and a malformed record', () => {
-    expect(parse('postmark-delivery.json', { authorization: `Basic ${Buffer.from('hook:guess').toString('base64')}` })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated' } });
+    expect(parse('postmark-delivery.json', { authorization: `Basic ${Buffer.from('hook:guess').toString('base64')}` })).toMatchObject({
+      ok: false,
+      refusal: { kind: 'unauthenticated' },
+    });
     expect(parse('postmark-delivery.json', {})).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated' } });
-    const malformed = parsePostmarkWebhook({ headers: new Headers(auth), body: Buffer.from(JSON.stringify({ RecordType: 'Delivery', MessageID: 'x' })), user: 'hook', password: 'pass-word' });
+    const malformed = parsePostmarkWebhook({
+      headers: new Headers(auth),
+      body: Buffer.from(JSON.stringify({ RecordType: 'Delivery', MessageID: 'x' })),
+      user: 'hook',
+      password: 'pass-word',
+    });
     expect(malformed).toMatchObject({ ok: false, refusal: { kind: 'invalid_input' } });
   });
 });
@@ -81,18 +115,30 @@ describe('sendgrid', () => {
   const ts = Math.floor(now.getTime() / 1000);
 
   it('verifies the ECDSA signature and maps each documented event', () => {
-    const parsed = events(parseSendgridWebhook({ headers: new Headers(signer.sign(body, ts)), body: Buffer.from(body), publicKey: signer.publicKeyBase64, now }));
+    const parsed = events(
+      parseSendgridWebhook({ headers: new Headers(signer.sign(body, ts)), body: Buffer.from(body), publicKey: signer.publicKeyBase64, now }),
+    );
     expect(parsed.map((e) => e.type)).toEqual(['accepted', 'deferred', 'delivered', 'bounce', 'dropped', 'complaint']);
-    expect(parsed[0]).toMatchObject({ correlationId: '5a5000000000000000000000000000d3', providerMessageId: '14c5d75ce93.dfd.64b469', eventId: 'rbtnWrG1DVDGGGFHFyun0A==' });
+    expect(parsed[0]).toMatchObject({
+      correlationId: '5a5000000000000000000000000000d3',
+      providerMessageId: '14c5d75ce93.dfd.64b469',
+      eventId: 'rbtnWrG1DVDGGGFHFyun0A==',
+    });
     expect(parsed[3]?.recipient).toBe('bounced@test.com');
   });
 
   it('rejects a forged signature, a stale timestamp and a malformed body', () => {
     const other = createTestSendgridSigner();
-    expect(parseSendgridWebhook({ headers: new Headers(other.sign(body, ts)), body: Buffer.from(body), publicKey: signer.publicKeyBase64, now })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated' } });
-    expect(parseSendgridWebhook({ headers: new Headers(signer.sign(body, ts - 600)), body: Buffer.from(body), publicKey: signer.publicKeyBase64, now })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated', message: 'timestamp outside the replay window' } });
+    expect(parseSendgridWebhook({ headers: new Headers(other.sign(body, ts)), body: Buffer.from(body), publicKey: signer.publicKeyBase64, now })).toMatchObject(
+      { ok: false, refusal: { kind: 'unauthenticated' } },
+    );
+    expect(
+      parseSendgridWebhook({ headers: new Headers(signer.sign(body, ts - 600)), body: Buffer.from(body), publicKey: signer.publicKeyBase64, now }),
+    ).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated', message: 'timestamp outside the replay window' } });
     const malformed = JSON.stringify({ event: 'delivered' });
-    expect(parseSendgridWebhook({ headers: new Headers(signer.sign(malformed, ts)), body: Buffer.from(malformed), publicKey: signer.publicKeyBase64, now })).toMatchObject({ ok: false, refusal: { kind: 'invalid_input' } });
+    expect(
+      parseSendgridWebhook({ headers: new Headers(signer.sign(malformed, ts)), body: Buffer.from(malformed), publicKey: signer.publicKeyBase64, now }),
+    ).toMatchObject({ ok: false, refusal: { kind: 'invalid_input' } });
   });
 });
 
@@ -121,7 +167,13 @@ describe('ses over sns', () => {
   it('verifies SignatureVersion 1 and 2 and reads tag, provider id and recipients', async () => {
     const fetched: string[] = [];
     const [delivery] = events(await parse(envelope('ses-delivery.json'), fetched));
-    expect(delivery).toMatchObject({ provider: 'ses', type: 'delivered', correlationId: '5e5000000000000000000000000000d1', providerMessageId: 'EXAMPLE7c191be45-e9aedb9a-02f9-4d12-a87d-dd0099a07f8a-000000', recipient: 'recipient@example.com' });
+    expect(delivery).toMatchObject({
+      provider: 'ses',
+      type: 'delivered',
+      correlationId: '5e5000000000000000000000000000d1',
+      providerMessageId: 'EXAMPLE7c191be45-e9aedb9a-02f9-4d12-a87d-dd0099a07f8a-000000',
+      recipient: 'recipient@example.com',
+    });
     expect(delivery?.details).not.toHaveProperty('mail.headers');
     expect(fetched).toEqual([signer.certUrl]);
     const [send] = events(await parse(envelope('ses-send.json', now, '1')));
@@ -134,10 +186,19 @@ describe('ses over sns', () => {
 
   it('rejects a forged signature, a foreign cert URL, a stale timestamp, an unknown topic and a malformed message', async () => {
     const good = envelope('ses-delivery.json');
-    expect(await parse({ ...good, Message: good.Message.replace('recipient@', 'mallory@') })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated', message: 'signature mismatch' } });
+    expect(await parse({ ...good, Message: good.Message.replace('recipient@', 'mallory@') })).toMatchObject({
+      ok: false,
+      refusal: { kind: 'unauthenticated', message: 'signature mismatch' },
+    });
     expect(await parse({ ...good, SigningCertURL: 'https://evil.example.com/sns.pem' })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated' } });
-    expect(await parse({ ...good, SigningCertURL: 'http://sns.us-east-1.amazonaws.com/x.pem' })).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated' } });
-    expect(await parse(envelope('ses-delivery.json', new Date(now.getTime() - 2 * 3_600_000)))).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated', message: 'timestamp outside the replay window' } });
+    expect(await parse({ ...good, SigningCertURL: 'http://sns.us-east-1.amazonaws.com/x.pem' })).toMatchObject({
+      ok: false,
+      refusal: { kind: 'unauthenticated' },
+    });
+    expect(await parse(envelope('ses-delivery.json', new Date(now.getTime() - 2 * 3_600_000)))).toMatchObject({
+      ok: false,
+      refusal: { kind: 'unauthenticated', message: 'timestamp outside the replay window' },
+    });
     expect(await parse({ ...good, TopicArn: 'arn:aws:sns:us-east-1:999999999999:other' })).toMatchObject({ ok: false, refusal: { kind: 'forbidden' } });
     const notSes = signer.sign({ Type: 'Notification', MessageId: 'm', TopicArn: topic, Message: '{"hello":"world"}', Timestamp: now.toISOString() });
     expect(await parse(notSes)).toMatchObject({ ok: false, refusal: { kind: 'invalid_input' } });

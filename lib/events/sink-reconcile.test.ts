@@ -1,13 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { countAcceptedVsDelivered } from '../../db/queries/events';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { resetConfigForTests } from '../config';
-import { correlationOf, messageIdFor, noticeKey } from '../ledger/notice-key';
-import { startSmtpSink, type SmtpSink } from '../mail/sink';
-import { startMetricsServer } from '../../worker/metrics-server';
-import { createLogger } from '../log';
+import { countAcceptedVsDelivered } from '@/db/queries/events';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { resetConfigForTests } from '@/lib/config';
+import { correlationOf, messageIdFor, noticeKey } from '@/lib/ledger/notice-key';
+import { startSmtpSink, type SmtpSink } from '@/lib/mail/sink';
+import { startMetricsServer } from '@/worker/metrics-server';
+import { createLogger } from '@/lib/log';
 import { insertClaimedNotice } from './testing';
 
 /**
@@ -25,7 +25,11 @@ const metricsToken = 'sink-metrics-token-0123456789';
 const savedEnv = { DATABASE_URL: process.env.DATABASE_URL, WEBHOOK_SECRET: process.env.WEBHOOK_SECRET, METRICS_TOKEN: process.env.METRICS_TOKEN };
 
 const keyFor = (subscription: string) =>
-  noticeKey(process.env.NOTICE_KEY_SECRET ?? '', { type: 'renewal_notice_t72', identity: { subscription_id: subscription, period_start: '2026-12-01' }, revision: 0 });
+  noticeKey(process.env.NOTICE_KEY_SECRET ?? '', {
+    type: 'renewal_notice_t72',
+    identity: { subscription_id: subscription, period_start: '2026-12-01' },
+    revision: 0,
+  });
 
 beforeAll(async () => {
   t = await createTestDatabase();
@@ -33,7 +37,7 @@ beforeAll(async () => {
   process.env.WEBHOOK_SECRET = secret;
   process.env.METRICS_TOKEN = metricsToken;
   resetConfigForTests();
-  const { POST } = await import('../../app/api/webhooks/generic/route');
+  const { POST } = await import('@/app/api/webhooks/generic/route');
   server = createServer((incoming, outgoing) => {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -55,7 +59,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sink.stop();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  const { getDb } = await import('../../db/client');
+  const { getDb } = await import('@/db/client');
   await getDb().$client.end();
   await t.drop();
   for (const [name, value] of Object.entries(savedEnv)) {
@@ -90,7 +94,9 @@ function sendAs(key: string, to: string) {
  * our own metrics: prom-client's default process metrics name three gauges `…_total`.
  */
 function expectPrometheusNaming(text: string): void {
-  const types = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map(([, name, type]) => ({ name: name ?? '', type })).filter(({ name }) => !name.startsWith('notice_ledger_process_'));
+  const types = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)]
+    .map(([, name, type]) => ({ name: name ?? '', type }))
+    .filter(({ name }) => !name.startsWith('notice_ledger_process_'));
   expect(types.length).toBeGreaterThan(0);
   for (const { name, type } of types) {
     expect(name, name).toMatch(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/);
@@ -123,24 +129,34 @@ describe('a claim whose worker died after the hand-over', () => {
     expect(await state(neverSent)).toEqual({ ledger: 'claimed', job: 'claimed' });
     expect(await state(cutOff)).toEqual({ ledger: 'claimed', job: 'claimed' });
 
-    const evidence = await t.pool.query<{ event_type: string; provider_message_id: string }>('select event_type, provider_message_id from provider_events where notice_key = $1 order by event_type', [handedOver]);
+    const evidence = await t.pool.query<{ event_type: string; provider_message_id: string }>(
+      'select event_type, provider_message_id from provider_events where notice_key = $1 order by event_type',
+      [handedOver],
+    );
     const queueId = sink.messages().find((m) => m.correlation === correlationOf(handedOver))?.queueId;
     expect(evidence.rows).toEqual([
       { event_type: 'accepted', provider_message_id: queueId },
       { event_type: 'delivered', provider_message_id: queueId },
     ]);
-    const ledger = await t.pool.query<{ provider_message_id: string; resolution: string }>('select provider_message_id, resolution from notice_ledger where notice_key = $1', [handedOver]);
+    const ledger = await t.pool.query<{ provider_message_id: string; resolution: string }>(
+      'select provider_message_id, resolution from notice_ledger where notice_key = $1',
+      [handedOver],
+    );
     expect(ledger.rows[0]).toEqual({ provider_message_id: queueId, resolution: 'provider_evidence' });
   });
 
   it('counts accepted vs delivered per provider and notice type, and both processes export them: the worker /metrics and the console /api/metrics', async () => {
     const pending = keyFor('sub_accepted_only');
     await insertClaimedNotice(t.db, { noticeKey: pending, email: 'dave@example.com' });
-    const { POST } = await import('../../app/api/webhooks/generic/route');
+    const { POST } = await import('@/app/api/webhooks/generic/route');
     const { signGenericRequest } = await import('./generic-signature');
     const postEvent = async (event: { id: string; type: 'accepted' | 'delivered' | 'complaint' }) => {
-      const body = JSON.stringify({ events: [{ ...event, correlation: correlationOf(pending), recipient: 'dave@example.com', occurredAt: new Date().toISOString() }] });
-      const response = await POST(new Request('http://127.0.0.1/api/webhooks/generic', { method: 'POST', body, headers: signGenericRequest({ secret, body }) }));
+      const body = JSON.stringify({
+        events: [{ ...event, correlation: correlationOf(pending), recipient: 'dave@example.com', occurredAt: new Date().toISOString() }],
+      });
+      const response = await POST(
+        new Request('http://127.0.0.1/api/webhooks/generic', { method: 'POST', body, headers: signGenericRequest({ secret, body }) }),
+      );
       expect(response.status).toBe(200);
     };
     await postEvent({ id: 'acc-only', type: 'accepted' });
@@ -150,8 +166,15 @@ describe('a claim whose worker died after the hand-over', () => {
     expect(await countAcceptedVsDelivered(t.db, { from: new Date(Date.now() + 60_000), to: new Date(Date.now() + 120_000) })).toEqual([]);
 
     const gap = (value: number) => `notice_ledger_delivery_gap{provider="generic",notice_type="renewal_notice_t72"} ${value}`;
-    const messages = (status: string, value: number) => `notice_ledger_provider_messages{provider="generic",notice_type="renewal_notice_t72",status="${status}"} ${value}`;
-    const worker = await startMetricsServer({ host: '127.0.0.1', port: 0, db: t.db, quarantineAfterMs: 15 * 60_000, logger: createLogger('metrics-test', 'silent') });
+    const messages = (status: string, value: number) =>
+      `notice_ledger_provider_messages{provider="generic",notice_type="renewal_notice_t72",status="${status}"} ${value}`;
+    const worker = await startMetricsServer({
+      host: '127.0.0.1',
+      port: 0,
+      db: t.db,
+      quarantineAfterMs: 15 * 60_000,
+      logger: createLogger('metrics-test', 'silent'),
+    });
     try {
       const scraped = await fetch(`http://127.0.0.1:${worker.port}/metrics`);
       expect(scraped.status).toBe(200);
@@ -163,7 +186,7 @@ describe('a claim whose worker died after the hand-over', () => {
 
       // The figures move between scrapes, so each answer shows its own read, not the other's.
       await postEvent({ id: 'acc-only-delivered', type: 'delivered' });
-      const { GET } = await import('../../app/api/metrics/route');
+      const { GET } = await import('@/app/api/metrics/route');
       const consoleResponse = await GET(new Request('http://127.0.0.1/api/metrics', { headers: { authorization: `Bearer ${metricsToken}` } }));
       expect(consoleResponse.status).toBe(200);
       const consoleText = await consoleResponse.text();

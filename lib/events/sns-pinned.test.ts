@@ -17,9 +17,15 @@ describe('SNS_CERT_DIR: pinned signing certificates', () => {
   });
 
   it('refuses a certificate URL that names no pinned file, or tries to leave the directory', async () => {
-    for (const certUrl of ['https://sns.eu-west-1.amazonaws.com/SimpleNotificationService-other.pem', 'https://sns.eu-west-1.amazonaws.com/x/..%2f..%2fetc%2fssl%2fcert.pem']) {
+    for (const certUrl of [
+      'https://sns.eu-west-1.amazonaws.com/SimpleNotificationService-other.pem',
+      'https://sns.eu-west-1.amazonaws.com/x/..%2f..%2fetc%2fssl%2fcert.pem',
+    ]) {
       const message = { ...signer.sign(fields), SigningCertURL: certUrl };
-      expect(await verifySnsMessage({ value: message, resolveKey, allowedTopics: [] })).toEqual({ ok: false, refusal: { kind: 'unauthenticated', message: 'signing certificate unavailable' } });
+      expect(await verifySnsMessage({ value: message, resolveKey, allowedTopics: [] })).toEqual({
+        ok: false,
+        refusal: { kind: 'unauthenticated', message: 'signing certificate unavailable' },
+      });
     }
     await expect(readPinnedSnsCertificate(dir)('https://sns.eu-west-1.amazonaws.com/..%2fpasswd.pem')).rejects.toThrow('not allowed');
   });

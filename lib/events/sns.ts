@@ -1,7 +1,7 @@
 import { X509Certificate, createPublicKey, createVerify, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Refusal } from '../http/refusal';
+import type { Refusal } from '@/lib/http/refusal';
 import { z } from 'zod';
 
 /**
@@ -138,11 +138,14 @@ export async function verifySnsMessage({
   const parsed = snsEnvelope.safeParse(value);
   if (!parsed.success) return { ok: false, refusal: { kind: 'invalid_input', message: 'not an SNS message' } };
   const message = parsed.data;
-  if (allowedTopics.length > 0 && !allowedTopics.includes(message.TopicArn)) return { ok: false, refusal: { kind: 'forbidden', message: 'unexpected TopicArn' } };
-  if (!isTrustedSnsUrl(message.SigningCertURL, { pem: true })) return { ok: false, refusal: { kind: 'unauthenticated', message: 'SigningCertURL is not an https SNS URL' } };
+  if (allowedTopics.length > 0 && !allowedTopics.includes(message.TopicArn))
+    return { ok: false, refusal: { kind: 'forbidden', message: 'unexpected TopicArn' } };
+  if (!isTrustedSnsUrl(message.SigningCertURL, { pem: true }))
+    return { ok: false, refusal: { kind: 'unauthenticated', message: 'SigningCertURL is not an https SNS URL' } };
   // SNS keeps a notification's Timestamp across its own retries, so the window is wider than
   // a per-request signature's; duplicates inside it are absorbed by the (provider, event_id) key.
-  if (Math.abs(now.getTime() - Date.parse(message.Timestamp)) > toleranceMs) return { ok: false, refusal: { kind: 'unauthenticated', message: 'timestamp outside the replay window' } };
+  if (Math.abs(now.getTime() - Date.parse(message.Timestamp)) > toleranceMs)
+    return { ok: false, refusal: { kind: 'unauthenticated', message: 'timestamp outside the replay window' } };
   const stringToSign = snsStringToSign(message);
   if (stringToSign === null) return { ok: false, refusal: { kind: 'invalid_input', message: 'SNS message lacks a signed field' } };
   let key: KeyObject;

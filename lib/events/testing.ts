@@ -4,9 +4,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../db/client';
-import { reminderJobs } from '../../db/schema/jobs';
-import { noticeLedger } from '../../db/schema/ledger';
+import type { DbOrTx } from '@/db/client';
+import { reminderJobs } from '@/db/schema/jobs';
+import { noticeLedger } from '@/db/schema/ledger';
 import { snsStringToSign, type SnsEnvelope } from './sns';
 
 /** Test helpers only (fixtures, signing with test keys, rows a killed worker leaves behind). */
@@ -26,7 +26,12 @@ export function keyWithCorrelation(correlation: string, tail = 'ab'.repeat(16)):
  */
 export async function insertClaimedNotice(
   db: DbOrTx,
-  { noticeKey, email, providerMessageId = null, claimedAt = new Date(Date.now() - 20 * 60_000) }: { noticeKey: string; email: string; providerMessageId?: string | null; claimedAt?: Date },
+  {
+    noticeKey,
+    email,
+    providerMessageId = null,
+    claimedAt = new Date(Date.now() - 20 * 60_000),
+  }: { noticeKey: string; email: string; providerMessageId?: string | null; claimedAt?: Date },
 ): Promise<string> {
   const identity = { subscription_id: `sub_${noticeKey.slice(0, 8)}`, period_start: '2026-12-01' };
   const [job] = await db
@@ -61,13 +66,35 @@ export async function insertClaimedNotice(
   return job.id;
 }
 
-export type TestSnsSigner = { certUrl: string; certificatePem: string; sign: (fields: Omit<SnsEnvelope, 'Signature' | 'SigningCertURL' | 'SignatureVersion'>, version?: '1' | '2') => SnsEnvelope };
+export type TestSnsSigner = {
+  certUrl: string;
+  certificatePem: string;
+  sign: (fields: Omit<SnsEnvelope, 'Signature' | 'SigningCertURL' | 'SignatureVersion'>, version?: '1' | '2') => SnsEnvelope;
+};
 
 /** A self-signed certificate standing in for SNS's (this machine has no network). */
 export function createTestSnsSigner(certUrl = 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-test.pem'): TestSnsSigner {
   const dir = mkdtempSync(path.join(tmpdir(), 'sns-cert-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'), '-days', '2', '-subj', '/CN=sns.amazonaws.com'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+        '-days',
+        '2',
+        '-subj',
+        '/CN=sns.amazonaws.com',
+      ],
+      { stdio: 'ignore' },
+    );
     const keyPem = readFileSync(path.join(dir, 'key.pem'), 'utf8');
     const certificatePem = readFileSync(path.join(dir, 'cert.pem'), 'utf8');
     return {
@@ -77,7 +104,9 @@ export function createTestSnsSigner(certUrl = 'https://sns.us-east-1.amazonaws.c
         const unsigned = { ...fields, SignatureVersion: version, SigningCertURL: certUrl, Signature: 'x' } as SnsEnvelope;
         const text = snsStringToSign(unsigned);
         if (text === null) throw new Error('incomplete SNS message');
-        const signature = createSign(version === '1' ? 'RSA-SHA1' : 'RSA-SHA256').update(text, 'utf8').sign(keyPem, 'base64');
+        const signature = createSign(version === '1' ? 'RSA-SHA1' : 'RSA-SHA256')
+          .update(text, 'utf8')
+          .sign(keyPem, 'base64');
         return { ...unsigned, Signature: signature };
       },
     };
@@ -95,7 +124,9 @@ export function createTestSendgridSigner(): TestSendgridSigner {
     sign: (body, timestamp) => ({
       'content-type': 'application/json',
       'X-Twilio-Email-Event-Webhook-Timestamp': String(timestamp),
-      'X-Twilio-Email-Event-Webhook-Signature': createSign('sha256').update(`${timestamp}${body}`).sign(privateKey as KeyObject, 'base64'),
+      'X-Twilio-Email-Event-Webhook-Signature': createSign('sha256')
+        .update(`${timestamp}${body}`)
+        .sign(privateKey as KeyObject, 'base64'),
     }),
   };
 }

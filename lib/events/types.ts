@@ -1,5 +1,5 @@
-import { handOverEventTypes, type ProviderEventType } from '../../db/schema/states';
-import type { Refusal, RefusalKind } from '../http/refusal';
+import { handOverEventTypes, type ProviderEventType } from '@/db/schema/states';
+import type { Refusal, RefusalKind } from '@/lib/http/refusal';
 
 export const webhookProviders = ['ses', 'postmark', 'sendgrid', 'generic'] as const;
 export type WebhookProvider = (typeof webhookProviders)[number];

@@ -1,7 +1,7 @@
-import type { DbOrTx } from '../../db/client';
-import type { Config } from '../config';
-import { createLogger } from '../log';
-import { webhookEventsSkipped } from '../metrics/registry';
+import type { DbOrTx } from '@/db/client';
+import type { Config } from '@/lib/config';
+import { createLogger } from '@/lib/log';
+import { webhookEventsSkipped } from '@/lib/metrics/registry';
 import { ingestEvents } from './ingest';
 import { parseGenericWebhook } from './providers/generic';
 import { parsePostmarkWebhook } from './providers/postmark';
@@ -9,8 +9,8 @@ import { parseSendgridWebhook } from './providers/sendgrid';
 import { parseSesWebhook, type SubscriptionConfirmer } from './providers/ses';
 import { defaultSnsKeyResolver, type SnsKeyResolver } from './sns';
 import type { ParsedWebhook, WebhookProvider } from './types';
-import type { WebhookSummary } from '../api/webhooks';
-import type { Result } from '../http/refusal';
+import type { WebhookSummary } from '@/lib/api/webhooks';
+import type { Result } from '@/lib/http/refusal';
 
 const log = createLogger('webhooks');
 /** A SendGrid batch holds up to a few thousand events; 1 MiB is far above any provider's request. */
@@ -41,7 +41,19 @@ export function webhookSettingsFrom(config: Config): WebhookSettings {
   };
 }
 
-async function parseFor({ provider, headers, body, settings, now }: { provider: WebhookProvider; headers: Headers; body: Buffer; settings: WebhookSettings; now: Date }): Promise<ParsedWebhook> {
+async function parseFor({
+  provider,
+  headers,
+  body,
+  settings,
+  now,
+}: {
+  provider: WebhookProvider;
+  headers: Headers;
+  body: Buffer;
+  settings: WebhookSettings;
+  now: Date;
+}): Promise<ParsedWebhook> {
   switch (provider) {
     case 'generic':
       return parseGenericWebhook({ headers: headers, body, secret: settings.webhookSecret, now });
@@ -50,7 +62,13 @@ async function parseFor({ provider, headers, body, settings, now }: { provider: 
     case 'sendgrid':
       return parseSendgridWebhook({ headers: headers, body, publicKey: settings.sendgridPublicKey, now });
     case 'ses':
-      return parseSesWebhook({ body, resolveKey: settings.snsKeyResolver, allowedTopics: settings.snsTopicArns, confirmSubscription: settings.confirmSubscription, now });
+      return parseSesWebhook({
+        body,
+        resolveKey: settings.snsKeyResolver,
+        allowedTopics: settings.snsTopicArns,
+        confirmSubscription: settings.confirmSubscription,
+        now,
+      });
   }
 }
 
@@ -87,10 +105,22 @@ export async function receiveWebhook({
   const skipped = parsed.skipped.slice(0, MAX_SKIPPED_LISTED);
   if (parsed.skipped.length > 0) {
     for (const event of parsed.skipped) webhookEventsSkipped.inc({ provider, reason: event.reason });
-    log.warn({ provider, received, skippedCount: parsed.skipped.length, skipped }, 'webhook batch: malformed events skipped, not stored; the other events processed');
+    log.warn(
+      { provider, received, skippedCount: parsed.skipped.length, skipped },
+      'webhook batch: malformed events skipped, not stored; the other events processed',
+    );
   }
   log.info(
-    { provider, received, stored: summary.stored, duplicates: summary.duplicates, linked: summary.linked, confirmed: summary.confirmed, suppressed: summary.suppressed.length, note: parsed.note },
+    {
+      provider,
+      received,
+      stored: summary.stored,
+      duplicates: summary.duplicates,
+      linked: summary.linked,
+      confirmed: summary.confirmed,
+      suppressed: summary.suppressed.length,
+      note: parsed.note,
+    },
     'webhook processed',
   );
   return {

@@ -1,14 +1,14 @@
 import { createPublicKey } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { findRecipientSuppression } from '../../db/queries/suppressions';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { findRecipientSuppression } from '@/db/queries/suppressions';
 import { signGenericRequest } from './generic-signature';
 import { confirmClaimSentByEvidence, reconcileQuarantine } from './ingest';
-import { registry } from '../metrics/registry';
+import { registry } from '@/lib/metrics/registry';
 import { createTestSendgridSigner, createTestSnsSigner, insertClaimedNotice, keyWithCorrelation, readFixture, type TestSnsSigner } from './testing';
-import { providerRoutes } from '../api/webhooks';
-import type { ProviderContract } from '../http/contract';
-import { providerRoute } from '../http/provider-route';
+import { providerRoutes } from '@/lib/api/webhooks';
+import type { ProviderContract } from '@/lib/http/contract';
+import { providerRoute } from '@/lib/http/provider-route';
 import type { WebhookSettings } from './webhook';
 import type { WebhookProvider } from './types';
 
@@ -61,9 +61,15 @@ function post(provider: WebhookProvider, body: string, headers: Record<string, s
 }
 
 const genericHeaders = (body: string, now = new Date()) => signGenericRequest({ secret, body, now });
-const postmarkHeaders = (user = 'hook', password = 'pass-word') => ({ 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
+const postmarkHeaders = (user = 'hook', password = 'pass-word') => ({
+  'content-type': 'application/json',
+  authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+});
 const sendgridHeaders = (body: string, at = Math.floor(Date.now() / 1000)) => sendgrid.sign(body, at);
-function snsBody(fixture: string, { at = new Date(), messageId = `sns-${fixture}`, message = readFixture(fixture) }: { at?: Date; messageId?: string; message?: string } = {}) {
+function snsBody(
+  fixture: string,
+  { at = new Date(), messageId = `sns-${fixture}`, message = readFixture(fixture) }: { at?: Date; messageId?: string; message?: string } = {},
+) {
   return JSON.stringify(sns.sign({ Type: 'Notification', MessageId: messageId, TopicArn: topic, Message: message, Timestamp: at.toISOString() }));
 }
 const snsHeaders = { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': 'Notification' };
@@ -148,7 +154,10 @@ const cases: Case[] = [
     accepted: () => ({ body: snsBody('ses-delivery.json'), headers: snsHeaders }),
     forged: () => {
       const signed = JSON.parse(snsBody('ses-delivery.json')) as Record<string, string>;
-      return { body: JSON.stringify({ ...signed, Message: (signed.Message ?? '').replace('recipient@example.com', 'other@example.com') }), headers: snsHeaders };
+      return {
+        body: JSON.stringify({ ...signed, Message: (signed.Message ?? '').replace('recipient@example.com', 'other@example.com') }),
+        headers: snsHeaders,
+      };
     },
     stale: () => ({ body: snsBody('ses-delivery.json', { at: new Date(Date.now() - 3 * 3_600_000) }), headers: snsHeaders }),
     malformed: () => ({ body: snsBody('ses-delivery.json', { message: '{"eventType":"Delivery"}' }), headers: snsHeaders }),
@@ -200,7 +209,10 @@ describe.each(cases)('$provider webhook', (c) => {
     const row = await ledger(noticeKey);
     expect(row).toMatchObject({ state: 'sent', resolution: 'provider_evidence', job: 'sent' });
     expect(row.sent_at).toBeInstanceOf(Date);
-    const audit = await t.pool.query<{ actor: string; reason: string; after: { evidenceEventId: string } }>("select actor, reason, after from audit_log where target_id = $1 and action = 'ledger.confirm_sent'", [noticeKey]);
+    const audit = await t.pool.query<{ actor: string; reason: string; after: { evidenceEventId: string } }>(
+      "select actor, reason, after from audit_log where target_id = $1 and action = 'ledger.confirm_sent'",
+      [noticeKey],
+    );
     expect(audit.rows).toHaveLength(1);
     expect(audit.rows[0]).toMatchObject({ actor: 'system:reconciler', reason: 'resolved by provider evidence' });
     expect(audit.rows[0]?.after.evidenceEventId).toMatch(new RegExp(`^${c.provider}:`));
@@ -239,7 +251,14 @@ describe('sendgrid: a batch with malformed events among valid ones', () => {
   it('stores the valid events, answers 200 naming each skipped one by index, id and reason, never by content', async () => {
     const noticeKey = keyWithCorrelation('5a5000000000000000000000000000f7');
     await insertClaimedNotice(t.db, { noticeKey, email: 'partial@example.com' });
-    const valid = (id: string, event: string) => ({ email: 'partial@example.com', timestamp: 1513299569, event, sg_event_id: id, sg_message_id: 'partial.filter0001.1', notice_correlation: noticeKey.slice(0, 32) });
+    const valid = (id: string, event: string) => ({
+      email: 'partial@example.com',
+      timestamp: 1513299569,
+      event,
+      sg_event_id: id,
+      sg_message_id: 'partial.filter0001.1',
+      notice_correlation: noticeKey.slice(0, 32),
+    });
     const batch = [
       valid('partial-processed', 'processed'),
       { email: 'no-id-person@example.com', timestamp: 1513299569, event: 'delivered', reason: 'do-not-echo-this-text' },
@@ -248,7 +267,12 @@ describe('sendgrid: a batch with malformed events among valid ones', () => {
       { ...valid('partial-bad-time', 'delivered'), email: 'bad-time-person@example.com', timestamp: 'yesterday' },
       { ...valid('x'.repeat(201), 'delivered'), email: 'long-id-person@example.com' },
     ];
-    const before = { missing: await skippedCounter('missing_event_id'), object: await skippedCounter('not_an_object'), field: await skippedCounter('invalid_field'), id: await skippedCounter('invalid_event_id') };
+    const before = {
+      missing: await skippedCounter('missing_event_id'),
+      object: await skippedCounter('not_an_object'),
+      field: await skippedCounter('invalid_field'),
+      id: await skippedCounter('invalid_event_id'),
+    };
     const body = JSON.stringify(batch);
     const response = await post('sendgrid', body, sendgridHeaders(body));
     expect(response.status).toBe(200);
@@ -266,12 +290,18 @@ describe('sendgrid: a batch with malformed events among valid ones', () => {
         { index: 5, eventId: null, reason: 'invalid_event_id', detail: expect.stringMatching(/^sg_event_id: /) },
       ],
     });
-    for (const content of ['no-id-person', 'bad-time-person', 'long-id-person', 'do-not-echo-this-text', 'yesterday', 'xxxxxxxx']) expect(text).not.toContain(content);
+    for (const content of ['no-id-person', 'bad-time-person', 'long-id-person', 'do-not-echo-this-text', 'yesterday', 'xxxxxxxx'])
+      expect(text).not.toContain(content);
     expect(await count('provider_events', "provider = 'sendgrid' and notice_key = $1", [noticeKey])).toBe(2);
     expect(await count('provider_events', "provider = 'sendgrid' and event_id like 'partial-%'")).toBe(2);
     expect(await count('provider_events', "recipient like '%-person@example.com'")).toBe(0);
     expect(await ledger(noticeKey)).toMatchObject({ state: 'sent', resolution: 'provider_evidence', job: 'sent' });
-    expect({ missing: await skippedCounter('missing_event_id'), object: await skippedCounter('not_an_object'), field: await skippedCounter('invalid_field'), id: await skippedCounter('invalid_event_id') }).toEqual({
+    expect({
+      missing: await skippedCounter('missing_event_id'),
+      object: await skippedCounter('not_an_object'),
+      field: await skippedCounter('invalid_field'),
+      id: await skippedCounter('invalid_event_id'),
+    }).toEqual({
       missing: before.missing + 1,
       object: before.object + 1,
       field: before.field + 1,
@@ -314,7 +344,16 @@ describe('linking and reconciliation', () => {
   it('stores an event that cannot be linked yet; reconcileQuarantine confirms the claim once it can', async () => {
     const noticeKey = keyWithCorrelation('0d0000000000000000000000000000e2');
     const body = JSON.stringify({
-      events: [{ id: 'late-1', type: 'delivered', correlation: null, providerMessageId: 'QUEUE-LATE-1', recipient: 'late@example.com', occurredAt: new Date().toISOString() }],
+      events: [
+        {
+          id: 'late-1',
+          type: 'delivered',
+          correlation: null,
+          providerMessageId: 'QUEUE-LATE-1',
+          recipient: 'late@example.com',
+          occurredAt: new Date().toISOString(),
+        },
+      ],
     });
     const response = await post('generic', body, genericHeaders(body));
     expect(response.status).toBe(200);
@@ -377,7 +416,14 @@ describe('linking and reconciliation', () => {
   it('confirmClaimSentByEvidence moves only claimed rows, once, under concurrency', async () => {
     const noticeKey = keyWithCorrelation('0d0000000000000000000000000000e7');
     await insertClaimedNotice(t.db, { noticeKey, email: 'race@example.com' });
-    const evidence = (eventId: string) => ({ rowId: 0, provider: 'generic', eventId, eventType: 'delivered' as const, occurredAt: new Date(), providerMessageId: 'Q-RACE' });
+    const evidence = (eventId: string) => ({
+      rowId: 0,
+      provider: 'generic',
+      eventId,
+      eventType: 'delivered' as const,
+      occurredAt: new Date(),
+      providerMessageId: 'Q-RACE',
+    });
     const results = await Promise.all(
       ['race-1', 'race-2', 'race-3'].map((eventId) => t.db.transaction((tx) => confirmClaimSentByEvidence(tx, { noticeKey, evidence: evidence(eventId) }))),
     );
@@ -395,7 +441,9 @@ describe('linking and reconciliation', () => {
     expect((await post('generic', big, genericHeaders(big))).status).toBe(413);
     const body = readFixture('postmark-delivery.json');
     const request = new Request('http://console.test/api/webhooks/postmark', { method: 'POST', body, headers: postmarkHeaders() });
-    const response = await providerRoute(webhookContractFor('postmark'), { settings: () => ({ ...settings, postmarkUser: undefined }), db: () => t.db })(request);
+    const response = await providerRoute(webhookContractFor('postmark'), { settings: () => ({ ...settings, postmarkUser: undefined }), db: () => t.db })(
+      request,
+    );
     expect(response.status).toBe(503);
   });
 });

@@ -42,7 +42,11 @@ export function parseInput<S extends ZodType>(raw: unknown, schema: S): Result<z
 }
 
 /** A JSON body through `schema`. An empty body is `{}` when `optional`, otherwise refused. */
-export async function readJson<S extends ZodType>(request: Request, schema: S, { optional = false, limitBytes }: { optional?: boolean; limitBytes?: number } = {}): Promise<Result<z.output<S>>> {
+export async function readJson<S extends ZodType>(
+  request: Request,
+  schema: S,
+  { optional = false, limitBytes }: { optional?: boolean; limitBytes?: number } = {},
+): Promise<Result<z.output<S>>> {
   const bytes = await readBytes(request, { limitBytes });
   if (!bytes.ok) return bytes;
   const text = bytes.data.toString('utf8');

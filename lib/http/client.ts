@@ -20,7 +20,6 @@ export class ApiError extends Error {
   }
 }
 
-
 function isRefusalKind(code: string): code is RefusalKind {
   return Object.hasOwn(refusalStatus, code);
 }
@@ -46,7 +45,11 @@ export function parseOutput<O extends ZodType>(contract: { output: O }, data: un
   return contract.output.safeParse(data);
 }
 
-export async function callConsole<I extends ZodType, O extends ZodType>(contract: ConsoleContract<I, O>, input: z.input<I>, { fetcher = fetch }: { fetcher?: typeof fetch } = {}): Promise<Result<z.output<O>>> {
+export async function callConsole<I extends ZodType, O extends ZodType>(
+  contract: ConsoleContract<I, O>,
+  input: z.input<I>,
+  { fetcher = fetch }: { fetcher?: typeof fetch } = {},
+): Promise<Result<z.output<O>>> {
   const init: RequestInit =
     contract.method === 'GET'
       ? { cache: 'no-store', headers: { accept: 'application/json' } }
@@ -60,7 +63,10 @@ export async function callConsole<I extends ZodType, O extends ZodType>(contract
   if (response.status === 401) return { ok: false, refusal: { kind: 'unauthenticated', message: 'Your session ended. Sign in again.' } };
   const misunderstood: Result<never> = {
     ok: false,
-    refusal: { kind: 'internal', message: `The console answered ${response.status} in a form this page does not understand. Reload; if it persists, check the console logs.` },
+    refusal: {
+      kind: 'internal',
+      message: `The console answered ${response.status} in a form this page does not understand. Reload; if it persists, check the console logs.`,
+    },
   };
   const envelope = consoleEnvelope(z.unknown()).safeParse(await response.json().catch(() => null));
   if (!envelope.success) return misunderstood;
@@ -81,11 +87,13 @@ export async function fetchConsole<I extends ZodType, O extends ZodType>(contrac
 }
 
 /** One key per contract and input, shared by the server prefetch and the client hooks. */
-export function consoleQueryKey<I extends ZodType, O extends ZodType>(contract: ConsoleContract<I, O>, input: z.input<I>): readonly [string, string, z.input<I>] {
+export function consoleQueryKey<I extends ZodType, O extends ZodType>(
+  contract: ConsoleContract<I, O>,
+  input: z.input<I>,
+): readonly [string, string, z.input<I>] {
   return ['console', `${contract.method} ${contract.path}`, input];
 }
 
 export function consoleQuery<I extends ZodType, O extends ZodType>(contract: ConsoleContract<I, O>, input: z.input<I>) {
   return { queryKey: consoleQueryKey(contract, input), queryFn: () => fetchConsole(contract, input) };
 }
-

@@ -1,9 +1,9 @@
 import type { Session } from 'next-auth';
 import type { z, ZodType } from 'zod';
-import { getDb, type DbOrTx } from '../../db/client';
-import { can } from '../auth/permissions';
-import { sessionFromCookieHeader } from '../auth/session';
-import { createLogger } from '../log';
+import { getDb, type DbOrTx } from '@/db/client';
+import { can } from '@/lib/auth/permissions';
+import { sessionFromCookieHeader } from '@/lib/auth/session';
+import { createLogger } from '@/lib/log';
 import { readJson, readQuery } from './body';
 import { csvFile, type ConsoleContract } from './contract';
 import { refuse, type Result } from './refusal';
@@ -37,7 +37,8 @@ export function consoleRoute<I extends ZodType, O extends ZodType>(contract: Con
       const db = getDb();
       const caller = authorize(await sessionFromCookieHeader(db, request.headers.get('cookie')), contract.permission);
       if (!caller.ok) return consoleRefusal(caller.refusal);
-      const input = contract.method === 'GET' ? readQuery(request, contract.input) : await readJson(request, contract.input, { limitBytes: contract.bodyLimitBytes });
+      const input =
+        contract.method === 'GET' ? readQuery(request, contract.input) : await readJson(request, contract.input, { limitBytes: contract.bodyLimitBytes });
       if (!input.ok) return consoleRefusal(input.refusal);
       const result = await handler({ ...caller.data, db, request, input: input.data });
       if (!result.ok) return consoleRefusal(result.refusal);

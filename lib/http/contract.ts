@@ -1,6 +1,6 @@
 import { z, type ZodType } from 'zod';
-import type { Permission } from '../auth/permissions';
-import type { WebhookProvider } from '../events/types';
+import type { Permission } from '@/lib/auth/permissions';
+import type { WebhookProvider } from '@/lib/events/types';
 
 /**
  * What a route is, apart from what it does: its method and path, who may call it, and the zod
@@ -79,5 +79,8 @@ export const csvFile = z.object({ filename: z.string(), csv: z.string() });
 
 /** The console's wire format around a contract's output. */
 export function consoleEnvelope<O extends ZodType>(output: O) {
-  return z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), data: output }), z.object({ ok: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) })]);
+  return z.discriminatedUnion('ok', [
+    z.object({ ok: z.literal(true), data: output }),
+    z.object({ ok: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) }),
+  ]);
 }

@@ -1,7 +1,7 @@
 import type { z, ZodType } from 'zod';
-import { getDb, type Db } from '../../db/client';
-import { recordApiTokenUse, verifyApiToken } from '../auth/api-tokens';
-import { createLogger } from '../log';
+import { getDb, type Db } from '@/db/client';
+import { recordApiTokenUse, verifyApiToken } from '@/lib/auth/api-tokens';
+import { createLogger } from '@/lib/log';
 import { parseInput, readJson } from './body';
 import type { ProducerContract } from './contract';
 import { refuse, type Result } from './refusal';
@@ -21,7 +21,9 @@ export type ProducerAnswer<O extends ZodType> = { status: 200 | 201; body: z.inp
 
 export type ProducerHandlerContext<P extends ZodType, B extends ZodType> = { db: Db; request: Request; actor: string; params: z.output<P>; body: z.output<B> };
 
-export type ProducerRouteHandler = ((request: Request, context?: { params?: Promise<Record<string, string | string[]> | undefined> }) => Promise<Response>) & { contract: ProducerContract };
+export type ProducerRouteHandler = ((request: Request, context?: { params?: Promise<Record<string, string | string[]> | undefined> }) => Promise<Response>) & {
+  contract: ProducerContract;
+};
 
 /**
  * A producer API handler from its contract: the bearer token (only its hash is stored), the
@@ -40,9 +42,15 @@ export function producerRoute<P extends ZodType, B extends ZodType, O extends Zo
     try {
       const db = getDb();
       const check = await verifyApiToken(db, { authorization: request.headers.get('authorization') });
-      if (!check.ok) return producerRefusal(refuse('unauthenticated', unauthorizedDetail[check.reason], { headers: { 'www-authenticate': 'Bearer realm="notice-ledger"' } }).refusal);
+      if (!check.ok)
+        return producerRefusal(
+          refuse('unauthenticated', unauthorizedDetail[check.reason], { headers: { 'www-authenticate': 'Bearer realm="notice-ledger"' } }).refusal,
+        );
       const raw = (await context?.params) ?? {};
-      const params = parseInput(Object.fromEntries(Object.entries(raw).map(([key, value]) => [key, Array.isArray(value) ? value.join('/') : value])), contract.params);
+      const params = parseInput(
+        Object.fromEntries(Object.entries(raw).map(([key, value]) => [key, Array.isArray(value) ? value.join('/') : value])),
+        contract.params,
+      );
       if (!params.ok) return producerRefusal(params.refusal);
       const body = await readJson(request, contract.body, { optional: contract.bodyOptional });
       if (!body.ok) return producerRefusal(body.refusal);

@@ -1,7 +1,7 @@
 import type { ZodType } from 'zod';
-import { getDb, type DbOrTx } from '../../db/client';
-import { receiveWebhook, WEBHOOK_BODY_LIMIT, type WebhookSettings } from '../events/webhook';
-import { createLogger } from '../log';
+import { getDb, type DbOrTx } from '@/db/client';
+import { receiveWebhook, WEBHOOK_BODY_LIMIT, type WebhookSettings } from '@/lib/events/webhook';
+import { createLogger } from '@/lib/log';
 import { readBytes } from './body';
 import type { ProviderContract } from './contract';
 import { providerOk, providerRefusal } from './wire';
@@ -16,7 +16,10 @@ export type ProviderRouteHandler = ((request: Request) => Promise<Response>) & {
  * authentication, payload and idempotent storage (lib/events/webhook.ts). A refused request
  * stores nothing; an error of ours is a 500, which every provider retries.
  */
-export function providerRoute<I extends ZodType, O extends ZodType>(contract: ProviderContract<I, O>, { settings, db = getDb }: { settings: () => WebhookSettings; db?: () => DbOrTx }): ProviderRouteHandler {
+export function providerRoute<I extends ZodType, O extends ZodType>(
+  contract: ProviderContract<I, O>,
+  { settings, db = getDb }: { settings: () => WebhookSettings; db?: () => DbOrTx },
+): ProviderRouteHandler {
   const route = async (request: Request): Promise<Response> => {
     const body = await readBytes(request, { limitBytes: WEBHOOK_BODY_LIMIT });
     if (!body.ok) return providerRefusal(body.refusal);

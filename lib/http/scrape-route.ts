@@ -1,7 +1,7 @@
 import type { ZodType } from 'zod';
-import { config } from '../config';
-import { metricsTokenMatches } from '../console/metrics';
-import { createLogger } from '../log';
+import { config } from '@/lib/config';
+import { metricsTokenMatches } from '@/lib/console/metrics';
+import { createLogger } from '@/lib/log';
 import type { ScrapeContract } from './contract';
 import { refuse, statusOf, type Result } from './refusal';
 
@@ -15,7 +15,8 @@ export type ScrapeRouteHandler = ((request: Request) => Promise<Response>) & { c
  * for the open internet, and "allow localhost" cannot be told apart from a proxied request here.
  */
 export function scrapeRoute<O extends ZodType>(contract: ScrapeContract<O>, handler: () => Promise<{ contentType: string; text: string }>): ScrapeRouteHandler {
-  const text = (status: number, body: string, headers: Record<string, string> = {}) => new Response(`${body}\n`, { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } });
+  const text = (status: number, body: string, headers: Record<string, string> = {}) =>
+    new Response(`${body}\n`, { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } });
   const route = async (request: Request): Promise<Response> => {
     const allowed = authorizeScrape(request.headers.get('authorization'));
     if (!allowed.ok) return text(statusOf(allowed.refusal), allowed.refusal.message, allowed.refusal.headers);

@@ -14,7 +14,10 @@ export function consoleOk(data: unknown, status: number): Response {
 }
 
 export function consoleRefusal(refusal: Refusal): Response {
-  return Response.json({ ok: false, error: { code: refusal.kind, message: refusal.message } }, { status: statusOf(refusal), headers: { ...noStore, ...refusal.headers } });
+  return Response.json(
+    { ok: false, error: { code: refusal.kind, message: refusal.message } },
+    { status: statusOf(refusal), headers: { ...noStore, ...refusal.headers } },
+  );
 }
 
 const producerNames: Record<RefusalKind, string> = {
@@ -36,7 +39,10 @@ export function producerOk(body: unknown, status: number): Response {
 }
 
 export function producerRefusal(refusal: Refusal): Response {
-  return Response.json({ error: refusal.code ?? producerNames[refusal.kind], details: refusal.details ?? refusal.message }, { status: statusOf(refusal), headers: { ...noStore, ...refusal.headers } });
+  return Response.json(
+    { error: refusal.code ?? producerNames[refusal.kind], details: refusal.details ?? refusal.message },
+    { status: statusOf(refusal), headers: { ...noStore, ...refusal.headers } },
+  );
 }
 
 export function providerOk(body: unknown): Response {

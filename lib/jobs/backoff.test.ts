@@ -12,12 +12,18 @@ describe('retry backoff', () => {
 
   it('never exceeds the cap and never drops below half a step, whatever the attempt', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 10_000_000 }), fc.double({ min: 0, max: 0.999999, noNaN: true }), (attempts, baseMs, capMs, r) => {
-        const delay = retryDelayMs({ attempts, baseMs, capMs, random: () => r });
-        const step = Math.min(capMs, baseMs * 2 ** Math.min(attempts - 1, 30));
-        expect(delay).toBeLessThanOrEqual(capMs);
-        expect(delay).toBeGreaterThanOrEqual(Math.floor(step / 2));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.integer({ min: 1, max: 100_000 }),
+        fc.integer({ min: 1, max: 10_000_000 }),
+        fc.double({ min: 0, max: 0.999999, noNaN: true }),
+        (attempts, baseMs, capMs, r) => {
+          const delay = retryDelayMs({ attempts, baseMs, capMs, random: () => r });
+          const step = Math.min(capMs, baseMs * 2 ** Math.min(attempts - 1, 30));
+          expect(delay).toBeLessThanOrEqual(capMs);
+          expect(delay).toBeGreaterThanOrEqual(Math.floor(step / 2));
+        },
+      ),
     );
   });
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { Db } from '../../db/client';
-import { insertAuditEntries } from '../../db/queries/audit';
-import { findEvidence, insertEvidenceUnlessExists, insertResolvedEvidence, markEvidenceResolved, type EvidenceRow } from '../../db/queries/evidence';
-import { suppressPendingJobsForEvidence } from '../../db/queries/scheduling';
+import type { Db } from '@/db/client';
+import { insertAuditEntries } from '@/db/queries/audit';
+import { findEvidence, insertEvidenceUnlessExists, insertResolvedEvidence, markEvidenceResolved, type EvidenceRow } from '@/db/queries/evidence';
+import { suppressPendingJobsForEvidence } from '@/db/queries/scheduling';
 import { compactPayload, refId, storableText } from './schedule';
 
 /**
@@ -29,11 +29,21 @@ export const resolveEvidenceRequest = z.strictObject({
 export type ResolveEvidenceRequest = z.infer<typeof resolveEvidenceRequest>;
 
 export type OpenEvidenceResult =
-  | { kind: 'created'; evidence: EvidenceRow }
-  | { kind: 'existing'; evidence: EvidenceRow }
-  | { kind: 'conflict'; evidence: EvidenceRow; message: string };
+  { kind: 'created'; evidence: EvidenceRow } | { kind: 'existing'; evidence: EvidenceRow } | { kind: 'conflict'; evidence: EvidenceRow; message: string };
 
-export async function openEvidence({ db, ref, request, actor, now }: { db: Db; ref: string; request: OpenEvidenceRequest; actor: string; now: Date }): Promise<OpenEvidenceResult> {
+export async function openEvidence({
+  db,
+  ref,
+  request,
+  actor,
+  now,
+}: {
+  db: Db;
+  ref: string;
+  request: OpenEvidenceRequest;
+  actor: string;
+  now: Date;
+}): Promise<OpenEvidenceResult> {
   return db.transaction(async (tx) => {
     const { row, created } = await insertEvidenceUnlessExists(tx, { ref, kind: request.kind, summary: request.summary ?? null, details: request.details, now });
     if (!created) {
@@ -42,7 +52,9 @@ export async function openEvidence({ db, ref, request, actor, now }: { db: Db; r
       return { kind: 'existing', evidence: row };
     }
     await insertAuditEntries(tx, {
-      entries: [{ actor, action: 'evidence.open', targetType: 'evidence', targetId: ref, reason: 'opened by producer', after: { kind: row.kind, state: row.state } }],
+      entries: [
+        { actor, action: 'evidence.open', targetType: 'evidence', targetId: ref, reason: 'opened by producer', after: { kind: row.kind, state: row.state } },
+      ],
     });
     return { kind: 'created', evidence: row };
   });
@@ -55,7 +67,19 @@ export type ResolveEvidenceResult = { kind: 'resolved' | 'already_resolved'; evi
  * cites the reference (a job scheduled after the first resolve, say). Resolving a reference
  * nobody opened records it resolved, so jobs scheduled with it later are suppressed too.
  */
-export async function resolveEvidence({ db, ref, request, actor, now }: { db: Db; ref: string; request: ResolveEvidenceRequest; actor: string; now: Date }): Promise<ResolveEvidenceResult> {
+export async function resolveEvidence({
+  db,
+  ref,
+  request,
+  actor,
+  now,
+}: {
+  db: Db;
+  ref: string;
+  request: ResolveEvidenceRequest;
+  actor: string;
+  now: Date;
+}): Promise<ResolveEvidenceResult> {
   return db.transaction(async (tx) => {
     const before = await findEvidence(tx, { ref, lock: true });
     let evidence: EvidenceRow | null = before;

@@ -1,18 +1,18 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { listAttemptsForJob } from '../../db/queries/attempts';
-import { insertBackfilledSent } from '../../db/queries/ledger/backfill';
-import { getLedgerRow, listQuarantined } from '../../db/queries/ledger/read';
-import { resolveQuarantine } from '../console/quarantine';
-import { evidence, noticeLedger, recipientSuppressions } from '../../db/schema';
-import { insertTestJob, readJob } from '../../test/fixtures/jobs';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { createLogger } from '../log';
-import { correlationOf } from '../ledger/notice-key';
-import { startSmtpSink, type SmtpSink } from '../mail/sink';
-import { createMailTransport } from '../mail/transport';
-import { duplicatesSuppressed, wouldSuppress } from '../metrics/registry';
-import type { Delivery, HandlerResult } from '../queue/types';
+import { listAttemptsForJob } from '@/db/queries/attempts';
+import { insertBackfilledSent } from '@/db/queries/ledger/backfill';
+import { getLedgerRow, listQuarantined } from '@/db/queries/ledger/read';
+import { resolveQuarantine } from '@/lib/console/quarantine';
+import { evidence, noticeLedger, recipientSuppressions } from '@/db/schema';
+import { insertTestJob, readJob } from '@/test/fixtures/jobs';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createLogger } from '@/lib/log';
+import { correlationOf } from '@/lib/ledger/notice-key';
+import { startSmtpSink, type SmtpSink } from '@/lib/mail/sink';
+import { createMailTransport } from '@/lib/mail/transport';
+import { duplicatesSuppressed, wouldSuppress } from '@/lib/metrics/registry';
+import type { Delivery, HandlerResult } from '@/lib/queue/types';
 import { createWakeupHandler, DeliveryAbortedError, type SendPathSettings } from './handle-wakeup';
 import { createDomainRateLimiter, type DomainRateLimiter } from './rate-limit';
 
@@ -35,7 +35,15 @@ const settings: SendPathSettings = {
 
 function handlerFor(overrides: Partial<SendPathSettings> = {}, workerId = 'test-worker') {
   const mail = createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'Notices <n@notices.test>', messageIdDomain: 'notices.test' });
-  return createWakeupHandler({ db: t.db, mail, rateLimiter: limiter, settings: { ...settings, ...overrides }, workerId, logger: createLogger('test', 'silent'), now });
+  return createWakeupHandler({
+    db: t.db,
+    mail,
+    rateLimiter: limiter,
+    settings: { ...settings, ...overrides },
+    workerId,
+    logger: createLogger('test', 'silent'),
+    now,
+  });
 }
 
 let deliveries = 0;
@@ -50,7 +58,9 @@ function codeIn(raw: string): string | null {
 
 async function metricValue(counter: typeof duplicatesSuppressed | typeof wouldSuppress, labels: Record<string, string>): Promise<number> {
   const data = await counter.get();
-  return data.values.filter((value) => Object.entries(labels).every(([name, wanted]) => (value.labels as Record<string, unknown>)[name] === wanted)).reduce((sum, value) => sum + value.value, 0);
+  return data.values
+    .filter((value) => Object.entries(labels).every(([name, wanted]) => (value.labels as Record<string, unknown>)[name] === wanted))
+    .reduce((sum, value) => sum + value.value, 0);
 }
 
 beforeAll(async () => {
@@ -163,7 +173,12 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     expect(await readJob(t.db, job.id)).toMatchObject({ state: 'failed', attempts: 2, lastErrorClass: 'smtp_550' });
     expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toMatchObject({ state: 'released' });
     expect(sink.countByCorrelation(corr)).toBe(0);
-    expect(sink.rejections().filter((r) => r.correlation === corr).map((r) => r.code)).toEqual([451, 550]);
+    expect(
+      sink
+        .rejections()
+        .filter((r) => r.correlation === corr)
+        .map((r) => r.code),
+    ).toEqual([451, 550]);
     expect((await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => a.outcome)).toEqual(['retryable_failure', 'deferred', 'permanent_failure']);
   });
 
@@ -247,7 +262,15 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     expect(await handle(delivery(job.id))).toEqual({ ack: true });
     expect(sink.countByCorrelation(corr)).toBe(1);
 
-    expect(await resolveQuarantine(t.db, { action: 'release', selection: { keys: [job.noticeKey] }, actor: 'oncall@example.test', reason: 'no provider trace; resend', quarantineAfterMs: 0 })).toEqual({ action: 'release', resolved: [job.noticeKey], skipped: 0 });
+    expect(
+      await resolveQuarantine(t.db, {
+        action: 'release',
+        selection: { keys: [job.noticeKey] },
+        actor: 'oncall@example.test',
+        reason: 'no provider trace; resend',
+        quarantineAfterMs: 0,
+      }),
+    ).toEqual({ action: 'release', resolved: [job.noticeKey], skipped: 0 });
     expect(await handle(delivery(job.id))).toEqual({ ack: true });
     const messages = sink.messages().filter((m) => m.correlation === corr);
     expect(messages.map((m) => m.outcome)).toEqual(['dropped-after-data', 'accepted']);
@@ -271,7 +294,18 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     const enforceJob = await insertTestJob(t.db);
     for (const job of [shadowJob, enforceJob]) {
       await insertBackfilledSent(t.db, {
-        rows: [{ noticeKey: job.noticeKey, noticeType: job.noticeType, identity: job.identity, revision: 0, jobId: job.id, sentAt: new Date(), providerMessageId: null, recipientDomain: null }],
+        rows: [
+          {
+            noticeKey: job.noticeKey,
+            noticeType: job.noticeType,
+            identity: job.identity,
+            revision: 0,
+            jobId: job.id,
+            sentAt: new Date(),
+            providerMessageId: null,
+            recipientDomain: null,
+          },
+        ],
       });
     }
     const before = await metricValue(wouldSuppress, { notice_type: 'renewal_notice_t72' });
@@ -313,7 +347,15 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     const second = await insertTestJob(t.db, { recipientEmail: `b@${domain}` });
     const other = await insertTestJob(t.db, { recipientEmail: 'c@elsewhere.test' });
     const make = (rateLimiter: DomainRateLimiter, workerId: string) =>
-      createWakeupHandler({ db: t.db, mail: createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'n@notices.test', messageIdDomain: 'notices.test' }), rateLimiter, settings: { ...settings, maxTokenWaitMs: 0 }, workerId, logger: createLogger('test', 'silent'), now });
+      createWakeupHandler({
+        db: t.db,
+        mail: createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'n@notices.test', messageIdDomain: 'notices.test' }),
+        rateLimiter,
+        settings: { ...settings, maxTokenWaitMs: 0 },
+        workerId,
+        logger: createLogger('test', 'silent'),
+        now,
+      });
     expect(await make(bucketA, 'worker-a')(delivery(first.id))).toEqual({ ack: true });
     const throttled = await make(bucketB, 'worker-b')(delivery(second.id));
     expect(throttled).toMatchObject({ ack: true, wakeAt: expect.any(Date) });

@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { Db } from '../../db/client';
-import { recordAttempt, type AttemptRecord } from '../../db/queries/attempts';
-import { deferJob, failJob, recordUnknownOutcome, retryJob, suppressJob } from '../../db/queries/jobs';
-import { releaseClaim } from '../../db/queries/ledger/commit';
-import { getLedgerRow, getLedgerState } from '../../db/queries/ledger/read';
-import type { JobRow } from '../../db/schema';
-import type { Logger } from '../log';
-import { cancellationUrl, mintOneTimeCode } from '../ledger/one-time-code';
-import { correlationOf } from '../ledger/notice-key';
-import { renderNotice } from '../mail/render';
-import type { MailTransport, SendOutcome } from '../mail/transport';
-import { claimsMinted, claimToCommitSeconds, deferrals, duplicatesSuppressed, policySuppressions, sendOutcomes, wouldSuppress } from '../metrics/registry';
-import type { Delivery, HandlerResult, WakeupHandler } from '../queue/types';
+import type { Db } from '@/db/client';
+import { recordAttempt, type AttemptRecord } from '@/db/queries/attempts';
+import { deferJob, failJob, recordUnknownOutcome, retryJob, suppressJob } from '@/db/queries/jobs';
+import { releaseClaim } from '@/db/queries/ledger/commit';
+import { getLedgerRow, getLedgerState } from '@/db/queries/ledger/read';
+import type { JobRow } from '@/db/schema';
+import type { Logger } from '@/lib/log';
+import { cancellationUrl, mintOneTimeCode } from '@/lib/ledger/one-time-code';
+import { correlationOf } from '@/lib/ledger/notice-key';
+import { renderNotice } from '@/lib/mail/render';
+import type { MailTransport, SendOutcome } from '@/lib/mail/transport';
+import { claimsMinted, claimToCommitSeconds, deferrals, duplicatesSuppressed, policySuppressions, sendOutcomes, wouldSuppress } from '@/lib/metrics/registry';
+import type { Delivery, HandlerResult, WakeupHandler } from '@/lib/queue/types';
 import { planRetry } from './backoff';
 import { decidePolicy } from './policy';
 import type { QuietWindow } from './quiet-hours';
@@ -217,7 +217,12 @@ async function takeToken(deps: SendPathDeps, domain: string, signal: AbortSignal
 }
 
 async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string): Promise<SendOutcome> {
-  const cancelUrl = cancellationUrl({ secret: deps.settings.secret, baseUrl: deps.settings.cancelBaseUrl, correlation: correlationOf(job.noticeKey), code: oneTimeCode });
+  const cancelUrl = cancellationUrl({
+    secret: deps.settings.secret,
+    baseUrl: deps.settings.cancelBaseUrl,
+    correlation: correlationOf(job.noticeKey),
+    code: oneTimeCode,
+  });
   let rendered;
   try {
     rendered = renderNotice({ noticeType: job.noticeType, payload: job.payload, oneTimeCode, cancelUrl });
@@ -272,14 +277,22 @@ async function commitOutcome({ deps, statements, job, outcome, ownedToken, attem
     return { ack: true };
   }
 
-  const plan = outcome.permanent ? ({ kind: 'give_up' } as const) : planRetry({ attempts: job.attempts + 1, maxAttempts: settings.maxAttempts, baseMs: settings.retryBaseMs, capMs: settings.retryCapMs });
+  const plan = outcome.permanent
+    ? ({ kind: 'give_up' } as const)
+    : planRetry({ attempts: job.attempts + 1, maxAttempts: settings.maxAttempts, baseMs: settings.retryBaseMs, capMs: settings.retryCapMs });
   const nowMs = (deps.now ?? (() => new Date()))().getTime();
   const nextAttemptAt = plan.kind === 'retry' ? new Date(nowMs + plan.delayMs) : null;
   await db.transaction(async (tx) => {
     if (ownedToken) await releaseClaim(tx, { noticeKey: job.noticeKey, claimToken: ownedToken });
     if (nextAttemptAt) await retryJob(tx, { jobId: job.id, nextAttemptAt, errorClass: outcome.errorClass });
     else await failJob(tx, { jobId: job.id, errorClass: outcome.errorClass });
-    await recordAttempt(tx, attempt(nextAttemptAt ? 'retryable_failure' : 'permanent_failure', { errorClass: outcome.errorClass, detail: outcome.permanent ? 'permanent' : nextAttemptAt ? null : 'max_attempts' }));
+    await recordAttempt(
+      tx,
+      attempt(nextAttemptAt ? 'retryable_failure' : 'permanent_failure', {
+        errorClass: outcome.errorClass,
+        detail: outcome.permanent ? 'permanent' : nextAttemptAt ? null : 'max_attempts',
+      }),
+    );
   });
   sendOutcomes.inc({ notice_type: job.noticeType, outcome: outcome.permanent ? 'permanent' : 'retryable' });
   return nextAttemptAt ? { ack: true, wakeAt: nextAttemptAt } : { ack: true };

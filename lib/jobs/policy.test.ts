@@ -29,7 +29,10 @@ describe('send-path policy', () => {
   });
 
   it.each(['sent', 'suppressed', 'cancelled', 'failed'] as const)('discards a %s job before anything else', (state) => {
-    expect(decidePolicy(facts({ job: { state, dueAt: new Date(now.getTime() + hour) }, recipientSuppression: 'complaint' }))).toEqual({ kind: 'discard', state });
+    expect(decidePolicy(facts({ job: { state, dueAt: new Date(now.getTime() + hour) }, recipientSuppression: 'complaint' }))).toEqual({
+      kind: 'discard',
+      state,
+    });
   });
 
   it('defers an early wake-up to due_at', () => {
@@ -68,6 +71,9 @@ describe('send-path policy', () => {
 
   it('suppresses when quiet hours outlast the deadline', () => {
     const quietHours = parseQuietHours('11:00-13:00');
-    expect(decidePolicy(facts({ quietHours, job: { deadlineAt: new Date('2026-03-10T12:30:00Z') } }))).toEqual({ kind: 'suppress', reason: 'quiet_hours_past_deadline' });
+    expect(decidePolicy(facts({ quietHours, job: { deadlineAt: new Date('2026-03-10T12:30:00Z') } }))).toEqual({
+      kind: 'suppress',
+      reason: 'quiet_hours_past_deadline',
+    });
   });
 });

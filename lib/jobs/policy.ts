@@ -1,4 +1,4 @@
-import type { JobState, RecipientSuppressionReason, SuppressionReason } from '../../db/schema/states';
+import type { JobState, RecipientSuppressionReason, SuppressionReason } from '@/db/schema/states';
 import { quietHoursEnd, type QuietWindow } from './quiet-hours';
 
 /**

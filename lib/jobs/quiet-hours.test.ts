@@ -24,7 +24,9 @@ describe('quiet hours', () => {
 
   it('ends the next morning when it is late evening, in the recipient zone', () => {
     // 22:00 in New York (UTC-5 in January) is 03:00Z; the window ends at 08:00 local = 13:00Z.
-    expect(quietHoursEnd({ now: new Date('2026-01-16T03:00:00Z'), timeZone: 'America/New_York', window: night })?.toISOString()).toBe('2026-01-16T13:00:00.000Z');
+    expect(quietHoursEnd({ now: new Date('2026-01-16T03:00:00Z'), timeZone: 'America/New_York', window: night })?.toISOString()).toBe(
+      '2026-01-16T13:00:00.000Z',
+    );
   });
 
   it('handles a window that does not cross midnight', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { createDomainRateLimiter, grantedOf, type DomainRateLimiter } from './rate-limit';
 
 describe('grantedOf', () => {
@@ -35,7 +35,9 @@ describe('domain rate limiter with a token lease, shared through PostgreSQL', ()
   });
 
   it('keeps its buckets in the migrated UNLOGGED table (no WAL flush per token lease)', async () => {
-    const { rows } = await t.pool.query<{ relpersistence: string }>("select relpersistence from pg_class where relname = 'rate_limit_domains' and relkind = 'r'");
+    const { rows } = await t.pool.query<{ relpersistence: string }>(
+      "select relpersistence from pg_class where relname = 'rate_limit_domains' and relkind = 'r'",
+    );
     expect(rows).toEqual([{ relpersistence: 'u' }]);
   });
 

@@ -4,7 +4,12 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 /** The recipient's mail domain, lower-cased: the unit receiving systems throttle by. */
 export function recipientDomain(email: string): string {
   const at = email.lastIndexOf('@');
-  return at === -1 ? '' : email.slice(at + 1).trim().toLowerCase();
+  return at === -1
+    ? ''
+    : email
+        .slice(at + 1)
+        .trim()
+        .toLowerCase();
 }
 
 export type TokenResult = { ok: true } | { ok: false; retryInMs: number };
@@ -40,7 +45,15 @@ export async function createDomainRateLimiter(params: DomainRateLimiterParams): 
   const { pool } = params;
   const [points, windowSeconds] = 'pointsPerSecond' in params ? [params.pointsPerSecond, 1] : [params.points, params.windowSeconds];
   // The table comes from the migrations (0005: UNLOGGED), so the library creates nothing.
-  const limiter = new RateLimiterPostgres({ storeClient: pool, storeType: 'pool', tableName: 'rate_limit_domains', tableCreated: true, keyPrefix: 'domain', points, duration: windowSeconds });
+  const limiter = new RateLimiterPostgres({
+    storeClient: pool,
+    storeType: 'pool',
+    tableName: 'rate_limit_domains',
+    tableCreated: true,
+    keyPrefix: 'domain',
+    points,
+    duration: windowSeconds,
+  });
   const leaseSize = Math.max(1, Math.min(points, Math.floor(params.lease ?? 1)));
   const leases = new Map<string, Lease>();
   // One refill per domain at a time. Without this, handlers of one domain arriving together

@@ -1,18 +1,18 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { listAttemptsForJob } from '../../db/queries/attempts';
-import { getLedgerRow, listQuarantined } from '../../db/queries/ledger/read';
-import { resolveQuarantine } from '../console/quarantine';
-import { deliveryAttempts, reminderJobs } from '../../db/schema';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { readJob } from '../../test/fixtures/jobs';
-import { spawnWorker } from '../../test/worker-process';
-import { createLogger } from '../log';
-import { correlationOf } from '../ledger/notice-key';
-import { startSmtpSink, type SmtpSink } from '../mail/sink';
-import { createMailTransport } from '../mail/transport';
-import { createPgBossQueue, type PgBossQueue } from '../queue/pgboss';
-import type { Delivery } from '../queue/types';
+import { listAttemptsForJob } from '@/db/queries/attempts';
+import { getLedgerRow, listQuarantined } from '@/db/queries/ledger/read';
+import { resolveQuarantine } from '@/lib/console/quarantine';
+import { deliveryAttempts, reminderJobs } from '@/db/schema';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { readJob } from '@/test/fixtures/jobs';
+import { spawnWorker } from '@/test/worker-process';
+import { createLogger } from '@/lib/log';
+import { correlationOf } from '@/lib/ledger/notice-key';
+import { startSmtpSink, type SmtpSink } from '@/lib/mail/sink';
+import { createMailTransport } from '@/lib/mail/transport';
+import { createPgBossQueue, type PgBossQueue } from '@/lib/queue/pgboss';
+import type { Delivery } from '@/lib/queue/types';
 import { createWakeupHandler } from './handle-wakeup';
 import { createDomainRateLimiter, type DomainRateLimiter } from './rate-limit';
 import { scheduleNotice, scheduleRequest, type ScheduleRequest } from './schedule';
@@ -49,7 +49,16 @@ function handler(timeoutMs = 5_000) {
     workerId: 'recovery-test',
     logger: createLogger('recovery-test', 'silent'),
     now: clock,
-    settings: { mode: 'enforce', quietHours: null, retryBaseMs: 1_000, retryCapMs: 10_000, maxAttempts: 3, secret, cancelBaseUrl: 'https://notices.test', maxTokenWaitMs: 1_000 },
+    settings: {
+      mode: 'enforce',
+      quietHours: null,
+      retryBaseMs: 1_000,
+      retryCapMs: 10_000,
+      maxAttempts: 3,
+      secret,
+      cancelBaseUrl: 'https://notices.test',
+      maxTokenWaitMs: 1_000,
+    },
   });
 }
 
@@ -137,7 +146,15 @@ describe('recovery (controlled clock)', () => {
     expect(sink.messages().filter((m) => m.correlation === corr)).toHaveLength(0);
 
     // On-call finds no provider trace and releases it; the resend meets a permanent rejection.
-    expect(await resolveQuarantine(t.db, { action: 'release', selection: { keys: [job.noticeKey] }, actor: 'oncall@example.test', reason: 'no provider trace; resend', quarantineAfterMs: 0 })).toEqual({ action: 'release', resolved: [job.noticeKey], skipped: 0 });
+    expect(
+      await resolveQuarantine(t.db, {
+        action: 'release',
+        selection: { keys: [job.noticeKey] },
+        actor: 'oncall@example.test',
+        reason: 'no provider trace; resend',
+        quarantineAfterMs: 0,
+      }),
+    ).toEqual({ action: 'release', resolved: [job.noticeKey], skipped: 0 });
     clockMs = Math.max(clockMs, Date.now()) + 1_000;
     sink.setFault({ kind: 'reject', code: 550, times: 1 });
     expect(await handler()(delivery(job.id, 'msg-b'))).toEqual({ ack: true });
@@ -163,7 +180,10 @@ describe('recovery (controlled clock)', () => {
     const jobs = await t.db.$count(reminderJobs, sql`source = 'nightly-2026-11-29'`);
     expect(jobs).toBe(25);
     expect(await wakeups()).toBe(25);
-    const { rows } = await t.pool.query(`select count(*)::int as n from pgboss.job where name = $1 and data->>'jobId' = any($2::text[])`, [queue.queueName, first.map((r) => r.job.id)]);
+    const { rows } = await t.pool.query(`select count(*)::int as n from pgboss.job where name = $1 and data->>'jobId' = any($2::text[])`, [
+      queue.queueName,
+      first.map((r) => r.job.id),
+    ]);
     expect(rows[0]?.n).toBe(25);
   });
 
@@ -228,7 +248,10 @@ describe('recovery (real process)', () => {
       const { workerId } = await second.ready;
       await vi.waitFor(
         async () => {
-          const rows = await t.db.select().from(deliveryAttempts).where(and(eq(deliveryAttempts.jobId, job.id), eq(deliveryAttempts.workerId, workerId)));
+          const rows = await t.db
+            .select()
+            .from(deliveryAttempts)
+            .where(and(eq(deliveryAttempts.jobId, job.id), eq(deliveryAttempts.workerId, workerId)));
           expect(rows.map((row) => row.outcome)).toEqual(['suppressed_duplicate']);
         },
         { timeout: 30_000, interval: 200 },

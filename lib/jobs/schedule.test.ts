@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JobRow } from '../../db/schema/jobs';
+import type { JobRow } from '@/db/schema/jobs';
 import { differingFields, isTimeZone, scheduleRequest, timingProblems, utcInstant } from './schedule';
 
 const DAY = 86_400_000;
@@ -21,9 +21,12 @@ describe('scheduleRequest', () => {
     expect(parsed.dueAt).toEqual(new Date('2026-11-28T09:00:00Z'));
   });
 
-  it.each(['2026-11-28T09:00:00+00:00', '2026-11-28T10:00:00+01:00', '2026-11-28T09:00:00', '2026-11-28', 'tomorrow', '2026-13-01T00:00:00Z'])('refuses %s as an instant', (text) => {
-    expect(utcInstant.safeParse(text).success).toBe(false);
-  });
+  it.each(['2026-11-28T09:00:00+00:00', '2026-11-28T10:00:00+01:00', '2026-11-28T09:00:00', '2026-11-28', 'tomorrow', '2026-13-01T00:00:00Z'])(
+    'refuses %s as an instant',
+    (text) => {
+      expect(utcInstant.safeParse(text).success).toBe(false);
+    },
+  );
 
   it('refuses a deadline before the due time, naming deadlineAt', () => {
     const result = scheduleRequest.safeParse({ ...base, deadlineAt: '2026-11-27T09:00:00Z' });
@@ -56,7 +59,13 @@ describe('differingFields', () => {
   });
 
   it('names every field that changed', () => {
-    const changed = scheduleRequest.parse({ ...base, dueAt: '2026-11-28T10:00:00Z', payload: { plan: 'Pro' }, evidenceRef: 'ev1', recipient: { email: 'bo@example.com', timeZone: 'UTC' } });
+    const changed = scheduleRequest.parse({
+      ...base,
+      dueAt: '2026-11-28T10:00:00Z',
+      payload: { plan: 'Pro' },
+      evidenceRef: 'ev1',
+      recipient: { email: 'bo@example.com', timeZone: 'UTC' },
+    });
     expect(differingFields(job, changed)).toEqual(['recipient.email', 'recipient.timeZone', 'dueAt', 'payload', 'evidenceRef']);
   });
 });

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { Db } from '../../db/client';
-import { insertAuditEntries } from '../../db/queries/audit';
-import { cancelPendingJob, findJobByNoticeKey, insertJobUnlessExists, lockJobById, markWakeupPublished } from '../../db/queries/scheduling';
-import type { JobRow } from '../../db/schema/jobs';
-import { InvalidNoticeError, parseNoticeFact, revisionSchema, subjectOf } from '../ledger/notice-types';
-import { noticeKey } from '../ledger/notice-key';
-import type { QueueAdapter } from '../queue/types';
+import type { Db } from '@/db/client';
+import { insertAuditEntries } from '@/db/queries/audit';
+import { cancelPendingJob, findJobByNoticeKey, insertJobUnlessExists, lockJobById, markWakeupPublished } from '@/db/queries/scheduling';
+import type { JobRow } from '@/db/schema/jobs';
+import { InvalidNoticeError, parseNoticeFact, revisionSchema, subjectOf } from '@/lib/ledger/notice-types';
+import { noticeKey } from '@/lib/ledger/notice-key';
+import type { QueueAdapter } from '@/lib/queue/types';
 
 /**
  * Scheduling is idempotent on the notice key: a producer that retries (timeout, redeploy,
@@ -70,15 +70,14 @@ function payloadStrings(value: unknown, into: string[] = []): string[] {
   return into;
 }
 
-export const compactPayload = z
-  .record(z.string(), z.unknown())
-  .superRefine((payload, ctx) => {
-    const bytes = Buffer.byteLength(JSON.stringify(payload), 'utf8');
-    if (bytes > PAYLOAD_MAX_BYTES) ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes; template data must stay under ${PAYLOAD_MAX_BYTES} (store the rest and send a reference)` });
-    const bad = payloadKeys(payload).filter((key) => forbiddenPayloadKey.test(key));
-    if (bad.length > 0) ctx.addIssue({ code: 'custom', message: `may not carry message bodies, codes or card data (field ${bad[0]})` });
-    if (hasUnstorableText(payload)) ctx.addIssue({ code: 'custom', message: 'may not contain NUL or unpaired surrogate characters' });
-  });
+export const compactPayload = z.record(z.string(), z.unknown()).superRefine((payload, ctx) => {
+  const bytes = Buffer.byteLength(JSON.stringify(payload), 'utf8');
+  if (bytes > PAYLOAD_MAX_BYTES)
+    ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes; template data must stay under ${PAYLOAD_MAX_BYTES} (store the rest and send a reference)` });
+  const bad = payloadKeys(payload).filter((key) => forbiddenPayloadKey.test(key));
+  if (bad.length > 0) ctx.addIssue({ code: 'custom', message: `may not carry message bodies, codes or card data (field ${bad[0]})` });
+  if (hasUnstorableText(payload)) ctx.addIssue({ code: 'custom', message: 'may not contain NUL or unpaired surrogate characters' });
+});
 
 export const scheduleRequest = z
   .strictObject({
@@ -86,7 +85,10 @@ export const scheduleRequest = z
     identity: z.record(z.string(), z.string()),
     revision: revisionSchema.default(0),
     recipient: z.strictObject({
-      email: z.email().max(254).transform((email) => email.toLowerCase()),
+      email: z
+        .email()
+        .max(254)
+        .transform((email) => email.toLowerCase()),
       timeZone: z.string().max(64).refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin').default('UTC'),
     }),
     dueAt: utcInstant,
@@ -206,7 +208,11 @@ export async function scheduleNotice({ db, publisher, request, actor, now, secre
     if (!created) return compareWithExisting(job, request);
     // pg-boss records the wake-up in this transaction; RabbitMQ records nothing (null) and
     // the workers' dispatcher publishes the job once it is due.
-    const published = await publisher.publishInTransaction(tx, request.batchId ? { jobId: job.id, batchId: request.batchId } : { jobId: job.id }, request.dueAt);
+    const published = await publisher.publishInTransaction(
+      tx,
+      request.batchId ? { jobId: job.id, batchId: request.batchId } : { jobId: job.id },
+      request.dueAt,
+    );
     if (published !== null) await markWakeupPublished(tx, { id: job.id, at: now });
     await insertAuditEntries(tx, {
       entries: [
@@ -251,7 +257,9 @@ export async function cancelReminder({ db, id, actor, reason, now }: { db: Db; i
     const cancelled = await cancelPendingJob(tx, { id, now });
     if (!cancelled) return { kind: 'conflict', job, message: 'job left pending while being cancelled' };
     await insertAuditEntries(tx, {
-      entries: [{ actor, action: 'reminder.cancel', targetType: 'reminder_job', targetId: id, reason, before: { state: job.state }, after: { state: cancelled.state } }],
+      entries: [
+        { actor, action: 'reminder.cancel', targetType: 'reminder_job', targetId: id, reason, before: { state: job.state }, after: { state: cancelled.state } },
+      ],
     });
     return { kind: 'cancelled', job: cancelled };
   });

@@ -1,9 +1,9 @@
 import pg from 'pg';
-import type { Db } from '../../db/client';
-import { loadJobForSend, loadJobsForSend, type JobForSend } from '../../db/queries/jobs';
-import { claimNotice, claimNotices, type Claim, type ClaimParams } from '../../db/queries/ledger/claim';
-import { commitSent, commitSentMany, type CommitSentParams } from '../../db/queries/ledger/commit';
-import { createCoalescer } from '../coalesce';
+import type { Db } from '@/db/client';
+import { loadJobForSend, loadJobsForSend, type JobForSend } from '@/db/queries/jobs';
+import { claimNotice, claimNotices, type Claim, type ClaimParams } from '@/db/queries/ledger/claim';
+import { commitSent, commitSentMany, type CommitSentParams } from '@/db/queries/ledger/commit';
+import { createCoalescer } from '@/lib/coalesce';
 
 /**
  * The send path's three per-notice statements — load, claim, result commit — each coalesced

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { insertJobUnlessExists } from '../../db/queries/scheduling';
-import { reminderJobs } from '../../db/schema';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { wakeupsRepublished } from '../metrics/registry';
-import { dispatchDueOnce } from '../queue/dispatcher';
-import { createPgBossQueue, type PgBossQueue } from '../queue/pgboss';
-import type { QueueAdapter } from '../queue/types';
+import { insertJobUnlessExists } from '@/db/queries/scheduling';
+import { reminderJobs } from '@/db/schema';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { wakeupsRepublished } from '@/lib/metrics/registry';
+import { dispatchDueOnce } from '@/lib/queue/dispatcher';
+import { createPgBossQueue, type PgBossQueue } from '@/lib/queue/pgboss';
+import type { QueueAdapter } from '@/lib/queue/types';
 import { startSweeper, sweepOnce } from './sweeper';
 
 const SECOND = 1_000;
@@ -80,7 +80,10 @@ describe('sweepOnce', () => {
     expect((await counted()) - before).toBe(2);
     const wakeups = await wakeupsFor([lost, neverWoken, recentlyWoken, justDue, future, finished, claimed]);
     expect([...wakeups.keys()].sort()).toEqual([lost, neverWoken].sort());
-    const marked = await t.db.select({ id: reminderJobs.id, at: reminderJobs.wakeupPublishedAt }).from(reminderJobs).where(inArray(reminderJobs.id, [lost, neverWoken]));
+    const marked = await t.db
+      .select({ id: reminderJobs.id, at: reminderJobs.wakeupPublishedAt })
+      .from(reminderJobs)
+      .where(inArray(reminderJobs.id, [lost, neverWoken]));
     expect(marked.every((row) => row.at?.getTime() === now.getTime())).toBe(true);
   });
 
@@ -147,7 +150,10 @@ describe('dispatchDueOnce (brokers without durable delays)', () => {
     expect([...(await wakeupsFor([due, later])).keys()]).toEqual([due]);
 
     // The send path deferred it by five minutes: due again then, not before.
-    await t.db.update(reminderJobs).set({ nextAttemptAt: at(5 * 60 * SECOND) }).where(eq(reminderJobs.id, due));
+    await t.db
+      .update(reminderJobs)
+      .set({ nextAttemptAt: at(5 * 60 * SECOND) })
+      .where(eq(reminderJobs.id, due));
     expect(await dispatchDueOnce({ db: t.db, queue, now: at(4 * 60 * SECOND) })).toBe(1); // `later` became due
     expect(await dispatchDueOnce({ db: t.db, queue, now: at(5 * 60 * SECOND) })).toBe(1);
     expect((await wakeupsFor([due])).get(due)).toBe(2);

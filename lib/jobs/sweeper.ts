@@ -1,10 +1,10 @@
-import type { Db, Tx } from '../../db/client';
-import { startPeriodic, type PeriodicHandle } from '../periodic';
-import { takeStaleWakeups, type WakeupTarget } from '../../db/queries/scheduling';
-import { createLogger, type Logger } from '../log';
-import { wakeupsRepublished } from '../metrics/registry';
-import { publishDueWakeup } from '../queue/publish';
-import type { QueueAdapter, Wakeup } from '../queue/types';
+import type { Db, Tx } from '@/db/client';
+import { startPeriodic, type PeriodicHandle } from '@/lib/periodic';
+import { takeStaleWakeups, type WakeupTarget } from '@/db/queries/scheduling';
+import { createLogger, type Logger } from '@/lib/log';
+import { wakeupsRepublished } from '@/lib/metrics/registry';
+import { publishDueWakeup } from '@/lib/queue/publish';
+import type { QueueAdapter, Wakeup } from '@/lib/queue/types';
 
 /**
  * The queue may lose a wake-up (publish failed after commit, broker lost a message, queue
@@ -61,14 +61,7 @@ export type SweeperHandle = PeriodicHandle;
  * worker/main.ts: `const sweeper = startSweeper({ db, queue, every: config().SWEEP_EVERY, graceMs: 2 * config().VISIBILITY_TIMEOUT })`
  * and `await sweeper.stop()` on shutdown.
  */
-export function startSweeper(params: {
-  db: Db;
-  queue: QueueAdapter;
-  every: number;
-  graceMs: number;
-  clock?: () => Date;
-  logger?: Logger;
-}): SweeperHandle {
+export function startSweeper(params: { db: Db; queue: QueueAdapter; every: number; graceMs: number; clock?: () => Date; logger?: Logger }): SweeperHandle {
   const log = params.logger ?? createLogger('sweeper');
   const clock = params.clock ?? (() => new Date());
   return startPeriodic({

@@ -5,10 +5,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getLedgerRow } from '../../db/queries/ledger/read';
-import { noticeLedger, reminderJobs } from '../../db/schema';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { insertTestJob } from '../../test/fixtures/jobs';
+import { getLedgerRow } from '@/db/queries/ledger/read';
+import { noticeLedger, reminderJobs } from '@/db/schema';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { insertTestJob } from '@/test/fixtures/jobs';
 import { backfillFromCsv, backfillFromJobs, parseBackfillCsv } from './backfill';
 import { noticeKey } from './notice-key';
 
@@ -54,7 +54,9 @@ describe('parseBackfillCsv', () => {
   });
 
   it('refuses an unknown header', () => {
-    expect(parseBackfillCsv({ text: 'notice_type,sent_at,card_number\n', secret }).invalid).toEqual([{ line: 1, message: expect.stringContaining('card_number') }]);
+    expect(parseBackfillCsv({ text: 'notice_type,sent_at,card_number\n', secret }).invalid).toEqual([
+      { line: 1, message: expect.stringContaining('card_number') },
+    ]);
   });
 });
 
@@ -65,9 +67,16 @@ describe('backfill writes', () => {
     expect(await backfillFromCsv({ db: t.db, text, secret })).toMatchObject({ total: 1, inserted: 1, existing: 0 });
     expect(await backfillFromCsv({ db: t.db, text, secret })).toMatchObject({ total: 1, inserted: 0, existing: 1 });
     const key = noticeKey(secret, { type: 'renewal_notice_t24', identity: { subscription_id: 'sub_bf', period_start: '2026-10-01' }, revision: 1 });
-    expect(await getLedgerRow(t.db, { noticeKey: key })).toMatchObject({ state: 'sent', source: 'backfill', providerMessageId: 'Q9', sentAt: new Date('2026-09-28T10:00:00Z') });
+    expect(await getLedgerRow(t.db, { noticeKey: key })).toMatchObject({
+      state: 'sent',
+      source: 'backfill',
+      providerMessageId: 'Q9',
+      sentAt: new Date('2026-09-28T10:00:00Z'),
+    });
 
-    const bad = [header, 'renewal_notice_t24,0,2026-09-28T10:00:00Z,sub_ok,2026-10-01,,,,,', 'renewal_notice_t24,0,yesterday,sub_bad,2026-10-01,,,,,'].join('\n');
+    const bad = [header, 'renewal_notice_t24,0,2026-09-28T10:00:00Z,sub_ok,2026-10-01,,,,,', 'renewal_notice_t24,0,yesterday,sub_bad,2026-10-01,,,,,'].join(
+      '\n',
+    );
     const report = await backfillFromCsv({ db: t.db, text: bad, secret });
     expect(report.invalid).toHaveLength(1);
     const okKey = noticeKey(secret, { type: 'renewal_notice_t24', identity: { subscription_id: 'sub_ok', period_start: '2026-10-01' }, revision: 0 });
@@ -80,7 +89,12 @@ describe('backfill writes', () => {
     expect((await backfillFromJobs({ db: t.db, dryRun: true })).total).toBeGreaterThanOrEqual(1);
     const first = await backfillFromJobs({ db: t.db });
     expect(first.inserted).toBe(first.total);
-    expect(await getLedgerRow(t.db, { noticeKey: sent.noticeKey })).toMatchObject({ state: 'sent', source: 'backfill', jobId: sent.id, recipientDomain: 'example.test' });
+    expect(await getLedgerRow(t.db, { noticeKey: sent.noticeKey })).toMatchObject({
+      state: 'sent',
+      source: 'backfill',
+      jobId: sent.id,
+      recipientDomain: 'example.test',
+    });
     expect(await getLedgerRow(t.db, { noticeKey: pending.noticeKey })).toBeNull();
     expect(await backfillFromJobs({ db: t.db })).toMatchObject({ total: 0, inserted: 0 });
   });

@@ -1,6 +1,6 @@
-import type { DbOrTx } from '../../db/client';
-import { backfillSentJobs, existingNoticeKeys, insertBackfilledSent, type BackfillRow } from '../../db/queries/ledger/backfill';
-import { recipientDomain } from '../jobs/rate-limit';
+import type { DbOrTx } from '@/db/client';
+import { backfillSentJobs, existingNoticeKeys, insertBackfilledSent, type BackfillRow } from '@/db/queries/ledger/backfill';
+import { recipientDomain } from '@/lib/jobs/rate-limit';
 import { noticeKey } from './notice-key';
 import { InvalidNoticeError, noticeTypes, parseNoticeFact, type NoticeType } from './notice-types';
 
@@ -73,7 +73,8 @@ export function parseBackfillCsv({ text, secret, now = new Date() }: { text: str
       const revisionText = record.revision ?? '';
       const fact = parseNoticeFact({ type, identity, revision: revisionText === '' ? 0 : Number(revisionText) });
       const sentAt = new Date(record.sent_at ?? '');
-      if (!/^\d{4}-\d{2}-\d{2}T/.test(record.sent_at ?? '') || Number.isNaN(sentAt.getTime())) throw new InvalidNoticeError('sent_at must be an ISO 8601 timestamp');
+      if (!/^\d{4}-\d{2}-\d{2}T/.test(record.sent_at ?? '') || Number.isNaN(sentAt.getTime()))
+        throw new InvalidNoticeError('sent_at must be an ISO 8601 timestamp');
       if (sentAt > now) throw new InvalidNoticeError('sent_at is in the future');
       const key = noticeKey(secret, fact);
       if (seen.has(key)) throw new InvalidNoticeError('the same notice appears twice in this file');
@@ -99,7 +100,19 @@ export function parseBackfillCsv({ text, secret, now = new Date() }: { text: str
 }
 
 /** Validates the whole file first; with any invalid row nothing is written. */
-export async function backfillFromCsv({ db, text, secret, dryRun = false, batchSize = 500 }: { db: DbOrTx; text: string; secret: string; dryRun?: boolean; batchSize?: number }): Promise<BackfillReport> {
+export async function backfillFromCsv({
+  db,
+  text,
+  secret,
+  dryRun = false,
+  batchSize = 500,
+}: {
+  db: DbOrTx;
+  text: string;
+  secret: string;
+  dryRun?: boolean;
+  batchSize?: number;
+}): Promise<BackfillReport> {
   const parsed = parseBackfillCsv({ text, secret });
   const total = parsed.rows.length + parsed.invalid.length;
   if (parsed.invalid.length > 0) return { total, inserted: 0, existing: 0, invalid: parsed.invalid, dryRun };

@@ -62,7 +62,10 @@ const anyFact: fc.Arbitrary<NoticeFact> = fc.constantFrom(...noticeTypeNames).ch
     type: fc.constant(type),
     identity: fc.record(
       Object.fromEntries(
-        Object.keys(noticeTypes[type].identity.shape).map((field) => [field, fc.oneof(fc.string({ unit: 'binary', maxLength: 80 }), fc.string({ maxLength: 300 }), value)]),
+        Object.keys(noticeTypes[type].identity.shape).map((field) => [
+          field,
+          fc.oneof(fc.string({ unit: 'binary', maxLength: 80 }), fc.string({ maxLength: 300 }), value),
+        ]),
       ),
     ),
     revision: fc.oneof(fc.nat(1_000_000), fc.integer(), fc.double()),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ledgerStates } from '../../db/schema/states';
+import { ledgerStates } from '@/db/schema/states';
 import { findTransition, isTransitionAllowed, ledgerActors, ledgerTransitions, listActorsFor, type LedgerFrom, type LedgerTo } from './transitions';
 
 const froms: LedgerFrom[] = ['absent', ...ledgerStates];

@@ -1,4 +1,4 @@
-import type { JobState, LedgerState } from '../../db/schema/states';
+import type { JobState, LedgerState } from '@/db/schema/states';
 
 /**
  * Every change a `notice_ledger` row can go through, and who may cause it. The SQL in
@@ -36,8 +36,20 @@ const operatorJobStates: readonly JobState[] = ['pending', 'claimed', 'failed'];
 
 export const ledgerTransitions: readonly LedgerTransition[] = [
   { from: 'absent', to: 'claimed', by: 'worker', cause: 'first claim (claimNotice / claimNotices)', job: { from: ['pending'], to: ['claimed'] } },
-  { from: 'released', to: 'claimed', by: 'worker', cause: 're-claim of a released row, keeping its one-time code (claimNotice / claimNotices)', job: { from: ['pending'], to: ['claimed'] } },
-  { from: 'claimed', to: 'sent', by: 'worker', cause: 'accepted by the relay, claim_token still ours (commitSent / commitSentMany)', job: { from: ['pending', 'claimed'], to: ['sent'] } },
+  {
+    from: 'released',
+    to: 'claimed',
+    by: 'worker',
+    cause: 're-claim of a released row, keeping its one-time code (claimNotice / claimNotices)',
+    job: { from: ['pending'], to: ['claimed'] },
+  },
+  {
+    from: 'claimed',
+    to: 'sent',
+    by: 'worker',
+    cause: 'accepted by the relay, claim_token still ours (commitSent / commitSentMany)',
+    job: { from: ['pending', 'claimed'], to: ['sent'] },
+  },
   {
     from: 'claimed',
     to: 'released',
@@ -45,10 +57,34 @@ export const ledgerTransitions: readonly LedgerTransition[] = [
     cause: 'definite rejection (SMTP 4xx/5xx, refused connect), claim_token still ours (releaseClaim)',
     job: { from: ['pending', 'claimed'], to: ['pending', 'failed'] },
   },
-  { from: 'claimed', to: 'sent', by: 'provider_evidence', cause: 'a stored hand-over event matches the claim (resolveClaims, by provider_evidence)', job: { from: ['pending', 'claimed'], to: ['sent'] } },
-  { from: 'claimed', to: 'sent', by: 'operator', cause: 'quarantine: confirm sent (resolveClaims, by operator)', job: { from: operatorJobStates, to: ['sent'] } },
-  { from: 'claimed', to: 'released', by: 'operator', cause: 'quarantine: release for resend, due now (resolveClaims, by operator)', job: { from: operatorJobStates, to: ['pending'] } },
-  { from: 'claimed', to: 'suppressed', by: 'operator', cause: 'quarantine: suppress (resolveClaims, by operator)', job: { from: operatorJobStates, to: ['suppressed'] } },
+  {
+    from: 'claimed',
+    to: 'sent',
+    by: 'provider_evidence',
+    cause: 'a stored hand-over event matches the claim (resolveClaims, by provider_evidence)',
+    job: { from: ['pending', 'claimed'], to: ['sent'] },
+  },
+  {
+    from: 'claimed',
+    to: 'sent',
+    by: 'operator',
+    cause: 'quarantine: confirm sent (resolveClaims, by operator)',
+    job: { from: operatorJobStates, to: ['sent'] },
+  },
+  {
+    from: 'claimed',
+    to: 'released',
+    by: 'operator',
+    cause: 'quarantine: release for resend, due now (resolveClaims, by operator)',
+    job: { from: operatorJobStates, to: ['pending'] },
+  },
+  {
+    from: 'claimed',
+    to: 'suppressed',
+    by: 'operator',
+    cause: 'quarantine: suppress (resolveClaims, by operator)',
+    job: { from: operatorJobStates, to: ['suppressed'] },
+  },
   { from: 'absent', to: 'sent', by: 'backfill', cause: 'a notice sent before the ledger existed (insertBackfilledSent / backfillSentJobs)', job: 'unchanged' },
   { from: 'sent', to: 'deleted', by: 'retention', cause: 'older than RETENTION_LEDGER (deleteSettledLedgerBefore)', job: 'unchanged' },
   { from: 'released', to: 'deleted', by: 'retention', cause: 'older than RETENTION_LEDGER (deleteSettledLedgerBefore)', job: 'unchanged' },

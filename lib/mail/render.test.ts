@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cancellationUrl, mintOneTimeCode } from '../ledger/one-time-code';
+import { cancellationUrl, mintOneTimeCode } from '@/lib/ledger/one-time-code';
 import { renderNotice } from './render';
 
 describe('renderNotice', () => {

@@ -1,4 +1,4 @@
-import type { NoticeType } from '../ledger/notice-types';
+import type { NoticeType } from '@/lib/ledger/notice-types';
 
 /**
  * Plain-text and HTML bodies per notice type, from the job's compact payload. Only the
@@ -46,7 +46,10 @@ function renewal(payload: Record<string, unknown>, when: string): Body {
     subject: `Your ${plan} renews ${when === 'tomorrow' ? 'tomorrow' : `in ${when}`}`,
     lines: [
       `Hello ${field(payload, 'customer_name', 'there')},`,
-      `Your ${plan} renews on ${field(payload, 'charge_date', 'its renewal date')} for ${field(payload, 'amount', 'the plan price')} ${field(payload, 'currency', '')}.`.replace(/\s+\./, '.'),
+      `Your ${plan} renews on ${field(payload, 'charge_date', 'its renewal date')} for ${field(payload, 'amount', 'the plan price')} ${field(payload, 'currency', '')}.`.replace(
+        /\s+\./,
+        '.',
+      ),
       'If you do not want to renew, you can cancel before then.',
     ],
   };

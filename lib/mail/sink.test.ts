@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import nodemailer from 'nodemailer';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { verifyGenericSignature } from '../events/generic-signature';
+import { verifyGenericSignature } from '@/lib/events/generic-signature';
 import { parseSunkMessage, startSmtpSink, type SmtpSink } from './sink';
 
 const correlation = '0123456789abcdef0123456789abcdef';
@@ -175,7 +175,8 @@ describe('smtp sink events', () => {
     expect(bodies).toHaveLength(2);
     const all = bodies.flatMap((entry) => {
       expect(verifyGenericSignature({ secret, body: entry.body, timestampHeader: entry.timestamp, signatureHeader: entry.signature })).toEqual({ ok: true });
-      return (JSON.parse(entry.body) as { events: { type: string; correlation: string; providerMessageId: string; recipient: string; bounceType?: string }[] }).events;
+      return (JSON.parse(entry.body) as { events: { type: string; correlation: string; providerMessageId: string; recipient: string; bounceType?: string }[] })
+        .events;
     });
     const [first, second] = sink.messages();
     expect(all).toEqual(

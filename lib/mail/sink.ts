@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { signGenericRequest } from '../events/generic-signature';
-import { correlationFromMessageId } from '../ledger/notice-key';
+import { signGenericRequest } from '@/lib/events/generic-signature';
+import { correlationFromMessageId } from '@/lib/ledger/notice-key';
 
 /**
  * A real SMTP peer for tests, chaos runs and `npm run demo`. It speaks SMTP over TCP through
@@ -141,7 +141,17 @@ function decodeWords(value: string): string {
   });
 }
 
-export function parseSunkMessage({ raw, to, from, queueId }: { raw: string; to: string[]; from: string | null; queueId: string }): Omit<SunkMessage, 'outcome' | 'receivedAt'> {
+export function parseSunkMessage({
+  raw,
+  to,
+  from,
+  queueId,
+}: {
+  raw: string;
+  to: string[];
+  from: string | null;
+  queueId: string;
+}): Omit<SunkMessage, 'outcome' | 'receivedAt'> {
   const split = raw.search(/\r?\n\r?\n/);
   const headers = unfoldHeaders(split === -1 ? raw : raw.slice(0, split));
   const messageId = headers['message-id'] ?? null;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../../db/embedded';
-import { correlationOf } from '../ledger/notice-key';
+import { freePort } from '@/db/embedded';
+import { correlationOf } from '@/lib/ledger/notice-key';
 import { startSmtpSink } from './sink';
 import { classifySendError, correlationHeaders, createMailTransport, providerIdFromResponse } from './transport';
 
@@ -8,20 +8,37 @@ const err = (fields: Record<string, unknown>, message = 'failed') => Object.assi
 
 describe('classifySendError', () => {
   it('treats a 4xx reply as a definite, temporary rejection', () => {
-    expect(classifySendError(err({ code: 'EMESSAGE', responseCode: 451, command: 'DATA' }))).toEqual({ kind: 'rejected', permanent: false, code: 451, errorClass: 'smtp_451' });
+    expect(classifySendError(err({ code: 'EMESSAGE', responseCode: 451, command: 'DATA' }))).toEqual({
+      kind: 'rejected',
+      permanent: false,
+      code: 451,
+      errorClass: 'smtp_451',
+    });
   });
 
   it('treats a 5xx reply as a definite, permanent rejection', () => {
-    expect(classifySendError(err({ code: 'EENVELOPE', responseCode: 550, command: 'RCPT TO' }))).toEqual({ kind: 'rejected', permanent: true, code: 550, errorClass: 'smtp_550' });
+    expect(classifySendError(err({ code: 'EENVELOPE', responseCode: 550, command: 'RCPT TO' }))).toEqual({
+      kind: 'rejected',
+      permanent: true,
+      code: 550,
+      errorClass: 'smtp_550',
+    });
   });
 
   it('treats a refused connection as definitely not sent', () => {
-    expect(classifySendError(err({ code: 'ESOCKET', command: 'CONN', syscall: 'connect', errno: -111 }, 'connect ECONNREFUSED 127.0.0.1:1'))).toMatchObject({ kind: 'rejected', permanent: false, errorClass: 'connect_failed' });
+    expect(classifySendError(err({ code: 'ESOCKET', command: 'CONN', syscall: 'connect', errno: -111 }, 'connect ECONNREFUSED 127.0.0.1:1'))).toMatchObject({
+      kind: 'rejected',
+      permanent: false,
+      errorClass: 'connect_failed',
+    });
   });
 
   it('treats a timeout or a dropped connection as unknown', () => {
     expect(classifySendError(err({ code: 'ETIMEDOUT', command: 'CONN' }))).toEqual({ kind: 'unknown', errorClass: 'timeout' });
-    expect(classifySendError(err({ code: 'ECONNECTION', command: 'CONN' }, 'Connection closed unexpectedly'))).toEqual({ kind: 'unknown', errorClass: 'connection_lost' });
+    expect(classifySendError(err({ code: 'ECONNECTION', command: 'CONN' }, 'Connection closed unexpectedly'))).toEqual({
+      kind: 'unknown',
+      errorClass: 'connection_lost',
+    });
   });
 
   it('does not trust a reply code carried by a lost connection', () => {
@@ -85,7 +102,13 @@ describe('pooled transport against a real SMTP peer', () => {
 
   it('calls a refused connection definitely not sent', async () => {
     const port = await freePort();
-    const transport = createMailTransport({ smtpUrl: `smtp://127.0.0.1:${String(port)}`, timeoutMs: 5_000, from: 'from@example.org', messageIdDomain: 'example.org', maxConnections: 2 });
+    const transport = createMailTransport({
+      smtpUrl: `smtp://127.0.0.1:${String(port)}`,
+      timeoutMs: 5_000,
+      from: 'from@example.org',
+      messageIdDomain: 'example.org',
+      maxConnections: 2,
+    });
     try {
       expect(await send(transport, 6)).toMatchObject({ kind: 'rejected', permanent: false, errorClass: 'connect_failed' });
     } finally {

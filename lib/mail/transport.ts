@@ -2,8 +2,8 @@ import net from 'node:net';
 import nodemailer from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
-import { CORRELATION_HEADER, CORRELATION_TAG } from '../events/types';
-import { correlationOf, messageIdFor } from '../ledger/notice-key';
+import { CORRELATION_HEADER, CORRELATION_TAG } from '@/lib/events/types';
+import { correlationOf, messageIdFor } from '@/lib/ledger/notice-key';
 
 /**
  * The hand-over to the mail relay and the classification of its result. The ledger's safety
@@ -51,7 +51,13 @@ export function classifySendError(error: unknown): Exclude<SendOutcome, { kind: 
   }
   if (err.code === 'ETIMEDOUT') return { kind: 'unknown', errorClass: 'timeout' };
   if (err.code === 'ECONNECTION' || err.code === 'ESOCKET') return { kind: 'unknown', errorClass: 'connection_lost' };
-  return { kind: 'unknown', errorClass: (err.code ?? 'error').toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 40) };
+  return {
+    kind: 'unknown',
+    errorClass: (err.code ?? 'error')
+      .toLowerCase()
+      .replace(/[^a-z0-9_]/g, '_')
+      .slice(0, 40),
+  };
 }
 
 /**

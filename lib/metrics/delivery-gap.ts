@@ -1,5 +1,5 @@
-import type { DbOrTx } from '../../db/client';
-import { countAcceptedVsDelivered } from '../../db/queries/events';
+import type { DbOrTx } from '@/db/client';
+import { countAcceptedVsDelivered } from '@/db/queries/events';
 import { deliveryGap, providerMessages } from './registry';
 
 const DELIVERY_WINDOW_MS = 24 * 3_600_000;
@@ -10,7 +10,10 @@ const DELIVERY_WINDOW_MS = 24 * 3_600_000;
  * /metrics both call it before rendering, so either answers with the same, current figure.
  * One query sets both gauges.
  */
-export async function refreshDeliveryGauges(db: DbOrTx, { now = new Date(), windowMs = DELIVERY_WINDOW_MS }: { now?: Date; windowMs?: number } = {}): Promise<void> {
+export async function refreshDeliveryGauges(
+  db: DbOrTx,
+  { now = new Date(), windowMs = DELIVERY_WINDOW_MS }: { now?: Date; windowMs?: number } = {},
+): Promise<void> {
   const rows = await countAcceptedVsDelivered(db, { from: new Date(now.getTime() - windowMs), to: new Date(now.getTime() + 1) });
   providerMessages.reset();
   deliveryGap.reset();

@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { insertJobUnlessExists, setNextAttemptAt } from '../../db/queries/scheduling';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { sweepOnce } from '../jobs/sweeper';
+import { insertJobUnlessExists, setNextAttemptAt } from '@/db/queries/scheduling';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { sweepOnce } from '@/lib/jobs/sweeper';
 import type { Delivery, QueueAdapter } from './types';
 
 /**
@@ -83,12 +83,15 @@ export function defineQueueContract(target: ContractTarget): void {
     };
 
     const consumeInto = async (queue: QueueAdapter, seen: Seen[], handle?: (delivery: Delivery, nth: number) => Promise<Date | null>): Promise<void> => {
-      await queue.consume(async (delivery) => {
-        seen.push({ delivery, at: Date.now() });
-        const nth = seen.filter((s) => s.delivery.wakeup.jobId === delivery.wakeup.jobId).length;
-        const wakeAt = handle ? await handle(delivery, nth) : null;
-        return wakeAt ? { ack: true, wakeAt } : { ack: true };
-      }, { concurrency: 4 });
+      await queue.consume(
+        async (delivery) => {
+          seen.push({ delivery, at: Date.now() });
+          const nth = seen.filter((s) => s.delivery.wakeup.jobId === delivery.wakeup.jobId).length;
+          const wakeAt = handle ? await handle(delivery, nth) : null;
+          return wakeAt ? { ack: true, wakeAt } : { ack: true };
+        },
+        { concurrency: 4 },
+      );
     };
 
     beforeAll(async () => {
@@ -190,7 +193,10 @@ export function defineQueueContract(target: ContractTarget): void {
       });
       const jobId = randomUUID();
       await queue.publish({ jobId });
-      await vi.waitFor(() => expect(seen.filter((s) => s.delivery.wakeup.jobId === jobId).length).toBeGreaterThanOrEqual(2), { timeout: 20_000, interval: 100 });
+      await vi.waitFor(() => expect(seen.filter((s) => s.delivery.wakeup.jobId === jobId).length).toBeGreaterThanOrEqual(2), {
+        timeout: 20_000,
+        interval: 100,
+      });
       expect(firstSignal).not.toBeNull();
       expect((firstSignal as AbortSignal | null)?.aborted).toBe(true);
     });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../log';
+import { createLogger } from '@/lib/log';
 import { createDeliveryLifecycle, decideSettlement, type DeliveryTransport, type StartTimer } from './delivery';
 import type { HandlerResult, WakeupHandler } from './types';
 

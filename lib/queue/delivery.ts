@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Logger } from '../log';
+import type { Logger } from '@/lib/log';
 import type { Delivery, HandlerResult, Wakeup, WakeupHandler } from './types';
 
 /**
@@ -13,7 +13,12 @@ import type { Delivery, HandlerResult, Wakeup, WakeupHandler } from './types';
 export const wakeupSchema = z.object({
   jobId: z.uuid(),
   // NUL could never be written to an attempt row: refuse it here, as a permanent failure.
-  batchId: z.string().min(1).max(200).regex(/^[^\0]*$/).optional(),
+  batchId: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[^\0]*$/)
+    .optional(),
 });
 
 /** What an adapter does with one broker message; `M` is its own handle on it. */
@@ -108,7 +113,9 @@ export function createDeliveryLifecycle<M>(params: {
     const cancelExpiry = startTimer(incoming.visibilityMs, () => {
       expired = true;
       controller.abort(new Error('visibility timeout expired'));
-      transport.releaseExpired(incoming.message).catch((error: unknown) => log.warn({ queueMessageId: incoming.messageId, err: errorMessage(error) }, 'could not release an expired delivery'));
+      transport
+        .releaseExpired(incoming.message)
+        .catch((error: unknown) => log.warn({ queueMessageId: incoming.messageId, err: errorMessage(error) }, 'could not release an expired delivery'));
     });
     try {
       const delivery: Delivery = { wakeup, messageId: incoming.messageId, deliveryCount: incoming.deliveryCount, signal: controller.signal };

@@ -1,7 +1,7 @@
-import type { Db } from '../../db/client';
-import { takeDueUndispatched } from '../../db/queries/scheduling';
-import { createLogger, type Logger } from '../log';
-import { wakeupsDispatched } from '../metrics/registry';
+import type { Db } from '@/db/client';
+import { takeDueUndispatched } from '@/db/queries/scheduling';
+import { createLogger, type Logger } from '@/lib/log';
+import { wakeupsDispatched } from '@/lib/metrics/registry';
 import type { QueueAdapter } from './types';
 
 /**

@@ -1,6 +1,6 @@
-import type { Db } from '../../db/client';
-import { config as processConfig, processEnv, type Config } from '../config';
-import type { Logger } from '../log';
+import type { Db } from '@/db/client';
+import { config as processConfig, processEnv, type Config } from '@/lib/config';
+import type { Logger } from '@/lib/log';
 import { createPgBossQueue } from './pgboss';
 import { createRabbitQueue } from './rabbitmq';
 import type { QueueAdapter } from './types';

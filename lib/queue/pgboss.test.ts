@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { defineQueueContract } from './contract';
 import { createPgBossQueue, type PgBossQueue } from './pgboss';
 import { createTestAdapter } from './testing/adapters';
@@ -13,8 +13,7 @@ async function deletePgBossQueue(t: TestDatabase, queueName: string): Promise<vo
 
 defineQueueContract({
   backend: 'pgboss',
-  create: ({ t, queueName, visibilityTimeoutMs }) =>
-    createTestAdapter({ backend: 'pgboss', db: t.db, databaseUrl: t.url, queueName, visibilityTimeoutMs }),
+  create: ({ t, queueName, visibilityTimeoutMs }) => createTestAdapter({ backend: 'pgboss', db: t.db, databaseUrl: t.url, queueName, visibilityTimeoutMs }),
   childEnv: () => ({}),
   deleteQueue: ({ t, queueName }) => deletePgBossQueue(t, queueName),
 });
@@ -58,10 +57,13 @@ describe('pg-boss adapter specifics', () => {
     const seen: { jobId: string; at: number }[] = [];
     const consumer = createPgBossQueue({ url: t.url, queueName, visibilityTimeoutMs: 2_000, pollingIntervalMs: 100 });
     await consumer.start();
-    await consumer.consume(async (delivery) => {
-      seen.push({ jobId: delivery.wakeup.jobId, at: Date.now() });
-      return { ack: true };
-    }, { concurrency: 2 });
+    await consumer.consume(
+      async (delivery) => {
+        seen.push({ jobId: delivery.wakeup.jobId, at: Date.now() });
+        return { ack: true };
+      },
+      { concurrency: 2 },
+    );
     await queue.publish({ jobId }, at);
     await vi.waitFor(() => expect(seen.map((s) => s.jobId)).toContain(jobId), { timeout: 10_000, interval: 50 });
     expect(seen.find((s) => s.jobId === jobId)?.at).toBeGreaterThanOrEqual(at.getTime());
@@ -84,10 +86,13 @@ describe('pg-boss adapter specifics', () => {
     const seen: number[] = [];
     const consumer = createPgBossQueue({ url: t.url, queueName: ordered, visibilityTimeoutMs: 2_000, pollingIntervalMs: 100 });
     await consumer.start();
-    await consumer.consume(async (delivery) => {
-      seen.push(byDue.get(delivery.wakeup.jobId) ?? -1);
-      return { ack: true };
-    }, { concurrency: 1 });
+    await consumer.consume(
+      async (delivery) => {
+        seen.push(byDue.get(delivery.wakeup.jobId) ?? -1);
+        return { ack: true };
+      },
+      { concurrency: 1 },
+    );
     await vi.waitFor(() => expect(seen).toHaveLength(dueOffsets.length), { timeout: 10_000, interval: 50 });
     expect(seen).toEqual([...dueOffsets].sort((a, b) => a - b));
     await consumer.stop();

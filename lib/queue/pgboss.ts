@@ -1,7 +1,7 @@
 import PgBoss from 'pg-boss';
-import type { DbOrTx } from '../../db/client';
-import { completeWakeups, createQueueUnlessExists, drizzleExecutor, fetchDueWakeups, listLiveWakeupJobIds, type FetchedWakeup } from '../../db/queries/pgboss';
-import { createLogger, type Logger } from '../log';
+import type { DbOrTx } from '@/db/client';
+import { completeWakeups, createQueueUnlessExists, drizzleExecutor, fetchDueWakeups, listLiveWakeupJobIds, type FetchedWakeup } from '@/db/queries/pgboss';
+import { createLogger, type Logger } from '@/lib/log';
 import { createDeliveryLifecycle, wakeupSchema, type DeliveryLifecycle, type DeliveryTransport } from './delivery';
 import { DEFAULT_QUEUE_NAME, type ConsumeOptions, type QueueAdapter, type Wakeup, type WakeupHandler } from './types';
 
@@ -110,7 +110,11 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
   const transport: DeliveryTransport<FetchedWakeup> = {
     ack: (job, lease) =>
       new Promise((resolve, reject) => {
-        pendingAcks.push({ id: job.id, expired: lease.expired, settle: (error) => (error === undefined ? resolve() : reject(error instanceof Error ? error : new Error(String(error)))) });
+        pendingAcks.push({
+          id: job.id,
+          expired: lease.expired,
+          settle: (error) => (error === undefined ? resolve() : reject(error instanceof Error ? error : new Error(String(error)))),
+        });
         void flushAcks();
       }),
     discard: (job) => completeWakeups(boss.getDb(), { schema, queueName, ids: [job.id], output: { discarded: 'invalid payload' } }),
@@ -143,7 +147,13 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
       for (const job of jobs) {
         // pg-boss 10.4 hands out no AbortSignal; the lifecycle aborts at the same instant its
         // maintenance may give the wake-up to another worker.
-        void current.deliver({ message: job, payload: job.data, messageId: job.id, deliveryCount: job.retryCount + 1, visibilityMs: job.expireInSeconds * 1000 });
+        void current.deliver({
+          message: job,
+          payload: job.data,
+          messageId: job.id,
+          deliveryCount: job.retryCount + 1,
+          visibilityMs: job.expireInSeconds * 1000,
+        });
       }
       if (jobs.length > 0) continue;
       await new Promise<void>((resolve) => {

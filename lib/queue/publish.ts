@@ -1,4 +1,4 @@
-import type { DbOrTx } from '../../db/client';
+import type { DbOrTx } from '@/db/client';
 import type { QueueAdapter, Wakeup } from './types';
 
 /**

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { freePort } from '../../db/embedded';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { freePort } from '@/db/embedded';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { defineQueueContract } from './contract';
 import { createQueue } from './index';
 import { createRabbitQueue, type RabbitQueue } from './rabbitmq';
@@ -50,10 +50,13 @@ describe.skipIf(!amqpUrl)('RabbitMQ (needs AMQP_URL, e.g. amqp://guest:guest@127
 
     it('reconnects after the connection drops and keeps consuming', async () => {
       const seen: string[] = [];
-      await queue.consume(async (delivery) => {
-        seen.push(delivery.wakeup.jobId);
-        return { ack: true };
-      }, { concurrency: 2 });
+      await queue.consume(
+        async (delivery) => {
+          seen.push(delivery.wakeup.jobId);
+          return { ack: true };
+        },
+        { concurrency: 2 },
+      );
       const before = randomUUID();
       await queue.publish({ jobId: before });
       await vi.waitFor(() => expect(seen).toContain(before), { timeout: 10_000, interval: 50 });

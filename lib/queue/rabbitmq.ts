@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage, type RecoveringChannelModel } from 'amqplib';
-import type { Db } from '../../db/client';
-import { createLogger, type Logger } from '../log';
+import type { Db } from '@/db/client';
+import { createLogger, type Logger } from '@/lib/log';
 import { startDispatcher, type DispatcherHandle } from './dispatcher';
 import { createDeliveryLifecycle, wakeupSchema, type DeliveryLifecycle, type DeliveryTransport } from './delivery';
 import { DEFAULT_QUEUE_NAME, type ConsumeOptions, type QueueAdapter, type Wakeup, type WakeupHandler } from './types';
@@ -55,16 +55,19 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
   let dispatcher: DispatcherHandle | null = null;
   const waiters = new Set<() => void>();
 
-  const assertQueue = (channel: Channel) =>
-    channel.assertQueue(queueName, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  const assertQueue = (channel: Channel) => channel.assertQueue(queueName, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
 
   const startConsuming = async (channel: Channel, gen: number): Promise<string | null> => {
     if (!lifecycle) return null;
     const current = lifecycle;
     await channel.prefetch(concurrency);
-    const reply = await channel.consume(queueName, (message) => {
-      if (message) void onMessage(channel, gen, message, current);
-    }, { noAck: false });
+    const reply = await channel.consume(
+      queueName,
+      (message) => {
+        if (message) void onMessage(channel, gen, message, current);
+      },
+      { noAck: false },
+    );
     return reply.consumerTag;
   };
 
@@ -176,11 +179,16 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
     await new Promise<void>((resolve, reject) => {
       // A channel that dies mid-publish may never confirm; the caller must hear about it.
       const timer = setTimeout(() => reject(new Error('publish not confirmed in time')), publishWaitMs);
-      current.publish.sendToQueue(queueName, Buffer.from(JSON.stringify(data)), { persistent: true, messageId, contentType: 'application/json' }, (error: unknown) => {
-        clearTimeout(timer);
-        if (error) reject(error instanceof Error ? error : new Error('publish not confirmed'));
-        else resolve();
-      });
+      current.publish.sendToQueue(
+        queueName,
+        Buffer.from(JSON.stringify(data)),
+        { persistent: true, messageId, contentType: 'application/json' },
+        (error: unknown) => {
+          clearTimeout(timer);
+          if (error) reject(error instanceof Error ? error : new Error('publish not confirmed'));
+          else resolve();
+        },
+      );
     });
     return messageId;
   };

@@ -1,4 +1,4 @@
-import type { DbOrTx } from '../../db/client';
+import type { DbOrTx } from '@/db/client';
 
 /**
  * The queue only wakes work up; `reminder_jobs` is the truth. Every adapter delivers

@@ -1,9 +1,9 @@
-import type { Db } from '../../db/client';
-import { finishReplayRun, getReplay, listRunningReplayIds } from '../../db/queries/replays';
-import { insertAuditEntries } from '../../db/queries/audit';
-import { config } from '../config';
-import { createLogger } from '../log';
-import { getWakeupPublisher } from '../queue';
+import type { Db } from '@/db/client';
+import { finishReplayRun, getReplay, listRunningReplayIds } from '@/db/queries/replays';
+import { insertAuditEntries } from '@/db/queries/audit';
+import { config } from '@/lib/config';
+import { createLogger } from '@/lib/log';
+import { getWakeupPublisher } from '@/lib/queue';
 import { runReplay } from './runner';
 import { scheduleUploadedItem } from './schedule-item';
 
@@ -32,7 +32,17 @@ export function startBackgroundRun({ db, replayId }: { db: Db; replayId: string 
         const failed = await finishReplayRun(tx, { id: replayId, state: 'failed' });
         if (!failed) return;
         await insertAuditEntries(tx, {
-          entries: [{ actor: 'system:replay-runner', action: 'replay.fail', targetType: 'replay', targetId: replay.batchId, reason: message.slice(0, 500), before: { state: 'running' }, after: { state: 'failed', published: failed.published } }],
+          entries: [
+            {
+              actor: 'system:replay-runner',
+              action: 'replay.fail',
+              targetType: 'replay',
+              targetId: replay.batchId,
+              reason: message.slice(0, 500),
+              before: { state: 'running' },
+              after: { state: 'failed', published: failed.published },
+            },
+          ],
         });
       });
     })

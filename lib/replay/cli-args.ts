@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { noticeTypeNames } from '../ledger/notice-types';
+import { noticeTypeNames } from '@/lib/ledger/notice-types';
 
 /**
  * `npm run ledger -- replay …`. Parsing is pure so every usage error is decided before a
@@ -20,7 +20,13 @@ export const replayUsage = `Usage:
   npm run ledger -- replay --status <id>`;
 
 export type ReplayCommand =
-  | { kind: 'dry-run' | 'request'; filter: { dueFrom?: string; dueTo?: string; noticeType?: string; source?: string } | null; csvPath: string | null; as: string | null; reason: string | null }
+  | {
+      kind: 'dry-run' | 'request';
+      filter: { dueFrom?: string; dueTo?: string; noticeType?: string; source?: string } | null;
+      csvPath: string | null;
+      as: string | null;
+      reason: string | null;
+    }
   | { kind: 'approve' | 'reject' | 'cancel'; id: string; as: string; reason: string }
   | { kind: 'run'; id: string; as: string; reason: string }
   | { kind: 'list' }

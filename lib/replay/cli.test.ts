@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser } from '../../db/queries/users';
-import { insertTestJob } from '../../test/fixtures/jobs';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { runScript, type ScriptRun } from '../../test/run-script';
+import { createUser } from '@/db/queries/users';
+import { insertTestJob } from '@/test/fixtures/jobs';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { runScript, type ScriptRun } from '@/test/run-script';
 import { parseReplayArgs } from './cli-args';
-
 
 function runCli(args: string[], env: Record<string, string>): Promise<ScriptRun> {
   return runScript({ script: 'scripts/ledger-cli.ts', args, env: { ...process.env, ...env, LOG_LEVEL: 'silent' } });
@@ -14,9 +13,24 @@ function runCli(args: string[], env: Record<string, string>): Promise<ScriptRun>
 describe('parseReplayArgs', () => {
   const id = '6f1d2c3b-1111-4222-8333-944455556666';
   it('defaults to a dry run and builds each command', () => {
-    expect(parseReplayArgs(['replay', '--source', 'billing'])).toEqual({ ok: true, command: { kind: 'dry-run', filter: { source: 'billing', dueFrom: undefined, dueTo: undefined, noticeType: undefined }, csvPath: null, as: null, reason: null } });
-    expect(parseReplayArgs(['replay', '--csv', 'x.csv', '--request', '--as', 'o@x', '--reason', 'r'])).toMatchObject({ ok: true, command: { kind: 'request', csvPath: 'x.csv', filter: null } });
-    expect(parseReplayArgs(['replay', '--approve', id, '--as', 'm@x', '--reason', 'ok'])).toEqual({ ok: true, command: { kind: 'approve', id, as: 'm@x', reason: 'ok' } });
+    expect(parseReplayArgs(['replay', '--source', 'billing'])).toEqual({
+      ok: true,
+      command: {
+        kind: 'dry-run',
+        filter: { source: 'billing', dueFrom: undefined, dueTo: undefined, noticeType: undefined },
+        csvPath: null,
+        as: null,
+        reason: null,
+      },
+    });
+    expect(parseReplayArgs(['replay', '--csv', 'x.csv', '--request', '--as', 'o@x', '--reason', 'r'])).toMatchObject({
+      ok: true,
+      command: { kind: 'request', csvPath: 'x.csv', filter: null },
+    });
+    expect(parseReplayArgs(['replay', '--approve', id, '--as', 'm@x', '--reason', 'ok'])).toEqual({
+      ok: true,
+      command: { kind: 'approve', id, as: 'm@x', reason: 'ok' },
+    });
     expect(parseReplayArgs(['replay', '--run', id, '--as', 'o@x'])).toMatchObject({ ok: true, command: { kind: 'run', id } });
     expect(parseReplayArgs(['replay', '--list'])).toEqual({ ok: true, command: { kind: 'list' } });
   });
@@ -48,7 +62,9 @@ describe('ledger CLI process', () => {
   const operatorEmail = `op-${randomBytes(3).toString('hex')}@cli.test`;
 
   async function counts() {
-    const result = await t.pool.query<{ replays: number; audits: number }>('select (select count(*) from replays)::int as replays, (select count(*) from audit_log)::int as audits');
+    const result = await t.pool.query<{ replays: number; audits: number }>(
+      'select (select count(*) from replays)::int as replays, (select count(*) from audit_log)::int as audits',
+    );
     return result.rows[0];
   }
 

@@ -2,19 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countKeysByLedgerStateInRange, textArrayLiteral } from '../../db/queries/replay-dry-run';
-import { noticeLedger } from '../../db/schema';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { countKeysByLedgerStateInRange, textArrayLiteral } from '@/db/queries/replay-dry-run';
+import { noticeLedger } from '@/db/schema';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { countKeysAgainstLedger, sortedDistinctChunks } from './dry-run';
 
 const hexKey = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => Buffer.from(bytes).toString('hex'));
 /** Keys as an upload could hand them over: mostly hex, some not, with repeats. */
-const keyList = fc.array(fc.oneof({ weight: 4, arbitrary: hexKey }, { weight: 1, arbitrary: fc.string({ maxLength: 6 }) }), { maxLength: 300 }).chain((keys) =>
-  fc.tuple(fc.constant(keys), fc.array(fc.nat(Math.max(0, keys.length - 1)), { maxLength: keys.length === 0 ? 0 : 50 })).map(([unique, repeats]) => [
-    ...unique,
-    ...repeats.map((index) => unique[index] ?? ''),
-  ]),
-);
+const keyList = fc
+  .array(fc.oneof({ weight: 4, arbitrary: hexKey }, { weight: 1, arbitrary: fc.string({ maxLength: 6 }) }), { maxLength: 300 })
+  .chain((keys) =>
+    fc
+      .tuple(fc.constant(keys), fc.array(fc.nat(Math.max(0, keys.length - 1)), { maxLength: keys.length === 0 ? 0 : 50 }))
+      .map(([unique, repeats]) => [...unique, ...repeats.map((index) => unique[index] ?? '')]),
+  );
 
 describe('sortedDistinctChunks', () => {
   it('returns every distinct key once, sorted, in chunks of at most the chunk size', () => {
@@ -115,7 +116,9 @@ describe('countKeysAgainstLedger', () => {
 
   it('finds keys that need quoting in the array parameter', async () => {
     const odd = ['a"b', 'c\\d', 'NULL', '{e,f}'];
-    await t.db.insert(noticeLedger).values(odd.map((noticeKey) => ({ noticeKey, noticeType: 'renewal_notice_t72', identity: {}, state: 'claimed' as const, claimedBy: 'test' })));
+    await t.db
+      .insert(noticeLedger)
+      .values(odd.map((noticeKey) => ({ noticeKey, noticeType: 'renewal_notice_t72', identity: {}, state: 'claimed' as const, claimedBy: 'test' })));
     expect(await countKeysByLedgerStateInRange(t.db, { keys: [...odd, 'absent'] })).toEqual({ total: 5, newKeys: 1, existing: { claimed: 4 } });
   });
 });

@@ -1,6 +1,6 @@
-import type { DbOrTx } from '../../db/client';
-import { countKeysByLedgerStateInRange, isTransaction } from '../../db/queries/replay-dry-run';
-import type { DryRunCounts } from '../../db/schema/replays';
+import type { DbOrTx } from '@/db/client';
+import { countKeysByLedgerStateInRange, isTransaction } from '@/db/queries/replay-dry-run';
+import type { DryRunCounts } from '@/db/schema/replays';
 import { mergeDryRunCounts } from './verdict';
 
 /**
@@ -66,7 +66,10 @@ export function sortedDistinctChunks(keys: readonly string[], chunkSize = DRY_RU
 }
 
 /** Distinct keys by ledger state: one set-based statement per chunk, IN_FLIGHT at a time. */
-export async function countKeysAgainstLedger(db: DbOrTx, { keys, chunkSize = DRY_RUN_CHUNK }: { keys: readonly string[]; chunkSize?: number }): Promise<DryRunCounts> {
+export async function countKeysAgainstLedger(
+  db: DbOrTx,
+  { keys, chunkSize = DRY_RUN_CHUNK }: { keys: readonly string[]; chunkSize?: number },
+): Promise<DryRunCounts> {
   const chunks = sortedDistinctChunks(keys, chunkSize);
   const parts: DryRunCounts[] = [];
   let next = 0;

@@ -1,5 +1,5 @@
-import type { AuditActionCount, ClaimCount, DuplicateCount, Granularity, QuarantineFlow } from '../../db/queries/reports';
-import type { DuplicateReport, DuplicateRow, ReportRange, Table } from '../api/console/reports';
+import type { AuditActionCount, ClaimCount, DuplicateCount, Granularity, QuarantineFlow } from '@/db/queries/reports';
+import type { DuplicateReport, DuplicateRow, ReportRange, Table } from '@/lib/api/console/reports';
 import { toCsv } from './csv';
 
 /**
@@ -18,7 +18,7 @@ export const causeLabels: Record<DuplicateCause, string> = {
   unclassified: 'Unclassified',
 };
 
-export type { DuplicateReport, DuplicateRow, QuarantineRow, ReportQuery, ReportRange, Table } from '../api/console/reports';
+export type { DuplicateReport, DuplicateRow, QuarantineRow, ReportQuery, ReportRange, Table } from '@/lib/api/console/reports';
 
 function emptyCauses(): Record<DuplicateCause, number> {
   return { queue_redelivery: 0, concurrent_worker: 0, replay: 0, producer_retry: 0, unclassified: 0 };
@@ -113,7 +113,15 @@ export function reportTables(report: DuplicateReport): Table[] {
   return [
     {
       title: 'Duplicates suppressed',
-      header: ['Period', 'Notice type', 'Claims minted', 'Duplicates suppressed', ...duplicateCauses.map((cause) => causeLabels[cause]), 'Duplicate rate', 'Shadow: would have duplicated'],
+      header: [
+        'Period',
+        'Notice type',
+        'Claims minted',
+        'Duplicates suppressed',
+        ...duplicateCauses.map((cause) => causeLabels[cause]),
+        'Duplicate rate',
+        'Shadow: would have duplicated',
+      ],
       rows: [...report.rows.map((row) => duplicateCells(row, granularity)), duplicateCells(report.total, granularity)],
     },
     {

@@ -1,5 +1,5 @@
 import { Counter } from 'prom-client';
-import { registry } from '../metrics/registry';
+import { registry } from '@/lib/metrics/registry';
 
 /** Replays are rare and few, so the batch id is a bounded label; it is never part of a key. */
 export const replayWakeupsPublished = new Counter({

@@ -1,4 +1,4 @@
-import { recipientDomain } from '../jobs/rate-limit';
+import { recipientDomain } from '@/lib/jobs/rate-limit';
 
 /**
  * How long publishing these recipients must take so that no domain receives more than

@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createUser } from '../../db/queries/users';
-import { auditLog, deliveryAttempts, noticeLedger, replayItems, replays, reminderJobs, type ReplayRow } from '../../db/schema';
-import { insertTestJob } from '../../test/fixtures/jobs';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { createWakeupHandler } from '../jobs/handle-wakeup';
-import { createDomainRateLimiter } from '../jobs/rate-limit';
-import { createLogger } from '../log';
-import { correlationOf } from '../ledger/notice-key';
-import { startSmtpSink, type SmtpSink } from '../mail/sink';
-import { createMailTransport } from '../mail/transport';
-import { createPgBossQueue, type PgBossQueue } from '../queue/pgboss';
+import { createUser } from '@/db/queries/users';
+import { auditLog, deliveryAttempts, noticeLedger, replayItems, replays, reminderJobs, type ReplayRow } from '@/db/schema';
+import { insertTestJob } from '@/test/fixtures/jobs';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createWakeupHandler } from '@/lib/jobs/handle-wakeup';
+import { createDomainRateLimiter } from '@/lib/jobs/rate-limit';
+import { createLogger } from '@/lib/log';
+import { correlationOf } from '@/lib/ledger/notice-key';
+import { startSmtpSink, type SmtpSink } from '@/lib/mail/sink';
+import { createMailTransport } from '@/lib/mail/transport';
+import { createPgBossQueue, type PgBossQueue } from '@/lib/queue/pgboss';
 import { runReplay } from './runner';
 import { scheduleUploadedItem } from './schedule-item';
 import { cancelReplay, decideReplay, dryRunFilter, dryRunKeys, requestReplay, startReplay } from './service';
@@ -38,11 +38,23 @@ async function seedWindow(states: (null | 'sent' | 'claimed' | 'released' | 'sup
   const dueAt = new Date(Date.now() - 3 * 3_600_000);
   const jobs = [];
   for (const state of states) {
-    const job = await insertTestJob(t.db, { dueAt, source, state: state === 'sent' ? 'sent' : 'pending', recipientEmail: `r${randomBytes(3).toString('hex')}@${source}.test` });
+    const job = await insertTestJob(t.db, {
+      dueAt,
+      source,
+      state: state === 'sent' ? 'sent' : 'pending',
+      recipientEmail: `r${randomBytes(3).toString('hex')}@${source}.test`,
+    });
     if (state) {
       await t.db.insert(noticeLedger).values({
-        noticeKey: job.noticeKey, noticeType: job.noticeType, identity: job.identity, jobId: job.id, state,
-        sentAt: state === 'sent' ? new Date() : null, claimToken: null, claimedBy: 'seed', recipientDomain: `${source}.test`,
+        noticeKey: job.noticeKey,
+        noticeType: job.noticeType,
+        identity: job.identity,
+        jobId: job.id,
+        state,
+        sentAt: state === 'sent' ? new Date() : null,
+        claimToken: null,
+        claimedBy: 'seed',
+        recipientDomain: `${source}.test`,
       });
     }
     jobs.push(job);
@@ -61,7 +73,13 @@ async function approvedReplay(source: string): Promise<ReplayRow> {
 }
 
 function newQueue(): PgBossQueue {
-  return createPgBossQueue({ url: t.url, queueName: `replay-${randomBytes(4).toString('hex')}`, visibilityTimeoutMs: 30_000, retryDelaySeconds: 0, pollingIntervalMs: 100 });
+  return createPgBossQueue({
+    url: t.url,
+    queueName: `replay-${randomBytes(4).toString('hex')}`,
+    visibilityTimeoutMs: 30_000,
+    retryDelaySeconds: 0,
+    pollingIntervalMs: 100,
+  });
 }
 
 async function wakeupsIn(queue: PgBossQueue): Promise<{ jobId: string; batchId?: string }[]> {
@@ -119,7 +137,10 @@ describe('dry run', () => {
 describe('request → approve (four-eyes)', () => {
   async function snapshot(id: string) {
     const [row] = await t.db.select().from(replays).where(eq(replays.id, id));
-    const audits = await t.db.select().from(auditLog).where(eq(auditLog.targetId, row?.batchId ?? ''));
+    const audits = await t.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.targetId, row?.batchId ?? ''));
     return { row, audits: audits.length };
   }
 
@@ -142,7 +163,10 @@ describe('request → approve (four-eyes)', () => {
     expect(approved.ok && approved.data.state).toBe('approved');
     const after = await snapshot(id);
     expect(after.row?.decidedBy).toBe(manager2.id);
-    const [entry] = await t.db.select().from(auditLog).where(sql`${auditLog.targetId} = ${before.row?.batchId} and ${auditLog.action} = 'replay.approve'`);
+    const [entry] = await t.db
+      .select()
+      .from(auditLog)
+      .where(sql`${auditLog.targetId} = ${before.row?.batchId} and ${auditLog.action} = 'replay.approve'`);
     expect(entry).toMatchObject({ actor: manager2.email, reason: 'second pair of eyes', before: { state: 'requested' }, after: { state: 'approved' } });
   });
 
@@ -150,7 +174,9 @@ describe('request → approve (four-eyes)', () => {
     await seedWindow([null], 'four-eyes-db');
     const requested = await requestReplay(t.db, { actor: manager, input: { reason: 'x', filter: { source: 'four-eyes-db' } }, secret });
     if (!requested.ok) throw new Error(requested.refusal.message);
-    await expect(t.pool.query("update replays set state = 'approved', decided_by = requested_by where id = $1", [requested.data.replay.id])).rejects.toThrow(/replays_four_eyes/);
+    await expect(t.pool.query("update replays set state = 'approved', decided_by = requested_by where id = $1", [requested.data.replay.id])).rejects.toThrow(
+      /replays_four_eyes/,
+    );
   });
 
   it('a rejection is final and audited; an operator cannot request with an empty filter match', async () => {
@@ -174,7 +200,13 @@ describe('run', () => {
     await queue.start();
     try {
       const result = await runReplay({
-        db: t.db, queue, replayId: replay.id, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 10_000, batchSize: 3, logger: silent,
+        db: t.db,
+        queue,
+        replayId: replay.id,
+        scheduleItem: scheduleUploadedItem,
+        perDomainPerSecond: 10_000,
+        batchSize: 3,
+        logger: silent,
         onBatch: async ({ published }) => {
           if (published === 3) {
             const cancelled = await cancelReplay(t.db, { id: replay.id, actor: operator, reason: 'wrong window' });
@@ -211,23 +243,55 @@ describe('run', () => {
       const limiter = await createDomainRateLimiter({ pool: t.pool, pointsPerSecond: 1_000 });
       const mail = createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'Notices <n@notices.test>', messageIdDomain: 'notices.test' });
       const handler = createWakeupHandler({
-        db: t.db, mail, rateLimiter: limiter, workerId: 'replay-test', logger: silent,
-        settings: { mode: 'enforce', quietHours: null, retryBaseMs: 1_000, retryCapMs: 10_000, maxAttempts: 3, secret, cancelBaseUrl: 'https://notices.test', maxTokenWaitMs: 1_000 },
+        db: t.db,
+        mail,
+        rateLimiter: limiter,
+        workerId: 'replay-test',
+        logger: silent,
+        settings: {
+          mode: 'enforce',
+          quietHours: null,
+          retryBaseMs: 1_000,
+          retryCapMs: 10_000,
+          maxAttempts: 3,
+          secret,
+          cancelBaseUrl: 'https://notices.test',
+          maxTokenWaitMs: 1_000,
+        },
       });
       await queue.consume(handler, { concurrency: 2 });
-      const result = await runReplay({ db: t.db, queue, replayId: replay.id, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 10_000, batchSize: 2, logger: silent });
+      const result = await runReplay({
+        db: t.db,
+        queue,
+        replayId: replay.id,
+        scheduleItem: scheduleUploadedItem,
+        perDomainPerSecond: 10_000,
+        batchSize: 2,
+        logger: silent,
+      });
       expect(result).toEqual({ state: 'completed', published: 5 });
-      await vi.waitFor(async () => {
-        const progress = await replayProgress(t.db, { id: replay.id });
-        expect(progress).toMatchObject({ published: 5, sent: 2, suppressed: 3, failed: 0 });
-      }, { timeout: 20_000, interval: 100 });
+      await vi.waitFor(
+        async () => {
+          const progress = await replayProgress(t.db, { id: replay.id });
+          expect(progress).toMatchObject({ published: 5, sent: 2, suppressed: 3, failed: 0 });
+        },
+        { timeout: 20_000, interval: 100 },
+      );
       const newOnes = jobs.slice(3);
       for (const job of newOnes) expect(sink.countByCorrelation(correlationOf(job.noticeKey))).toBe(1);
       expect(sink.messages()).toHaveLength(2);
       const attempts = await t.db.select().from(deliveryAttempts).where(eq(deliveryAttempts.batchId, replay.batchId));
-      expect(attempts.filter((a) => a.outcome === 'sent').map((a) => a.jobId).sort()).toEqual(newOnes.map((j) => j.id).sort());
+      expect(
+        attempts
+          .filter((a) => a.outcome === 'sent')
+          .map((a) => a.jobId)
+          .sort(),
+      ).toEqual(newOnes.map((j) => j.id).sort());
       // The batch id is on the attempts, never in the key.
-      const ledgerKeys = await t.db.select({ key: noticeLedger.noticeKey }).from(noticeLedger).where(sql`${noticeLedger.jobId} = any(${sql.param(newOnes.map((j) => j.id))}::uuid[])`);
+      const ledgerKeys = await t.db
+        .select({ key: noticeLedger.noticeKey })
+        .from(noticeLedger)
+        .where(sql`${noticeLedger.jobId} = any(${sql.param(newOnes.map((j) => j.id))}::uuid[])`);
       expect(ledgerKeys.map((r) => r.key).sort()).toEqual(newOnes.map((j) => j.noticeKey).sort());
 
       const resumed = await runReplay({ db: t.db, queue, replayId: replay.id, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 10_000, logger: silent });
@@ -254,7 +318,9 @@ describe('run', () => {
     const requested = await requestReplay(t.db, { actor: operator, input: { reason: 'upstream export', csv }, secret });
     if (!requested.ok) throw new Error(requested.refusal.message);
     expect(requested.data.dryRun.counts).toEqual({ total: 2, newKeys: 1, existing: { sent: 1 } });
-    expect(requested.data.replay.uploadRejections).toEqual([{ line: 4, reason: expect.stringMatching(/period_start/), raw: expect.stringContaining('sub_upload_2') }]);
+    expect(requested.data.replay.uploadRejections).toEqual([
+      { line: 4, reason: expect.stringMatching(/period_start/), raw: expect.stringContaining('sub_upload_2') },
+    ]);
     const id = requested.data.replay.id;
     expect((await decideReplay(t.db, { id, actor: manager, decision: 'approve', reason: 'ok' })).ok).toBe(true);
     expect((await startReplay(t.db, { id, actor: operator, reason: 'go' })).ok).toBe(true);
@@ -263,7 +329,10 @@ describe('run', () => {
     try {
       const result = await runReplay({ db: t.db, queue, replayId: id, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 10_000, logger: silent });
       expect(result).toEqual({ state: 'completed', published: 2 });
-      const created = await t.db.select().from(reminderJobs).where(eq(reminderJobs.source, `replay:${requested.data.replay.batchId}`));
+      const created = await t.db
+        .select()
+        .from(reminderJobs)
+        .where(eq(reminderJobs.source, `replay:${requested.data.replay.batchId}`));
       expect(created.map((job) => job.subjectId)).toEqual(['sub_upload_1']);
       expect(created[0]?.batchId).toBe(requested.data.replay.batchId);
       const items = await t.db.select().from(replayItems).where(eq(replayItems.replayId, id));

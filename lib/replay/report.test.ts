@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classifyAttempts } from '../../db/queries/reports';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
+import { classifyAttempts } from '@/db/queries/reports';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { parseCsv } from './csv';
 import { buildReport, duplicateCauses, reportCsv, reportTables } from './duplicate-report';
 import { loadDuplicateReport } from './report';
@@ -12,7 +12,11 @@ const day1 = '2026-11-02';
 const day2 = '2026-11-03';
 const at = (day: string, hour: number) => new Date(`${day}T${String(hour).padStart(2, '0')}:00:00Z`);
 
-async function ledger(type: string, claimedAt: Date, extra: { state?: string; resolvedAt?: Date | null; source?: string } = {}): Promise<{ key: string; jobId: string }> {
+async function ledger(
+  type: string,
+  claimedAt: Date,
+  extra: { state?: string; resolvedAt?: Date | null; source?: string } = {},
+): Promise<{ key: string; jobId: string }> {
   const key = randomBytes(32).toString('hex');
   const job = await t.pool.query<{ id: string }>(
     `insert into reminder_jobs (notice_key, notice_type, identity, subject_id, recipient_email, due_at, deadline_at, next_attempt_at, source, state)
@@ -24,7 +28,17 @@ async function ledger(type: string, claimedAt: Date, extra: { state?: string; re
   await t.pool.query(
     `insert into notice_ledger (notice_key, notice_type, identity, job_id, state, claimed_at, sent_at, resolved_at, resolution, source)
      values ($1, $2, '{}', $3, $4, $5, $6, $7, $8, $9)`,
-    [key, type, jobId, state, claimedAt, state === 'sent' ? claimedAt : null, extra.resolvedAt ?? null, extra.resolvedAt ? 'operator:confirm_sent' : null, extra.source ?? 'worker'],
+    [
+      key,
+      type,
+      jobId,
+      state,
+      claimedAt,
+      state === 'sent' ? claimedAt : null,
+      extra.resolvedAt ?? null,
+      extra.resolvedAt ? 'operator:confirm_sent' : null,
+      extra.source ?? 'worker',
+    ],
   );
   return { key, jobId };
 }
@@ -58,7 +72,10 @@ beforeAll(async () => {
   await ledger('renewal_notice_t24', at(day2, 10), { state: 'claimed' });
   // A claim resolved inside the window never entered quarantine.
   await ledger('renewal_notice_t24', at(day2, 11), { state: 'sent', resolvedAt: new Date(at(day2, 11).getTime() + 60_000) });
-  await t.pool.query("insert into audit_log (actor, action, target_type, target_id, reason, at) values ('o@x', 'quarantine.release', 'notice', 'k', 'r', $1), ('o@x', 'replay.request', 'replay', 'b', 'r', $1)", [at(day2, 10)]);
+  await t.pool.query(
+    "insert into audit_log (actor, action, target_type, target_id, reason, at) values ('o@x', 'quarantine.release', 'notice', 'k', 'r', $1), ('o@x', 'replay.request', 'replay', 'b', 'r', $1)",
+    [at(day2, 10)],
+  );
   // Outside the range: ignored.
   const outside = await ledger('renewal_notice_t72', at('2026-10-01', 8));
   await attempt(outside, at('2026-10-01', 9), 'discarded', 'job_sent');
@@ -102,12 +119,20 @@ describe('duplicate-rate report', () => {
                  where a.started_at >= '2026-11-02' and a.started_at < '2026-11-04' group by 1, 2)
       select coalesce(c.day, d.day) as day, coalesce(c.type, d.type) as type, coalesce(c.n, 0) as claims, coalesce(d.dups, 0) as dups, coalesce(d.shadow, 0) as shadow
       from c full join d on c.day = d.day and c.type = d.type`);
-    const expected = independent.rows.map((r) => ({ period: r.day, noticeType: r.type, claimsMinted: r.claims, duplicates: r.dups, wouldDuplicate: r.shadow })).sort((x, y) => `${x.period}${x.noticeType}`.localeCompare(`${y.period}${y.noticeType}`));
-    const actual = report.rows.map((r) => ({ period: r.period, noticeType: r.noticeType, claimsMinted: r.claimsMinted, duplicates: r.duplicates, wouldDuplicate: r.wouldDuplicate })).sort((x, y) => `${x.period}${x.noticeType}`.localeCompare(`${y.period}${y.noticeType}`));
+    const expected = independent.rows
+      .map((r) => ({ period: r.day, noticeType: r.type, claimsMinted: r.claims, duplicates: r.dups, wouldDuplicate: r.shadow }))
+      .sort((x, y) => `${x.period}${x.noticeType}`.localeCompare(`${y.period}${y.noticeType}`));
+    const actual = report.rows
+      .map((r) => ({ period: r.period, noticeType: r.noticeType, claimsMinted: r.claimsMinted, duplicates: r.duplicates, wouldDuplicate: r.wouldDuplicate }))
+      .sort((x, y) => `${x.period}${x.noticeType}`.localeCompare(`${y.period}${y.noticeType}`));
     expect(actual).toEqual(expected);
 
     const t72 = report.rows.find((r) => r.period === day1 && r.noticeType === 'renewal_notice_t72');
-    expect(t72).toMatchObject({ claimsMinted: 3, duplicates: 4, byCause: { concurrent_worker: 1, queue_redelivery: 2, replay: 1, producer_retry: 0, unclassified: 0 } });
+    expect(t72).toMatchObject({
+      claimsMinted: 3,
+      duplicates: 4,
+      byCause: { concurrent_worker: 1, queue_redelivery: 2, replay: 1, producer_retry: 0, unclassified: 0 },
+    });
     expect(t72?.rate).toBeCloseTo(4 / 3);
     const payments = report.rows.find((r) => r.period === day1 && r.noticeType === 'payment_recovery');
     expect(payments).toMatchObject({ claimsMinted: 1, duplicates: 1, wouldDuplicate: 1, byCause: { producer_retry: 1 } });
@@ -131,7 +156,11 @@ describe('duplicate-rate report', () => {
     const screen = reportTables(report);
     const fromCsv: string[][] = parsed.filter((row) => row.length > 1);
     expect(fromCsv).toEqual(screen.flatMap((table) => [table.header, ...table.rows]));
-    expect(parsed.filter((row) => row.length === 1).map((row) => row[0])).toEqual(['Duplicate-rate report 2026-11-02 to 2026-11-04 by day', 'Duplicates suppressed', 'Quarantine']);
+    expect(parsed.filter((row) => row.length === 1).map((row) => row[0])).toEqual([
+      'Duplicate-rate report 2026-11-02 to 2026-11-04 by day',
+      'Duplicates suppressed',
+      'Quarantine',
+    ]);
   });
 });
 
@@ -148,9 +177,14 @@ describe('buildReport (pure)', () => {
       quarantine: [],
       actions: [{ period: day1, action: 'quarantine.release', count: 2 }],
     });
-    expect(report.rows.map((r) => [r.noticeType, r.rate, r.byCause.unclassified, r.wouldDuplicate])).toEqual([['a', 0.015, 0, 5], ['b', null, 1, 0]]);
+    expect(report.rows.map((r) => [r.noticeType, r.rate, r.byCause.unclassified, r.wouldDuplicate])).toEqual([
+      ['a', 0.015, 0, 5],
+      ['b', null, 1, 0],
+    ]);
     expect(report.total).toMatchObject({ claimsMinted: 200, duplicates: 4, wouldDuplicate: 5, rate: 0.02 });
     expect(reportTables(report)[0]?.rows.at(-1)).toContain('2.00 %');
-    expect(report.quarantine).toEqual([{ period: day1, inflow: 0, resolved: 0, open: 0, medianMinutesToResolve: null, maxMinutesToResolve: null, operatorActions: 2 }]);
+    expect(report.quarantine).toEqual([
+      { period: day1, inflow: 0, resolved: 0, open: 0, medianMinutesToResolve: null, maxMinutesToResolve: null, operatorActions: 2 },
+    ]);
   });
 });

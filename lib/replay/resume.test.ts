@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { register } from '../../instrumentation';
-import { createUser } from '../../db/queries/users';
-import { replays } from '../../db/schema';
-import { createTestDatabase, type TestDatabase } from '../../test/db';
-import { insertTestJob } from '../../test/fixtures/jobs';
-import { closeWakeupPublisher } from '../queue';
+import { register } from '@/instrumentation';
+import { createUser } from '@/db/queries/users';
+import { replays } from '@/db/schema';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { insertTestJob } from '@/test/fixtures/jobs';
+import { closeWakeupPublisher } from '@/lib/queue';
 import { backgroundRunSettled } from './background';
 import { decideReplay, requestReplay, startReplay } from './service';
 import type { Actor } from './transitions';

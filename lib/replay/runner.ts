@@ -1,9 +1,18 @@
-import type { Db, Tx } from '../../db/client';
-import { insertAuditEntries } from '../../db/queries/audit';
-import { countReplayItems, finishReplayRun, getReplay, lockReplayState, lockUnpublishedItems, markItemsPublished, markWakeupsPublished, type PendingItem } from '../../db/queries/replays';
-import { createLogger, type Logger } from '../log';
-import { publishDueWakeup } from '../queue/publish';
-import type { QueueAdapter } from '../queue/types';
+import type { Db, Tx } from '@/db/client';
+import { insertAuditEntries } from '@/db/queries/audit';
+import {
+  countReplayItems,
+  finishReplayRun,
+  getReplay,
+  lockReplayState,
+  lockUnpublishedItems,
+  markItemsPublished,
+  markWakeupsPublished,
+  type PendingItem,
+} from '@/db/queries/replays';
+import { createLogger, type Logger } from '@/lib/log';
+import { publishDueWakeup } from '@/lib/queue/publish';
+import type { QueueAdapter } from '@/lib/queue/types';
 import { replayWakeupsPublished } from './metrics';
 import { publishBudgetMs } from './pacing';
 
@@ -37,7 +46,13 @@ export type RunResult = { state: 'completed' | 'cancelled' | 'stopped'; publishe
 
 const defaultWait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function publishBatch(params: { tx: Tx; queue: QueueAdapter; batchId: string; items: PendingItem[]; scheduleItem: ScheduleItem }): Promise<{ noticeKey: string; jobId: string }[]> {
+async function publishBatch(params: {
+  tx: Tx;
+  queue: QueueAdapter;
+  batchId: string;
+  items: PendingItem[];
+  scheduleItem: ScheduleItem;
+}): Promise<{ noticeKey: string; jobId: string }[]> {
   const { tx, queue, batchId, items, scheduleItem } = params;
   const published: { noticeKey: string; jobId: string }[] = [];
   for (const item of items) {
@@ -95,7 +110,17 @@ export async function runReplay(params: RunReplayParams): Promise<RunResult> {
     const row = await finishReplayRun(tx, { id: replayId, state: 'completed' });
     if (row) {
       await insertAuditEntries(tx, {
-        entries: [{ actor: 'system:replay-runner', action: 'replay.complete', targetType: 'replay', targetId: batchId, reason: 'every wake-up published', before: { state: 'running' }, after: { state: 'completed', published: items.published } }],
+        entries: [
+          {
+            actor: 'system:replay-runner',
+            action: 'replay.complete',
+            targetType: 'replay',
+            targetId: batchId,
+            reason: 'every wake-up published',
+            before: { state: 'running' },
+            after: { state: 'completed', published: items.published },
+          },
+        ],
       });
     }
     return row;

@@ -1,5 +1,5 @@
-import { insertJobUnlessExists } from '../../db/queries/scheduling';
-import { parseNoticeFact, subjectOf } from '../ledger/notice-types';
+import { insertJobUnlessExists } from '@/db/queries/scheduling';
+import { parseNoticeFact, subjectOf } from '@/lib/ledger/notice-types';
 import type { ScheduleItem } from './runner';
 
 /**

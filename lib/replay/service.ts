@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { DbOrTx } from '../../db/client';
-import { insertAuditEntries } from '../../db/queries/audit';
+import type { DbOrTx } from '@/db/client';
+import { insertAuditEntries } from '@/db/queries/audit';
 import {
   cancelReplayRow,
   countFilterKeysByLedgerState,
@@ -11,16 +11,16 @@ import {
   insertUploadedItems,
   materializeFilterItems,
   startReplayRun,
-} from '../../db/queries/replays';
-import type { ReplayFilter, ReplayRow } from '../../db/schema/replays';
-import type { DryRun, UploadDryRun } from '../api/console/replays';
-import { ok, refuse, type Refusal, type Result } from '../http/refusal';
+} from '@/db/queries/replays';
+import type { ReplayFilter, ReplayRow } from '@/db/schema/replays';
+import type { DryRun, UploadDryRun } from '@/lib/api/console/replays';
+import { ok, refuse, type Refusal, type Result } from '@/lib/http/refusal';
 import { countKeysAgainstLedger } from './dry-run';
 import { checkCancel, checkDecision, checkRequest, checkRun, replayRefusal, type Actor } from './transitions';
 import { MAX_STORED_REJECTIONS, validateUpload, type UploadedRow } from './upload';
 import { dryRunVerdict } from './verdict';
 
-export type { DryRun, UploadDryRun } from '../api/console/replays';
+export type { DryRun, UploadDryRun } from '@/lib/api/console/replays';
 
 function conflict(message: string): { ok: false; refusal: Refusal } {
   return { ok: false, refusal: replayRefusal('conflict', message) };
@@ -58,7 +58,10 @@ export type RequestInput = { reason: string } & ({ filter: Omit<ReplayFilter, 'u
 export type RequestResult = { replay: ReplayRow; dryRun: DryRun | UploadDryRun };
 
 /** An operator's request: dry run, replay row, uploaded items and the audit row in one transaction. */
-export async function requestReplay(db: DbOrTx, { actor, input, secret }: { actor: Actor; input: RequestInput; secret: string }): Promise<Result<RequestResult>> {
+export async function requestReplay(
+  db: DbOrTx,
+  { actor, input, secret }: { actor: Actor; input: RequestInput; secret: string },
+): Promise<Result<RequestResult>> {
   const refusal = checkRequest({ actor });
   if (refusal) return { ok: false, refusal };
   let rows: UploadedRow[] = [];
@@ -67,7 +70,8 @@ export async function requestReplay(db: DbOrTx, { actor, input, secret }: { acto
   if ('csv' in input) {
     const check = await dryRunUpload(db, { csv: input.csv, secret });
     if (!check.ok) return conflict(check.refusal.message);
-    if (check.data.rows.length === 0) return conflict(`No row of the file is valid (${check.data.dryRun.rejections.length} rejected); download the rejected rows to see why.`);
+    if (check.data.rows.length === 0)
+      return conflict(`No row of the file is valid (${check.data.dryRun.rejections.length} rejected); download the rejected rows to see why.`);
     rows = check.data.rows;
     dryRun = check.data.dryRun;
     filter = { uploaded: true };

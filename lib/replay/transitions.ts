@@ -1,8 +1,8 @@
 import type { Session } from 'next-auth';
-import type { ReplayState } from '../../db/schema/states';
-import { can } from '../auth/permissions';
-import type { Role } from '../auth/roles';
-import type { Refusal } from '../http/refusal';
+import type { ReplayState } from '@/db/schema/states';
+import { can } from '@/lib/auth/permissions';
+import type { Role } from '@/lib/auth/roles';
+import type { Refusal } from '@/lib/http/refusal';
 
 /**
  * Who may move a replay where. The database holds the last line (check replays_four_eyes,

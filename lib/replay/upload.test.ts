@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { noticeKey } from '../ledger/notice-key';
+import { noticeKey } from '@/lib/ledger/notice-key';
 import { parseCsv, toCsv, type CsvRecord } from './csv';
 import { rejectionsCsv, validateUpload } from './upload';
 
 const secret = 'unit-secret-0123456789abcdef0123456789abcdef';
-const header = 'notice_type,subscription_id,period_start,account_id,reconciliation_id,exception_id,revision,recipient_email,recipient_time_zone,due_at,deadline_at,payload';
+const header =
+  'notice_type,subscription_id,period_start,account_id,reconciliation_id,exception_id,revision,recipient_email,recipient_time_zone,due_at,deadline_at,payload';
 const due = '2026-11-28T08:00:00Z';
 const deadline = '2026-11-29T08:00:00Z';
 
@@ -21,7 +22,10 @@ describe('parseCsv', () => {
   });
 
   it('round-trips through toCsv', () => {
-    const rows = [['a,b', 'c"d', 'e\nf'], ['', 'plain', '1']];
+    const rows = [
+      ['a,b', 'c"d', 'e\nf'],
+      ['', 'plain', '1'],
+    ];
     expect(parseCsv(toCsv(rows)).map((record) => record.fields)).toEqual(rows);
   });
 
@@ -127,7 +131,11 @@ describe('validateUpload', () => {
     const [first, second] = result.rows;
     expect(first).toMatchObject({ recipientEmail: 'a@example.com', recipientTimeZone: 'Europe/Berlin', payload: { plan: 'Basic' }, subjectId: 'sub_1' });
     expect(first?.key).toBe(noticeKey(secret, { type: 'renewal_notice_t72', identity: { subscription_id: 'sub_1', period_start: '2026-12-01' }, revision: 0 }));
-    expect(second?.fact).toEqual({ type: 'payment_recovery', identity: { account_id: 'acct_1', reconciliation_id: 'recon_1', exception_id: 'exc_1' }, revision: 2 });
+    expect(second?.fact).toEqual({
+      type: 'payment_recovery',
+      identity: { account_id: 'acct_1', reconciliation_id: 'recon_1', exception_id: 'exc_1' },
+      revision: 2,
+    });
     expect(second?.recipientTimeZone).toBe('UTC');
     expect(result.rejections.map((r) => [r.line, r.reason])).toEqual([
       [4, expect.stringMatching(/unknown notice_type "renewal_notice_t99"/)],
@@ -174,7 +182,14 @@ describe('validateUpload', () => {
 
   it('judges every row by its own time zone when zones repeat (checked once per distinct zone)', () => {
     const row = (sub: string, zone: string) => `renewal_notice_t72,${sub},2026-12-01,,,,0,a@example.com,${zone},${due},${deadline},`;
-    const csv = [header, row('s1', 'Mars/Olympus'), row('s2', 'Europe/Paris'), row('s3', 'Mars/Olympus'), row('s4', 'Europe/Paris'), row('s5', 'mars/olympus')].join('\n');
+    const csv = [
+      header,
+      row('s1', 'Mars/Olympus'),
+      row('s2', 'Europe/Paris'),
+      row('s3', 'Mars/Olympus'),
+      row('s4', 'Europe/Paris'),
+      row('s5', 'mars/olympus'),
+    ].join('\n');
     const result = validateUpload({ csv, secret });
     if (!result.ok) throw new Error(result.error);
     expect(result.rows.map((r) => [r.line, r.recipientTimeZone])).toEqual([
@@ -189,7 +204,10 @@ describe('validateUpload', () => {
   });
 
   it('refuses a file without the required header, and an empty one', () => {
-    expect(validateUpload({ csv: 'a,b\n1,2', secret })).toEqual({ ok: false, error: expect.stringMatching(/lacks notice_type, recipient_email, due_at, deadline_at/) });
+    expect(validateUpload({ csv: 'a,b\n1,2', secret })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/lacks notice_type, recipient_email, due_at, deadline_at/),
+    });
     expect(validateUpload({ csv: '', secret })).toEqual({ ok: false, error: 'The file is empty.' });
   });
 

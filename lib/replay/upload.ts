@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { noticeKey } from '../ledger/notice-key';
-import { InvalidNoticeError, noticeTypeNames, noticeTypes, parseNoticeFact, subjectOf, type NoticeFact } from '../ledger/notice-types';
-import type { RowRejection } from '../api/console/replays';
+import { noticeKey } from '@/lib/ledger/notice-key';
+import { InvalidNoticeError, noticeTypeNames, noticeTypes, parseNoticeFact, subjectOf, type NoticeFact } from '@/lib/ledger/notice-types';
+import type { RowRejection } from '@/lib/api/console/replays';
 import { hasUnsafeText, parseCsv, safeText, toCsv } from './csv';
 
 /**
@@ -24,11 +24,9 @@ export type UploadedRow = {
   payload: Record<string, unknown>;
 };
 
-export type { RowRejection } from '../api/console/replays';
+export type { RowRejection } from '@/lib/api/console/replays';
 
-export type UploadValidation =
-  | { ok: true; rows: UploadedRow[]; rejections: RowRejection[] }
-  | { ok: false; error: string };
+export type UploadValidation = { ok: true; rows: UploadedRow[]; rejections: RowRejection[] } | { ok: false; error: string };
 
 export const identityColumns = [...new Set(noticeTypeNames.flatMap((type) => Object.keys(noticeTypes[type].identity.shape)))];
 export const requiredColumns = ['notice_type', 'recipient_email', 'due_at', 'deadline_at'] as const;

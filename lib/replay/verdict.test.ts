@@ -7,7 +7,9 @@ describe('dryRunVerdict', () => {
   it('says plainly that a backlog with a tiny share of new keys was already delivered', () => {
     const verdict = dryRunVerdict({ total: 900, newKeys: 4, existing: { sent: 896 } });
     expect(verdict.kind).toBe('already_delivered');
-    expect(verdict.message).toBe('Only 4 of 900 keys (0.4 %) are new: this backlog was already delivered. Stopping is the safe choice; the ledger would refuse the rest as duplicates.');
+    expect(verdict.message).toBe(
+      'Only 4 of 900 keys (0.4 %) are new: this backlog was already delivered. Stopping is the safe choice; the ledger would refuse the rest as duplicates.',
+    );
   });
 
   it('counts released keys as sendable, and grades the rest', () => {
@@ -20,8 +22,13 @@ describe('dryRunVerdict', () => {
   });
 
   it('merges chunked counts', () => {
-    expect(mergeDryRunCounts([{ total: 3, newKeys: 1, existing: { sent: 2 } }, { total: 2, newKeys: 1, existing: { sent: 1 } }, { total: 1, newKeys: 0, existing: { claimed: 1 } }]))
-      .toEqual({ total: 6, newKeys: 2, existing: { sent: 3, claimed: 1 } });
+    expect(
+      mergeDryRunCounts([
+        { total: 3, newKeys: 1, existing: { sent: 2 } },
+        { total: 2, newKeys: 1, existing: { sent: 1 } },
+        { total: 1, newKeys: 0, existing: { claimed: 1 } },
+      ]),
+    ).toEqual({ total: 6, newKeys: 2, existing: { sent: 3, claimed: 1 } });
   });
 });
 

@@ -1,5 +1,5 @@
-import type { DryRunCounts } from '../../db/schema/replays';
-import type { DryRunVerdict } from '../api/console/replays';
+import type { DryRunCounts } from '@/db/schema/replays';
+import type { DryRunVerdict } from '@/lib/api/console/replays';
 
 /**
  * Below this share of keys that would actually be sent, a replay is re-announcing work the
@@ -8,7 +8,7 @@ import type { DryRunVerdict } from '../api/console/replays';
  */
 export const TINY_NEW_SHARE = 0.02;
 
-export type { DryRunVerdict } from '../api/console/replays';
+export type { DryRunVerdict } from '@/lib/api/console/replays';
 
 export function wouldSendOf(counts: DryRunCounts): number {
   return counts.newKeys + (counts.existing.released ?? 0);
@@ -27,7 +27,13 @@ export function dryRunVerdict(counts: DryRunCounts): DryRunVerdict {
       message: `Only ${wouldSend.toLocaleString('en')} of ${counts.total.toLocaleString('en')} keys (${percent}) are new: this backlog was already delivered. Stopping is the safe choice; the ledger would refuse the rest as duplicates.`,
     };
   }
-  if (share >= 0.9) return { kind: 'mostly_new', wouldSend, share, message: `${wouldSend.toLocaleString('en')} of ${counts.total.toLocaleString('en')} keys (${percent}) are new and would be sent.` };
+  if (share >= 0.9)
+    return {
+      kind: 'mostly_new',
+      wouldSend,
+      share,
+      message: `${wouldSend.toLocaleString('en')} of ${counts.total.toLocaleString('en')} keys (${percent}) are new and would be sent.`,
+    };
   return {
     kind: 'mixed',
     wouldSend,

@@ -1,11 +1,11 @@
-import type { DbOrTx } from '../../db/client';
-import { countBatchOutcomes, listReplays, type ReplayListRow } from '../../db/queries/replays';
-import type { ReplayProgress, ReplayView } from '../api/console/replays';
+import type { DbOrTx } from '@/db/client';
+import { countBatchOutcomes, listReplays, type ReplayListRow } from '@/db/queries/replays';
+import type { ReplayProgress, ReplayView } from '@/lib/api/console/replays';
 import { dryRunVerdict } from './verdict';
-import { isUuid } from '../../db/uuid';
+import { isUuid } from '@/db/uuid';
 
 /** What the console and the CLI show about a replay: the row, its dry run, and live progress (lib/api/console/replays.ts). */
-export type { ReplayProgress, ReplayView } from '../api/console/replays';
+export type { ReplayProgress, ReplayView } from '@/lib/api/console/replays';
 
 function toView(row: ReplayListRow, outcomes: { suppressed: number; sent: number; failed: number } | undefined): ReplayView {
   return {

@@ -3,8 +3,8 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { migrateDatabase } from '../../db/migrate';
-import { assertLocalDatabaseUrl, withDatabase } from '../local-database';
+import { migrateDatabase } from '@/db/migrate';
+import { assertLocalDatabaseUrl, withDatabase } from '@/test/local-database';
 
 /**
  * A throw-away database for `npm run chaos`: a fresh one on the local server DATABASE_URL
@@ -38,7 +38,7 @@ export async function provisionChaosDatabase({ serverUrl }: { serverUrl: string 
       },
     };
   }
-  const { startEmbeddedPostgres } = await import('../../db/embedded');
+  const { startEmbeddedPostgres } = await import('@/db/embedded');
   const dir = await mkdtemp(path.join(os.tmpdir(), 'notice-ledger-chaos-'));
   // Running as root, the package starts postgres as the `postgres` user: it must reach the directory.
   await chmod(dir, 0o755);

@@ -2,24 +2,24 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
-import { createDb, createPool, type Db } from '../../db/client';
-import { listQuarantined } from '../../db/queries/ledger/read';
-import { createUser } from '../../db/queries/users';
-import { createApiToken } from '../../lib/auth/api-tokens';
-import { resolveQuarantine } from '../../lib/console/quarantine';
-import { reconcileQuarantine } from '../../lib/events/ingest';
-import { correlationOf } from '../../lib/ledger/notice-key';
-import { startSmtpSink, type MessageFault, type SmtpSink } from '../../lib/mail/sink';
-import { createPgBossQueue } from '../../lib/queue/pgboss';
-import { createRabbitQueue } from '../../lib/queue/rabbitmq';
-import { deleteRabbitQueue } from '../../lib/queue/testing/rabbitmq';
-import type { QueueAdapter } from '../../lib/queue/types';
-import { runReplay } from '../../lib/replay/runner';
-import { scheduleUploadedItem } from '../../lib/replay/schedule-item';
-import { decideReplay, requestReplay, startReplay } from '../../lib/replay/service';
-import type { Actor } from '../../lib/replay/transitions';
-import { ensureProductionBuild } from '../../scripts/production-build';
-import { startConsoleServer, type ConsoleServer } from '../console-server';
+import { createDb, createPool, type Db } from '@/db/client';
+import { listQuarantined } from '@/db/queries/ledger/read';
+import { createUser } from '@/db/queries/users';
+import { createApiToken } from '@/lib/auth/api-tokens';
+import { resolveQuarantine } from '@/lib/console/quarantine';
+import { reconcileQuarantine } from '@/lib/events/ingest';
+import { correlationOf } from '@/lib/ledger/notice-key';
+import { startSmtpSink, type MessageFault, type SmtpSink } from '@/lib/mail/sink';
+import { createPgBossQueue } from '@/lib/queue/pgboss';
+import { createRabbitQueue } from '@/lib/queue/rabbitmq';
+import { deleteRabbitQueue } from '@/lib/queue/testing/rabbitmq';
+import type { QueueAdapter } from '@/lib/queue/types';
+import { runReplay } from '@/lib/replay/runner';
+import { scheduleUploadedItem } from '@/lib/replay/schedule-item';
+import { decideReplay, requestReplay, startReplay } from '@/lib/replay/service';
+import type { Actor } from '@/lib/replay/transitions';
+import { ensureProductionBuild } from '@/scripts/production-build';
+import { startConsoleServer, type ConsoleServer } from '@/test/console-server';
 import { isBouncingRecipient, planNotices } from './plan';
 import { createPrng, hashUnit, type Prng } from './prng';
 import { runProducer, type ProducerStats } from './producer';
@@ -122,7 +122,11 @@ async function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
 }
 
 /** The per-message fault: fixed by the seed, the correlation and how often it came before. */
-function faultDecider(seed: number, rates: FaultRates, injected: Record<string, number>): (context: { correlation: string | null; previousAttempts: number }) => MessageFault {
+function faultDecider(
+  seed: number,
+  rates: FaultRates,
+  injected: Record<string, number>,
+): (context: { correlation: string | null; previousAttempts: number }) => MessageFault {
   return ({ correlation, previousAttempts }) => {
     if (!correlation) return { kind: 'none' };
     const roll = hashUnit(seed, 'fault', correlation, previousAttempts);
@@ -137,7 +141,11 @@ function faultDecider(seed: number, rates: FaultRates, injected: Record<string, 
     edge += rates.stallPastVisibility;
     // Longer than the visibility window, shorter than SMTP_TIMEOUT: the wake-up goes to another
     // worker while the first is still waiting for its 250, which then arrives.
-    if (roll < edge) return note('stall_past_visibility', { kind: 'stall', ms: VISIBILITY_MS + PGBOSS_RETRY_DELAY_MS + 5_000 + Math.floor(hashUnit(seed, 'stall', correlation) * 3_000) });
+    if (roll < edge)
+      return note('stall_past_visibility', {
+        kind: 'stall',
+        ms: VISIBILITY_MS + PGBOSS_RETRY_DELAY_MS + 5_000 + Math.floor(hashUnit(seed, 'stall', correlation) * 3_000),
+      });
     edge += rates.stallPastTimeout;
     // Longer than SMTP_TIMEOUT: the worker records an unknown outcome, the relay delivers later.
     if (roll < edge) return note('stall_past_timeout', { kind: 'stall', ms: SMTP_TIMEOUT_MS + 3_000 });
@@ -179,7 +187,9 @@ async function waitUntilSettled({
     if (settled) return null;
     if (Date.now() - lastLog > 10_000) {
       lastLog = Date.now();
-      log(`  … jobs ${progress.jobs}/${expectedJobs}, pending ${progress.pending}, claimed ${progress.claimed}, stalled at sink ${sink.stalled().length}, messages ${sink.messages().length}`);
+      log(
+        `  … jobs ${progress.jobs}/${expectedJobs}, pending ${progress.pending}, claimed ${progress.claimed}, stalled at sink ${sink.stalled().length}, messages ${sink.messages().length}`,
+      );
     }
     if (Date.now() > deadline) return `did not settle within ${timeoutMs} ms: ${JSON.stringify(progress)}, stalled ${sink.stalled().length}`;
     await delay(250);
@@ -277,7 +287,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const startedAt = Date.now();
     const producer = runProducer({ appUrl: app.url, token, planned, startedAt });
     const progress = setInterval(() => {
-      log(`  … producer: ${producer.stats.posts} requests, ${producer.stats.created} reminders created, ${sink?.messages().length ?? 0} messages at the sink, ${workers?.stats().kills ?? 0} kills`);
+      log(
+        `  … producer: ${producer.stats.posts} requests, ${producer.stats.created} reminders created, ${sink?.messages().length ?? 0} messages at the sink, ${workers?.stats().kills ?? 0} kills`,
+      );
     }, 15_000);
     try {
       await unlessAborted(producer.done, options.signal);
@@ -306,7 +318,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const requested = await requestReplay(db, { actor: actor(operator), input: { reason: 'chaos: replay the whole window', filter: windowFilter }, secret });
     if (!requested.ok) throw new Error(`replay request refused: ${requested.refusal.message}`);
     const replayId = requested.data.replay.id;
-    const selfApproval = await decideReplay(db, { id: replayId, actor: { ...actor(operator), role: 'manager' }, decision: 'approve', reason: 'approving my own' });
+    const selfApproval = await decideReplay(db, {
+      id: replayId,
+      actor: { ...actor(operator), role: 'manager' },
+      decision: 'approve',
+      reason: 'approving my own',
+    });
     if (selfApproval.ok) failures.push('replay: the requester could approve their own replay');
     const approved = await decideReplay(db, { id: replayId, actor: actor(manager), decision: 'approve', reason: 'chaos: approved by a second person' });
     if (!approved.ok) throw new Error(`replay approval refused: ${approved.refusal.message}`);
@@ -314,12 +331,33 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (!running.ok) throw new Error(`replay start refused: ${running.refusal.message}`);
     await replayQueue.start();
     // The runner's pacing is not what is under test; the workers' shared domain buckets still apply.
-    const ran = await runReplay({ db, queue: replayQueue, replayId, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 2_000, batchSize: 500, signal: options.signal });
+    const ran = await runReplay({
+      db,
+      queue: replayQueue,
+      replayId,
+      scheduleItem: scheduleUploadedItem,
+      perDomainPerSecond: 2_000,
+      batchSize: 500,
+      signal: options.signal,
+    });
     checkAborted(options.signal);
     const batchId = requested.data.replay.batchId;
-    const replayReport: ChaosReport['replay'] = { batchId, state: ran.state, published: ran.published, dryRun: { total: requested.data.dryRun.counts.total, newKeys: requested.data.dryRun.counts.newKeys } };
+    const replayReport: ChaosReport['replay'] = {
+      batchId,
+      state: ran.state,
+      published: ran.published,
+      dryRun: { total: requested.data.dryRun.counts.total, newKeys: requested.data.dryRun.counts.newKeys },
+    };
     if (ran.state !== 'completed') failures.push(`replay ended ${ran.state}`);
-    const secondSettle = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log, signal: options.signal, extra: async () => (options.rabbitmq ? (await jobsWokenByBatch(db, batchId)) >= ran.published : (await liveWakeups(db, batchId)) === 0) });
+    const secondSettle = await waitUntilSettled({
+      db,
+      sink,
+      expectedJobs: scheduled,
+      timeoutMs: settleTimeoutMs,
+      log,
+      signal: options.signal,
+      extra: async () => (options.rabbitmq ? (await jobsWokenByBatch(db, batchId)) >= ran.published : (await liveWakeups(db, batchId)) === 0),
+    });
     if (secondSettle) failures.push(`replay pass ${secondSettle}`);
     phase('replay');
     log(`replay ${batchId} ${ran.state}: ${ran.published} wake-ups published`);
@@ -345,8 +383,21 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // action); the workers (no more kills, sink faults still on) send it again via the sweeper.
     const atSink = new Set(sink.messages().map((message) => message.correlation));
     // Only claims older than SMTP_TIMEOUT: no send for them can still be on the wire.
-    const stuck = (await listQuarantined(db, { quarantineAfterMs: SMTP_TIMEOUT_MS + 2_000, limit: 5_000 })).map((row) => row.noticeKey).filter((key) => !atSink.has(correlationOf(key)));
-    const released = stuck.length === 0 ? 0 : (await resolveQuarantine(db, { action: 'release', selection: { keys: stuck }, actor: manager.email, reason: 'chaos: no provider trace, resend', quarantineAfterMs: SMTP_TIMEOUT_MS + 2_000 })).resolved.length;
+    const stuck = (await listQuarantined(db, { quarantineAfterMs: SMTP_TIMEOUT_MS + 2_000, limit: 5_000 }))
+      .map((row) => row.noticeKey)
+      .filter((key) => !atSink.has(correlationOf(key)));
+    const released =
+      stuck.length === 0
+        ? 0
+        : (
+            await resolveQuarantine(db, {
+              action: 'release',
+              selection: { keys: stuck },
+              actor: manager.email,
+              reason: 'chaos: no provider trace, resend',
+              quarantineAfterMs: SMTP_TIMEOUT_MS + 2_000,
+            })
+          ).resolved.length;
     const onCallWait = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log, signal: options.signal });
     if (onCallWait) failures.push(`after the on-call release ${onCallWait}`);
     log(`on-call released ${released} of ${stuck.length} claims with no trace at the sink for resend`);
@@ -358,9 +409,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 
     const quarantineWait = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: QUARANTINE_AFTER_MS * 4, log });
     if (quarantineWait) failures.push(`after reconciliation ${quarantineWait}`);
-    const outcomes = await readOutcomes(db, planned.map((notice) => notice.noticeKey));
+    const outcomes = await readOutcomes(
+      db,
+      planned.map((notice) => notice.noticeKey),
+    );
     const dbNow = (await db.execute<{ now: Date | string }>(sql`select now() as now`)).rows[0]?.now ?? new Date();
-    const messages = sink.messages().map((message) => ({ correlation: message.correlation, outcome: message.outcome, handOver: !message.to.every(isBouncingRecipient) }));
+    const messages = sink
+      .messages()
+      .map((message) => ({ correlation: message.correlation, outcome: message.outcome, handOver: !message.to.every(isBouncingRecipient) }));
     const counts = classifyRun({ planned, outcomes, messages, quarantineAfterMs: QUARANTINE_AFTER_MS, now: new Date(dbNow) });
     failures.push(...invariantFailures(counts));
     const kills = workers.stats();
@@ -379,19 +435,49 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       ['seed', seed],
       ...countRows(counts),
       ['kills (SIGKILL at random)', kills.kills],
-      ['kills (WORKER_CRASH_AT)', `${crashPointKills}${crashPointKills ? ` (${Object.entries(kills.crashPointKills).map(([point, count]) => `${point} ${count}`).join(', ')})` : ''}`],
+      [
+        'kills (WORKER_CRASH_AT)',
+        `${crashPointKills}${
+          crashPointKills
+            ? ` (${Object.entries(kills.crashPointKills)
+                .map(([point, count]) => `${point} ${count}`)
+                .join(', ')})`
+            : ''
+        }`,
+      ],
       ['worker restarts', kills.restarts],
-      ['faults injected', `${faultTotal} (${Object.entries(faults).sort(([a], [b]) => a.localeCompare(b)).map(([kind, count]) => `${kind} ${count}`).join(', ')})`],
-      ['producer requests', `${producer.stats.posts} (${Object.entries(producer.stats.statuses).map(([status, count]) => `${status}: ${count}`).join(', ')})`],
+      [
+        'faults injected',
+        `${faultTotal} (${Object.entries(faults)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([kind, count]) => `${kind} ${count}`)
+          .join(', ')})`,
+      ],
+      [
+        'producer requests',
+        `${producer.stats.posts} (${Object.entries(producer.stats.statuses)
+          .map(([status, count]) => `${status}: ${count}`)
+          .join(', ')})`,
+      ],
       ['evidence resolved by producer', producer.stats.evidenceResolved],
       ['replay', `${ran.state}, ${ran.published} wake-ups, dry run ${replayReport.dryRun.newKeys} new of ${replayReport.dryRun.total}`],
-      ['send-path attempts', Object.entries(attempts).map(([outcome, count]) => `${outcome} ${count}`).join(', ')],
+      [
+        'send-path attempts',
+        Object.entries(attempts)
+          .map(([outcome, count]) => `${outcome} ${count}`)
+          .join(', '),
+      ],
       ['redeliveries refused mid-send', `${overlaps} (the first send then committed sent)`],
       ['claims confirmed by events', confirmedByEvents],
       ['claims confirmed by reconcileQuarantine', confirmedByReconcile],
       ['released for resend by on-call', `${released} (claims with no trace at the sink)`],
       ['provider event posts', `${posted.length} (${eventPostFailures} failed)`],
-      ['phases (ms)', Object.entries(phases).map(([name, ms]) => `${name} ${ms}`).join(', ')],
+      [
+        'phases (ms)',
+        Object.entries(phases)
+          .map(([name, ms]) => `${name} ${ms}`)
+          .join(', '),
+      ],
       ['elapsed', `${(elapsedMs / 1000).toFixed(1)} s`],
     ]);
     return {

@@ -1,5 +1,5 @@
-import { correlationOf, noticeKey } from '../../lib/ledger/notice-key';
-import type { NoticeFact, NoticeType } from '../../lib/ledger/notice-types';
+import { correlationOf, noticeKey } from '@/lib/ledger/notice-key';
+import type { NoticeFact, NoticeType } from '@/lib/ledger/notice-types';
 import type { Prng } from './prng';
 
 /**

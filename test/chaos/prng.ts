@@ -55,6 +55,7 @@ export function hashUnit(seed: number, ...parts: Array<string | number>): number
 export function parseSeed(text: string | undefined): number {
   if (text === undefined || text.trim() === '') return Math.floor(Math.random() * 4_294_967_296);
   const value = Number(text.trim());
-  if (!Number.isInteger(value) || value < 0 || value >= 4_294_967_296) throw new Error(`seed must be an integer from 0 to 4294967295, got "${text.slice(0, 40)}"`);
+  if (!Number.isInteger(value) || value < 0 || value >= 4_294_967_296)
+    throw new Error(`seed must be an integer from 0 to 4294967295, got "${text.slice(0, 40)}"`);
   return value;
 }

@@ -9,7 +9,14 @@ import type { PlannedNotice } from './plan';
  * last answer instead of the run retrying its way through every notice.
  */
 
-export type ProducerStats = { posts: number; statuses: Record<string, number>; created: number; createdTwice: number; jobIdMismatches: number; evidenceResolved: number };
+export type ProducerStats = {
+  posts: number;
+  statuses: Record<string, number>;
+  created: number;
+  createdTwice: number;
+  jobIdMismatches: number;
+  evidenceResolved: number;
+};
 
 export type Producer = { done: Promise<void>; stats: ProducerStats; problems: string[] };
 
@@ -51,7 +58,17 @@ function requestBody(notice: PlannedNotice, startedAt: number): Record<string, u
 }
 
 /** Posts every notice, then the identical request again (at once, racing, or later); retries 5xx/network errors like a producer would. */
-export function runProducer({ appUrl, token, planned, startedAt }: { appUrl: string; token: string; planned: readonly PlannedNotice[]; startedAt: number }): Producer {
+export function runProducer({
+  appUrl,
+  token,
+  planned,
+  startedAt,
+}: {
+  appUrl: string;
+  token: string;
+  planned: readonly PlannedNotice[];
+  startedAt: number;
+}): Producer {
   const stats: ProducerStats = { posts: 0, statuses: {}, created: 0, createdTwice: 0, jobIdMismatches: 0, evidenceResolved: 0 };
   const problems: string[] = [];
   const limit = semaphore(16);
@@ -61,7 +78,8 @@ export function runProducer({ appUrl, token, planned, startedAt }: { appUrl: str
 
   const noteFailure = (what: string) => {
     failuresInARow += 1;
-    if (failuresInARow >= FAILURES_IN_A_ROW_TO_STOP) broken ??= new Error(`the producer API failed ${failuresInARow} requests in a row, stopping the producer; the last: ${what}`);
+    if (failuresInARow >= FAILURES_IN_A_ROW_TO_STOP)
+      broken ??= new Error(`the producer API failed ${failuresInARow} requests in a row, stopping the producer; the last: ${what}`);
   };
 
   const call = async (method: string, path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
@@ -135,4 +153,3 @@ export function runProducer({ appUrl, token, planned, startedAt }: { appUrl: str
   const done = Promise.all(ordered.map((notice) => schedule(notice))).then(() => undefined);
   return { done, stats, problems };
 }
-

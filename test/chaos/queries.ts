@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import type { Db } from '@/db/client';
 import type { NoticeOutcome } from './verdict';
 
 /** What a chaos run reads back from the database; the harness's own SQL, read-only. */
@@ -35,7 +35,14 @@ export async function jobsWokenByBatch(db: Db, batchId: string): Promise<number>
 }
 
 export async function readOutcomes(db: Db, keys: readonly string[]): Promise<NoticeOutcome[]> {
-  const result = await db.execute<{ notice_key: string; job_state: string | null; suppression_reason: string | null; last_error_class: string | null; ledger_state: string | null; claimed_at: Date | string | null }>(sql`
+  const result = await db.execute<{
+    notice_key: string;
+    job_state: string | null;
+    suppression_reason: string | null;
+    last_error_class: string | null;
+    ledger_state: string | null;
+    claimed_at: Date | string | null;
+  }>(sql`
     select k.key as notice_key, j.state as job_state, j.suppression_reason, j.last_error_class, l.state as ledger_state, l.claimed_at
     from unnest(${sql.param(keys)}::text[]) as k(key)
     left join reminder_jobs j on j.notice_key = k.key
@@ -52,7 +59,9 @@ export async function readOutcomes(db: Db, keys: readonly string[]): Promise<Not
 
 /** What the send path did, by outcome: redeliveries the ledger refused show as suppressed_duplicate. */
 export async function countAttempts(db: Db): Promise<Record<string, number>> {
-  const result = await db.execute<{ outcome: string; count: number }>(sql`select outcome, count(*)::int as count from delivery_attempts group by outcome order by outcome`);
+  const result = await db.execute<{ outcome: string; count: number }>(
+    sql`select outcome, count(*)::int as count from delivery_attempts group by outcome order by outcome`,
+  );
   return Object.fromEntries(result.rows.map((row) => [row.outcome, row.count]));
 }
 
@@ -75,4 +84,3 @@ export async function countConfirmations(db: Db): Promise<number> {
   const result = await db.execute<{ count: number }>(sql`select count(*)::int as count from audit_log where action = 'ledger.confirm_sent'`);
   return result.rows[0]?.count ?? 0;
 }
-

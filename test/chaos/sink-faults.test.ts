@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import nodemailer from 'nodemailer';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSmtpSink, type FaultContext, type SmtpSink } from '../../lib/mail/sink';
+import { startSmtpSink, type FaultContext, type SmtpSink } from '@/lib/mail/sink';
 
 /** The sink's additive chaos features: per-message fault decisions and events for dropped messages. */
 
@@ -12,7 +12,14 @@ function transportFor(sink: SmtpSink) {
 }
 
 function mail(corr: string) {
-  return { from: 'notices@notices.test', to: 'bob@example.org', subject: 'x', text: 'hello', messageId: `<${corr}@notices.test>`, headers: { 'X-Notice-Correlation': corr } };
+  return {
+    from: 'notices@notices.test',
+    to: 'bob@example.org',
+    subject: 'x',
+    text: 'hello',
+    messageId: `<${corr}@notices.test>`,
+    headers: { 'X-Notice-Correlation': corr },
+  };
 }
 
 async function attempt(transport: ReturnType<typeof transportFor>, corr: string): Promise<number | 'ok' | 'lost'> {
@@ -60,7 +67,12 @@ describe('smtp sink chaos faults', () => {
       [correlation, 2, ['bob@example.org']],
     ]);
     expect(sink.rejections().map((r) => r.code)).toEqual([451]);
-    expect(sink.messages().filter((m) => m.correlation === correlation).map((m) => m.outcome)).toEqual(['dropped-after-data', 'accepted']);
+    expect(
+      sink
+        .messages()
+        .filter((m) => m.correlation === correlation)
+        .map((m) => m.outcome),
+    ).toEqual(['dropped-after-data', 'accepted']);
     // setFault still replaces it: the per-message decision is just another fault.
     sink.setFault({ kind: 'reject', code: 550, times: 1 });
     const again = transportFor(sink);

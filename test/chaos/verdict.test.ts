@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { noticeKey } from '../../lib/ledger/notice-key';
+import { noticeKey } from '@/lib/ledger/notice-key';
 import { businessKeyOf, isBouncingRecipient, planNotices } from './plan';
 import { createPrng, hashUnit, parseSeed } from './prng';
 import { classifyRun, formatTable, invariantFailures, type NoticeOutcome, type SinkRecord } from './verdict';
@@ -62,7 +62,12 @@ describe('classifyRun', () => {
     claimedAt: old,
     ...over,
   });
-  const message = (index: number, over: Partial<SinkRecord> = {}): SinkRecord => ({ correlation: at(index).correlation, outcome: 'accepted', handOver: true, ...over });
+  const message = (index: number, over: Partial<SinkRecord> = {}): SinkRecord => ({
+    correlation: at(index).correlation,
+    outcome: 'accepted',
+    handOver: true,
+    ...over,
+  });
 
   const clean = (): { outcomes: NoticeOutcome[]; messages: SinkRecord[] } => ({
     outcomes: [
@@ -138,12 +143,23 @@ describe('classifyRun', () => {
 
   it('a sent ledger row with nothing at the sink is a lie', () => {
     const { outcomes, messages } = clean();
-    const counts = classifyRun({ planned: plan, outcomes, messages: messages.filter((m) => m.correlation !== at(0).correlation), quarantineAfterMs: 5_000, now });
+    const counts = classifyRun({
+      planned: plan,
+      outcomes,
+      messages: messages.filter((m) => m.correlation !== at(0).correlation),
+      quarantineAfterMs: 5_000,
+      now,
+    });
     expect(counts.sentWithoutMessage).toBe(1);
     expect(invariantFailures(counts)).toEqual(['notices recorded sent that the sink never received: 1 (expected 0)']);
   });
 
   it('formats a table with aligned values', () => {
-    expect(formatTable([['a', 1], ['longer', 'x']]).split('\n')).toEqual(['---------', 'a       1', 'longer  x', '---------']);
+    expect(
+      formatTable([
+        ['a', 1],
+        ['longer', 'x'],
+      ]).split('\n'),
+    ).toEqual(['---------', 'a       1', 'longer  x', '---------']);
   });
 });

@@ -189,7 +189,14 @@ export function invariantFailures(counts: Classified): string[] {
     const value = counts[field];
     if (typeof value === 'number' && value !== 0) failures.push(`${text}: ${value} (expected 0)`);
   }
-  const accounted = counts.sent + counts.quarantined + counts.quarantinedWithEvidence + counts.quarantinedBounceOnly + counts.lost + sum(counts.suppressed) + sum(counts.failed);
+  const accounted =
+    counts.sent +
+    counts.quarantined +
+    counts.quarantinedWithEvidence +
+    counts.quarantinedBounceOnly +
+    counts.lost +
+    sum(counts.suppressed) +
+    sum(counts.failed);
   if (accounted !== counts.notices) failures.push(`classification does not add up: ${accounted} of ${counts.notices} notices`);
   return failures;
 }

@@ -1,5 +1,5 @@
-import type { CrashPoint } from '../../lib/jobs/handle-wakeup';
-import { spawnWorker, type WorkerProcess } from '../worker-process';
+import type { CrashPoint } from '@/lib/jobs/handle-wakeup';
+import { spawnWorker, type WorkerProcess } from '@/test/worker-process';
 import type { Prng } from './prng';
 
 /**
@@ -51,7 +51,9 @@ export function createWorkerPool({ size, env, log }: { size: number; env: Record
           .slice(-3)
           .map((line) => String(line.msg))
           .join(' | ');
-        stats.unexpectedExits.push(`worker slot ${slot.index} exited (code ${code}, signal ${signal}): ${tail}${worker.stderr() ? ` | stderr: ${worker.stderr().trim().slice(-500)}` : ''}`);
+        stats.unexpectedExits.push(
+          `worker slot ${slot.index} exited (code ${code}, signal ${signal}): ${tail}${worker.stderr() ? ` | stderr: ${worker.stderr().trim().slice(-500)}` : ''}`,
+        );
       }
       if (stopping) return;
       stats.restarts += 1;

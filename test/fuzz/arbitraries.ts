@@ -161,7 +161,11 @@ export const hostileJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>(
     fc.integer(),
     fc.double({ noNaN: true, noDefaultInfinity: true }),
     fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(hostileString.filter((key) => key.length < 50), tie('value'), { maxKeys: 4 }),
+    fc.dictionary(
+      hostileString.filter((key) => key.length < 50),
+      tie('value'),
+      { maxKeys: 4 },
+    ),
   ),
 })).value;
 
@@ -183,11 +187,31 @@ export function mutatedObject(valid: Record<string, unknown>): fc.Arbitrary<unkn
     .tuple(...keys.map((key) => fc.option(hostileJson, { freq: 2 }).map((value) => [key, value] as const)))
     .map((entries) => Object.fromEntries(entries.map(([key, value]) => [key, value ?? valid[key]])));
   const stringKeys = keys.filter((key) => typeof valid[key] === 'string');
-  const poisonOne = stringKeys.length === 0 ? [] : [fc.constantFrom(...stringKeys).chain((key) => poisoned(fc.constant(String(valid[key]))).map((value) => ({ ...valid, [key]: value })))];
+  const poisonOne =
+    stringKeys.length === 0
+      ? []
+      : [fc.constantFrom(...stringKeys).chain((key) => poisoned(fc.constant(String(valid[key]))).map((value) => ({ ...valid, [key]: value })))];
   const removeOne = fc.constantFrom(...keys).map((key) => Object.fromEntries(Object.entries(valid).filter(([name]) => name !== key)));
-  const extraField = fc.tuple(hostileString.filter((key) => !keys.includes(key) && key.length < 100), hostileJson).map(([key, value]) => ({ ...valid, [key]: value }));
+  const extraField = fc
+    .tuple(
+      hostileString.filter((key) => !keys.includes(key) && key.length < 100),
+      hostileJson,
+    )
+    .map(([key, value]) => ({ ...valid, [key]: value }));
   const wrongContainer = fc.constantFrom<unknown>([valid], JSON.stringify(valid), null, 42, [], {});
-  return fc.oneof(replaceOne, replaceMany, removeOne, extraField, wrongContainer, hostileJson, ...poisonOne, ...poisonOne, ...poisonOne, ...deep, ...arrayElements);
+  return fc.oneof(
+    replaceOne,
+    replaceMany,
+    removeOne,
+    extraField,
+    wrongContainer,
+    hostileJson,
+    ...poisonOne,
+    ...poisonOne,
+    ...poisonOne,
+    ...deep,
+    ...arrayElements,
+  );
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -208,17 +232,31 @@ export function hostileQuery(names: readonly string[]): fc.Arbitrary<Array<[stri
   const value = fc.oneof(plausibleString, poisoned(plausibleString), hostileString);
   const known = fc.tuple(...names.map((name) => fc.option(value, { freq: 2 }).map((chosen) => [name, chosen] as const)));
   const extra = fc.array(fc.tuple(names.length > 0 ? fc.oneof(fc.constantFrom(...names), hostileString) : hostileString, value), { maxLength: 2 });
-  return fc.tuple(known, extra).map(([pairs, more]) => [
-    ...pairs.flatMap(([name, chosen]): Array<[string, string]> => (chosen === null ? [] : [[name, chosen]])),
-    ...more.filter(([name]) => name.length < 200),
-  ]);
+  return fc
+    .tuple(known, extra)
+    .map(([pairs, more]) => [
+      ...pairs.flatMap(([name, chosen]): Array<[string, string]> => (chosen === null ? [] : [[name, chosen]])),
+      ...more.filter(([name]) => name.length < 200),
+    ]);
 }
 
 /** Header values that could smuggle a second header or overflow a parser; only those `Headers` accepts. */
 export const hostileHeaderValue: fc.Arbitrary<string> = fc
   .oneof(
     hostileString,
-    fc.constantFrom('Bearer', 'Bearer ', 'Bearer nlk_', 'Basic', 'Basic !!!', 'Basic ' + Buffer.from(':').toString('base64'), 'v1=', 'v1=' + '0'.repeat(64), '1', '-1', '99999999999999'),
+    fc.constantFrom(
+      'Bearer',
+      'Bearer ',
+      'Bearer nlk_',
+      'Basic',
+      'Basic !!!',
+      'Basic ' + Buffer.from(':').toString('base64'),
+      'v1=',
+      'v1=' + '0'.repeat(64),
+      '1',
+      '-1',
+      '99999999999999',
+    ),
   )
   .filter(isValidHeaderValue);
 

@@ -33,7 +33,9 @@ beforeAll(async () => {
   t = await createTestDatabase();
   restoreEnv = patchEnv({ DATABASE_URL: t.url, NEXTAUTH_SECRET: FUZZ_SECRETS.NEXTAUTH_SECRET });
   ({ byRole: users, disabledAdmin } = await seedConsoleUsers(t.pool));
-  const victim = await t.pool.query<{ id: string }>(`insert into users (email, name, role) values ('matrix-victim@example.com', 'Victim', 'support') returning id`);
+  const victim = await t.pool.query<{ id: string }>(
+    `insert into users (email, name, role) values ('matrix-victim@example.com', 'Victim', 'support') returning id`,
+  );
   const noticeKey = keyWithCorrelation('0123456789abcdef0123456789abcdef');
   await insertClaimedNotice(t.db, { noticeKey, email: 'customer@example.com' });
   const victimToken = await createApiToken(t.db, { name: 'matrix victim', createdBy: null, actor: 'matrix' });
@@ -82,7 +84,9 @@ describe('authorization matrix (console handlers × callers)', () => {
         ...roles.filter((role) => !allowed.includes(role)).map((role): [string, Record<string, string>] => [role, {}]),
       ];
       for (const [caller, headers] of refusedCallers) {
-        const roleCookie: Record<string, string> = (roles as readonly string[]).includes(caller) ? { cookie: await sessionCookie({ userId: users[caller as Role].id }) } : {};
+        const roleCookie: Record<string, string> = (roles as readonly string[]).includes(caller)
+          ? { cookie: await sessionCookie({ userId: users[caller as Role].id }) }
+          : {};
         const before = await snapshotTables(t.pool);
         const outcome = await callHandler(handler, requestFor(route, { headers: { ...headers, ...roleCookie }, body: 'valid' }));
         expect(passedGuard(outcome.status), `${caller} got ${outcome.status}: ${outcome.text.slice(0, 200)}`).toBe(false);
@@ -95,7 +99,11 @@ describe('authorization matrix (console handlers × callers)', () => {
 
 describe('a console session opens no producer API route', () => {
   // The route list's producer part: each route's own export, as next start serves it.
-  const producerRoutes = producerRouteContracts.map((contract) => ({ name: `${contract.method} ${contract.path}`, method: contract.method, load: () => loadRouteHandler(contract) }));
+  const producerRoutes = producerRouteContracts.map((contract) => ({
+    name: `${contract.method} ${contract.path}`,
+    method: contract.method,
+    load: () => loadRouteHandler(contract),
+  }));
 
   for (const route of producerRoutes) {
     it(`${route.name}: admin session cookie, with or without a bogus bearer → 401, nothing written`, async () => {
@@ -106,7 +114,11 @@ describe('a console session opens no producer API route', () => {
         const before = await snapshotTables(t.pool);
         const outcome = await callHandler(
           (request) => handler(request, { params: Promise.resolve({ id: '00000000-0000-4000-8000-000000000000', ref: 'recon:1' }) }),
-          new Request('http://api.test/api/v1/x', { method: route.method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ kind: 'reconciliation_exception' }) }),
+          new Request('http://api.test/api/v1/x', {
+            method: route.method,
+            headers: { 'content-type': 'application/json', ...headers },
+            body: JSON.stringify({ kind: 'reconciliation_exception' }),
+          }),
         );
         expect(outcome.status).toBe(401);
         expect(await snapshotTables(t.pool)).toEqual(before);

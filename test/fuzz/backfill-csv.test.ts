@@ -29,7 +29,11 @@ const validRow = (): string[] => {
 };
 const header = 'notice_type,revision,sent_at,subscription_id,period_start,provider_message_id,recipient_email';
 
-const cell = fc.oneof(plausibleString, poisoned(fc.constantFrom('pm-1', 'customer@example.com', 'sub_1', '2026-01-01')), hostileString.filter((text) => text.length < 300));
+const cell = fc.oneof(
+  plausibleString,
+  poisoned(fc.constantFrom('pm-1', 'customer@example.com', 'sub_1', '2026-01-01')),
+  hostileString.filter((text) => text.length < 300),
+);
 const rowsArbitrary = fc.array(
   fc.tuple(fc.nat({ max: 6 }), cell, fc.boolean()).map(([index, value, mutate]) => {
     const row = validRow();

@@ -19,16 +19,49 @@ let t: TestDatabase;
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  await t.pool.query(`insert into users (email, name, role) values ('fuzz-operator@example.com', 'Operator', 'operator'), ('fuzz-manager@example.com', 'Manager', 'manager')`);
+  await t.pool.query(
+    `insert into users (email, name, role) values ('fuzz-operator@example.com', 'Operator', 'operator'), ('fuzz-manager@example.com', 'Manager', 'manager')`,
+  );
 });
 
 afterAll(async () => {
   await t.drop();
 });
 
-const flagNames = ['--from', '--to', '--type', '--source', '--csv', '--request', '--approve', '--reject', '--run', '--cancel', '--status', '--list', '--as', '--reason', '--help', '-h', '--', '-', '--from-jobs', '--limit', '--dry-run', '--unknown', '--as=', '--from=2026-11-29T00:00:00Z'];
-const argument = fc.oneof({ arbitrary: fc.constantFrom(...flagNames), weight: 3 }, { arbitrary: plausibleString, weight: 2 }, { arbitrary: hostileString.filter((text) => text.length < 5_000), weight: 2 });
-const replayArgv = fc.tuple(fc.constantFrom('replay', 'replay', 'replay', 'replays', '', 'REPLAY', '--help'), fc.array(argument, { maxLength: 8 })).map(([command, rest]) => [command, ...rest]);
+const flagNames = [
+  '--from',
+  '--to',
+  '--type',
+  '--source',
+  '--csv',
+  '--request',
+  '--approve',
+  '--reject',
+  '--run',
+  '--cancel',
+  '--status',
+  '--list',
+  '--as',
+  '--reason',
+  '--help',
+  '-h',
+  '--',
+  '-',
+  '--from-jobs',
+  '--limit',
+  '--dry-run',
+  '--unknown',
+  '--as=',
+  '--from=2026-11-29T00:00:00Z',
+];
+const argument = fc.oneof(
+  { arbitrary: fc.constantFrom(...flagNames), weight: 3 },
+  { arbitrary: plausibleString, weight: 2 },
+  { arbitrary: hostileString.filter((text) => text.length < 5_000), weight: 2 },
+);
+const replayArgv = fc
+  .tuple(fc.constantFrom('replay', 'replay', 'replay', 'replays', '', 'REPLAY', '--help'), fc.array(argument, { maxLength: 8 }))
+  .map(([command, rest]) => [command, ...rest]);
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -58,10 +91,34 @@ describe('parseReplayArgs with hostile argv', () => {
   });
 });
 
-const accountFlags = ['--email', '--role', '--name', '--reason', '--id', '--generate-password', '--password', '--help', '--', '-', '--email=', '--role=admin', 'admin', 'someone@example.com', '00000000-0000-4000-8000-000000000000'];
-const accountArgument = fc.oneof({ arbitrary: fc.constantFrom(...accountFlags), weight: 3 }, { arbitrary: plausibleString, weight: 2 }, { arbitrary: hostileString.filter((text) => text.length < 5_000), weight: 2 });
+const accountFlags = [
+  '--email',
+  '--role',
+  '--name',
+  '--reason',
+  '--id',
+  '--generate-password',
+  '--password',
+  '--help',
+  '--',
+  '-',
+  '--email=',
+  '--role=admin',
+  'admin',
+  'someone@example.com',
+  '00000000-0000-4000-8000-000000000000',
+];
+const accountArgument = fc.oneof(
+  { arbitrary: fc.constantFrom(...accountFlags), weight: 3 },
+  { arbitrary: plausibleString, weight: 2 },
+  { arbitrary: hostileString.filter((text) => text.length < 5_000), weight: 2 },
+);
 const accountArgv = fc
-  .tuple(fc.constantFrom('users', 'tokens', 'Users', ''), fc.constantFrom('create', 'list', 'revoke', 'delete', ''), fc.array(accountArgument, { maxLength: 8 }))
+  .tuple(
+    fc.constantFrom('users', 'tokens', 'Users', ''),
+    fc.constantFrom('create', 'list', 'revoke', 'delete', ''),
+    fc.array(accountArgument, { maxLength: 8 }),
+  )
   .map(([family, action, rest]) => [family, action, ...rest]);
 
 describe('parseAccountArgs with hostile argv', () => {
@@ -101,16 +158,25 @@ const badReplayInvocations = [
   ['replay', '--approve', "1'; drop table replays; --", '--as', 'fuzz-manager@example.com', '--reason', 'x'],
   ['replay', '--from', '2026-02-30T00:00:00Z', '--request', '--as', 'fuzz-operator@example.com', '--reason', 'x'],
   ['replay', '--csv', '../../../../etc/passwd', '--type', 'renewal_notice_t72'],
-  ...fc.sample(replayArgv.filter((argv) => passable(argv) && !argv.includes('--help') && !argv.includes('-h') && !parseReplayArgs(argv).ok), { seed: FUZZ_SEED, numRuns: 1 }),
+  ...fc.sample(
+    replayArgv.filter((argv) => passable(argv) && !argv.includes('--help') && !argv.includes('-h') && !parseReplayArgs(argv).ok),
+    { seed: FUZZ_SEED, numRuns: 1 },
+  ),
 ];
 
-const limitValue = fc.oneof(fc.constantFrom('0', '-1', '1.5', 'abc', '1e3', '', ' ', 'Infinity', '9'.repeat(400)), hostileString.filter((text) => !/^\s*\d+\s*$/.test(text)));
+const limitValue = fc.oneof(
+  fc.constantFrom('0', '-1', '1.5', 'abc', '1e3', '', ' ', 'Infinity', '9'.repeat(400)),
+  hostileString.filter((text) => !/^\s*\d+\s*$/.test(text)),
+);
 const badBackfillInvocations = [
   ['--csv', 'a.csv', '--from-jobs'],
   ['--bogus', "'; drop table notice_ledger; --"],
   ['--csv'],
   ['--from-jobs', '--limit', '0'],
-  ...fc.sample(limitValue.filter((value) => passable([value])).map((value) => ['--from-jobs', '--limit', value]), { seed: FUZZ_SEED, numRuns: 1 }),
+  ...fc.sample(
+    limitValue.filter((value) => passable([value])).map((value) => ['--from-jobs', '--limit', value]),
+    { seed: FUZZ_SEED, numRuns: 1 },
+  ),
 ];
 
 /** Runs the invocations three at a time (they are all refusals, so one snapshot around the batch shows any change). */

@@ -21,13 +21,47 @@ const timerNames = ['SWEEP_EVERY', 'VISIBILITY_TIMEOUT', 'SMTP_TIMEOUT', 'SMTP_S
 const envValue = fc.oneof(
   hostileString,
   plausibleString,
-  fc.constantFrom('15m', '0', '0s', '1ms', '9'.repeat(30), '9'.repeat(400) + 'd', '30d', '24d', '25d', '2147483647ms', '2147483648ms', '-5m', '1.5h', '15 m', ' 15m ', '15M', 'Infinity', 'NaN', '1e3', '0x10', 'true', 'enforce', 'pgboss', 'rabbitmq', 'http://', 'amqp://guest:guest@127.0.0.1:5672', 'postgres://u:p@localhost/db', '21:00-08:00', '24:00-08:00'),
+  fc.constantFrom(
+    '15m',
+    '0',
+    '0s',
+    '1ms',
+    '9'.repeat(30),
+    '9'.repeat(400) + 'd',
+    '30d',
+    '24d',
+    '25d',
+    '2147483647ms',
+    '2147483648ms',
+    '-5m',
+    '1.5h',
+    '15 m',
+    ' 15m ',
+    '15M',
+    'Infinity',
+    'NaN',
+    '1e3',
+    '0x10',
+    'true',
+    'enforce',
+    'pgboss',
+    'rabbitmq',
+    'http://',
+    'amqp://guest:guest@127.0.0.1:5672',
+    'postgres://u:p@localhost/db',
+    '21:00-08:00',
+    '24:00-08:00',
+  ),
   fc.constantFrom('k'.repeat(31), 'k'.repeat(32), 'k'.repeat(100_000)),
 );
 
 const environments = fc.tuple(
   fc.dictionary(fc.constantFrom(...names), envValue, { maxKeys: 8 }),
-  fc.dictionary(hostileString.filter((name) => name.length < 50), envValue, { maxKeys: 2 }),
+  fc.dictionary(
+    hostileString.filter((name) => name.length < 50),
+    envValue,
+    { maxKeys: 2 },
+  ),
   fc.boolean(),
 );
 
@@ -43,10 +77,16 @@ describe('loadConfig with arbitrary environments', () => {
           expect(error).toBeInstanceOf(ConfigError);
           if (!(error instanceof ConfigError)) return;
           expect(error.problems.length).toBeGreaterThan(0);
-          for (const problem of error.problems) expect(names.some((name) => problem.startsWith(name)), problem.slice(0, 200)).toBe(true);
+          for (const problem of error.problems)
+            expect(
+              names.some((name) => problem.startsWith(name)),
+              problem.slice(0, 200),
+            ).toBe(true);
           for (const name of secretNames) {
             const value = env[name];
-            const echoedElsewhere = Object.entries(env).some(([other, text]) => other !== name && !(secretNames as readonly string[]).includes(other) && value !== undefined && text.includes(value));
+            const echoedElsewhere = Object.entries(env).some(
+              ([other, text]) => other !== name && !(secretNames as readonly string[]).includes(other) && value !== undefined && text.includes(value),
+            );
             if (value && value.length >= 8 && !echoedElsewhere) expect(error.message.includes(value), `${name}'s value is in the error`).toBe(false);
           }
           expect(error.message).not.toMatch(/\n\s+at\s/);
@@ -59,7 +99,14 @@ describe('loadConfig with arbitrary environments', () => {
         // These drive setTimeout/setInterval, which fire at once past 2^31-1 ms.
         for (const name of timerNames) expect(loaded[name], `${name}=${String(env[name])}`).toBeLessThanOrEqual(MAX_TIMER_MS);
       }),
-      { ...fuzzParameters(500), examples: [[[{ QUARANTINE_AFTER: '9'.repeat(400) }, {}, true]], [[{ SWEEP_EVERY: '30d' }, {}, true]], [[{ VISIBILITY_TIMEOUT: '2147483648ms' }, {}, true]]] },
+      {
+        ...fuzzParameters(500),
+        examples: [
+          [[{ QUARANTINE_AFTER: '9'.repeat(400) }, {}, true]],
+          [[{ SWEEP_EVERY: '30d' }, {}, true]],
+          [[{ VISIBILITY_TIMEOUT: '2147483648ms' }, {}, true]],
+        ],
+      },
     );
   });
 });

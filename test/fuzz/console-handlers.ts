@@ -71,7 +71,16 @@ const listed: readonly ConsoleHandler[] = [
     permission: 'quarantine.read',
     queryNames: ['olderThanMinutes', 'recipientDomain', 'noticeType', 'afterClaimedAt', 'afterKey'],
     mutates: false,
-    regressions: [[['afterClaimedAt', '2026-02-30 10:00:00+00'], ['afterKey', 'a'.repeat(64)]], [['afterClaimedAt', '2026-11-29 25:00:00+00'], ['afterKey', 'a'.repeat(64)]]],
+    regressions: [
+      [
+        ['afterClaimedAt', '2026-02-30 10:00:00+00'],
+        ['afterKey', 'a'.repeat(64)],
+      ],
+      [
+        ['afterClaimedAt', '2026-11-29 25:00:00+00'],
+        ['afterKey', 'a'.repeat(64)],
+      ],
+    ],
   },
   {
     name: 'quarantine/count',
@@ -96,7 +105,17 @@ const listed: readonly ConsoleHandler[] = [
     permission: 'audit.read',
     queryNames: ['actor', 'action', 'target', 'beforeAt', 'beforeId'],
     mutates: false,
-    regressions: [[['actor', 'a\u0000b']], [['beforeAt', '2026-99-99 10:00'], ['beforeId', '1']], [['beforeAt', '2026-02-30 10:00:00+00'], ['beforeId', '1']]],
+    regressions: [
+      [['actor', 'a\u0000b']],
+      [
+        ['beforeAt', '2026-99-99 10:00'],
+        ['beforeId', '1'],
+      ],
+      [
+        ['beforeAt', '2026-02-30 10:00:00+00'],
+        ['beforeId', '1'],
+      ],
+    ],
   },
   {
     name: 'users (list)',
@@ -180,9 +199,18 @@ const listed: readonly ConsoleHandler[] = [
     regressionBodies: [
       JSON.stringify({ csv: 'type,subscription_id\n\u0000,1', reason: 'because' }),
       JSON.stringify({ csv: '"unterminated\n'.repeat(1_000), reason: 'because' }),
-      JSON.stringify({ csv: 'notice_type,subscription_id,period_start,recipient_email,due_at,deadline_at,payload\nrenewal_notice_t72,sub_1,2026-12-01,a@example.com,2026-12-01T09:00:00Z,2026-12-02T09:00:00Z,"{""a"":""\\u0000""}"', reason: 'because' }),
-      JSON.stringify({ csv: 'notice_type,subscription_id,period_start,recipient_email,due_at,deadline_at,payload\nrenewal_notice_t72,sub_2,2026-12-01,a@example.com,2026-12-01T09:00:00Z,2026-12-02T09:00:00Z,"{""a"":""\\ud800""}"', reason: 'because' }),
-      JSON.stringify({ csv: 'notice_type,subscription_id,period_start,recipient_email,due_at,deadline_at\nrenewal_notice_t72,sub_\ud800,2026-12-01,a@example.com,2026-12-01T09:00:00Z,2026-12-02T09:00:00Z\nrenewal_notice_t72,\ud800,bad,bad,bad,bad', reason: 'because' }),
+      JSON.stringify({
+        csv: 'notice_type,subscription_id,period_start,recipient_email,due_at,deadline_at,payload\nrenewal_notice_t72,sub_1,2026-12-01,a@example.com,2026-12-01T09:00:00Z,2026-12-02T09:00:00Z,"{""a"":""\\u0000""}"',
+        reason: 'because',
+      }),
+      JSON.stringify({
+        csv: 'notice_type,subscription_id,period_start,recipient_email,due_at,deadline_at,payload\nrenewal_notice_t72,sub_2,2026-12-01,a@example.com,2026-12-01T09:00:00Z,2026-12-02T09:00:00Z,"{""a"":""\\ud800""}"',
+        reason: 'because',
+      }),
+      JSON.stringify({
+        csv: 'notice_type,subscription_id,period_start,recipient_email,due_at,deadline_at\nrenewal_notice_t72,sub_\ud800,2026-12-01,a@example.com,2026-12-01T09:00:00Z,2026-12-02T09:00:00Z\nrenewal_notice_t72,\ud800,bad,bad,bad,bad',
+        reason: 'because',
+      }),
     ],
   },
   {
@@ -246,7 +274,20 @@ const listed: readonly ConsoleHandler[] = [
     permission: 'reports.read',
     queryNames: ['granularity', 'from', 'to'],
     mutates: false,
-    regressions: [[['from', '2026-02-30'], ['to', '2026-03-01']], [['from', '0000-01-01'], ['to', '0000-02-01']], [['from', '9999-12-01'], ['to', '9999-12-31']]],
+    regressions: [
+      [
+        ['from', '2026-02-30'],
+        ['to', '2026-03-01'],
+      ],
+      [
+        ['from', '0000-01-01'],
+        ['to', '0000-02-01'],
+      ],
+      [
+        ['from', '9999-12-01'],
+        ['to', '9999-12-31'],
+      ],
+    ],
   },
   {
     name: 'reports/csv',
@@ -255,20 +296,46 @@ const listed: readonly ConsoleHandler[] = [
     permission: 'reports.read',
     queryNames: ['granularity', 'from', 'to'],
     mutates: false,
-    regressions: [[['from', '2026-01-01\r\nSet-Cookie: a=b'], ['to', '2026-02-01']], [['from', '0000-01-01'], ['to', '0000-02-01']]],
+    regressions: [
+      [
+        ['from', '2026-01-01\r\nSet-Cookie: a=b'],
+        ['to', '2026-02-01'],
+      ],
+      [
+        ['from', '0000-01-01'],
+        ['to', '0000-02-01'],
+      ],
+    ],
   },
 ];
 
 const csvCell = fc.oneof(
   plausibleString,
   hostileString.filter((text) => text.length < 500),
-  fc.constantFrom('renewal_notice_t72', 'payment_recovery', 'customer@example.com', '2026-12-01T09:00:00Z', '2026-12-02T09:00:00Z', 'Europe/Berlin', '{"plan_name":"Team"}', '{"a":"\\u0000"}', '{"a":"\\ud800"}', '{"\\u0000":1}', '[1,2]', '"quoted, with comma"', '"unterminated'),
+  fc.constantFrom(
+    'renewal_notice_t72',
+    'payment_recovery',
+    'customer@example.com',
+    '2026-12-01T09:00:00Z',
+    '2026-12-02T09:00:00Z',
+    'Europe/Berlin',
+    '{"plan_name":"Team"}',
+    '{"a":"\\u0000"}',
+    '{"a":"\\ud800"}',
+    '{"\\u0000":1}',
+    '[1,2]',
+    '"quoted, with comma"',
+    '"unterminated',
+  ),
 );
 
 /** An uploaded replay list: the real header, then rows of hostile cells (CSV-quoted or not). */
 export const hostileReplayCsv: fc.Arbitrary<string> = fc
   .tuple(
-    fc.constantFrom('notice_type,subscription_id,period_start,recipient_email,due_at,deadline_at,payload', 'notice_type,account_id,reconciliation_id,exception_id,recipient_email,due_at,deadline_at,customer_id,evidence_ref,payload'),
+    fc.constantFrom(
+      'notice_type,subscription_id,period_start,recipient_email,due_at,deadline_at,payload',
+      'notice_type,account_id,reconciliation_id,exception_id,recipient_email,due_at,deadline_at,customer_id,evidence_ref,payload',
+    ),
     fc.array(fc.array(fc.tuple(csvCell, fc.boolean()), { minLength: 1, maxLength: 10 }), { minLength: 1, maxLength: 6 }),
     fc.constantFrom('\n', '\r\n', '\r'),
   )
@@ -280,8 +347,10 @@ export const hostileReplayCsv: fc.Arbitrary<string> = fc
 export const expectedPermissions: Record<string, Permission> = Object.fromEntries(listed.map((route) => [`${route.method} ${route.path}`, route.permission]));
 
 /** The route list's console part with its fuzz inputs; the handler is the route file's own export. */
-export const consoleHandlers: readonly (ConsoleHandler & { load: () => Promise<(request: Request) => Promise<Response>> })[] = consoleRouteContracts.map((contract) => {
-  const route = listed.find((candidate) => candidate.method === contract.method && candidate.path === contract.path);
-  if (!route) throw new Error(`${contract.method} ${contract.path} has no entry in test/fuzz/console-handlers.ts`);
-  return { ...route, load: () => loadRouteHandler(contract) };
-});
+export const consoleHandlers: readonly (ConsoleHandler & { load: () => Promise<(request: Request) => Promise<Response>> })[] = consoleRouteContracts.map(
+  (contract) => {
+    const route = listed.find((candidate) => candidate.method === contract.method && candidate.path === contract.path);
+    if (!route) throw new Error(`${contract.method} ${contract.path} has no entry in test/fuzz/console-handlers.ts`);
+    return { ...route, load: () => loadRouteHandler(contract) };
+  },
+);

@@ -25,12 +25,21 @@ let secrets: string[];
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  restoreEnv = patchEnv({ DATABASE_URL: t.url, NEXTAUTH_SECRET: FUZZ_SECRETS.NEXTAUTH_SECRET, WEBHOOK_SECRET: FUZZ_SECRETS.WEBHOOK_SECRET, METRICS_TOKEN: FUZZ_SECRETS.METRICS_TOKEN });
+  restoreEnv = patchEnv({
+    DATABASE_URL: t.url,
+    NEXTAUTH_SECRET: FUZZ_SECRETS.NEXTAUTH_SECRET,
+    WEBHOOK_SECRET: FUZZ_SECRETS.WEBHOOK_SECRET,
+    METRICS_TOKEN: FUZZ_SECRETS.METRICS_TOKEN,
+  });
   const { byRole } = await seedConsoleUsers(t.pool);
-  const victim = await t.pool.query<{ id: string }>(`insert into users (email, name, role) values ('fuzz-victim@example.com', 'Victim', 'support') returning id`);
+  const victim = await t.pool.query<{ id: string }>(
+    `insert into users (email, name, role) values ('fuzz-victim@example.com', 'Victim', 'support') returning id`,
+  );
   const victimUserId = victim.rows[0]?.id;
   if (!victimUserId) throw new Error('victim insert returned nothing');
-  const keys = ['0123456789abcdef0123456789abcdef', 'fedcba9876543210fedcba9876543210', 'aaaaaaaabbbbbbbbccccccccdddddddd'].map((correlation) => keyWithCorrelation(correlation));
+  const keys = ['0123456789abcdef0123456789abcdef', 'fedcba9876543210fedcba9876543210', 'aaaaaaaabbbbbbbbccccccccdddddddd'].map((correlation) =>
+    keyWithCorrelation(correlation),
+  );
   for (const [index, key] of keys.entries()) await insertClaimedNotice(t.db, { noticeKey: key, email: `customer${index}@example.com` });
   await t.pool.query(`update notice_ledger set one_time_code = 'OTC-' || substr(notice_key, 1, 12)`);
   await t.pool.query(
@@ -49,7 +58,19 @@ afterAll(async () => {
   restoreEnv();
 });
 
-function requestFor({ path, method, query, body, contentType }: { path: string; method: 'GET' | 'POST'; query?: Array<[string, string]>; body?: string; contentType?: string }): Request {
+function requestFor({
+  path,
+  method,
+  query,
+  body,
+  contentType,
+}: {
+  path: string;
+  method: 'GET' | 'POST';
+  query?: Array<[string, string]>;
+  body?: string;
+  contentType?: string;
+}): Request {
   const url = new URL(path, base);
   for (const [name, value] of query ?? []) url.searchParams.append(name, value);
   const headers: Record<string, string> = { cookie };
@@ -57,7 +78,14 @@ function requestFor({ path, method, query, body, contentType }: { path: string; 
   return new Request(url, { method, headers, ...(method === 'POST' ? { body: body ?? '' } : {}) });
 }
 
-const contentTypes = fc.constantFrom(undefined, 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16');
+const contentTypes = fc.constantFrom(
+  undefined,
+  'application/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=utf-16',
+);
 
 describe('console route handlers under hostile input', () => {
   for (const route of consoleHandlers.filter((entry) => entry.method === 'GET')) {
@@ -70,7 +98,10 @@ describe('console route handlers under hostile input', () => {
           expectSafe(outcome, { secrets, context: `GET ${route.path} ${JSON.stringify(query).slice(0, 200)}` });
           expect(await snapshotTables(t.pool)).toEqual(before);
         }),
-        { ...fuzzParameters(RUNS_PER_ROUTE), examples: (route.regressions ?? []).map((query) => [query.map(([name, value]): [string, string] => [name, value])]) },
+        {
+          ...fuzzParameters(RUNS_PER_ROUTE),
+          examples: (route.regressions ?? []).map((query) => [query.map(([name, value]): [string, string] => [name, value])]),
+        },
       );
     });
   }
@@ -102,18 +133,26 @@ describe('GET /api/metrics under hostile Authorization headers', () => {
   it('answers 401 to anything but the exact bearer token, never leaks it, writes nothing', async () => {
     const { GET } = await import('@/app/api/metrics/route');
     const exact = `Bearer ${FUZZ_SECRETS.METRICS_TOKEN}`;
-    const headers = fc.oneof(
-      hostileHeaderValue,
-      fc.constantFrom(`${exact}x`, exact.slice(0, -1), `Basic ${FUZZ_SECRETS.METRICS_TOKEN}`, `bearer  ${FUZZ_SECRETS.METRICS_TOKEN.toUpperCase()}`, `Bearer ${FUZZ_SECRETS.NEXTAUTH_SECRET}`),
-      poisoned(fc.constant(exact)).filter((value) => value !== exact),
-    ).filter((value) => {
-      try {
-        new Headers({ authorization: value });
-        return value.trim() !== exact;
-      } catch {
-        return false;
-      }
-    });
+    const headers = fc
+      .oneof(
+        hostileHeaderValue,
+        fc.constantFrom(
+          `${exact}x`,
+          exact.slice(0, -1),
+          `Basic ${FUZZ_SECRETS.METRICS_TOKEN}`,
+          `bearer  ${FUZZ_SECRETS.METRICS_TOKEN.toUpperCase()}`,
+          `Bearer ${FUZZ_SECRETS.NEXTAUTH_SECRET}`,
+        ),
+        poisoned(fc.constant(exact)).filter((value) => value !== exact),
+      )
+      .filter((value) => {
+        try {
+          new Headers({ authorization: value });
+          return value.trim() !== exact;
+        } catch {
+          return false;
+        }
+      });
     await fc.assert(
       fc.asyncProperty(fc.option(headers, { freq: 8 }), async (authorization) => {
         const before = await snapshotTables(t.pool);

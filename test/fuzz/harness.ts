@@ -86,14 +86,24 @@ export async function seedConsoleUsers(pool: pg.Pool): Promise<{ byRole: Record<
     if (!id) throw new Error('user insert returned nothing');
     byRole[role] = { id, email, role };
   }
-  const disabled = await pool.query<{ id: string }>(`insert into users (email, name, role, disabled_at) values ('fuzz-disabled@example.com', 'Disabled', 'admin', now()) returning id`);
+  const disabled = await pool.query<{ id: string }>(
+    `insert into users (email, name, role, disabled_at) values ('fuzz-disabled@example.com', 'Disabled', 'admin', now()) returning id`,
+  );
   const disabledId = disabled.rows[0]?.id;
   if (!disabledId) throw new Error('user insert returned nothing');
   return { byRole, disabledAdmin: { id: disabledId, email: 'fuzz-disabled@example.com', role: 'admin' } };
 }
 
 /** The cookie next-auth would set after sign-in; a negative maxAge makes an expired one. */
-export async function sessionCookie({ userId, maxAgeSeconds = 3_600, secret = FUZZ_SECRETS.NEXTAUTH_SECRET }: { userId: string; maxAgeSeconds?: number; secret?: string }): Promise<string> {
+export async function sessionCookie({
+  userId,
+  maxAgeSeconds = 3_600,
+  secret = FUZZ_SECRETS.NEXTAUTH_SECRET,
+}: {
+  userId: string;
+  maxAgeSeconds?: number;
+  secret?: string;
+}): Promise<string> {
   const token = await encode({ token: { sub: userId, name: 'fuzz', email: 'fuzz@example.com' }, secret, maxAge: maxAgeSeconds });
   return `next-auth.session-token=${token}`;
 }

@@ -16,7 +16,13 @@ let transport: MailTransport;
 
 beforeAll(async () => {
   sink = await startSmtpSink();
-  transport = createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'Notices <notices@example.org>', messageIdDomain: 'example.org', maxConnections: 2 });
+  transport = createMailTransport({
+    smtpUrl: sink.url,
+    timeoutMs: 5_000,
+    from: 'Notices <notices@example.org>',
+    messageIdDomain: 'example.org',
+    maxConnections: 2,
+  });
 });
 
 afterAll(async () => {
@@ -27,7 +33,14 @@ afterAll(async () => {
 const injected = fc.oneof(
   poisoned(fc.constantFrom('Team', 'Pro plan', 'Jane')),
   hostileString.filter((text) => text.length < 2_000),
-  fc.constantFrom('Team\r\nBcc: attacker@example.com', 'Team\nSubject: second', 'Team\r\n\r\n<html>body</html>', 'Team\rX-Injected: 1', '=?utf-8?q?encoded?=\r\nBcc: a@b.c', 'Team\u2028Bcc: attacker@example.com'),
+  fc.constantFrom(
+    'Team\r\nBcc: attacker@example.com',
+    'Team\nSubject: second',
+    'Team\r\n\r\n<html>body</html>',
+    'Team\rX-Injected: 1',
+    '=?utf-8?q?encoded?=\r\nBcc: a@b.c',
+    'Team\u2028Bcc: attacker@example.com',
+  ),
 );
 
 describe('mail headers with hostile payload values', () => {
@@ -37,7 +50,12 @@ describe('mail headers with hostile payload values', () => {
       fc.asyncProperty(injected, injected, fc.constantFrom('renewal_notice_t72', 'renewal_notice_t24', 'payment_recovery'), async (plan, name, noticeType) => {
         counter += 1;
         const noticeKey = counter.toString(16).padStart(64, '0');
-        const rendered = renderNotice({ noticeType, payload: { plan_name: plan, customer_name: name, amount: name }, oneTimeCode: 'OTC-123456', cancelUrl: 'https://example.org/c/x' });
+        const rendered = renderNotice({
+          noticeType,
+          payload: { plan_name: plan, customer_name: name, amount: name },
+          oneTimeCode: 'OTC-123456',
+          cancelUrl: 'https://example.org/c/x',
+        });
         const outcome = await transport.send({ to: 'customer@example.com', subject: rendered.subject, text: rendered.text, html: rendered.html, noticeKey });
         expect(outcome.kind).toBe('accepted');
         const message = sink.messages().find((sunk) => sunk.messageId?.includes(noticeKey.slice(0, 32)));

@@ -26,7 +26,9 @@ beforeAll(async () => {
   restoreEnv = patchEnv({ DATABASE_URL: t.url, WEBHOOK_SECRET: FUZZ_SECRETS.WEBHOOK_SECRET });
   token = (await createApiToken(t.db, { name: 'fuzz producer', createdBy: null, actor: 'fuzz' })).token;
   const { POST } = await import('@/app/api/v1/reminders/route');
-  const created = await POST(new Request('http://api.test/api/v1/reminders', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify(validReminder()) }));
+  const created = await POST(
+    new Request('http://api.test/api/v1/reminders', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify(validReminder()) }),
+  );
   expect(created.status).toBe(201);
   jobId = String(((await created.json()) as { id: string }).id);
   secrets = [token, process.env.NOTICE_KEY_SECRET ?? '', ...Object.values(FUZZ_SECRETS), ...(await storedOneTimeCodes(t.pool))];
@@ -77,7 +79,11 @@ function freshIdentity(body: unknown): unknown {
 const withReminder = (patch: Record<string, unknown>) => JSON.stringify(freshIdentity({ ...validReminder(), ...patch }));
 
 const endpoints: Endpoint[] = [
-  { name: 'POST /api/v1/reminders', method: 'POST', load: async () => (await import('@/app/api/v1/reminders/route')).POST, template: validReminder,
+  {
+    name: 'POST /api/v1/reminders',
+    method: 'POST',
+    load: async () => (await import('@/app/api/v1/reminders/route')).POST,
+    template: validReminder,
     regressions: () => [
       withReminder({ identity: { account_id: 'acct\u0000', reconciliation_id: 'r', exception_id: 'e' } }),
       withReminder({ identity: { account_id: 'acct\uD800', reconciliation_id: 'r', exception_id: 'e' } }),
@@ -86,12 +92,39 @@ const endpoints: Endpoint[] = [
       withReminder({ payload: { 'pl\u0000an': 'Team' } }),
     ],
   },
-  { name: 'POST /api/v1/reminders/[id]/cancel', method: 'POST', load: async () => (await import('@/app/api/v1/reminders/[id]/cancel/route')).POST, template: () => ({ reason: 'customer paid by wire' }), param: 'id', regressions: () => [JSON.stringify({ reason: 'paid\u0000' })] },
-  { name: 'PUT /api/v1/evidence/[ref]', method: 'PUT', load: async () => (await import('@/app/api/v1/evidence/[ref]/route')).PUT, template: () => ({ kind: 'reconciliation_exception', summary: 'open exception', details: { amount: '49.00' } }), param: 'ref', regressions: () => [JSON.stringify({ kind: 'reconciliation_exception', summary: 'a\u0000b' }), JSON.stringify({ kind: 'reconciliation_exception', details: { a: '\uD800' } })] },
-  { name: 'POST /api/v1/evidence/[ref]/resolve', method: 'POST', load: async () => (await import('@/app/api/v1/evidence/[ref]/resolve/route')).POST, template: () => ({ kind: 'reconciliation_exception', reason: 'paid' }), param: 'ref', regressions: () => [JSON.stringify({ kind: 'reconciliation_exception', reason: 'paid\u0000' })] },
+  {
+    name: 'POST /api/v1/reminders/[id]/cancel',
+    method: 'POST',
+    load: async () => (await import('@/app/api/v1/reminders/[id]/cancel/route')).POST,
+    template: () => ({ reason: 'customer paid by wire' }),
+    param: 'id',
+    regressions: () => [JSON.stringify({ reason: 'paid\u0000' })],
+  },
+  {
+    name: 'PUT /api/v1/evidence/[ref]',
+    method: 'PUT',
+    load: async () => (await import('@/app/api/v1/evidence/[ref]/route')).PUT,
+    template: () => ({ kind: 'reconciliation_exception', summary: 'open exception', details: { amount: '49.00' } }),
+    param: 'ref',
+    regressions: () => [
+      JSON.stringify({ kind: 'reconciliation_exception', summary: 'a\u0000b' }),
+      JSON.stringify({ kind: 'reconciliation_exception', details: { a: '\uD800' } }),
+    ],
+  },
+  {
+    name: 'POST /api/v1/evidence/[ref]/resolve',
+    method: 'POST',
+    load: async () => (await import('@/app/api/v1/evidence/[ref]/resolve/route')).POST,
+    template: () => ({ kind: 'reconciliation_exception', reason: 'paid' }),
+    param: 'ref',
+    regressions: () => [JSON.stringify({ kind: 'reconciliation_exception', reason: 'paid\u0000' })],
+  },
 ];
 
-async function call(route: Route, { method, body, authorization, params }: { method: string; body: string; authorization: string | null; params: Record<string, string> }): Promise<Outcome> {
+async function call(
+  route: Route,
+  { method, body, authorization, params }: { method: string; body: string; authorization: string | null; params: Record<string, string> },
+): Promise<Outcome> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (authorization !== null) headers.authorization = authorization;
   return callHandler((request) => route(request, { params: Promise.resolve(params) }), new Request('http://api.test/api/v1/x', { method, headers, body }));
@@ -102,10 +135,20 @@ describe('producer API under hostile input', () => {
     it(`${endpoint.name}: valid token, hostile body and params → never a 5xx; a refusal writes nothing`, async () => {
       const route = await endpoint.load();
       const params = endpoint.param
-        ? fc.oneof(fc.constant(endpoint.param === 'id' ? jobId : 'recon:2026-03-01:exc'), plausibleString, poisoned(fc.constant(endpoint.param === 'id' ? jobId : 'recon:2026-03-01:exc')), hostileString).map((value): Record<string, string> => ({ [endpoint.param ?? 'id']: value }))
+        ? fc
+            .oneof(
+              fc.constant(endpoint.param === 'id' ? jobId : 'recon:2026-03-01:exc'),
+              plausibleString,
+              poisoned(fc.constant(endpoint.param === 'id' ? jobId : 'recon:2026-03-01:exc')),
+              hostileString,
+            )
+            .map((value): Record<string, string> => ({ [endpoint.param ?? 'id']: value }))
         : fc.constant<Record<string, string>>({});
       const freshen = endpoint.freshen ?? ((value: unknown) => value);
-      const bodies = fc.oneof({ arbitrary: mutatedObject(endpoint.template()).map((value) => JSON.stringify(freshen(value)) ?? ''), weight: 4 }, { arbitrary: hostileBodyText, weight: 1 });
+      const bodies = fc.oneof(
+        { arbitrary: mutatedObject(endpoint.template()).map((value) => JSON.stringify(freshen(value)) ?? ''), weight: 4 },
+        { arbitrary: hostileBodyText, weight: 1 },
+      );
       await fc.assert(
         fc.asyncProperty(bodies, params, async (body, routeParams) => {
           const before = await snapshotTables(t.pool);
@@ -114,7 +157,10 @@ describe('producer API under hostile input', () => {
           expectSafe(outcome, { secrets, context });
           if (outcome.status >= 400) expect(await snapshotTables(t.pool), context).toEqual(before);
         }),
-        { ...fuzzParameters(RUNS), examples: (endpoint.regressions?.() ?? []).map((body): [string, Record<string, string>] => [body, { id: jobId, ref: 'recon:2026-03-01:exc' }]) },
+        {
+          ...fuzzParameters(RUNS),
+          examples: (endpoint.regressions?.() ?? []).map((body): [string, Record<string, string>] => [body, { id: jobId, ref: 'recon:2026-03-01:exc' }]),
+        },
       );
     });
   }
@@ -123,13 +169,25 @@ describe('producer API under hostile input', () => {
     const routes = await Promise.all(endpoints.map(async (endpoint) => ({ endpoint, route: await endpoint.load() })));
     const authorization = fc.oneof(
       hostileHeaderValue,
-      fc.constantFrom(`Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, `Basic ${token}`, `Bearer  ${token} extra`, `Bearer nlk_00000000_${'A'.repeat(43)}`, token),
+      fc.constantFrom(
+        `Bearer ${token}x`,
+        `Bearer ${token.slice(0, -1)}`,
+        `Basic ${token}`,
+        `Bearer  ${token} extra`,
+        `Bearer nlk_00000000_${'A'.repeat(43)}`,
+        token,
+      ),
       poisoned(fc.constant(`Bearer ${token}`)).filter((value) => value !== `Bearer ${token}` && isHeaderSafe(value)),
     );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...routes), fc.option(authorization, { freq: 8 }), async ({ endpoint, route }, header) => {
         const before = await snapshotTables(t.pool);
-        const outcome = await call(route, { method: endpoint.method, body: JSON.stringify(endpoint.template()), authorization: header, params: { id: jobId, ref: 'recon:2026-03-01:exc' } });
+        const outcome = await call(route, {
+          method: endpoint.method,
+          body: JSON.stringify(endpoint.template()),
+          authorization: header,
+          params: { id: jobId, ref: 'recon:2026-03-01:exc' },
+        });
         const context = `${endpoint.name} authorization ${JSON.stringify(header).slice(0, 120)}`;
         expectSafe(outcome, { secrets, context });
         expect(outcome.status, context).toBe(401);

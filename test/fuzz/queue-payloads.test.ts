@@ -28,20 +28,24 @@ afterAll(async () => {
 });
 
 /** Payloads that must fail `wakeupSchema`: wrong types, bad ids, oversized or empty batch ids, garbage. */
-const invalidPayload: fc.Arbitrary<unknown> = fc.oneof(
-  mutatedObject({ jobId: '00000000-0000-4000-8000-000000000000', batchId: 'batch-1' }),
-  hostileJson,
-  fc.record({ jobId: hostileString.filter((text) => !/^[0-9a-f-]{36}$/i.test(text)) }),
-  fc.constant({ jobId: randomUUID(), batchId: '' }),
-  fc.constant({ jobId: randomUUID(), batchId: 'b'.repeat(201) }),
-  fc.constant({ jobId: randomUUID(), batchId: 'batch\u0000' }),
-).filter((payload) => !isValidWakeup(payload));
+const invalidPayload: fc.Arbitrary<unknown> = fc
+  .oneof(
+    mutatedObject({ jobId: '00000000-0000-4000-8000-000000000000', batchId: 'batch-1' }),
+    hostileJson,
+    fc.record({ jobId: hostileString.filter((text) => !/^[0-9a-f-]{36}$/i.test(text)) }),
+    fc.constant({ jobId: randomUUID(), batchId: '' }),
+    fc.constant({ jobId: randomUUID(), batchId: 'b'.repeat(201) }),
+    fc.constant({ jobId: randomUUID(), batchId: 'batch\u0000' }),
+  )
+  .filter((payload) => !isValidWakeup(payload));
 
 function isValidWakeup(payload: unknown): boolean {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return false;
   const record = payload as Record<string, unknown>;
   const uuidOk = typeof record.jobId === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i.test(record.jobId);
-  const batchOk = record.batchId === undefined || (typeof record.batchId === 'string' && record.batchId.length >= 1 && record.batchId.length <= 200 && !record.batchId.includes('\u0000'));
+  const batchOk =
+    record.batchId === undefined ||
+    (typeof record.batchId === 'string' && record.batchId.length >= 1 && record.batchId.length <= 200 && !record.batchId.includes('\u0000'));
   return uuidOk && batchOk;
 }
 
@@ -64,10 +68,13 @@ function capturingLogger(): { logger: pino.Logger; lines: () => string[] } {
 
 async function consumeRecording(queue: QueueAdapter): Promise<Delivery[]> {
   const seen: Delivery[] = [];
-  await queue.consume(async (delivery) => {
-    seen.push(delivery);
-    return { ack: true };
-  }, { concurrency: 4 });
+  await queue.consume(
+    async (delivery) => {
+      seen.push(delivery);
+      return { ack: true };
+    },
+    { concurrency: 4 },
+  );
   return seen;
 }
 
@@ -93,7 +100,10 @@ describe('pg-boss: unreadable wake-up payloads', () => {
           await vi.waitFor(() => expect(seen.some((delivery) => delivery.wakeup.jobId === sentinel)).toBe(true), { timeout: 15_000, interval: 50 });
           await vi.waitFor(
             async () => {
-              const result = await t.pool.query<{ state: string; retries: number; output: unknown }>(`select state, retry_count as retries, output from pgboss.job where id = any($1::uuid[])`, [ids]);
+              const result = await t.pool.query<{ state: string; retries: number; output: unknown }>(
+                `select state, retry_count as retries, output from pgboss.job where id = any($1::uuid[])`,
+                [ids],
+              );
               expect(result.rows).toHaveLength(ids.length);
               for (const row of result.rows) {
                 expect(row.state).toBe('completed');
@@ -105,10 +115,18 @@ describe('pg-boss: unreadable wake-up payloads', () => {
           );
           expect(seen.every((delivery) => isValidWakeup(delivery.wakeup))).toBe(true);
           const discardedLines = lines().filter((line) => line.includes('wake-up payload invalid'));
-          for (const id of ids) expect(discardedLines.some((line) => line.includes(id)), `no log line for ${id}`).toBe(true);
+          for (const id of ids)
+            expect(
+              discardedLines.some((line) => line.includes(id)),
+              `no log line for ${id}`,
+            ).toBe(true);
           for (const payload of payloads) {
             const text = typeof payload === 'string' ? payload : '';
-            if (text.length >= 12) expect(discardedLines.some((line) => line.includes(text)), 'a payload body reached the log').toBe(false);
+            if (text.length >= 12)
+              expect(
+                discardedLines.some((line) => line.includes(text)),
+                'a payload body reached the log',
+              ).toBe(false);
           }
         }),
         fuzzParameters(4),
@@ -139,7 +157,11 @@ describe.skipIf(!amqpUrl)('RabbitMQ (needs AMQP_URL, e.g. amqp://guest:guest@127
       await fc.assert(
         fc.asyncProperty(fc.array(rawBodies, { minLength: 1, maxLength: 25 }), async (bodies) => {
           for (const body of bodies) {
-            await new Promise<void>((resolve, reject) => channel.sendToQueue(queueName, body, { persistent: true, messageId: randomUUID() }, (error: unknown) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve())));
+            await new Promise<void>((resolve, reject) =>
+              channel.sendToQueue(queueName, body, { persistent: true, messageId: randomUUID() }, (error: unknown) =>
+                error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(),
+              ),
+            );
           }
           const sentinel = randomUUID();
           await queue.publish({ jobId: sentinel });

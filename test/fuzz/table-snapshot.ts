@@ -16,7 +16,8 @@ export async function snapshotTables(pool: pg.Pool): Promise<Record<string, stri
     [DERIVED_CACHES],
   );
   const parts = tables.rows.map(
-    ({ name }) => `select '${name}' as name, count(*)::text || ':' || coalesce(md5(string_agg(t::text, ',' order by t::text)), '-') as sum from public."${name}" t`,
+    ({ name }) =>
+      `select '${name}' as name, count(*)::text || ':' || coalesce(md5(string_agg(t::text, ',' order by t::text)), '-') as sum from public."${name}" t`,
   );
   const result = await pool.query<{ name: string; sum: string }>(parts.join(' union all '));
   const snapshot = Object.fromEntries(result.rows.map((row) => [row.name, row.sum]));

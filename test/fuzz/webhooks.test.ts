@@ -77,10 +77,7 @@ const firstOf = (fixture: string): Record<string, unknown> => {
 
 /** Hostile bodies built around a provider's real payload shape, plus plain garbage. */
 const bodiesAround = (template: Record<string, unknown>, wrap: (event: unknown) => unknown): fc.Arbitrary<string> =>
-  fc.oneof(
-    { arbitrary: mutatedObject(template).map((event) => JSON.stringify(wrap(event)) ?? 'null'), weight: 4 },
-    { arbitrary: hostileBodyText, weight: 1 },
-  );
+  fc.oneof({ arbitrary: mutatedObject(template).map((event) => JSON.stringify(wrap(event)) ?? 'null'), weight: 4 }, { arbitrary: hostileBodyText, weight: 1 });
 
 const genericBodies = bodiesAround(genericTemplate(), (event) => ({ events: [event] }));
 const postmarkBodies = bodiesAround(firstOf('postmark-bounce.json'), (event) => event);
@@ -128,7 +125,24 @@ describe('webhooks refuse unauthenticated hostile requests and change nothing', 
   for (const provider of ['generic', 'postmark', 'sendgrid', 'ses'] as const) {
     it(`${provider}: forged or missing credentials → 4xx, no row`, async () => {
       const route = await routes[provider]();
-      const bodies = provider === 'ses' ? fc.oneof(hostileBodyText, sesEvents.map((event) => JSON.stringify({ Type: 'Notification', MessageId: 'm', TopicArn: topicArn, Message: JSON.stringify(event), Timestamp: new Date().toISOString(), SignatureVersion: '2', Signature: 'AAAA', SigningCertURL: 'https://sns.us-east-1.amazonaws.com.evil.test/c.pem' }))) : genericBodies;
+      const bodies =
+        provider === 'ses'
+          ? fc.oneof(
+              hostileBodyText,
+              sesEvents.map((event) =>
+                JSON.stringify({
+                  Type: 'Notification',
+                  MessageId: 'm',
+                  TopicArn: topicArn,
+                  Message: JSON.stringify(event),
+                  Timestamp: new Date().toISOString(),
+                  SignatureVersion: '2',
+                  Signature: 'AAAA',
+                  SigningCertURL: 'https://sns.us-east-1.amazonaws.com.evil.test/c.pem',
+                }),
+              ),
+            )
+          : genericBodies;
       await fc.assert(
         fc.asyncProperty(bodies, forgedHeaders, async (body, headers) => {
           const before = await snapshotTables(t.pool);
@@ -146,8 +160,18 @@ describe('webhooks refuse unauthenticated hostile requests and change nothing', 
 describe('authenticated webhooks with hostile bodies never 5xx; a refused one changes nothing', () => {
   const regression = (event: Record<string, unknown>) => JSON.stringify({ events: [{ ...genericTemplate(), ...event }] });
   const cases = [
-    { provider: 'generic' as const, examples: [regression({ id: 'evt-\u0000' }), regression({ id: 'evt-lone', recipient: 'a\uD800@example.com', providerMessageId: '\uDC00' })], bodies: genericBodies, sign: (body: string) => signGenericRequest({ secret: FUZZ_SECRETS.WEBHOOK_SECRET, body }) },
-    { provider: 'postmark' as const, examples: undefined, bodies: postmarkBodies, sign: (): Record<string, string> => ({ authorization: postmarkAuthorization, 'content-type': 'application/json' }) },
+    {
+      provider: 'generic' as const,
+      examples: [regression({ id: 'evt-\u0000' }), regression({ id: 'evt-lone', recipient: 'a\uD800@example.com', providerMessageId: '\uDC00' })],
+      bodies: genericBodies,
+      sign: (body: string) => signGenericRequest({ secret: FUZZ_SECRETS.WEBHOOK_SECRET, body }),
+    },
+    {
+      provider: 'postmark' as const,
+      examples: undefined,
+      bodies: postmarkBodies,
+      sign: (): Record<string, string> => ({ authorization: postmarkAuthorization, 'content-type': 'application/json' }),
+    },
     { provider: 'sendgrid' as const, examples: undefined, bodies: sendgridBodies, sign: (body: string) => sendgrid.sign(body, Math.floor(Date.now() / 1000)) },
   ];
   for (const { provider, bodies, sign, examples } of cases) {
@@ -178,7 +202,13 @@ describe('authenticated webhooks with hostile bodies never 5xx; a refused one ch
     const route = await routes.sendgrid();
     const valid = firstOf('sendgrid-events.json');
     const hostile = mutatedObject(valid);
-    const batches = fc.array(fc.oneof(fc.uuid().map((id) => ({ kind: 'valid' as const, event: { ...valid, sg_event_id: id } })), hostile.map((event) => ({ kind: 'hostile' as const, event }))), { minLength: 1, maxLength: 8 });
+    const batches = fc.array(
+      fc.oneof(
+        fc.uuid().map((id) => ({ kind: 'valid' as const, event: { ...valid, sg_event_id: id } })),
+        hostile.map((event) => ({ kind: 'hostile' as const, event })),
+      ),
+      { minLength: 1, maxLength: 8 },
+    );
     await fc.assert(
       fc.asyncProperty(batches, async (batch) => {
         const body = JSON.stringify(batch.map((item) => item.event));
@@ -192,7 +222,10 @@ describe('authenticated webhooks with hostile bodies never 5xx; a refused one ch
         const validAt = batch.flatMap((item, index) => (item.kind === 'valid' ? [index] : []));
         for (const skipped of summary.skipped) expect(validAt, context).not.toContain(skipped.index);
         const validIds = batch.flatMap((item) => (item.kind === 'valid' ? [item.event.sg_event_id] : []));
-        const stored = await t.pool.query<{ event_id: string }>(`select event_id from provider_events where provider = 'sendgrid' and event_id = any($1::text[])`, [validIds]);
+        const stored = await t.pool.query<{ event_id: string }>(
+          `select event_id from provider_events where provider = 'sendgrid' and event_id = any($1::text[])`,
+          [validIds],
+        );
         expect(new Set(stored.rows.map((row) => row.event_id)), context).toEqual(new Set(validIds));
       }),
       fuzzParameters(RUNS / 2),
@@ -209,12 +242,20 @@ describe('authenticated webhooks with hostile bodies never 5xx; a refused one ch
     const { getDb } = await import('@/db/client');
     await fc.assert(
       fc.asyncProperty(sesEvents, fc.uuid(), async (event, messageId) => {
-        const envelope = signer.sign({ Type: 'Notification', MessageId: messageId, TopicArn: topicArn, Message: JSON.stringify(event) ?? 'null', Timestamp: new Date().toISOString() });
+        const envelope = signer.sign({
+          Type: 'Notification',
+          MessageId: messageId,
+          TopicArn: topicArn,
+          Message: JSON.stringify(event) ?? 'null',
+          Timestamp: new Date().toISOString(),
+        });
         const body = JSON.stringify(envelope);
         const before = await snapshotTables(t.pool);
         let outcome: Outcome;
         try {
-          const response = await providerRoute(sesWebhook, { settings: () => settings, db: getDb })(new Request('http://console.test/api/webhooks/ses', { method: 'POST', body }));
+          const response = await providerRoute(sesWebhook, { settings: () => settings, db: getDb })(
+            new Request('http://console.test/api/webhooks/ses', { method: 'POST', body }),
+          );
           outcome = { status: response.status, text: await response.text(), headers: response.headers };
         } catch (error) {
           throw new Error(`the SES route threw (a 500 in Next): ${error instanceof Error ? error.message.slice(0, 300) : String(error)}`);
@@ -260,9 +301,19 @@ describe('SNS subscription confirmations with hostile SubscribeURLs', () => {
     );
     await fc.assert(
       fc.asyncProperty(urls, fc.uuid(), async (subscribeUrl, messageId) => {
-        const envelope = signer.sign({ Type: 'SubscriptionConfirmation', MessageId: messageId, TopicArn: topicArn, Message: 'You have chosen to subscribe', Timestamp: new Date().toISOString(), SubscribeURL: subscribeUrl, Token: 'token' });
+        const envelope = signer.sign({
+          Type: 'SubscriptionConfirmation',
+          MessageId: messageId,
+          TopicArn: topicArn,
+          Message: 'You have chosen to subscribe',
+          Timestamp: new Date().toISOString(),
+          SubscribeURL: subscribeUrl,
+          Token: 'token',
+        });
         const before = await snapshotTables(t.pool);
-        const response = await providerRoute(sesWebhook, { settings: () => settings, db: getDb })(new Request('http://console.test/api/webhooks/ses', { method: 'POST', body: JSON.stringify(envelope) }));
+        const response = await providerRoute(sesWebhook, { settings: () => settings, db: getDb })(
+          new Request('http://console.test/api/webhooks/ses', { method: 'POST', body: JSON.stringify(envelope) }),
+        );
         const outcome: Outcome = { status: response.status, text: await response.text(), headers: response.headers };
         expectSafe(outcome, { secrets, context: `SubscribeURL ${JSON.stringify(subscribeUrl).slice(0, 120)}` });
         expect(await snapshotTables(t.pool)).toEqual(before);
@@ -283,13 +334,26 @@ describe('storableEvent (the storage boundary every provider goes through)', () 
   const strings = (value: unknown): string[] => {
     if (typeof value === 'string') return [value];
     if (Array.isArray(value)) return value.flatMap(strings);
-    if (value !== null && typeof value === 'object' && !(value instanceof Date)) return Object.entries(value).flatMap(([key, inner]) => [key, ...strings(inner)]);
+    if (value !== null && typeof value === 'object' && !(value instanceof Date))
+      return Object.entries(value).flatMap(([key, inner]) => [key, ...strings(inner)]);
     return [];
   };
   it('leaves nothing PostgreSQL refuses, and leaves clean events unchanged', () => {
     fc.assert(
       fc.property(hostileString, hostileString, hostileJson, (eventId, recipient, details) => {
-        const event: NormalizedEvent = { provider: 'generic', eventId, type: 'delivered', rawType: 'delivered', correlationId: null, messageId: null, providerMessageId: null, recipient, bounceType: null, occurredAt: new Date(0), details: { details } };
+        const event: NormalizedEvent = {
+          provider: 'generic',
+          eventId,
+          type: 'delivered',
+          rawType: 'delivered',
+          correlationId: null,
+          messageId: null,
+          providerMessageId: null,
+          recipient,
+          bounceType: null,
+          occurredAt: new Date(0),
+          details: { details },
+        };
         const stored = storableEvent(event);
         expect(strings(stored).some((text) => unstorable.test(text))).toBe(false);
         expect(stored.occurredAt).toBe(event.occurredAt);

@@ -24,7 +24,15 @@ afterAll(async () => {
 function runWorker(env: Record<string, string>): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; stdout: string }> {
   const child = spawn(process.execPath, ['--import', tsxLoader, 'worker/main.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'test', LOG_LEVEL: 'info', WORKER_METRICS_PORT: '0', DATABASE_URL: t.url, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      WORKER_METRICS_PORT: '0',
+      DATABASE_URL: t.url,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -9,8 +9,8 @@ import { loadUsersPage } from '@/lib/console/users';
 import { TokensAdmin } from '@/components/admin/tokens-admin';
 import { UsersAdmin } from '@/components/admin/users-admin';
 import { Forbidden } from '@/components/ui/states';
-import { requirePage } from '../../_server/auth';
-import { prefetchConsole } from '../../_server/prefetch';
+import { requirePage } from '@/app/_server/auth';
+import { prefetchConsole } from '@/app/_server/prefetch';
 
 export const metadata: Metadata = { title: 'Admin' };
 export const dynamic = 'force-dynamic';

@@ -5,8 +5,8 @@ import { loadAuditPage } from '@/lib/console/audit-view';
 import { auditQuery, listAudit } from '@/lib/api/console/audit';
 import { AuditView, type AuditQuery } from '@/components/audit/audit-view';
 import { Forbidden } from '@/components/ui/states';
-import { requirePage } from '../../_server/auth';
-import { prefetchConsole } from '../../_server/prefetch';
+import { requirePage } from '@/app/_server/auth';
+import { prefetchConsole } from '@/app/_server/prefetch';
 
 export const metadata: Metadata = { title: 'Audit' };
 export const dynamic = 'force-dynamic';

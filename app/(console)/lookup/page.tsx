@@ -6,8 +6,8 @@ import { lookupNotices } from '@/lib/console/lookup';
 import { lookupNoticesContract } from '@/lib/api/console/lookup';
 import { LookupView } from '@/components/lookup/lookup-view';
 import { Forbidden } from '@/components/ui/states';
-import { requirePage } from '../../_server/auth';
-import { prefetchConsole } from '../../_server/prefetch';
+import { requirePage } from '@/app/_server/auth';
+import { prefetchConsole } from '@/app/_server/prefetch';
 
 export const metadata: Metadata = { title: 'Lookup' };
 export const dynamic = 'force-dynamic';

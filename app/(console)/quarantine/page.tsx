@@ -9,8 +9,8 @@ import { listQuarantine, quarantineListQuery } from '@/lib/api/console/quarantin
 import { formatDuration } from '@/lib/console/format';
 import { QuarantineView, type QuarantineQuery } from '@/components/quarantine/quarantine-view';
 import { Forbidden } from '@/components/ui/states';
-import { requirePage } from '../../_server/auth';
-import { prefetchConsole } from '../../_server/prefetch';
+import { requirePage } from '@/app/_server/auth';
+import { prefetchConsole } from '@/app/_server/prefetch';
 
 export const metadata: Metadata = { title: 'Quarantine' };
 export const dynamic = 'force-dynamic';
@@ -29,8 +29,8 @@ export default async function QuarantinePage({ searchParams }: { searchParams: P
         <div>
           <h1>Quarantine</h1>
           <p>
-            Claims still <code>claimed</code> {formatDuration(config().QUARANTINE_AFTER)} after the claim: the worker may have died mid-send. Read the provider&apos;s evidence, then
-            confirm, release or suppress.
+            Claims still <code>claimed</code> {formatDuration(config().QUARANTINE_AFTER)} after the claim: the worker may have died mid-send. Read the
+            provider&apos;s evidence, then confirm, release or suppress.
           </p>
         </div>
       </div>

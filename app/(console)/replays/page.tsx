@@ -6,8 +6,8 @@ import { listReplaysContract } from '@/lib/api/console/replays';
 import { listReplayViews } from '@/lib/replay/view';
 import { ReplaysView } from '@/components/replays/replays-view';
 import { Forbidden } from '@/components/ui/states';
-import { requirePage } from '../../_server/auth';
-import { prefetchConsole } from '../../_server/prefetch';
+import { requirePage } from '@/app/_server/auth';
+import { prefetchConsole } from '@/app/_server/prefetch';
 
 export const metadata: Metadata = { title: 'Replays' };
 export const dynamic = 'force-dynamic';
@@ -23,7 +23,9 @@ export default async function ReplaysPage() {
       <div className="page-head">
         <div>
           <h1>Replays</h1>
-          <p>Re-enqueue a backlog after an incident: dry-run, request with a reason, a different manager approves, then run at the per-domain rate and watch it.</p>
+          <p>
+            Re-enqueue a backlog after an incident: dry-run, request with a reason, a different manager approves, then run at the per-domain rate and watch it.
+          </p>
         </div>
       </div>
       <HydrationBoundary state={dehydrate(client)}>

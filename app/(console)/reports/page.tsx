@@ -9,7 +9,7 @@ import { PrintButton } from '@/components/reports/print-button';
 import { ReportTables } from '@/components/reports/report-tables';
 import styles from '@/components/reports/report.module.css';
 import { Forbidden } from '@/components/ui/states';
-import { requirePage } from '../../_server/auth';
+import { requirePage } from '@/app/_server/auth';
 
 export const metadata: Metadata = { title: 'Duplicate-rate report' };
 export const dynamic = 'force-dynamic';
@@ -27,7 +27,8 @@ export default async function ReportsPage({ searchParams }: { searchParams: Prom
         <div>
           <h1>Duplicate-rate report</h1>
           <p>
-            {query.from} to {query.to} (UTC, end exclusive), by {query.granularity}. Duplicates are wake-ups the ledger refused or found already done; the rate is duplicates per claim minted.
+            {query.from} to {query.to} (UTC, end exclusive), by {query.granularity}. Duplicates are wake-ups the ledger refused or found already done; the rate
+            is duplicates per claim minted.
           </p>
         </div>
       </div>
@@ -58,9 +59,10 @@ export default async function ReportsPage({ searchParams }: { searchParams: Prom
       </form>
       <ReportTables tables={reportTables(report)} />
       <p className={styles.definitions}>
-        Causes: {duplicateCauses.map((cause) => causeLabels[cause]).join(', ')}. A wake-up carrying a replay batch id counts as Replay; a wake-up for a job already finished counts as queue redelivery; a
-        claim refused because another attempt held it counts as concurrent worker. &ldquo;Shadow: would have duplicated&rdquo; are refusals shadow mode recorded while it sent anyway. Quarantine inflow counts
-        claims still <code>claimed</code> {Math.round(config().QUARANTINE_AFTER / 60_000)} minutes after the claim, by when they entered quarantine.
+        Causes: {duplicateCauses.map((cause) => causeLabels[cause]).join(', ')}. A wake-up carrying a replay batch id counts as Replay; a wake-up for a job
+        already finished counts as queue redelivery; a claim refused because another attempt held it counts as concurrent worker. &ldquo;Shadow: would have
+        duplicated&rdquo; are refusals shadow mode recorded while it sent anyway. Quarantine inflow counts claims still <code>claimed</code>{' '}
+        {Math.round(config().QUARANTINE_AFTER / 60_000)} minutes after the claim, by when they entered quarantine.
       </p>
     </>
   );

@@ -21,7 +21,11 @@ async function call(route: Route, { body, auth, params = {}, raw }: { body?: unk
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   const authorization = auth === undefined ? `Bearer ${token}` : auth;
   if (authorization !== null) headers.authorization = authorization;
-  const request = new Request('http://localhost/api/v1/test', { method: 'POST', headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
+  const request = new Request('http://localhost/api/v1/test', {
+    method: 'POST',
+    headers,
+    body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
+  });
   // As `next start` calls a handler: a route without dynamic segments gets no params at all.
   const response = await route(request, { params: Object.keys(params).length > 0 ? Promise.resolve(params) : undefined });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
@@ -32,7 +36,9 @@ async function snapshot(): Promise<string> {
   const tables = ['reminder_jobs', 'audit_log', 'evidence', 'api_tokens'];
   const parts: string[] = [];
   for (const table of tables) {
-    const { rows } = await t.pool.query<{ n: number; h: string }>(`select count(*) as n, md5(coalesce(string_agg(x::text, ',' order by x::text), '')) as h from ${table} x`);
+    const { rows } = await t.pool.query<{ n: number; h: string }>(
+      `select count(*) as n, md5(coalesce(string_agg(x::text, ',' order by x::text), '')) as h from ${table} x`,
+    );
     parts.push(`${table}:${rows[0]?.n}:${rows[0]?.h}`);
   }
   const boss = await t.pool.query<{ exists: boolean }>(`select to_regclass('pgboss.job') is not null as exists`);

@@ -53,10 +53,18 @@ describe('webhook routes', () => {
   it('sendgrid: the public key from the environment', async () => {
     const { POST } = await import('./sendgrid/route');
     const body = readFixture('sendgrid-events.json');
-    const forged = await POST(new Request('http://console.test/api/webhooks/sendgrid', { method: 'POST', body, headers: createTestSendgridSigner().sign(body, Math.floor(Date.now() / 1000)) }));
+    const forged = await POST(
+      new Request('http://console.test/api/webhooks/sendgrid', {
+        method: 'POST',
+        body,
+        headers: createTestSendgridSigner().sign(body, Math.floor(Date.now() / 1000)),
+      }),
+    );
     expect(forged.status).toBe(401);
     expect(await storedEvents('sendgrid')).toBe(0);
-    const signed = await POST(new Request('http://console.test/api/webhooks/sendgrid', { method: 'POST', body, headers: sendgrid.sign(body, Math.floor(Date.now() / 1000)) }));
+    const signed = await POST(
+      new Request('http://console.test/api/webhooks/sendgrid', { method: 'POST', body, headers: sendgrid.sign(body, Math.floor(Date.now() / 1000)) }),
+    );
     expect(signed.status).toBe(200);
     expect(await storedEvents('sendgrid')).toBe(6);
   });

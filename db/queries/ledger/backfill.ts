@@ -1,6 +1,6 @@
 import { inArray, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../client';
-import { noticeLedger } from '../../schema';
+import type { DbOrTx } from '@/db/client';
+import { noticeLedger } from '@/db/schema';
 
 export type BackfillRow = {
   noticeKey: string;
@@ -42,7 +42,10 @@ export async function insertBackfilledSent(db: DbOrTx, { rows }: { rows: Backfil
  * Backfill from the job table: jobs the pre-ledger pipeline already marked `sent` get a
  * `sent` ledger row (sent_at = the job's last update). One statement; idempotent.
  */
-export async function backfillSentJobs(db: DbOrTx, { limit = 10_000, dryRun = false }: { limit?: number; dryRun?: boolean }): Promise<{ candidates: number; inserted: number }> {
+export async function backfillSentJobs(
+  db: DbOrTx,
+  { limit = 10_000, dryRun = false }: { limit?: number; dryRun?: boolean },
+): Promise<{ candidates: number; inserted: number }> {
   const candidates = sql`
     select j.notice_key, j.notice_type, j.identity, j.revision, j.id, j.updated_at,
            lower(split_part(j.recipient_email, '@', 2)) as domain

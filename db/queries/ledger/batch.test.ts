@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fuzzParameters } from '../../../test/fuzz/arbitraries';
-import { insertTestJob, readJob } from '../../../test/fixtures/jobs';
-import { createTestDatabase, type TestDatabase } from '../../../test/db';
-import type { JobRow } from '../../schema';
-import { listAttemptsForJob } from '../attempts';
-import { loadJobForSend, loadJobsForSend } from '../jobs';
+import { fuzzParameters } from '@/test/fuzz/arbitraries';
+import { insertTestJob, readJob } from '@/test/fixtures/jobs';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import type { JobRow } from '@/db/schema';
+import { listAttemptsForJob } from '@/db/queries/attempts';
+import { loadJobForSend, loadJobsForSend } from '@/db/queries/jobs';
 import { claimNotice, claimNotices, type ClaimParams } from './claim';
 import { commitSent, commitSentMany, type CommitSentParams } from './commit';
 import { getLedgerRow } from './read';
@@ -91,32 +91,44 @@ const commitTokens = ['own', 'foreign', 'none'] as const;
 describe('batched send-path statements agree with the single-row ones', () => {
   it('claim then commit, for any mix of prior ledger states', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.record({ prior: fc.constantFrom(...priorStates), token: fc.constantFrom(...commitTokens) }), { minLength: 1, maxLength: 8 }), async (cases) => {
-        const single: Array<{ job: JobRow; token: string }> = [];
-        const batched: Array<{ job: JobRow; token: string }> = [];
-        for (const c of cases) {
-          const held = randomUUID();
-          single.push({ job: await jobWithPrior(c.prior, held), token: randomUUID() });
-          batched.push({ job: await jobWithPrior(c.prior, held), token: randomUUID() });
-        }
-        const singleClaims = [];
-        for (const s of single) singleClaims.push(await claimNotice(t.db, claimOf(s.job, s.token)));
-        const batchClaims = await claimNotices(t.db, batched.map((b) => claimOf(b.job, b.token)));
-        expect(batchClaims.map((c) => c && { reclaimed: c.reclaimed, oneTimeCode: c.oneTimeCode })).toEqual(singleClaims.map((c) => c && { reclaimed: c.reclaimed, oneTimeCode: c.oneTimeCode }));
-        expect(batchClaims.map((c, i) => c?.noticeKey ?? batched[i]?.job.noticeKey)).toEqual(batched.map((b) => b.job.noticeKey));
+      fc.asyncProperty(
+        fc.array(fc.record({ prior: fc.constantFrom(...priorStates), token: fc.constantFrom(...commitTokens) }), { minLength: 1, maxLength: 8 }),
+        async (cases) => {
+          const single: Array<{ job: JobRow; token: string }> = [];
+          const batched: Array<{ job: JobRow; token: string }> = [];
+          for (const c of cases) {
+            const held = randomUUID();
+            single.push({ job: await jobWithPrior(c.prior, held), token: randomUUID() });
+            batched.push({ job: await jobWithPrior(c.prior, held), token: randomUUID() });
+          }
+          const singleClaims = [];
+          for (const s of single) singleClaims.push(await claimNotice(t.db, claimOf(s.job, s.token)));
+          const batchClaims = await claimNotices(
+            t.db,
+            batched.map((b) => claimOf(b.job, b.token)),
+          );
+          expect(batchClaims.map((c) => c && { reclaimed: c.reclaimed, oneTimeCode: c.oneTimeCode })).toEqual(
+            singleClaims.map((c) => c && { reclaimed: c.reclaimed, oneTimeCode: c.oneTimeCode }),
+          );
+          expect(batchClaims.map((c, i) => c?.noticeKey ?? batched[i]?.job.noticeKey)).toEqual(batched.map((b) => b.job.noticeKey));
 
-        const tokenFor = (entry: { token: string }, kind: (typeof commitTokens)[number]) => (kind === 'own' ? entry.token : kind === 'foreign' ? randomUUID() : null);
-        const singleOwned = [];
-        for (const [i, s] of single.entries()) singleOwned.push(await commitSent(t.db, commitOf(s.job, tokenFor(s, cases[i]?.token ?? 'own'), i)));
-        const batchOwned = await commitSentMany(t.db, batched.map((b, i) => commitOf(b.job, tokenFor(b, cases[i]?.token ?? 'own'), i)));
-        expect(batchOwned).toEqual(singleOwned);
+          const tokenFor = (entry: { token: string }, kind: (typeof commitTokens)[number]) =>
+            kind === 'own' ? entry.token : kind === 'foreign' ? randomUUID() : null;
+          const singleOwned = [];
+          for (const [i, s] of single.entries()) singleOwned.push(await commitSent(t.db, commitOf(s.job, tokenFor(s, cases[i]?.token ?? 'own'), i)));
+          const batchOwned = await commitSentMany(
+            t.db,
+            batched.map((b, i) => commitOf(b.job, tokenFor(b, cases[i]?.token ?? 'own'), i)),
+          );
+          expect(batchOwned).toEqual(singleOwned);
 
-        for (const [i, s] of single.entries()) {
-          const b = batched[i];
-          if (!b) throw new Error('copies out of step');
-          expect(await observe(b.job, b.token), `case ${String(i)}: ${JSON.stringify(cases[i])}`).toEqual(await observe(s.job, s.token));
-        }
-      }),
+          for (const [i, s] of single.entries()) {
+            const b = batched[i];
+            if (!b) throw new Error('copies out of step');
+            expect(await observe(b.job, b.token), `case ${String(i)}: ${JSON.stringify(cases[i])}`).toEqual(await observe(s.job, s.token));
+          }
+        },
+      ),
       fuzzParameters(12),
     );
   });
@@ -132,7 +144,9 @@ describe('batched send-path statements agree with the single-row ones', () => {
   it('loadJobsForSend returns what loadJobForSend does, per id, and leaves out unknown ids', async () => {
     const a = await insertTestJob(t.db);
     const b = await insertTestJob(t.db, { recipientEmail: 'Bounced@Example.test' });
-    await t.db.execute(sql`insert into recipient_suppressions (email, reason, source_event_id) values ('bounced@example.test', 'hard_bounce', null) on conflict do nothing`);
+    await t.db.execute(
+      sql`insert into recipient_suppressions (email, reason, source_event_id) values ('bounced@example.test', 'hard_bounce', null) on conflict do nothing`,
+    );
     const unknown = randomUUID();
     const byId = await loadJobsForSend(t.db, [a.id, b.id, unknown]);
     expect([...byId.keys()].sort()).toEqual([a.id, b.id].sort());

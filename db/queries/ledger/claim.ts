@@ -1,4 +1,4 @@
-import type { Db, DbOrTx } from '../../client';
+import type { Db, DbOrTx } from '@/db/client';
 import { hotQuery } from './hot-query';
 
 /**

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertTestJob, readJob } from '../../../test/fixtures/jobs';
-import { createTestDatabase, type TestDatabase } from '../../../test/db';
-import { listAttemptsForJob } from '../attempts';
+import { insertTestJob, readJob } from '@/test/fixtures/jobs';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { listAttemptsForJob } from '@/db/queries/attempts';
 import { claimNotice } from './claim';
 import { commitSent } from './commit';
 import { getLedgerRow } from './read';
@@ -16,7 +16,17 @@ afterAll(async () => {
 });
 
 const claimFor = async (job: Awaited<ReturnType<typeof insertTestJob>>, claimToken: string) =>
-  claimNotice(t.db, { noticeKey: job.noticeKey, noticeType: job.noticeType, identity: job.identity, revision: job.revision, jobId: job.id, claimToken, claimedBy: 'w1', recipientDomain: 'example.test', oneTimeCode: 'code-1' });
+  claimNotice(t.db, {
+    noticeKey: job.noticeKey,
+    noticeType: job.noticeType,
+    identity: job.identity,
+    revision: job.revision,
+    jobId: job.id,
+    claimToken,
+    claimedBy: 'w1',
+    recipientDomain: 'example.test',
+    oneTimeCode: 'code-1',
+  });
 
 const commitParams = (job: Awaited<ReturnType<typeof insertTestJob>>, claimToken: string | null) => ({
   noticeKey: job.noticeKey,

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db, DbOrTx } from '../../client';
-import { noticeLedger } from '../../schema';
+import type { Db, DbOrTx } from '@/db/client';
+import { noticeLedger } from '@/db/schema';
 import { hotQuery } from './hot-query';
 
 /** The worker's result: `sent` after an accepted send, `released` after a definite rejection. Both conditional on claim_token. */

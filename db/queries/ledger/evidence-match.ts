@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../client';
-import { noticeLedger } from '../../schema/ledger';
-import { handOverEventTypes, type LedgerState, type ProviderEventType } from '../../schema/states';
+import type { DbOrTx } from '@/db/client';
+import { noticeLedger } from '@/db/schema/ledger';
+import { handOverEventTypes, type LedgerState, type ProviderEventType } from '@/db/schema/states';
 
 /**
  * Which provider events are about which ledger row. A provider names our message by its
@@ -28,7 +28,10 @@ function keyRangeOf(correlationId: string): { first: string; last: string } {
 export type LedgerLink = { noticeKey: string; state: LedgerState };
 
 /** The row an arriving event is about. Only a unique match links; the provider id is the fallback (SES). */
-export async function findLedgerLink(db: DbOrTx, { correlationId, providerMessageId }: { correlationId: string | null; providerMessageId: string | null }): Promise<LedgerLink | null> {
+export async function findLedgerLink(
+  db: DbOrTx,
+  { correlationId, providerMessageId }: { correlationId: string | null; providerMessageId: string | null },
+): Promise<LedgerLink | null> {
   if (correlationId && /^[0-9a-f]{32}$/.test(correlationId)) {
     const { first, last } = keyRangeOf(correlationId);
     const rows = await db

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import type { DbOrTx } from '../../client';
+import type { DbOrTx } from '@/db/client';
 
 /**
  * The send path's hot statements run as NAMED prepared statements (parsed and planned once per

@@ -1,8 +1,8 @@
 import { eq, sql, type SQL } from 'drizzle-orm';
-import type { DbOrTx } from '../../client';
-import { noticeLedger, type LedgerRow } from '../../schema';
-import type { LedgerState } from '../../schema/states';
-import { toDate, toDateOrNull } from '../console-dates';
+import type { DbOrTx } from '@/db/client';
+import { noticeLedger, type LedgerRow } from '@/db/schema';
+import type { LedgerState } from '@/db/schema/states';
+import { toDate, toDateOrNull } from '@/db/queries/console-dates';
 import { correlationMatches, eventNamesClaim } from './evidence-match';
 
 /**
@@ -21,7 +21,6 @@ export async function getLedgerState(db: DbOrTx, { noticeKey }: { noticeKey: str
   const rows = await db.select({ state: noticeLedger.state }).from(noticeLedger).where(eq(noticeLedger.noticeKey, noticeKey)).limit(1);
   return rows[0]?.state ?? null;
 }
-
 
 export type QuarantineFilter = {
   /** Only claims made at least this many minutes ago (never younger than the quarantine threshold). */

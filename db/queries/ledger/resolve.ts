@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { DbOrTx } from '../../client';
-import type { JobState, LedgerState } from '../../schema/states';
-import { toDate, toDateOrNull } from '../console-dates';
+import type { DbOrTx } from '@/db/client';
+import type { JobState, LedgerState } from '@/db/schema/states';
+import { toDate, toDateOrNull } from '@/db/queries/console-dates';
 import { eventNamesClaim } from './evidence-match';
 import { whereQuarantined, type QuarantineSelection } from './read';
 
@@ -50,7 +50,12 @@ function ledgerChange(resolution: ClaimResolution): { set: SQL; resolution: stri
       resolution: 'provider_evidence',
     };
   }
-  const set = resolution.action === 'confirm_sent' ? confirmSentFromStoredEvidence : resolution.action === 'release' ? sql`state = 'released'` : sql`state = 'suppressed'`;
+  const set =
+    resolution.action === 'confirm_sent'
+      ? confirmSentFromStoredEvidence
+      : resolution.action === 'release'
+        ? sql`state = 'released'`
+        : sql`state = 'suppressed'`;
   return { set, resolution: `operator:${resolution.action}` };
 }
 

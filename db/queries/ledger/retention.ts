@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../client';
+import type { DbOrTx } from '@/db/client';
 
 /**
  * Settled ledger rows only: a `claimed` row is an open question for on-call, whatever its age.

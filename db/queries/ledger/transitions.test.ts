@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findTransition, ledgerTransitions, type LedgerActor, type LedgerFrom, type LedgerTo } from '../../../lib/ledger/transitions';
-import { createTestDatabase, type TestDatabase } from '../../../test/db';
-import { insertTestJob, readJob } from '../../../test/fixtures/jobs';
-import type { JobRow, LedgerRow } from '../../schema';
-import { ledgerStates, type JobState } from '../../schema/states';
+import { findTransition, ledgerTransitions, type LedgerActor, type LedgerFrom, type LedgerTo } from '@/lib/ledger/transitions';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { insertTestJob, readJob } from '@/test/fixtures/jobs';
+import type { JobRow, LedgerRow } from '@/db/schema';
+import { ledgerStates, type JobState } from '@/db/schema/states';
 import { insertBackfilledSent } from './backfill';
 import { claimNotice, claimNotices } from './claim';
 import { commitSent, releaseClaim } from './commit';
@@ -70,23 +70,55 @@ const statements: Statement[] = [
       }),
   },
   // The worker only ever releases with the token of the claim it holds; no token, nothing to release.
-  { name: 'releaseClaim', by: 'worker', to: 'released', run: ({ job, claimToken }) => (claimToken ? releaseClaim(t.db, { noticeKey: job.noticeKey, claimToken }) : Promise.resolve(false)) },
+  {
+    name: 'releaseClaim',
+    by: 'worker',
+    to: 'released',
+    run: ({ job, claimToken }) => (claimToken ? releaseClaim(t.db, { noticeKey: job.noticeKey, claimToken }) : Promise.resolve(false)),
+  },
   {
     name: 'resolveClaims by provider evidence',
     by: 'provider_evidence',
     to: 'sent',
-    run: ({ job }) => resolveClaims(t.db, { keys: [job.noticeKey], resolution: { by: 'provider_evidence', occurredAt: new Date(), providerMessageId: 'prov-1' } }),
+    run: ({ job }) =>
+      resolveClaims(t.db, { keys: [job.noticeKey], resolution: { by: 'provider_evidence', occurredAt: new Date(), providerMessageId: 'prov-1' } }),
   },
-  { name: 'resolveClaims confirm_sent', by: 'operator', to: 'sent', run: ({ job }) => resolveClaims(t.db, { keys: [job.noticeKey], resolution: { by: 'operator', action: 'confirm_sent' } }) },
-  { name: 'resolveClaims release', by: 'operator', to: 'released', run: ({ job }) => resolveClaims(t.db, { keys: [job.noticeKey], resolution: { by: 'operator', action: 'release' } }) },
-  { name: 'resolveClaims suppress', by: 'operator', to: 'suppressed', run: ({ job }) => resolveClaims(t.db, { keys: [job.noticeKey], resolution: { by: 'operator', action: 'suppress' } }) },
+  {
+    name: 'resolveClaims confirm_sent',
+    by: 'operator',
+    to: 'sent',
+    run: ({ job }) => resolveClaims(t.db, { keys: [job.noticeKey], resolution: { by: 'operator', action: 'confirm_sent' } }),
+  },
+  {
+    name: 'resolveClaims release',
+    by: 'operator',
+    to: 'released',
+    run: ({ job }) => resolveClaims(t.db, { keys: [job.noticeKey], resolution: { by: 'operator', action: 'release' } }),
+  },
+  {
+    name: 'resolveClaims suppress',
+    by: 'operator',
+    to: 'suppressed',
+    run: ({ job }) => resolveClaims(t.db, { keys: [job.noticeKey], resolution: { by: 'operator', action: 'suppress' } }),
+  },
   {
     name: 'insertBackfilledSent',
     by: 'backfill',
     to: 'sent',
     run: ({ job }) =>
       insertBackfilledSent(t.db, {
-        rows: [{ noticeKey: job.noticeKey, noticeType: job.noticeType, identity: job.identity, revision: job.revision, jobId: job.id, sentAt: new Date(), providerMessageId: null, recipientDomain: null }],
+        rows: [
+          {
+            noticeKey: job.noticeKey,
+            noticeType: job.noticeType,
+            identity: job.identity,
+            revision: job.revision,
+            jobId: job.id,
+            sentAt: new Date(),
+            providerMessageId: null,
+            recipientDomain: null,
+          },
+        ],
       }),
   },
   { name: 'deleteSettledLedgerBefore', by: 'retention', to: 'deleted', run: () => deleteSettledLedgerBefore(t.db, { before: RETENTION_CUTOFF, limit: 1_000 }) },
@@ -132,7 +164,10 @@ describe('the ledger SQL agrees with the transition table', () => {
 
   it('every transition in the table is done by one of the statements above', () => {
     for (const transition of ledgerTransitions) {
-      expect(statements.some((s) => s.by === transition.by && s.to === transition.to), `${transition.from}→${transition.to} by ${transition.by}`).toBe(true);
+      expect(
+        statements.some((s) => s.by === transition.by && s.to === transition.to),
+        `${transition.from}→${transition.to} by ${transition.by}`,
+      ).toBe(true);
     }
   });
 
@@ -146,11 +181,14 @@ describe('the ledger SQL agrees with the transition table', () => {
     }),
   );
 
-  it.each(jobCases.map((c) => [c.statement.name, c.from, c.jobFrom, c] as const))('%s from %s moves a %s job as the table says', async (_name, _from, _jobFrom, { statement, from, jobFrom, jobTo }) => {
-    const fixture = await arrange({ from, jobState: jobFrom });
-    await statement.run(fixture);
-    expect(jobTo).toContain((await readJob(t.db, fixture.job.id)).state);
-  });
+  it.each(jobCases.map((c) => [c.statement.name, c.from, c.jobFrom, c] as const))(
+    '%s from %s moves a %s job as the table says',
+    async (_name, _from, _jobFrom, { statement, from, jobFrom, jobTo }) => {
+      const fixture = await arrange({ from, jobState: jobFrom });
+      await statement.run(fixture);
+      expect(jobTo).toContain((await readJob(t.db, fixture.job.id)).state);
+    },
+  );
 
   it('an operator resolution leaves a job that is already final alone', async () => {
     for (const action of ['confirm_sent', 'release', 'suppress'] as const) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { consoleContract } from '../../http/contract';
+import { consoleContract } from '@/lib/http/contract';
 import { cursorTimestamp, text } from './fields';
 
 export const auditQuery = z.object({

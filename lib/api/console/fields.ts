@@ -15,7 +15,10 @@ export const reason = () => text().trim().min(3, 'say why, in a few words').max(
 export const cursorTimestamp = z
   .string()
   .max(40)
-  .regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[ T]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?(Z|[+-](0\d|1[0-5])(:?[0-5]\d)?)?$/, 'must be a timestamp')
+  .regex(
+    /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[ T]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?(Z|[+-](0\d|1[0-5])(:?[0-5]\d)?)?$/,
+    'must be a timestamp',
+  )
   .refine((value) => {
     const [year, month, day] = value.slice(0, 10).split('-').map(Number);
     return new Date(Date.UTC(year ?? 0, (month ?? 1) - 1, day ?? 1)).getUTCDate() === day;

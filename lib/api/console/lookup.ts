@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { jobStates, ledgerStates } from '../../../db/schema/states';
-import { consoleContract } from '../../http/contract';
+import { jobStates, ledgerStates } from '@/db/schema/states';
+import { consoleContract } from '@/lib/http/contract';
 import { instant, text } from './fields';
 
 export const lookupQuery = z.object({ q: text().trim().min(1, 'type something to search for').max(320) });
@@ -70,4 +70,10 @@ export type NoticeView = z.infer<typeof noticeView>;
 export const lookupResult = z.object({ describe: z.string(), matches: z.array(noticeMatch), notices: z.array(noticeView), truncated: z.boolean() });
 export type LookupResult = z.infer<typeof lookupResult>;
 
-export const lookupNoticesContract = consoleContract({ method: 'GET', path: '/api/console/lookup', permission: 'lookup.read', input: lookupQuery, output: lookupResult });
+export const lookupNoticesContract = consoleContract({
+  method: 'GET',
+  path: '/api/console/lookup',
+  permission: 'lookup.read',
+  input: lookupQuery,
+  output: lookupResult,
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { consoleContract, noInput } from '../../http/contract';
-import { DEFAULT_RANGE, dueBuckets, timeRangeNames, type DueBucketId, type TimeRange } from '../../console/overview-model';
+import { consoleContract, noInput } from '@/lib/http/contract';
+import { DEFAULT_RANGE, dueBuckets, timeRangeNames, type DueBucketId, type TimeRange } from '@/lib/console/overview-model';
 import { instant } from './fields';
 
 export const rangeQuery = z.object({ range: z.enum(timeRangeNames as [TimeRange, ...TimeRange[]]).default(DEFAULT_RANGE) });
@@ -33,15 +33,49 @@ export const seriesPoint = z.object({
 });
 export type SeriesPoint = z.infer<typeof seriesPoint>;
 
-export const seriesOverview = z.object({ range: rangeQuery.shape.range.unwrap(), bucketMs: z.number().int().positive(), generatedAt: instant, points: z.array(seriesPoint) });
+export const seriesOverview = z.object({
+  range: rangeQuery.shape.range.unwrap(),
+  bucketMs: z.number().int().positive(),
+  generatedAt: instant,
+  points: z.array(seriesPoint),
+});
 export type SeriesOverview = z.infer<typeof seriesOverview>;
 
-export const alert = z.object({ id: z.enum(['quarantine', 'deadline', 'p99']), severity: z.enum(['critical', 'warning']), message: z.string(), href: z.string() });
+export const alert = z.object({
+  id: z.enum(['quarantine', 'deadline', 'p99']),
+  severity: z.enum(['critical', 'warning']),
+  message: z.string(),
+  href: z.string(),
+});
 export type Alert = z.infer<typeof alert>;
 
-export const statusOverview = z.object({ generatedAt: instant, quarantined: count, quarantineAfterMs: z.number().int().nonnegative(), nearDeadline: count, alerts: z.array(alert) });
+export const statusOverview = z.object({
+  generatedAt: instant,
+  quarantined: count,
+  quarantineAfterMs: z.number().int().nonnegative(),
+  nearDeadline: count,
+  alerts: z.array(alert),
+});
 export type StatusOverview = z.infer<typeof statusOverview>;
 
-export const getPendingOverview = consoleContract({ method: 'GET', path: '/api/console/overview/pending', permission: 'overview.read', input: noInput, output: pendingOverview });
-export const getSeriesOverview = consoleContract({ method: 'GET', path: '/api/console/overview/series', permission: 'overview.read', input: rangeQuery, output: seriesOverview });
-export const getStatusOverview = consoleContract({ method: 'GET', path: '/api/console/overview/status', permission: 'overview.read', input: noInput, output: statusOverview });
+export const getPendingOverview = consoleContract({
+  method: 'GET',
+  path: '/api/console/overview/pending',
+  permission: 'overview.read',
+  input: noInput,
+  output: pendingOverview,
+});
+export const getSeriesOverview = consoleContract({
+  method: 'GET',
+  path: '/api/console/overview/series',
+  permission: 'overview.read',
+  input: rangeQuery,
+  output: seriesOverview,
+});
+export const getStatusOverview = consoleContract({
+  method: 'GET',
+  path: '/api/console/overview/status',
+  permission: 'overview.read',
+  input: noInput,
+  output: statusOverview,
+});

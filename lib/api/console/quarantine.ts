@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { noticeTypeNames } from '../../ledger/notice-types';
-import { consoleContract } from '../../http/contract';
+import { noticeTypeNames } from '@/lib/ledger/notice-types';
+import { consoleContract } from '@/lib/http/contract';
 import { cursorTimestamp, instant, reason, text } from './fields';
 
 const noticeKeyHex = z.string().regex(/^[0-9a-f]{64}$/, 'must be a 64-character notice key');
@@ -8,7 +8,12 @@ const quarantineAction = z.enum(['confirm_sent', 'release', 'suppress']);
 
 export const quarantineFilter = z.strictObject({
   olderThanMinutes: z.coerce.number().int().min(0).max(525_600).optional(),
-  recipientDomain: text().trim().toLowerCase().max(253).regex(/^[a-z0-9.-]*$/, 'must be a domain').optional(),
+  recipientDomain: text()
+    .trim()
+    .toLowerCase()
+    .max(253)
+    .regex(/^[a-z0-9.-]*$/, 'must be a domain')
+    .optional(),
   noticeType: z.enum(noticeTypeNames as [string, ...string[]]).optional(),
 });
 
@@ -63,7 +68,13 @@ export type QuarantinePage = z.infer<typeof quarantinePage>;
 export const resolveOutcome = z.object({ action: quarantineAction, resolved: z.array(z.string()), skipped: z.number().int().nonnegative() });
 export type ResolveOutcome = z.infer<typeof resolveOutcome>;
 
-export const listQuarantine = consoleContract({ method: 'GET', path: '/api/console/quarantine', permission: 'quarantine.read', input: quarantineListQuery, output: quarantinePage });
+export const listQuarantine = consoleContract({
+  method: 'GET',
+  path: '/api/console/quarantine',
+  permission: 'quarantine.read',
+  input: quarantineListQuery,
+  output: quarantinePage,
+});
 
 /** The count shown before a bulk action is confirmed; reading it needs the right to act. */
 export const countQuarantine = consoleContract({
@@ -74,4 +85,10 @@ export const countQuarantine = consoleContract({
   output: z.object({ count: z.number().int().nonnegative() }),
 });
 
-export const resolveQuarantineContract = consoleContract({ method: 'POST', path: '/api/console/quarantine/resolve', permission: 'quarantine.resolve', input: quarantineResolveRequest, output: resolveOutcome });
+export const resolveQuarantineContract = consoleContract({
+  method: 'POST',
+  path: '/api/console/quarantine/resolve',
+  permission: 'quarantine.resolve',
+  input: quarantineResolveRequest,
+  output: resolveOutcome,
+});

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { replayStates } from '../../../db/schema/states';
-import { noticeTypeNames } from '../../ledger/notice-types';
-import { consoleContract, csvFile, noInput } from '../../http/contract';
-import { hasUnsafeText } from '../../replay/csv';
+import { replayStates } from '@/db/schema/states';
+import { noticeTypeNames } from '@/lib/ledger/notice-types';
+import { consoleContract, csvFile, noInput } from '@/lib/http/contract';
+import { hasUnsafeText } from '@/lib/replay/csv';
 import { instant } from './fields';
 
 /** PostgreSQL text and jsonb cannot hold NUL or lone surrogates: a 400 here, not a 500 in the query. */
@@ -71,7 +71,13 @@ export const replayView = z.object({
   id: z.uuid(),
   batchId: z.string(),
   state: replayState,
-  filter: z.object({ dueFrom: z.string().optional(), dueTo: z.string().optional(), noticeType: z.string().optional(), source: z.string().optional(), uploaded: z.boolean().optional() }),
+  filter: z.object({
+    dueFrom: z.string().optional(),
+    dueTo: z.string().optional(),
+    noticeType: z.string().optional(),
+    source: z.string().optional(),
+    uploaded: z.boolean().optional(),
+  }),
   dryRun: dryRunCounts.nullable(),
   verdict: dryRunVerdict.nullable(),
   requestedBy: z.uuid(),
@@ -90,7 +96,13 @@ export type ReplayView = z.infer<typeof replayView>;
 
 const replayMoved = z.object({ id: z.uuid(), state: replayState });
 
-export const listReplaysContract = consoleContract({ method: 'GET', path: '/api/console/replays', permission: 'replay.read', input: noInput, output: z.array(replayView) });
+export const listReplaysContract = consoleContract({
+  method: 'GET',
+  path: '/api/console/replays',
+  permission: 'replay.read',
+  input: noInput,
+  output: z.array(replayView),
+});
 
 export const requestReplayContract = consoleContract({
   method: 'POST',
@@ -113,7 +125,13 @@ export const dryRunReplayContract = consoleContract({
 });
 
 /** Approve or reject: managers only, never the requester (four-eyes, also a database check). */
-export const decideReplayContract = consoleContract({ method: 'POST', path: '/api/console/replays/decide', permission: 'replay.approve', input: replayDecideRequest, output: replayMoved });
+export const decideReplayContract = consoleContract({
+  method: 'POST',
+  path: '/api/console/replays/decide',
+  permission: 'replay.approve',
+  input: replayDecideRequest,
+  output: replayMoved,
+});
 
 /** Starts (or resumes) an approved replay; publishing continues in the background, paced per domain. */
 export const runReplayContract = consoleContract({
@@ -125,10 +143,29 @@ export const runReplayContract = consoleContract({
   status: 202,
 });
 
-export const cancelReplayContract = consoleContract({ method: 'POST', path: '/api/console/replays/cancel', permission: 'replay.request', input: replayCancelRequest, output: replayMoved });
+export const cancelReplayContract = consoleContract({
+  method: 'POST',
+  path: '/api/console/replays/cancel',
+  permission: 'replay.request',
+  input: replayCancelRequest,
+  output: replayMoved,
+});
 
 /** One replay with live progress (the page polls this while it runs). */
-export const replayStatusContract = consoleContract({ method: 'GET', path: '/api/console/replays/status', permission: 'replay.read', input: replayIdQuery, output: replayView });
+export const replayStatusContract = consoleContract({
+  method: 'GET',
+  path: '/api/console/replays/status',
+  permission: 'replay.read',
+  input: replayIdQuery,
+  output: replayView,
+});
 
 /** The uploaded rows a replay refused, and why, as CSV. */
-export const rejectedRowsContract = consoleContract({ method: 'GET', path: '/api/console/replays/rejected', permission: 'replay.read', input: replayIdQuery, output: csvFile, format: 'csv' });
+export const rejectedRowsContract = consoleContract({
+  method: 'GET',
+  path: '/api/console/replays/rejected',
+  permission: 'replay.read',
+  input: replayIdQuery,
+  output: csvFile,
+  format: 'csv',
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { consoleContract, csvFile } from '../../http/contract';
-import { duplicateCauses } from '../../replay/duplicate-report';
+import { consoleContract, csvFile } from '@/lib/http/contract';
+import { duplicateCauses } from '@/lib/replay/duplicate-report';
 
 export const reportQuerySchema = z
   .object({
@@ -64,4 +64,11 @@ export const getReportContract = consoleContract({
 });
 
 /** Exactly the tables the report page shows for the same query, as CSV. */
-export const reportCsvContract = consoleContract({ method: 'GET', path: '/api/console/reports/csv', permission: 'reports.read', input: reportQuerySchema, output: csvFile, format: 'csv' });
+export const reportCsvContract = consoleContract({
+  method: 'GET',
+  path: '/api/console/reports/csv',
+  permission: 'reports.read',
+  input: reportQuerySchema,
+  output: csvFile,
+  format: 'csv',
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { consoleContract, noInput } from '../../http/contract';
+import { consoleContract, noInput } from '@/lib/http/contract';
 import { instant, text } from './fields';
 
 const changeReason = text().trim().min(3).max(500);
@@ -8,13 +8,39 @@ export const createTokenRequest = z.strictObject({ name: text().trim().min(1).ma
 
 export const revokeTokenRequest = z.strictObject({ id: z.uuid(), reason: changeReason });
 
-export const tokenView = z.object({ id: z.uuid(), name: z.string(), prefix: z.string(), createdAt: instant, lastUsedAt: instant.nullable(), revokedAt: instant.nullable() });
+export const tokenView = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  prefix: z.string(),
+  createdAt: instant,
+  lastUsedAt: instant.nullable(),
+  revokedAt: instant.nullable(),
+});
 export type TokenView = z.infer<typeof tokenView>;
 
 /** The clear token is in this answer and nowhere else: the page shows it once. */
 export const createdToken = z.object({ token: z.string(), summary: tokenView });
 export type CreatedToken = z.infer<typeof createdToken>;
 
-export const listTokensContract = consoleContract({ method: 'GET', path: '/api/console/tokens', permission: 'tokens.manage', input: noInput, output: z.array(tokenView) });
-export const createTokenContract = consoleContract({ method: 'POST', path: '/api/console/tokens', permission: 'tokens.manage', input: createTokenRequest, output: createdToken, status: 201 });
-export const revokeTokenContract = consoleContract({ method: 'POST', path: '/api/console/tokens/revoke', permission: 'tokens.manage', input: revokeTokenRequest, output: tokenView });
+export const listTokensContract = consoleContract({
+  method: 'GET',
+  path: '/api/console/tokens',
+  permission: 'tokens.manage',
+  input: noInput,
+  output: z.array(tokenView),
+});
+export const createTokenContract = consoleContract({
+  method: 'POST',
+  path: '/api/console/tokens',
+  permission: 'tokens.manage',
+  input: createTokenRequest,
+  output: createdToken,
+  status: 201,
+});
+export const revokeTokenContract = consoleContract({
+  method: 'POST',
+  path: '/api/console/tokens/revoke',
+  permission: 'tokens.manage',
+  input: revokeTokenRequest,
+  output: tokenView,
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { roles } from '../../auth/roles';
-import { consoleContract } from '../../http/contract';
+import { roles } from '@/lib/auth/roles';
+import { consoleContract } from '@/lib/http/contract';
 import { instant, text } from './fields';
 
 export const usersQuery = z.object({ after: text().max(320).optional() });
@@ -35,7 +35,32 @@ export type UserView = z.infer<typeof userView>;
 export const usersPage = z.object({ rows: z.array(userView), next: z.string().nullable() });
 export type UsersPage = z.infer<typeof usersPage>;
 
-export const listUsersContract = consoleContract({ method: 'GET', path: '/api/console/users', permission: 'users.manage', input: usersQuery, output: usersPage });
-export const createUserContract = consoleContract({ method: 'POST', path: '/api/console/users', permission: 'users.manage', input: createUserRequest, output: userView, status: 201 });
-export const setUserRoleContract = consoleContract({ method: 'POST', path: '/api/console/users/role', permission: 'users.manage', input: setRoleRequest, output: userView });
-export const setUserDisabledContract = consoleContract({ method: 'POST', path: '/api/console/users/disable', permission: 'users.manage', input: setDisabledRequest, output: userView });
+export const listUsersContract = consoleContract({
+  method: 'GET',
+  path: '/api/console/users',
+  permission: 'users.manage',
+  input: usersQuery,
+  output: usersPage,
+});
+export const createUserContract = consoleContract({
+  method: 'POST',
+  path: '/api/console/users',
+  permission: 'users.manage',
+  input: createUserRequest,
+  output: userView,
+  status: 201,
+});
+export const setUserRoleContract = consoleContract({
+  method: 'POST',
+  path: '/api/console/users/role',
+  permission: 'users.manage',
+  input: setRoleRequest,
+  output: userView,
+});
+export const setUserDisabledContract = consoleContract({
+  method: 'POST',
+  path: '/api/console/users/disable',
+  permission: 'users.manage',
+  input: setDisabledRequest,
+  output: userView,
+});

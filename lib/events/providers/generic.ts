@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { correlationFromMessageId } from '../../ledger/notice-key';
-import { GENERIC_SIGNATURE_HEADER, GENERIC_TIMESTAMP_HEADER, verifyGenericSignature } from '../generic-signature';
-import { normaliseCorrelation, normaliseRecipient, parseJson, reject, type NormalizedEvent, type ParsedWebhook } from '../types';
+import { correlationFromMessageId } from '@/lib/ledger/notice-key';
+import { GENERIC_SIGNATURE_HEADER, GENERIC_TIMESTAMP_HEADER, verifyGenericSignature } from '@/lib/events/generic-signature';
+import { normaliseCorrelation, normaliseRecipient, parseJson, reject, type NormalizedEvent, type ParsedWebhook } from '@/lib/events/types';
 
 const genericEvent = z.object({
   id: z.string().min(1).max(200),

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { CORRELATION_TAG, normaliseCorrelation, normaliseRecipient, parseJson, reject, type NormalizedEvent, type ParsedWebhook } from '../types';
+import { CORRELATION_TAG, normaliseCorrelation, normaliseRecipient, parseJson, reject, type NormalizedEvent, type ParsedWebhook } from '@/lib/events/types';
 
 /**
  * Postmark webhooks carry no signature: the documented protection is HTTP Basic credentials
@@ -12,7 +12,13 @@ import { CORRELATION_TAG, normaliseCorrelation, normaliseRecipient, parseJson, r
 const metadata = z.record(z.string(), z.unknown()).optional();
 
 const delivery = z
-  .object({ RecordType: z.literal('Delivery'), MessageID: z.string().min(1), Recipient: z.string(), DeliveredAt: z.iso.datetime({ offset: true }), Metadata: metadata })
+  .object({
+    RecordType: z.literal('Delivery'),
+    MessageID: z.string().min(1),
+    Recipient: z.string(),
+    DeliveredAt: z.iso.datetime({ offset: true }),
+    Metadata: metadata,
+  })
   .loose();
 const bounceLike = z
   .object({
@@ -54,7 +60,8 @@ export function parsePostmarkWebhook({
   password: string | undefined;
 }): ParsedWebhook {
   if (!user || !password) return reject('not_configured', 'postmark webhook is not configured (POSTMARK_WEBHOOK_USER/PASSWORD)');
-  if (!credentialsMatch(headers.get('authorization'), user, password)) return reject('unauthenticated', 'bad or missing Basic credentials', { 'www-authenticate': 'Basic realm="notice-ledger webhooks"' });
+  if (!credentialsMatch(headers.get('authorization'), user, password))
+    return reject('unauthenticated', 'bad or missing Basic credentials', { 'www-authenticate': 'Basic realm="notice-ledger webhooks"' });
   const json = parseJson(body.toString('utf8'));
   if (!json.ok) return reject('invalid_input', 'body is not JSON');
   const record = json.value;
@@ -106,7 +113,15 @@ export function parsePostmarkWebhook({
   return {
     ok: true,
     skipped: [],
-    events: [base({ record: o, eventId: `${o.RecordType.toLowerCase()}:${digest}`, type: 'other', recipient: typeof o.Recipient === 'string' ? o.Recipient : null, occurredAt: when ?? new Date().toISOString() })],
+    events: [
+      base({
+        record: o,
+        eventId: `${o.RecordType.toLowerCase()}:${digest}`,
+        type: 'other',
+        recipient: typeof o.Recipient === 'string' ? o.Recipient : null,
+        occurredAt: when ?? new Date().toISOString(),
+      }),
+    ],
   };
 }
 

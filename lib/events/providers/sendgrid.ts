@@ -1,7 +1,16 @@
 import { createPublicKey, createVerify, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { CORRELATION_TAG, normaliseCorrelation, normaliseRecipient, parseJson, reject, type NormalizedEvent, type ParsedWebhook, type SkippedEvent } from '../types';
-import type { ProviderEventType } from '../../../db/schema/states';
+import {
+  CORRELATION_TAG,
+  normaliseCorrelation,
+  normaliseRecipient,
+  parseJson,
+  reject,
+  type NormalizedEvent,
+  type ParsedWebhook,
+  type SkippedEvent,
+} from '@/lib/events/types';
+import type { ProviderEventType } from '@/db/schema/states';
 
 /**
  * SendGrid Event Webhook: a JSON array of events per POST; custom_args come back as top-level
@@ -95,7 +104,8 @@ export function parseSendgridWebhook({
 }
 
 function describeSkippedEvent({ candidate, index, issues }: { candidate: unknown; index: number; issues: z.core.$ZodIssue[] }): SkippedEvent {
-  if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate)) return { index, eventId: null, reason: 'not_an_object', detail: 'event is not a JSON object' };
+  if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate))
+    return { index, eventId: null, reason: 'not_an_object', detail: 'event is not a JSON object' };
   const id: unknown = (candidate as Record<string, unknown>).sg_event_id;
   const eventId = typeof id === 'string' && echoableEventId.test(id) ? id : null;
   const idIssue = issues.find((issue) => issue.path[0] === 'sg_event_id');

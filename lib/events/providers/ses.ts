@@ -1,8 +1,17 @@
 import { z } from 'zod';
-import { correlationFromMessageId } from '../../ledger/notice-key';
-import { isTrustedSnsUrl, verifySnsMessage, type SnsEnvelope, type SnsKeyResolver } from '../sns';
-import { CORRELATION_HEADER, CORRELATION_TAG, normaliseCorrelation, normaliseRecipient, parseJson, reject, type NormalizedEvent, type ParsedWebhook } from '../types';
-import type { ProviderEventType } from '../../../db/schema/states';
+import { correlationFromMessageId } from '@/lib/ledger/notice-key';
+import { isTrustedSnsUrl, verifySnsMessage, type SnsEnvelope, type SnsKeyResolver } from '@/lib/events/sns';
+import {
+  CORRELATION_HEADER,
+  CORRELATION_TAG,
+  normaliseCorrelation,
+  normaliseRecipient,
+  parseJson,
+  reject,
+  type NormalizedEvent,
+  type ParsedWebhook,
+} from '@/lib/events/types';
+import type { ProviderEventType } from '@/db/schema/states';
 
 /**
  * SES event publishing (configuration set → SNS topic → HTTPS subscription), and the older
@@ -29,10 +38,33 @@ const sesEvent = z
     eventType: z.string().optional(),
     notificationType: z.string().optional(),
     mail: sesMail,
-    bounce: z.object({ bounceType: z.string(), bounceSubType: z.string().optional(), bouncedRecipients: recipientList, timestamp: z.iso.datetime({ offset: true }), feedbackId: z.string() }).loose().optional(),
-    complaint: z.object({ complainedRecipients: recipientList, timestamp: z.iso.datetime({ offset: true }), feedbackId: z.string(), complaintFeedbackType: z.string().optional() }).loose().optional(),
-    delivery: z.object({ recipients: z.array(z.string()), timestamp: z.iso.datetime({ offset: true }) }).loose().optional(),
-    deliveryDelay: z.object({ delayedRecipients: recipientList, timestamp: z.iso.datetime({ offset: true }), delayType: z.string().optional() }).loose().optional(),
+    bounce: z
+      .object({
+        bounceType: z.string(),
+        bounceSubType: z.string().optional(),
+        bouncedRecipients: recipientList,
+        timestamp: z.iso.datetime({ offset: true }),
+        feedbackId: z.string(),
+      })
+      .loose()
+      .optional(),
+    complaint: z
+      .object({
+        complainedRecipients: recipientList,
+        timestamp: z.iso.datetime({ offset: true }),
+        feedbackId: z.string(),
+        complaintFeedbackType: z.string().optional(),
+      })
+      .loose()
+      .optional(),
+    delivery: z
+      .object({ recipients: z.array(z.string()), timestamp: z.iso.datetime({ offset: true }) })
+      .loose()
+      .optional(),
+    deliveryDelay: z
+      .object({ delayedRecipients: recipientList, timestamp: z.iso.datetime({ offset: true }), delayType: z.string().optional() })
+      .loose()
+      .optional(),
   })
   .loose()
   .refine((event) => event.eventType !== undefined || event.notificationType !== undefined, 'eventType or notificationType is required');
@@ -71,7 +103,13 @@ export async function parseSesWebhook({
   return { ok: true, events: normaliseSesEvent({ event: parsed.data, envelope }), skipped: [] };
 }
 
-async function handleSubscriptionMessage({ envelope, confirmSubscription }: { envelope: SnsEnvelope; confirmSubscription: SubscriptionConfirmer }): Promise<ParsedWebhook> {
+async function handleSubscriptionMessage({
+  envelope,
+  confirmSubscription,
+}: {
+  envelope: SnsEnvelope;
+  confirmSubscription: SubscriptionConfirmer;
+}): Promise<ParsedWebhook> {
   if (envelope.Type === 'UnsubscribeConfirmation') return { ok: true, events: [], skipped: [], note: 'unsubscribe confirmation ignored' };
   if (!envelope.SubscribeURL || !isTrustedSnsUrl(envelope.SubscribeURL, { pem: false })) return reject('invalid_input', 'SubscribeURL is not an https SNS URL');
   try {
@@ -102,7 +140,19 @@ function normaliseSesEvent({ event, envelope }: { event: SesEvent; envelope: Sns
   const { correlation, messageId } = correlationOfMail(event.mail);
   const details = compactDetails(event, envelope);
   const sesId = event.mail.messageId;
-  const make = ({ eventId, type, recipient, occurredAt, bounceType = null }: { eventId: string; type: ProviderEventType; recipient: string | null; occurredAt: string; bounceType?: string | null }): NormalizedEvent => ({
+  const make = ({
+    eventId,
+    type,
+    recipient,
+    occurredAt,
+    bounceType = null,
+  }: {
+    eventId: string;
+    type: ProviderEventType;
+    recipient: string | null;
+    occurredAt: string;
+    bounceType?: string | null;
+  }): NormalizedEvent => ({
     provider: 'ses',
     eventId,
     type,
@@ -119,11 +169,15 @@ function normaliseSesEvent({ event, envelope }: { event: SesEvent; envelope: Sns
   // event (a new SNS MessageId) still lands on the same (provider, event_id).
   switch (rawType) {
     case 'Send':
-      return event.mail.destination.map((recipient) => make({ eventId: `${sesId}:send:${recipient.toLowerCase()}`, type: 'accepted', recipient, occurredAt: event.mail.timestamp }));
+      return event.mail.destination.map((recipient) =>
+        make({ eventId: `${sesId}:send:${recipient.toLowerCase()}`, type: 'accepted', recipient, occurredAt: event.mail.timestamp }),
+      );
     case 'Delivery': {
       const delivery = event.delivery;
       if (!delivery) return [];
-      return delivery.recipients.map((recipient) => make({ eventId: `${sesId}:delivery:${recipient.toLowerCase()}`, type: 'delivered', recipient, occurredAt: delivery.timestamp }));
+      return delivery.recipients.map((recipient) =>
+        make({ eventId: `${sesId}:delivery:${recipient.toLowerCase()}`, type: 'delivered', recipient, occurredAt: delivery.timestamp }),
+      );
     }
     case 'Bounce': {
       const bounce = event.bounce;
@@ -142,16 +196,37 @@ function normaliseSesEvent({ event, envelope }: { event: SesEvent; envelope: Sns
     case 'Complaint': {
       const complaint = event.complaint;
       if (!complaint) return [];
-      return complaint.complainedRecipients.map((r) => make({ eventId: `${complaint.feedbackId}:${r.emailAddress.toLowerCase()}`, type: 'complaint', recipient: r.emailAddress, occurredAt: complaint.timestamp }));
+      return complaint.complainedRecipients.map((r) =>
+        make({
+          eventId: `${complaint.feedbackId}:${r.emailAddress.toLowerCase()}`,
+          type: 'complaint',
+          recipient: r.emailAddress,
+          occurredAt: complaint.timestamp,
+        }),
+      );
     }
     case 'DeliveryDelay': {
       const delay = event.deliveryDelay;
       if (!delay) return [];
-      return delay.delayedRecipients.map((r) => make({ eventId: `${sesId}:delay:${delay.timestamp}:${r.emailAddress.toLowerCase()}`, type: 'deferred', recipient: r.emailAddress, occurredAt: delay.timestamp }));
+      return delay.delayedRecipients.map((r) =>
+        make({
+          eventId: `${sesId}:delay:${delay.timestamp}:${r.emailAddress.toLowerCase()}`,
+          type: 'deferred',
+          recipient: r.emailAddress,
+          occurredAt: delay.timestamp,
+        }),
+      );
     }
     case 'Reject':
     case 'Rendering Failure':
-      return [make({ eventId: `${sesId}:${rawType.toLowerCase().replace(/\s+/g, '_')}`, type: 'dropped', recipient: event.mail.destination[0] ?? null, occurredAt: event.mail.timestamp })];
+      return [
+        make({
+          eventId: `${sesId}:${rawType.toLowerCase().replace(/\s+/g, '_')}`,
+          type: 'dropped',
+          recipient: event.mail.destination[0] ?? null,
+          occurredAt: event.mail.timestamp,
+        }),
+      ];
     default:
       return [make({ eventId: `sns:${envelope.MessageId}`, type: 'other', recipient: event.mail.destination[0] ?? null, occurredAt: envelope.Timestamp })];
   }

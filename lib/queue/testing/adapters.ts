@@ -1,7 +1,7 @@
-import type { Db } from '../../../db/client';
-import { createPgBossQueue } from '../pgboss';
-import { createRabbitQueue } from '../rabbitmq';
-import type { QueueAdapter } from '../types';
+import type { Db } from '@/db/client';
+import { createPgBossQueue } from '@/lib/queue/pgboss';
+import { createRabbitQueue } from '@/lib/queue/rabbitmq';
+import type { QueueAdapter } from '@/lib/queue/types';
 
 export type TestBackend = 'pgboss' | 'rabbitmq';
 

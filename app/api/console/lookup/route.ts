@@ -5,4 +5,6 @@ import { consoleRoute } from '@/lib/http/console-route';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = consoleRoute(lookupNoticesContract, async ({ db, input }) => lookupNotices(db, { query: input.q, secret: config().NOTICE_KEY_SECRET, messageIdDomain: config().MESSAGE_ID_DOMAIN }));
+export const GET = consoleRoute(lookupNoticesContract, async ({ db, input }) =>
+  lookupNotices(db, { query: input.q, secret: config().NOTICE_KEY_SECRET, messageIdDomain: config().MESSAGE_ID_DOMAIN }),
+);

@@ -6,4 +6,6 @@ import { ok } from '@/lib/http/refusal';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = consoleRoute(listQuarantine, async ({ db, input }) => ok(await loadQuarantinePage(db, { query: input, quarantineAfterMs: config().QUARANTINE_AFTER })));
+export const GET = consoleRoute(listQuarantine, async ({ db, input }) =>
+  ok(await loadQuarantinePage(db, { query: input, quarantineAfterMs: config().QUARANTINE_AFTER })),
+);

@@ -18,7 +18,14 @@ import { createTestDatabase, type TestDatabase } from '@/test/db';
  */
 
 type Handler = (request: Request) => Promise<Response>;
-type Endpoint = { path: string; method: 'GET' | 'POST'; permission: Permission; load: () => Promise<Record<string, unknown>>; query?: () => string; body?: () => unknown };
+type Endpoint = {
+  path: string;
+  method: 'GET' | 'POST';
+  permission: Permission;
+  load: () => Promise<Record<string, unknown>>;
+  query?: () => string;
+  body?: () => unknown;
+};
 
 const secret = 'nextauth-replays-secret-0123456789abcdef';
 const root = path.resolve(import.meta.dirname, '../../../..');
@@ -30,27 +37,79 @@ let requestedId = '';
 const endpoints: Endpoint[] = [
   { path: '/api/console/replays', method: 'GET', permission: 'replay.read', load: () => import('./route') },
   // A dry run changes nothing for anyone.
-  { path: '/api/console/replays/dry-run', method: 'POST', permission: 'replay.request', load: () => import('./dry-run/route'), body: () => ({ filter: { source: 'matrix-src' } }) },
+  {
+    path: '/api/console/replays/dry-run',
+    method: 'POST',
+    permission: 'replay.request',
+    load: () => import('./dry-run/route'),
+    body: () => ({ filter: { source: 'matrix-src' } }),
+  },
   { path: '/api/console/replays/status', method: 'GET', permission: 'replay.read', load: () => import('./status/route'), query: () => `?id=${requestedId}` },
-  { path: '/api/console/replays/rejected', method: 'GET', permission: 'replay.read', load: () => import('./rejected/route'), query: () => `?id=${requestedId}` },
-  { path: '/api/console/reports', method: 'GET', permission: 'reports.read', load: () => import('../reports/route'), query: () => '?granularity=day' },
-  { path: '/api/console/reports/csv', method: 'GET', permission: 'reports.read', load: () => import('../reports/csv/route') },
+  {
+    path: '/api/console/replays/rejected',
+    method: 'GET',
+    permission: 'replay.read',
+    load: () => import('./rejected/route'),
+    query: () => `?id=${requestedId}`,
+  },
+  {
+    path: '/api/console/reports',
+    method: 'GET',
+    permission: 'reports.read',
+    load: () => import('@/app/api/console/reports/route'),
+    query: () => '?granularity=day',
+  },
+  { path: '/api/console/reports/csv', method: 'GET', permission: 'reports.read', load: () => import('@/app/api/console/reports/csv/route') },
 ];
 
 /** Mutations: allowed roles pass authorization and reach the domain (2xx or 409), refused ones get 403 and change nothing. */
 const mutations: Endpoint[] = [
-  { path: '/api/console/replays', method: 'POST', permission: 'replay.request', load: () => import('./route'), body: () => ({ filter: { source: 'no-such-source' }, reason: 'matrix' }) },
-  { path: '/api/console/replays/decide', method: 'POST', permission: 'replay.approve', load: () => import('./decide/route'), body: () => ({ id: '00000000-0000-4000-8000-000000000000', decision: 'reject', reason: 'matrix' }) },
-  { path: '/api/console/replays/run', method: 'POST', permission: 'replay.request', load: () => import('./run/route'), body: () => ({ id: '00000000-0000-4000-8000-000000000000' }) },
-  { path: '/api/console/replays/cancel', method: 'POST', permission: 'replay.request', load: () => import('./cancel/route'), body: () => ({ id: '00000000-0000-4000-8000-000000000000', reason: 'matrix' }) },
+  {
+    path: '/api/console/replays',
+    method: 'POST',
+    permission: 'replay.request',
+    load: () => import('./route'),
+    body: () => ({ filter: { source: 'no-such-source' }, reason: 'matrix' }),
+  },
+  {
+    path: '/api/console/replays/decide',
+    method: 'POST',
+    permission: 'replay.approve',
+    load: () => import('./decide/route'),
+    body: () => ({ id: '00000000-0000-4000-8000-000000000000', decision: 'reject', reason: 'matrix' }),
+  },
+  {
+    path: '/api/console/replays/run',
+    method: 'POST',
+    permission: 'replay.request',
+    load: () => import('./run/route'),
+    body: () => ({ id: '00000000-0000-4000-8000-000000000000' }),
+  },
+  {
+    path: '/api/console/replays/cancel',
+    method: 'POST',
+    permission: 'replay.request',
+    load: () => import('./cancel/route'),
+    body: () => ({ id: '00000000-0000-4000-8000-000000000000', reason: 'matrix' }),
+  },
 ];
 
-async function call(endpoint: Pick<Endpoint, 'load' | 'method' | 'path'>, cookie: string | null, { query = '', body }: { query?: string; body?: unknown } = {}): Promise<Response> {
+async function call(
+  endpoint: Pick<Endpoint, 'load' | 'method' | 'path'>,
+  cookie: string | null,
+  { query = '', body }: { query?: string; body?: unknown } = {},
+): Promise<Response> {
   const module = await endpoint.load();
   const handler = module[endpoint.method] as Handler;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (cookie) headers.cookie = cookie;
-  return handler(new Request(`http://console.test${endpoint.path}${query}`, { method: endpoint.method, headers, body: endpoint.method === 'POST' ? JSON.stringify(body ?? {}) : undefined }));
+  return handler(
+    new Request(`http://console.test${endpoint.path}${query}`, {
+      method: endpoint.method,
+      headers,
+      body: endpoint.method === 'POST' ? JSON.stringify(body ?? {}) : undefined,
+    }),
+  );
 }
 
 async function snapshot(): Promise<string> {
@@ -68,7 +127,11 @@ beforeAll(async () => {
   process.env.NEXTAUTH_SECRET = secret;
   process.env.RATE_LIMIT_PER_DOMAIN = '10000';
   resetConfigForTests();
-  const people: [Role | 'operator2' | 'manager2', Role][] = [...roles.map((role) => [role, role] as [Role, Role]), ['operator2', 'operator'], ['manager2', 'manager']];
+  const people: [Role | 'operator2' | 'manager2', Role][] = [
+    ...roles.map((role) => [role, role] as [Role, Role]),
+    ['operator2', 'operator'],
+    ['manager2', 'manager'],
+  ];
   for (const [name, role] of people) {
     const email = `${name}@replays.test`;
     const id = await insertUser(t.db, { email, role, password: `${name}-password-1` });
@@ -76,8 +139,12 @@ beforeAll(async () => {
     cookies.set(name, `next-auth.session-token=${await encode({ token: { sub: id, role, email }, secret })}`);
   }
   for (let i = 0; i < 3; i += 1) await insertTestJob(t.db, { source: 'flow-src', state: 'sent' });
-  await t.pool.query("insert into notice_ledger (notice_key, notice_type, identity, job_id, state, sent_at) select notice_key, notice_type, identity, id, 'sent', now() from reminder_jobs where source = 'flow-src'");
-  const response = await call({ path: '/api/console/replays', method: 'POST', load: () => import('./route') }, cookies.get('operator') ?? null, { body: { filter: { source: 'flow-src' }, reason: 'seed for the matrix' } });
+  await t.pool.query(
+    "insert into notice_ledger (notice_key, notice_type, identity, job_id, state, sent_at) select notice_key, notice_type, identity, id, 'sent', now() from reminder_jobs where source = 'flow-src'",
+  );
+  const response = await call({ path: '/api/console/replays', method: 'POST', load: () => import('./route') }, cookies.get('operator') ?? null, {
+    body: { filter: { source: 'flow-src' }, reason: 'seed for the matrix' },
+  });
   requestedId = ((await response.json()) as { data: { id: string } }).data.id;
 });
 
@@ -91,8 +158,13 @@ afterAll(async () => {
 
 describe('replay and report routes: authorization', () => {
   it('every route file under app/api/console/{replays,reports} is covered here', () => {
-    const files = (dir: string): string[] => readdirSync(dir).flatMap((name) => (statSync(path.join(dir, name)).isDirectory() ? files(path.join(dir, name)) : name === 'route.ts' ? [path.join(dir, name)] : []));
-    const onDisk = [...files(path.join(root, 'app/api/console/replays')), ...files(path.join(root, 'app/api/console/reports'))].map((file) => path.relative(root, file)).sort();
+    const files = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) =>
+        statSync(path.join(dir, name)).isDirectory() ? files(path.join(dir, name)) : name === 'route.ts' ? [path.join(dir, name)] : [],
+      );
+    const onDisk = [...files(path.join(root, 'app/api/console/replays')), ...files(path.join(root, 'app/api/console/reports'))]
+      .map((file) => path.relative(root, file))
+      .sort();
     const listed = [...new Set([...endpoints, ...mutations].map((endpoint) => `app${endpoint.path}/route.ts`))].sort();
     expect(onDisk).toEqual(listed);
   });
@@ -121,7 +193,9 @@ describe('replay and report routes: authorization', () => {
 
   it('a bad body is a 400 that changes nothing', async () => {
     const before = await snapshot();
-    const response = await call({ path: '/api/console/replays', method: 'POST', load: () => import('./route') }, cookies.get('operator') ?? null, { body: { filter: {}, reason: '' } });
+    const response = await call({ path: '/api/console/replays', method: 'POST', load: () => import('./route') }, cookies.get('operator') ?? null, {
+      body: { filter: {}, reason: '' },
+    });
     expect(response.status).toBe(400);
     expect(await snapshot()).toBe(before);
   });
@@ -129,7 +203,9 @@ describe('replay and report routes: authorization', () => {
 
 describe('replay flow over HTTP', () => {
   it('request → a second operator and the requester are refused → a manager approves → run publishes every job with the batch id', async () => {
-    const create = await call({ path: '/api/console/replays', method: 'POST', load: () => import('./route') }, cookies.get('manager') ?? null, { body: { filter: { source: 'flow-src' }, reason: 'failover window' } });
+    const create = await call({ path: '/api/console/replays', method: 'POST', load: () => import('./route') }, cookies.get('manager') ?? null, {
+      body: { filter: { source: 'flow-src' }, reason: 'failover window' },
+    });
     expect(create.status).toBe(201);
     const created = (await create.json()) as { data: { id: string; batchId: string; dryRun: { counts: unknown; verdict: { kind: string } } } };
     expect(created.data.dryRun.counts).toEqual({ total: 3, newKeys: 0, existing: { sent: 3 } });
@@ -146,31 +222,62 @@ describe('replay flow over HTTP', () => {
     const approved = await call(decide, cookies.get('manager2') ?? null, { body: { id, decision: 'approve', reason: 'second pair of eyes' } });
     expect(approved.status).toBe(200);
 
-    const run = await call({ path: '/api/console/replays/run', method: 'POST', load: () => import('./run/route') }, cookies.get('operator') ?? null, { body: { id } });
+    const run = await call({ path: '/api/console/replays/run', method: 'POST', load: () => import('./run/route') }, cookies.get('operator') ?? null, {
+      body: { id },
+    });
     expect(run.status).toBe(202);
     await backgroundRunSettled(id);
-    const status = await call({ path: '/api/console/replays/status', method: 'GET', load: () => import('./status/route') }, cookies.get('support') ?? null, { query: `?id=${id}` });
+    const status = await call({ path: '/api/console/replays/status', method: 'GET', load: () => import('./status/route') }, cookies.get('support') ?? null, {
+      query: `?id=${id}`,
+    });
     expect(await status.json()).toMatchObject({ ok: true, data: { state: 'completed', progress: { total: 3, published: 3 } } });
-    const wakeups = await t.pool.query<{ batch: string }>("select data->>'batchId' as batch from pgboss.job where data->>'batchId' = $1", [created.data.batchId]);
+    const wakeups = await t.pool.query<{ batch: string }>("select data->>'batchId' as batch from pgboss.job where data->>'batchId' = $1", [
+      created.data.batchId,
+    ]);
     expect(wakeups.rowCount).toBe(3);
   });
 
   it('an uploaded CSV: the dry run lists rejected rows and the rejected-rows download returns them', async () => {
-    const csv = 'notice_type,subscription_id,period_start,recipient_email,due_at,deadline_at\nrenewal_notice_t72,sub_csv_1,2026-12-01,a@b.test,2026-11-28T08:00:00Z,2026-11-29T08:00:00Z\nrenewal_notice_t72,sub_csv_2,2026-12-01,nope,2026-11-28T08:00:00Z,2026-11-29T08:00:00Z\n';
-    const dry = await call({ path: '/api/console/replays/dry-run', method: 'POST', load: () => import('./dry-run/route') }, cookies.get('operator') ?? null, { body: { csv } });
-    expect(await dry.json()).toMatchObject({ ok: true, data: { accepted: 1, counts: { total: 1, newKeys: 1 }, rejections: [{ line: 3, reason: expect.stringMatching(/recipient_email/) }] } });
-    const create = await call({ path: '/api/console/replays', method: 'POST', load: () => import('./route') }, cookies.get('operator') ?? null, { body: { csv, reason: 'upstream export' } });
+    const csv =
+      'notice_type,subscription_id,period_start,recipient_email,due_at,deadline_at\nrenewal_notice_t72,sub_csv_1,2026-12-01,a@b.test,2026-11-28T08:00:00Z,2026-11-29T08:00:00Z\nrenewal_notice_t72,sub_csv_2,2026-12-01,nope,2026-11-28T08:00:00Z,2026-11-29T08:00:00Z\n';
+    const dry = await call({ path: '/api/console/replays/dry-run', method: 'POST', load: () => import('./dry-run/route') }, cookies.get('operator') ?? null, {
+      body: { csv },
+    });
+    expect(await dry.json()).toMatchObject({
+      ok: true,
+      data: { accepted: 1, counts: { total: 1, newKeys: 1 }, rejections: [{ line: 3, reason: expect.stringMatching(/recipient_email/) }] },
+    });
+    const create = await call({ path: '/api/console/replays', method: 'POST', load: () => import('./route') }, cookies.get('operator') ?? null, {
+      body: { csv, reason: 'upstream export' },
+    });
     const id = ((await create.json()) as { data: { id: string } }).data.id;
-    const download = await call({ path: '/api/console/replays/rejected', method: 'GET', load: () => import('./rejected/route') }, cookies.get('support') ?? null, { query: `?id=${id}` });
+    const download = await call(
+      { path: '/api/console/replays/rejected', method: 'GET', load: () => import('./rejected/route') },
+      cookies.get('support') ?? null,
+      { query: `?id=${id}` },
+    );
     expect(download.headers.get('content-type')).toMatch(/text\/csv/);
-    expect(parseCsv(await download.text()).map((r) => r.fields.slice(0, 2))).toEqual([['line', 'reason'], ['3', expect.stringMatching(/recipient_email "nope"/)]]);
+    expect(parseCsv(await download.text()).map((r) => r.fields.slice(0, 2))).toEqual([
+      ['line', 'reason'],
+      ['3', expect.stringMatching(/recipient_email "nope"/)],
+    ]);
   });
 
   it('the report CSV is exactly the tables the JSON (and the page) shows', async () => {
-    const json = await call({ path: '/api/console/reports', method: 'GET', load: () => import('../reports/route') }, cookies.get('manager') ?? null, { query: '?granularity=day' });
+    const json = await call(
+      { path: '/api/console/reports', method: 'GET', load: () => import('@/app/api/console/reports/route') },
+      cookies.get('manager') ?? null,
+      { query: '?granularity=day' },
+    );
     const { data } = (await json.json()) as { data: { tables: { title: string; header: string[]; rows: string[][] }[] } };
-    const csv = await call({ path: '/api/console/reports/csv', method: 'GET', load: () => import('../reports/csv/route') }, cookies.get('manager') ?? null, { query: '?granularity=day' });
-    const parsed = parseCsv(await csv.text()).map((r) => r.fields).filter((row) => row.length > 1);
+    const csv = await call(
+      { path: '/api/console/reports/csv', method: 'GET', load: () => import('@/app/api/console/reports/csv/route') },
+      cookies.get('manager') ?? null,
+      { query: '?granularity=day' },
+    );
+    const parsed = parseCsv(await csv.text())
+      .map((r) => r.fields)
+      .filter((row) => row.length > 1);
     expect(parsed).toEqual(data.tables.flatMap((table) => [table.header, ...table.rows]));
     expect(data.tables[0]?.rows.at(-1)?.[0]).toBe('Total');
   });

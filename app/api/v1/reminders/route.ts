@@ -8,6 +8,14 @@ export const dynamic = 'force-dynamic';
 
 export const POST = producerRoute(scheduleReminder, async ({ db, body, actor }) => {
   const settings = config();
-  const result = await scheduleNotice({ db, publisher: await getWakeupPublisher(), request: body, actor, now: new Date(), secret: settings.NOTICE_KEY_SECRET, maxDelayMs: settings.MAX_DELAY });
+  const result = await scheduleNotice({
+    db,
+    publisher: await getWakeupPublisher(),
+    request: body,
+    actor,
+    now: new Date(),
+    secret: settings.NOTICE_KEY_SECRET,
+    maxDelayMs: settings.MAX_DELAY,
+  });
   return scheduleAnswer(result);
 });

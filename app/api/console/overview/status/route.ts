@@ -6,4 +6,6 @@ import { ok } from '@/lib/http/refusal';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = consoleRoute(getStatusOverview, async ({ db }) => ok(await loadStatusOverview(db, { now: new Date(), quarantineAfterMs: config().QUARANTINE_AFTER })));
+export const GET = consoleRoute(getStatusOverview, async ({ db }) =>
+  ok(await loadStatusOverview(db, { now: new Date(), quarantineAfterMs: config().QUARANTINE_AFTER })),
+);

@@ -6,4 +6,6 @@ import { ok } from '@/lib/http/refusal';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = consoleRoute(countQuarantine, async ({ db, input }) => ok({ count: await countQuarantined(db, { quarantineAfterMs: config().QUARANTINE_AFTER, selection: input.selection }) }));
+export const POST = consoleRoute(countQuarantine, async ({ db, input }) =>
+  ok({ count: await countQuarantined(db, { quarantineAfterMs: config().QUARANTINE_AFTER, selection: input.selection }) }),
+);

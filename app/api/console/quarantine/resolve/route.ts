@@ -6,4 +6,6 @@ import { ok } from '@/lib/http/refusal';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = consoleRoute(resolveQuarantineContract, async ({ db, input, actor }) => ok(await resolveQuarantine(db, { ...input, actor, quarantineAfterMs: config().QUARANTINE_AFTER })));
+export const POST = consoleRoute(resolveQuarantineContract, async ({ db, input, actor }) =>
+  ok(await resolveQuarantine(db, { ...input, actor, quarantineAfterMs: config().QUARANTINE_AFTER })),
+);

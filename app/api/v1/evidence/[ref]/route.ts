@@ -4,4 +4,6 @@ import { openEvidence } from '@/lib/jobs/evidence';
 
 export const dynamic = 'force-dynamic';
 
-export const PUT = producerRoute(openEvidenceRoute, async ({ db, params, body, actor }) => openEvidenceAnswer(await openEvidence({ db, ref: params.ref, request: body, actor, now: new Date() })));
+export const PUT = producerRoute(openEvidenceRoute, async ({ db, params, body, actor }) =>
+  openEvidenceAnswer(await openEvidence({ db, ref: params.ref, request: body, actor, now: new Date() })),
+);
