@@ -173,6 +173,16 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       oneTimeCode = claim.oneTimeCode;
       log.debug({ reclaimed: claim.reclaimed }, 'claimed');
     } else {
+      // The claim also refuses a job that left pending after it was loaded: a cancel or an
+      // evidence resolve committed in between. That job is final; nothing is sent, in either mode.
+      const reloaded = await statements.loadJob(job.id);
+      const left = reloaded?.job.state ?? 'missing';
+      if (left !== 'pending' && left !== 'claimed') {
+        await recordAttempt(db, attempt('discarded', { detail: `job_${left}` }));
+        duplicatesSuppressed.inc({ notice_type: job.noticeType, reason: `job_${left}` });
+        log.info({ state: left }, 'job left pending before its claim; discarded');
+        return { ack: true };
+      }
       const held = await getLedgerRow(db, { noticeKey: job.noticeKey });
       const reason = `ledger_${held?.state ?? 'missing'}`;
       if (settings.mode === 'enforce') {

@@ -253,6 +253,14 @@ export async function cancelReminder({ db, id, actor, reason, now }: { db: Db; i
   return db.transaction(async (tx) => {
     const job = await lockJobById(tx, { id });
     if (!job) return { kind: 'not_found' };
+    if (job.state === 'claimed') {
+      // Claimed: a worker owns it and its send may already have left. Say so, rather than "too late".
+      return {
+        kind: 'conflict',
+        job,
+        message: 'job is claimed: a worker is sending it and the notice may already be on its way; only a pending job can be cancelled',
+      };
+    }
     if (job.state !== 'pending') return { kind: 'conflict', job, message: `job is ${job.state}; only a pending job can be cancelled` };
     const cancelled = await cancelPendingJob(tx, { id, now });
     if (!cancelled) return { kind: 'conflict', job, message: 'job left pending while being cancelled' };

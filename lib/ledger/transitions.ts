@@ -33,15 +33,20 @@ export type LedgerTransition = {
 };
 
 const operatorJobStates: readonly JobState[] = ['pending', 'claimed', 'failed'];
+/**
+ * The job states a worker may claim for. Any other (cancelled, suppressed, sent, failed) is final:
+ * a cancel or an evidence resolve that commits before the claim means no claim and no send.
+ */
+const claimableJobStates: readonly JobState[] = ['pending', 'claimed'];
 
 export const ledgerTransitions: readonly LedgerTransition[] = [
-  { from: 'absent', to: 'claimed', by: 'worker', cause: 'first claim (claimNotice / claimNotices)', job: { from: ['pending'], to: ['claimed'] } },
+  { from: 'absent', to: 'claimed', by: 'worker', cause: 'first claim (claimNotice / claimNotices)', job: { from: claimableJobStates, to: ['claimed'] } },
   {
     from: 'released',
     to: 'claimed',
     by: 'worker',
     cause: 're-claim of a released row, keeping its one-time code (claimNotice / claimNotices)',
-    job: { from: ['pending'], to: ['claimed'] },
+    job: { from: claimableJobStates, to: ['claimed'] },
   },
   {
     from: 'claimed',

@@ -26,10 +26,13 @@ afterAll(async () => {
   await t?.drop();
 });
 
-const priorStates = ['none', 'released', 'claimed', 'sent', 'suppressed'] as const;
+// A ledger state before the claim, or a job that left pending before it (cancelled by the
+// producer, suppressed by resolved evidence) with no ledger row: that claim must be refused.
+const priorStates = ['none', 'released', 'claimed', 'sent', 'suppressed', 'job_cancelled', 'job_suppressed'] as const;
 type Prior = (typeof priorStates)[number];
 
 async function jobWithPrior(prior: Prior, heldToken: string): Promise<JobRow> {
+  if (prior === 'job_cancelled' || prior === 'job_suppressed') return insertTestJob(t.db, { state: prior === 'job_cancelled' ? 'cancelled' : 'suppressed' });
   const job = await insertTestJob(t.db, { state: prior === 'claimed' || prior === 'released' ? 'claimed' : 'pending' });
   if (prior === 'none') return job;
   await t.db.execute(sql`
@@ -111,6 +114,7 @@ describe('batched send-path statements agree with the single-row ones', () => {
             singleClaims.map((c) => c && { reclaimed: c.reclaimed, oneTimeCode: c.oneTimeCode }),
           );
           expect(batchClaims.map((c, i) => c?.noticeKey ?? batched[i]?.job.noticeKey)).toEqual(batched.map((b) => b.job.noticeKey));
+          for (const [i, c] of cases.entries()) if (c.prior.startsWith('job_')) expect([singleClaims[i], batchClaims[i]]).toEqual([null, null]);
 
           const tokenFor = (entry: { token: string }, kind: (typeof commitTokens)[number]) =>
             kind === 'own' ? entry.token : kind === 'foreign' ? randomUUID() : null;

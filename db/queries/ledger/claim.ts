@@ -22,29 +22,37 @@ export type ClaimParams = {
 
 export type Claim = { noticeKey: string; oneTimeCode: string; reclaimed: boolean };
 
+// The job is locked first and must still be claimable (pending, or claimed with a released
+// ledger row): a producer's cancel or an evidence resolve that committed after the worker loaded
+// the job, or that commits while this statement waits for the job's lock, means no claim and so
+// no send. Both lock the job row too (lib/jobs/schedule.ts, lib/jobs/evidence.ts), so the two
+// are ordered: cancel first → no claim; claim first → the cancel is refused (the job is claimed).
 const CLAIM_SQL = `
-    with claim as (
+    with job as (
+      select id from reminder_jobs where id = $5::uuid and state in ('pending', 'claimed') for update
+    ), claim as (
       insert into notice_ledger as l
         (notice_key, notice_type, identity, revision, job_id, state, claim_token, claimed_by, claimed_at, recipient_domain, one_time_code, source, updated_at)
-      values ($1::text, $2::text, $3::jsonb, $4::int, $5::uuid, 'claimed', $6::uuid, $7::text, now(), $8::text, $9::text, 'worker', now())
+      select $1::text, $2::text, $3::jsonb, $4::int, job.id, 'claimed', $6::uuid, $7::text, now(), $8::text, $9::text, 'worker', now() from job
       on conflict (notice_key) do update
         set state = 'claimed', claim_token = excluded.claim_token, claimed_by = excluded.claimed_by, claimed_at = now(),
             job_id = excluded.job_id, one_time_code = coalesce(l.one_time_code, excluded.one_time_code),
             resolution = null, resolved_at = null, updated_at = now()
         where l.state = 'released'
       returning l.notice_key, l.one_time_code, (l.xmax <> 0) as reclaimed
-    ), job as (
+    ), moved as (
       update reminder_jobs set state = 'claimed', updated_at = now()
       where id = $5::uuid and state = 'pending' and exists (select 1 from claim)
       returning id
     )
-    select claim.notice_key, claim.one_time_code, claim.reclaimed, (select count(*) from job) as jobs from claim`;
+    select claim.notice_key, claim.one_time_code, claim.reclaimed, (select count(*) from moved) as jobs from claim`;
 
 /**
  * Claims the notice in ONE statement, committed on its own: a new row, or a `released` row
  * re-claimed. Concurrent claimers serialise on the primary key; exactly one gets a row back.
- * `claimed`, `sent` and `suppressed` rows are never taken over. The job moves to `claimed`
- * in the same statement, so the job row and the ledger cannot disagree about who owns it.
+ * `claimed`, `sent` and `suppressed` rows are never taken over, and nothing is claimed for a job
+ * that left pending (cancelled, suppressed, sent, failed). The job moves to `claimed` in the same
+ * statement, so the job row and the ledger cannot disagree about who owns it.
  */
 export async function claimNotice(db: DbOrTx, params: ClaimParams): Promise<Claim | null> {
   const rows = await hotQuery<{ notice_key: string; one_time_code: string; reclaimed: boolean }>(db, 'ledger_claim', CLAIM_SQL, [
@@ -67,29 +75,34 @@ const CLAIM_MANY_SQL = `
     with input as (
       select * from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::text[])
         as t(notice_key, notice_type, identity, revision, job_id, claim_token, claimed_by, recipient_domain, one_time_code)
-      -- One lock order for every batch: two workers' batches cannot deadlock on shared keys.
-      order by notice_key
+    ), job as (
+      -- As in CLAIM_SQL: only jobs still claimable, locked (in id order, one order for every batch).
+      select j.id from reminder_jobs j where j.id = any($5::uuid[]) and j.state in ('pending', 'claimed') order by j.id for update
     ), claim as (
       insert into notice_ledger as l
         (notice_key, notice_type, identity, revision, job_id, state, claim_token, claimed_by, claimed_at, recipient_domain, one_time_code, source, updated_at)
       select notice_key, notice_type, identity::jsonb, revision, job_id, 'claimed', claim_token, claimed_by, now(), recipient_domain, one_time_code, 'worker', now()
       from input
+      where input.job_id in (select id from job)
+      -- One lock order for every batch: two workers' batches cannot deadlock on shared keys.
+      order by notice_key
       on conflict (notice_key) do update
         set state = 'claimed', claim_token = excluded.claim_token, claimed_by = excluded.claimed_by, claimed_at = now(),
             job_id = excluded.job_id, one_time_code = coalesce(l.one_time_code, excluded.one_time_code),
             resolution = null, resolved_at = null, updated_at = now()
         where l.state = 'released'
       returning l.notice_key, l.one_time_code, (l.xmax <> 0) as reclaimed, l.job_id
-    ), job as (
+    ), moved as (
       update reminder_jobs j set state = 'claimed', updated_at = now()
       from claim where j.id = claim.job_id and j.state = 'pending'
       returning j.id
     )
-    select notice_key, one_time_code, reclaimed, (select count(*) from job) as jobs from claim`;
+    select notice_key, one_time_code, reclaimed, (select count(*) from moved) as jobs from claim`;
 
 /**
  * Many claims in ONE statement, committed together: the same rules as claimNotice, row by row
- * (a new row, or a `released` row re-claimed; anything else refused → null at its index).
+ * (a new row, or a `released` row re-claimed, for a job still claimable; anything else refused →
+ * null at its index).
  * The keys must be distinct (a statement cannot touch one row twice). A pool only: the arrays
  * travel as array parameters of a named prepared statement.
  */

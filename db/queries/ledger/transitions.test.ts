@@ -4,7 +4,7 @@ import { findTransition, ledgerTransitions, type LedgerActor, type LedgerFrom, t
 import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { insertTestJob, readJob } from '@/test/fixtures/jobs';
 import type { JobRow, LedgerRow } from '@/db/schema';
-import { ledgerStates, type JobState } from '@/db/schema/states';
+import { jobStates, ledgerStates, type JobState } from '@/db/schema/states';
 import { insertBackfilledSent } from './backfill';
 import { claimNotice, claimNotices } from './claim';
 import { commitSent, releaseClaim } from './commit';
@@ -187,6 +187,29 @@ describe('the ledger SQL agrees with the transition table', () => {
       const fixture = await arrange({ from, jobState: jobFrom });
       await statement.run(fixture);
       expect(jobTo).toContain((await readJob(t.db, fixture.job.id)).state);
+    },
+  );
+
+  // The worker's claim is allowed only for the job states its transitions name; for any other
+  // job (cancelled, suppressed, … after the worker loaded it) the claim changes nothing at all.
+  const refusedClaims = statements
+    .filter((statement) => statement.by === 'worker' && statement.to === 'claimed')
+    .flatMap((statement) =>
+      ledgerTransitions.flatMap((transition) => {
+        const job = transition.job;
+        if (transition.by !== 'worker' || transition.to !== 'claimed' || job === 'unchanged') return [];
+        return jobStates.filter((state) => !job.from.includes(state)).map((jobState) => ({ statement, from: transition.from, jobState }));
+      }),
+    );
+
+  it.each(refusedClaims.map((c) => [c.statement.name, c.from, c.jobState, c] as const))(
+    '%s from %s claims nothing for a %s job',
+    async (_name, _from, _jobState, { statement, from, jobState }) => {
+      const fixture = await arrange({ from, jobState });
+      const before = await observe(fixture.job);
+      await statement.run(fixture);
+      expect(await observe(fixture.job)).toEqual(before);
+      expect((await readJob(t.db, fixture.job.id)).state).toBe(jobState);
     },
   );
 
