@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseQuietHours } from '@/lib/jobs/quiet-hours';
+import { parseQuietHours, quietHoursEnd } from '@/lib/jobs/quiet-hours';
 import { loadNoticeConfig, type NoticeConfig } from './load-config';
 import { planEvent, windowVerdict, type PlanningEvent } from './plan';
 import type { Condition, Contract, Rule } from './rules';
@@ -209,6 +209,9 @@ describe('planEvent, property', () => {
           expect(notice.dueAt.getTime()).toBeGreaterThanOrEqual(earliest.getTime());
           expect(notice.dueAt.getTime()).toBeLessThanOrEqual(latest.getTime());
           expect(windowVerdict(notice.window, notice.dueAt)).toEqual({ verdict: 'open' });
+          const quiet = config.noticeTypes[notice.noticeType]?.quietHours ?? null;
+          if (quiet && notice.quietHours !== 'overridden')
+            expect(quietHoursEnd({ now: notice.dueAt, timeZone: s.timeZone, window: quiet }), 'due inside quiet hours').toBeNull();
           const type = config.noticeTypes[notice.noticeType];
           if (type?.window) {
             expect(earliest.getTime()).toBeGreaterThanOrEqual(s.anchor + type.window.from);
