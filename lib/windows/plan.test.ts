@@ -103,7 +103,7 @@ describe('courtesy notices: the merchant window only', () => {
     expect(planned(result, 'payment_recovery')).toMatchObject({ earliest: '2027-02-01T09:05:00.000Z', latest: '2027-02-03T09:00:00.000Z' });
   });
 
-  it('refuses an event type the configuration does not know', () => {
+  it('refuses an event type the configuration does not know, and an unknown zone', () => {
     expect(() => plan({ type: 'order.shipped', region: 'US', timeZone: 'UTC', anchorAt: '2027-01-01T00:00:00Z', now: '2026-12-01T00:00:00Z' })).toThrow(
       /unknown event type "order.shipped"/,
     );
