@@ -23,10 +23,10 @@ export const defaultRules: readonly RuleInput[] = [
     window: { unit: 'days', min: 15, max: 45 },
     requirements: ['how_to_cancel', 'renewal_terms'],
     dutyHolder: 'merchant',
-    sourceUrl: 'https://fastdemocracy.com/bill-summary/?billsummary_state=ca&billsummary_id=CAB00021688&billsummary_session=20212022',
+    sourceUrl: 'https://leginfo.legislature.ca.gov/faces/codes_displaySection.xhtml?sectionNum=17602.&lawCode=BPC',
     checkedAt,
     unconfirmed: [
-      'read from the Legislative Counsel digest of AB 390 (BPC §17602 as amended), not the codified text',
+      'the codified text was read as quoted by a third-party dataset citing leginfo ("at least 15 days and not more than 45 days before … renews") and in the AB 390 digest, not on leginfo itself',
       'the statute also requires the renewal term to be longer than one month; contracts carry only termMonths, so a 12-month term is assumed to renew for more than a month',
     ],
   },
@@ -138,38 +138,42 @@ export const defaultRules: readonly RuleInput[] = [
   {
     id: 'US-NY/gbl-527a-annual',
     version: 1,
-    title: 'New York GBL §527-a(3)(b): initial paid term of one year or longer, notice 15–45 days before the charge',
+    title: 'New York GBL §527-a(3)(b): initial paid term of one year or longer, notice 15–45 days before the cancellation deadline',
     jurisdiction: 'US-NY',
     obligation: 'auto_renewal_notice',
     appliesWhen: { all: [{ field: 'termMonths', op: 'gte', value: 12 }] },
-    anchor: 'charge',
-    // Only "forty-five days prior to such charge" could be read (the title of S5941-B), not the
-    // subdivision's bounds; 15–45 follows California's rule, which §527-a copies. The planner
-    // sends at a window's start, so an on-time notice also meets "at least 45 days before".
+    anchor: 'cancellation_deadline',
+    // The bill (S5941-B) is titled "forty-five days prior to such charge"; a third-party compliance
+    // write-up quotes 15–45 days before the cancellation deadline. The planner sends at a window's
+    // start, so an on-time notice also meets a reading of "at least 45 days before".
     window: { unit: 'days', min: 15, max: 45 },
     requirements: ['how_to_cancel'],
     dutyHolder: 'merchant',
     sourceUrl: 'https://legiscan.com/NY/text/S05941/id/2807508/New_York-2023-S05941-Amended.html',
     checkedAt,
     unconfirmed: [
-      'the lower bound (15 days) of subdivision 3(b) was not found in a source; only "forty-five days prior to such charge" was',
-      'the November 2025 amendment (budget bill Part W) was read only in a law-firm summary',
+      'the bounds of subdivision 3(b) were not read in the statute: only the bill title ("forty-five days prior to such charge") and an unattributed write-up (15–45 days before the cancellation deadline)',
+      'that write-up also limits it to renewals for a paid term of six months or longer; contracts carry only termMonths',
     ],
   },
   {
     id: 'US-NY/gbl-527a-price-increase',
     version: 1,
-    title: 'New York GBL §527-a (as amended 5 Nov 2025): price increase, notice 5–30 days before the change',
+    title: 'New York GBL §527-a (as amended 5 Nov 2025): material change including a price increase, notice 5 (business) to 30 days before it',
     jurisdiction: 'US-NY',
     obligation: 'price_change_notice',
     appliesWhen: { all: [{ field: 'priceChange', op: 'present' }] },
     anchor: 'price_change',
-    window: { unit: 'days', min: 5, max: 30 },
+    // One summary says 5–30 days, another "at least 5 business days". Business days are not
+    // modelled: 9 calendar days hold 5 business days even around a weekend and two holidays.
+    window: { unit: 'days', min: 9, max: 30 },
     requirements: ['how_to_cancel', 'new_price'],
     dutyHolder: 'merchant',
     sourceUrl: 'https://www.mondaq.com/unitedstates/advertising-marketing-branding/1636502/ny-quietly-amends-automatic-renewal-law',
     checkedAt,
-    unconfirmed: ['from a law-firm summary of Part W of the 2025–26 budget bill, not the statute text'],
+    unconfirmed: [
+      'from a law-firm summary of Part W of the 2025–26 budget bill (5–30 days) and an unattributed write-up (5 business days), not the statute text; 9 calendar days is our conservative stand-in for 5 business days',
+    ],
   },
   {
     id: 'FR/conso-L215-1',

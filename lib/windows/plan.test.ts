@@ -280,6 +280,24 @@ describe('Illinois, Colorado, Virginia, New York', () => {
   });
 });
 
+describe('New York price increase', () => {
+  it('9–30 days before the change: 5 business days read as 9 calendar days', () => {
+    // Effective 00:00 EST on 1 March 2027. Floor 9 days: 20 Feb 05:00Z; ceiling 30: 30 Jan 05:00Z.
+    const result = plan({
+      region: 'US-NY',
+      timeZone: 'America/New_York',
+      anchorAt: '2027-03-05T17:00:00Z',
+      now: '2027-01-01T00:00:00Z',
+      contract: { priceChange: { effectiveAt: '2027-03-01T05:00:00Z' } },
+    });
+    expect(planned(result, 'price_change_notice')).toMatchObject({
+      earliest: '2027-01-30T05:00:00.000Z',
+      latest: '2027-02-20T05:00:00.000Z',
+      ruleIds: ['US-NY/gbl-527a-price-increase@1'],
+    });
+  });
+});
+
 describe('France: calendar months before the non-renewal deadline', () => {
   it('31 March: the floor clamps to 28 February, across the March DST change', () => {
     // Deadline 23:59:59 CEST on 31 March. One month earlier has no 31st: 28 Feb, and the same time
