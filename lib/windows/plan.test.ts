@@ -394,6 +394,15 @@ describe('quiet hours', () => {
     expect(planned(result, 'pre_debit_notice').notice.quietHours).toBe('moved');
   });
 
+  it('ends them at 08:00 local on both DST nights in Los Angeles', () => {
+    // t72 due 01:30 PDT on 7 Nov 2027 (08:30Z); clocks fall back at 02:00, so 08:00 PST is 16:00Z.
+    const fall = plan({ loaded: quiet, region: 'US-TX', timeZone: 'America/Los_Angeles', anchorAt: '2027-11-10T08:30:00Z', now: '2027-11-01T00:00:00Z' });
+    expect(planned(fall, 'renewal_notice_t72')).toMatchObject({ dueAt: '2027-11-07T16:00:00.000Z' });
+    // t72 due 01:30 PST on 14 Mar 2027 (09:30Z); clocks spring forward at 02:00, so 08:00 PDT is 15:00Z.
+    const spring = plan({ loaded: quiet, region: 'US-TX', timeZone: 'America/Los_Angeles', anchorAt: '2027-03-17T09:30:00Z', now: '2027-03-01T00:00:00Z' });
+    expect(planned(spring, 'renewal_notice_t72')).toMatchObject({ dueAt: '2027-03-14T15:00:00.000Z' });
+  });
+
   it('when they cover the rest of the window: a courtesy notice is unplanned, a required one goes inside them', () => {
     // UTC, charge 03:30 on 11 Jan, now 02:30 on 10 Jan: t72 has 02:30–03:30 left, all quiet.
     const result = plan({ loaded: quiet, region: 'IN', timeZone: 'UTC', anchorAt: '2027-01-11T03:30:00Z', now: '2027-01-10T02:30:00Z' });
