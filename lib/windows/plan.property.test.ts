@@ -212,6 +212,13 @@ describe('planEvent, property', () => {
           const quiet = config.noticeTypes[notice.noticeType]?.quietHours ?? null;
           if (quiet && notice.quietHours !== 'overridden')
             expect(quietHoursEnd({ now: notice.dueAt, timeZone: s.timeZone, window: quiet }), 'due inside quiet hours').toBeNull();
+          // Due at the first instant it may go: the window's start, or where the quiet hours end.
+          if (notice.quietHours === 'moved' && quiet) {
+            expect(
+              quietHoursEnd({ now: new Date(notice.dueAt.getTime() - 1), timeZone: s.timeZone, window: quiet }),
+              'due after the quiet hours end',
+            ).not.toBeNull();
+          } else expect(notice.dueAt.getTime()).toBe(earliest.getTime());
           const type = config.noticeTypes[notice.noticeType];
           if (type?.window) {
             expect(earliest.getTime()).toBeGreaterThanOrEqual(s.anchor + type.window.from);
