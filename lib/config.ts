@@ -103,6 +103,8 @@ export const envSchema = z.object({
   QUEUE_POLL_INTERVAL: timer('50ms').refine((ms) => ms >= 50, 'must be at least 50ms'),
   RATE_LIMIT_PER_DOMAIN: int(50, 1, 100_000),
   QUIET_HOURS: quietHours,
+  /** The operator's notice configuration: event types, notice types and jurisdiction rules (lib/windows). */
+  NOTICE_CONFIG: z.string().min(1).default('config/notice-ledger.json'),
   RETRY_BASE: duration('30s'),
   RETRY_CAP: duration('1h'),
   MAX_ATTEMPTS: int(8, 1, 100),

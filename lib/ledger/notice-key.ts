@@ -41,6 +41,32 @@ export function canonicalNotice(fact: NoticeFact): string {
   return canonical + encodedRevision + encodePart(String(fact.revision));
 }
 
+/**
+ * The same canonical encoding for a notice type named by configuration rather than by the
+ * registry above (lib/windows): the caller gives the identity fields in key order. For the
+ * registry's types, with the registry's order, it equals `canonicalNotice` (pinned in
+ * lib/windows/keys.test.ts).
+ */
+export function canonicalNoticeOf({
+  type,
+  fields,
+  identity,
+  revision,
+}: {
+  type: string;
+  fields: readonly string[];
+  identity: Record<string, string>;
+  revision: number;
+}): string {
+  let canonical = encodePart('notice-ledger/v1') + encodePart(type);
+  for (const field of fields) {
+    const value = identity[field];
+    if (value === undefined) throw new Error(`identity field ${field} missing for ${type}`);
+    canonical += encodePart(field) + encodePart(value);
+  }
+  return canonical + encodedRevision + encodePart(String(revision));
+}
+
 /** HMAC-SHA256(secret, canonical(fact)) in lower-case hex: the notice's identity everywhere. */
 export function noticeKey(secret: string, fact: NoticeFact): string {
   return createHmac('sha256', secret).update(canonicalNotice(fact), 'utf8').digest('hex');

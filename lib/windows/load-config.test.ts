@@ -1,0 +1,240 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '@/lib/config';
+import { defaultRules } from './default-rules';
+import { loadNoticeConfig, NoticeConfigError, parseNoticeConfig } from './load-config';
+import { ruleSchema } from './rules';
+
+type Json = Record<string, unknown>;
+
+const shippedFile = 'config/notice-ledger.json';
+const shippedJson = JSON.parse(readFileSync(shippedFile, 'utf8')) as Json;
+
+function changed(change: (json: Json) => void): Json {
+  const json = structuredClone(shippedJson);
+  change(json);
+  return json;
+}
+
+function noticeType(json: Json, name: string): Json {
+  const entry = (json.noticeTypes as Record<string, Json | undefined>)[name];
+  if (!entry) throw new Error(`no notice type ${name}`);
+  return entry;
+}
+
+function eventType(json: Json, name: string): Json {
+  const entry = (json.eventTypes as Record<string, Json | undefined>)[name];
+  if (!entry) throw new Error(`no event type ${name}`);
+  return entry;
+}
+
+/** The problems a configuration is refused with (and that it is refused, not accepted). */
+function problemsOf(json: unknown, file = 'operator.json'): string[] {
+  try {
+    parseNoticeConfig(json, file);
+  } catch (error) {
+    if (error instanceof NoticeConfigError) {
+      expect(error.message).toContain(file);
+      return error.problems;
+    }
+    throw error;
+  }
+  throw new Error('the configuration was accepted');
+}
+
+const wholeRule = {
+  id: 'US-CA/arl-annual',
+  version: 2,
+  title: 'Counsel: California annual notice 20–40 days before',
+  jurisdiction: 'US-CA',
+  obligation: 'auto_renewal_notice',
+  appliesWhen: { all: [{ field: 'termMonths', op: 'gte', value: 12 }] },
+  anchor: 'charge',
+  window: { unit: 'days', min: 20, max: 40 },
+  dutyHolder: 'merchant',
+  sourceUrl: 'https://example.com/counsel-memo',
+  checkedAt: '2026-12-01',
+};
+
+describe('the shipped configuration', () => {
+  it('loads from the default NOTICE_CONFIG path with the three original types and the required ones', () => {
+    const file = loadConfig({ NOTICE_KEY_SECRET: 'x'.repeat(32) }).NOTICE_CONFIG;
+    expect(file).toBe(shippedFile);
+    const { config, ruleSet } = loadNoticeConfig(file);
+    expect(Object.keys(config.noticeTypes)).toEqual([
+      'renewal_notice_t72',
+      'renewal_notice_t24',
+      'payment_recovery',
+      'auto_renewal_notice',
+      'trial_conversion_notice',
+      'price_change_notice',
+      'pre_debit_notice',
+    ]);
+    expect(config.noticeTypes.renewal_notice_t72).toMatchObject({
+      category: 'courtesy',
+      window: { from: -72 * 3_600_000, to: -24 * 3_600_000 },
+      obligation: null,
+    });
+    expect(config.noticeTypes.payment_recovery).toMatchObject({ event: 'reconciliation.exception', window: { from: 0, to: 48 * 3_600_000 } });
+    expect(config.noticeTypes.pre_debit_notice).toMatchObject({ category: 'required', obligation: 'pre_debit_notice', window: null, enabled: true });
+    expect(ruleSet.rules.map((rule) => rule.id).sort()).toEqual(defaultRules.map((rule) => rule.id).sort());
+    expect(ruleSet.version).toMatch(/^rules-[0-9a-f]{12}$/);
+  });
+
+  it('ships every rule with a source, the date it was checked, and a required notice type for its obligation', () => {
+    const { config } = loadNoticeConfig(shippedFile);
+    const fulfilled = new Set(Object.values(config.noticeTypes).map((type) => type.obligation));
+    for (const input of defaultRules) {
+      const rule = ruleSchema.parse(input);
+      expect(rule.sourceUrl, rule.id).toMatch(/^https:\/\//);
+      expect(rule.checkedAt, rule.id).toBe('2026-12-01');
+      expect(fulfilled.has(rule.obligation), `${rule.id} → ${rule.obligation}`).toBe(true);
+    }
+    expect(new Set(defaultRules.map((rule) => rule.id)).size).toBe(defaultRules.length);
+  });
+});
+
+describe('a bad field is named by its path', () => {
+  it.each([
+    [
+      'a merchant window offset',
+      (json: Json) => (noticeType(json, 'renewal_notice_t72').window = { from: '72 hours', to: '-24h' }),
+      'noticeTypes.renewal_notice_t72.window.from: "72 hours" is not an offset',
+    ],
+    [
+      'a window that ends before it starts',
+      (json: Json) => (noticeType(json, 'renewal_notice_t72').window = { from: '-24h', to: '-72h' }),
+      'noticeTypes.renewal_notice_t72.window.to: must not end before it starts',
+    ],
+    ['a category', (json: Json) => (noticeType(json, 'renewal_notice_t24').category = 'optional'), 'noticeTypes.renewal_notice_t24.category:'],
+    ['a channel', (json: Json) => (noticeType(json, 'payment_recovery').channel = 'fax'), 'noticeTypes.payment_recovery.channel:'],
+    ['a quiet-hours rule', (json: Json) => (noticeType(json, 'renewal_notice_t72').quietHours = '9pm-8am'), 'noticeTypes.renewal_notice_t72.quietHours:'],
+    ['the file-wide quiet hours', (json: Json) => (json.quietHours = '25:00-08:00'), 'quietHours: must look like 21:00-08:00'],
+    ['a correction policy', (json: Json) => (noticeType(json, 'auto_renewal_notice').correction = 'sometimes'), 'noticeTypes.auto_renewal_notice.correction:'],
+    [
+      'a template id',
+      (json: Json) => (noticeType(json, 'auto_renewal_notice').template = 'Auto Renewal!'),
+      'noticeTypes.auto_renewal_notice.template: must be a template id',
+    ],
+    [
+      'an unknown key',
+      (json: Json) => (noticeType(json, 'renewal_notice_t72').deadline = '-24h'),
+      'noticeTypes.renewal_notice_t72: Unrecognized key: "deadline"',
+    ],
+    [
+      'an event identity kind',
+      (json: Json) => (eventType(json, 'subscription.renewal').identity = { subscription_id: 'uuid' }),
+      'eventTypes.subscription.renewal.identity.subscription_id:',
+    ],
+    ['the version', (json: Json) => (json.version = 2), 'version:'],
+  ])('%s', (_, change, expected) => {
+    expect(problemsOf(changed(change)).join('\n')).toContain(expected);
+  });
+
+  it('references between sections', () => {
+    const problems = problemsOf(
+      changed((json) => {
+        noticeType(json, 'renewal_notice_t72').event = 'subscription.renewed';
+        noticeType(json, 'renewal_notice_t24').identity = ['subscription_id', 'period_end'];
+        noticeType(json, 'payment_recovery').obligation = 'pre_debit_notice';
+        noticeType(json, 'auto_renewal_notice').obligation = null;
+        delete noticeType(json, 'payment_recovery').window;
+        eventType(json, 'reconciliation.exception').subjectField = 'customer_id';
+      }),
+    );
+    expect(problems).toEqual([
+      'eventTypes.reconciliation.exception.subjectField: "customer_id" is not one of its identity fields',
+      'noticeTypes.renewal_notice_t72.event: "subscription.renewed" is not a configured event type (subscription.renewal, reconciliation.exception)',
+      'noticeTypes.renewal_notice_t24.identity.1: "period_end" is not an identity field of subscription.renewal',
+      'noticeTypes.payment_recovery.window: a courtesy notice needs a merchant window',
+      'noticeTypes.payment_recovery.obligation: a courtesy notice fulfils no legal obligation (category required?)',
+      'noticeTypes.auto_renewal_notice.obligation: a required notice must name the obligation it fulfils',
+    ]);
+  });
+
+  it('a rule entry, at its own field', () => {
+    const problems = problemsOf(
+      changed(
+        (json) =>
+          (json.rules = [
+            { ...wholeRule, window: { unit: 'weeks', min: 2 } },
+            { ...wholeRule, id: 'x', jurisdiction: 'California' },
+          ]),
+      ),
+    );
+    expect(problems.join('\n')).toContain('rules.0.window.unit:');
+    expect(problems.join('\n')).toContain('rules.1.jurisdiction: must be a country (FR), a subdivision (US-CA) or *');
+  });
+
+  it('a rule whose floor is above its ceiling', () => {
+    expect(problemsOf(changed((json) => (json.rules = [{ ...wholeRule, window: { unit: 'days', min: 50, max: 40 } }])))).toEqual([
+      'rules.0.window.min: min must not exceed max',
+    ]);
+  });
+
+  it('switching off a rule that does not exist, and a rule listed twice', () => {
+    const problems = problemsOf(changed((json) => (json.rules = [{ id: 'US-XX/none', enabled: false }, wholeRule, wholeRule])));
+    expect(problems).toEqual([
+      'rules.0.id: "US-XX/none" is not a known rule, so it cannot be switched off',
+      'rules.2.id: "US-CA/arl-annual" appears twice in the file',
+    ]);
+  });
+});
+
+describe('operator rules', () => {
+  const shipped = loadNoticeConfig(shippedFile).ruleSet;
+
+  it('replace a shipped rule by id, and the rule set version changes', () => {
+    const { ruleSet } = parseNoticeConfig(
+      changed((json) => (json.rules = [wholeRule])),
+      'operator.json',
+    );
+    expect(ruleSet.rules.find((rule) => rule.id === 'US-CA/arl-annual')).toMatchObject({ version: 2, window: { min: 20, max: 40 } });
+    expect(ruleSet.rules).toHaveLength(shipped.rules.length);
+    expect(ruleSet.version).not.toBe(shipped.version);
+  });
+
+  it('switch a shipped rule off, or add a new one', () => {
+    const { ruleSet } = parseNoticeConfig(
+      changed(
+        (json) =>
+          (json.rules = [
+            { id: 'IN/rbi-emandate-pre-debit', enabled: false },
+            { ...wholeRule, id: 'US-MN/counsel' },
+          ]),
+      ),
+      'operator.json',
+    );
+    expect(ruleSet.rules.find((rule) => rule.id === 'IN/rbi-emandate-pre-debit')?.enabled).toBe(false);
+    expect(ruleSet.rules.map((rule) => rule.id)).toContain('US-MN/counsel');
+  });
+
+  it('give the same version for the same rules', () => {
+    expect(parseNoticeConfig(structuredClone(shippedJson), 'copy.json').ruleSet.version).toBe(shipped.version);
+  });
+});
+
+describe('the file itself', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'notice-config-'));
+
+  it('names a file that cannot be read', () => {
+    const file = path.join(dir, 'missing.json');
+    expect(() => loadNoticeConfig(file)).toThrow(new RegExp(`Invalid notice configuration in ${file}:\\n  - cannot be read`));
+  });
+
+  it('names a file that is not JSON', () => {
+    const file = path.join(dir, 'broken.json');
+    writeFileSync(file, '{ "version": 1,');
+    expect(() => loadNoticeConfig(file)).toThrow(/broken\.json:\n {2}- is not JSON/);
+  });
+
+  it('names the file and the field of a bad one on disk', () => {
+    const file = path.join(dir, 'bad.json');
+    writeFileSync(file, JSON.stringify(changed((json) => (noticeType(json, 'renewal_notice_t72').window = { from: '-72x', to: '-24h' }))));
+    expect(() => loadNoticeConfig(file)).toThrow(
+      `Invalid notice configuration in ${file}:\n  - noticeTypes.renewal_notice_t72.window.from: "-72x" is not an offset like -72h, -3d, 0h or +48h`,
+    );
+  });
+});

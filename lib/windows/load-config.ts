@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parseQuietHours, type QuietWindow } from '@/lib/jobs/quiet-hours';
+import {
+  noticeConfigSchema,
+  type EventTypeConfig,
+  type MerchantWindow,
+  type NoticeTypeConfig,
+  type ParsedNoticeConfig,
+  type RuleSwitch,
+} from './config-schema';
+import { defaultRules } from './default-rules';
+import { ruleSchema, type Rule } from './rules';
+
+export type NoticeType = Omit<NoticeTypeConfig, 'window' | 'quietHours'> & {
+  name: string;
+  window: MerchantWindow | null;
+  /** Resolved: the type's own window, the configuration's, or none. */
+  quietHours: QuietWindow | null;
+};
+
+export type NoticeConfig = {
+  file: string;
+  eventTypes: Record<string, EventTypeConfig>;
+  noticeTypes: Record<string, NoticeType>;
+};
+
+/** The effective rules and a version that names exactly them, recorded with every plan. */
+export type RuleSet = { version: string; rules: Rule[] };
+
+export class NoticeConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: string[],
+  ) {
+    super(`Invalid notice configuration in ${file}:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'NoticeConfigError';
+  }
+}
+
+/** Reads and validates the operator's file; every problem names its field path and the file. */
+export function loadNoticeConfig(file: string): { config: NoticeConfig; ruleSet: RuleSet } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new NoticeConfigError(file, [`cannot be read: ${(error as Error).message}`]);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new NoticeConfigError(file, [`is not JSON: ${(error as Error).message}`]);
+  }
+  return parseNoticeConfig(json, file);
+}
+
+export function parseNoticeConfig(json: unknown, file: string): { config: NoticeConfig; ruleSet: RuleSet } {
+  const parsed = noticeConfigSchema.safeParse(json);
+  if (!parsed.success)
+    throw new NoticeConfigError(
+      file,
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(file)'}: ${issue.message}`),
+    );
+  const problems = crossFieldProblems(parsed.data);
+  const ruleSet = effectiveRules(parsed.data.rules, problems);
+  if (problems.length > 0) throw new NoticeConfigError(file, problems);
+  return { config: resolveConfig(parsed.data, file), ruleSet };
+}
+
+/** What zod cannot see field by field: references between the sections. */
+function crossFieldProblems(config: ParsedNoticeConfig): string[] {
+  const problems: string[] = [];
+  for (const [name, event] of Object.entries(config.eventTypes)) {
+    if (!(event.subjectField in event.identity)) problems.push(`eventTypes.${name}.subjectField: "${event.subjectField}" is not one of its identity fields`);
+  }
+  for (const [name, type] of Object.entries(config.noticeTypes)) {
+    const at = `noticeTypes.${name}`;
+    const event = config.eventTypes[type.event];
+    if (!event) problems.push(`${at}.event: "${type.event}" is not a configured event type (${Object.keys(config.eventTypes).join(', ')})`);
+    type.identity.forEach((field, index) => {
+      if (event && !(field in event.identity)) problems.push(`${at}.identity.${index}: "${field}" is not an identity field of ${type.event}`);
+    });
+    if (new Set(type.identity).size !== type.identity.length) problems.push(`${at}.identity: lists a field twice`);
+    if (type.category === 'courtesy' && !type.window) problems.push(`${at}.window: a courtesy notice needs a merchant window`);
+    if (type.category === 'courtesy' && type.obligation !== null)
+      problems.push(`${at}.obligation: a courtesy notice fulfils no legal obligation (category required?)`);
+    if (type.category === 'required' && type.obligation === null) problems.push(`${at}.obligation: a required notice must name the obligation it fulfils`);
+  }
+  return problems;
+}
+
+/**
+ * Shipped rules, then the operator's entries in order: a known id is replaced (or switched off),
+ * a new one is added. The version is a digest of the result, so two processes that plan with
+ * the same rules record the same version and any edit — ours or the operator's — changes it.
+ */
+function effectiveRules(entries: readonly (RuleSwitch | Rule)[], problems: string[]): RuleSet {
+  const rules = new Map<string, Rule>(defaultRules.map((input) => [input.id, ruleSchema.parse(input)]));
+  const seen = new Set<string>();
+  entries.forEach((entry, index) => {
+    if (seen.has(entry.id)) problems.push(`rules.${index}.id: "${entry.id}" appears twice in the file`);
+    seen.add(entry.id);
+    if ('version' in entry) rules.set(entry.id, entry);
+    else {
+      const known = rules.get(entry.id);
+      if (known) rules.set(entry.id, { ...known, enabled: false });
+      else problems.push(`rules.${index}.id: "${entry.id}" is not a known rule, so it cannot be switched off`);
+    }
+  });
+  const list = [...rules.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const digest = createHash('sha256').update(JSON.stringify(list), 'utf8').digest('hex');
+  return { version: `rules-${digest.slice(0, 12)}`, rules: list };
+}
+
+function resolveConfig(config: ParsedNoticeConfig, file: string): NoticeConfig {
+  const fallback = config.quietHours === null ? null : parseQuietHours(config.quietHours);
+  const noticeTypes: Record<string, NoticeType> = {};
+  for (const [name, type] of Object.entries(config.noticeTypes)) {
+    const quietHours = type.quietHours === 'inherit' ? fallback : type.quietHours === 'off' ? null : parseQuietHours(type.quietHours);
+    noticeTypes[name] = { ...type, name, window: type.window ?? null, quietHours };
+  }
+  return { file, eventTypes: config.eventTypes, noticeTypes };
+}
+
+/** Which enabled notice types an event type triggers, in configuration order. */
+export function noticeTypesFor(config: NoticeConfig, eventType: string): NoticeType[] {
+  return Object.values(config.noticeTypes).filter((type) => type.enabled && type.event === eventType);
+}
