@@ -8,7 +8,7 @@ import { ensureDatabase, startEmbeddedPostgres } from '@/db/embedded';
 import { migrateDatabase } from '@/db/migrate';
 import type { DryRunCounts } from '@/db/schema/replays';
 import { canonicalNotice, noticeKey } from '@/lib/ledger/notice-key';
-import { referenceNoticeKey } from '@/lib/ledger/notice-key-reference';
+import { referenceNoticeKey } from '@/testing/notice-key-reference';
 import type { NoticeFact } from '@/lib/ledger/notice-types';
 import { dryRunKeys, dryRunUpload } from '@/lib/replay/service';
 import { mergeDryRunCounts } from '@/lib/replay/verdict';

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { createPool } from '@/db/client';
-import { startSmtpSink } from '@/lib/mail/sink';
+import { startSmtpSink } from '@/testing/smtp-sink';
 import { createPgBossQueue } from '@/lib/queue/pgboss';
 import { DEFAULT_QUEUE_NAME } from '@/lib/queue/types';
 import { startNoopPeer } from './noop-peer';
@@ -19,7 +19,7 @@ import { printTable, startBenchDatabase } from './support';
  *
  *   tsx bench/worker-ab.ts base=/tmp/trees/base new=.:noop new-info=.:sink:LOG_LEVEL=info
  *
- * A variant is `label=dir[:peer][:KEY=value...]`, peer `sink` (lib/mail/sink.ts, default) or `noop`;
+ * A variant is `label=dir[:peer][:KEY=value...]`, peer `sink` (testing/smtp-sink.ts, default) or `noop`;
  * the key NODE_ARGS passes flags to node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 process.env.NOTICE_KEY_SECRET ??= 'bench-secret-0123456789abcdef0123456789abcdef';

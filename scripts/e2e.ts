@@ -10,7 +10,7 @@ import { migrateDatabase } from '@/db/migrate';
 import { e2eIdentities, startOidcIssuer } from '@/e2e/fixtures/oidc-issuer';
 import { seedE2e, E2E_SEED_FILE_ENV } from '@/e2e/fixtures/seed';
 import { createWebhookKeys, webhookEnv } from '@/e2e/fixtures/webhook-keys';
-import { assertLocalDatabaseUrl, withDatabase } from '@/test/local-database';
+import { assertLocalDatabaseUrl, withDatabase } from '@/testing/database';
 import { ensureProductionBuild, readBuildState } from './production-build';
 
 /**

