@@ -8,8 +8,9 @@ import { createPool } from '@/db/client';
 import { startSmtpSink } from '@/testing/smtp-sink';
 import { createPgBossQueue } from '@/lib/queue/pgboss';
 import { DEFAULT_QUEUE_NAME } from '@/lib/queue/types';
+import { provisionDatabase } from '@/testing/database';
 import { startNoopPeer } from './noop-peer';
-import { printTable, startBenchDatabase } from './support';
+import { printTable } from './support';
 
 /**
  * Before/after for the worker, in ONE bench process on ONE database: each variant is a source
@@ -208,7 +209,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     notices: Number(process.env.BENCH_NOTICES ?? 2_000),
   };
   const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
-  const database = await startBenchDatabase('bench_worker_ab');
+  const database = await provisionDatabase({ prefix: 'bench_worker_ab', serverUrl: process.env.DATABASE_URL });
   const samples = new Map<string, Sample[]>(variants.map((v) => [v.label, []]));
   try {
     for (let round = 0; round < rounds; round += 1) {
@@ -224,7 +225,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       }
     }
   } finally {
-    await database.stop();
+    await database.release();
   }
   printTable(
     `worker A/B: ${String(shape.processes)}×${String(shape.concurrency)}, ${String(shape.notices)} notices, median of ${String(rounds)}`,
