@@ -17,9 +17,10 @@ import { openKeptDatabase, percentile, printTable, recordTargets, type KeptDatab
  * generated with generate_series in a few statements, then every page's data queries timed.
  * Target p95 ≤ 50 ms each; a miss prints its EXPLAIN so the reason is on the screen.
  *
- * BENCH_KEEP=1 keeps the seeded server under bench/tmp/console-scale-pg (or BENCH_KEEP=<dir>)
+ * BENCH_KEEP=1 keeps the seeded server in $TMPDIR/notice-ledger-console-scale-pg (or BENCH_KEEP=<dir>)
  * and reuses it on the next run at the same BENCH_SCALE, skipping the ~7 min of seeding;
- * migrations still run, so a new one is applied to the kept data. BENCH_RUNS: runs per query.
+ * migrations still run, so a new one is applied to the kept data. With DATABASE_URL (a local
+ * server) the database `bench_console` there is kept and reused the same way. BENCH_RUNS: runs per query.
  */
 
 const scale = Number(process.env.BENCH_SCALE ?? 1);
