@@ -13,6 +13,26 @@ const restrictImports = (...patterns) => ['error', { patterns: [parentImports, .
 const productionCode = ['app/**/*.{ts,tsx}', 'components/**/*.{ts,tsx}', 'lib/**/*.ts', 'db/**/*.ts', 'worker/**/*.ts', 'proxy.ts'];
 const testCode = ['**/*.test.ts'];
 
+// Layering (STYLE.md): lib/ never imports app/ or components/; components/ never imports db/.
+const layering = {
+  'lib/**/*.ts': [{ group: ['@/app/*', '@/components/*'], message: 'lib/ is framework-free: it never imports app/ or components/.' }],
+  'components/**/*.{ts,tsx}': [{ group: ['@/db/*'], message: 'components/ never reads the database: go through lib/ or a route.' }],
+};
+
+const testInfrastructure = [
+  { group: ['vitest', 'vitest/*'], message: 'vitest is for tests: production code never imports it.' },
+  {
+    group: ['@/testing/*', '@/test/*'],
+    message: 'testing/ and test/ are test infrastructure: production code never imports them (scripts/, bench/, e2e/ may).',
+  },
+];
+
+/** The import rules for `files`: their own `patterns` everywhere, and no test infrastructure outside tests. */
+const restrictedFor = (files, ...patterns) => [
+  { files, rules: { 'no-restricted-imports': restrictImports(...patterns) } },
+  { files, ignores: testCode, rules: { 'no-restricted-imports': restrictImports(...patterns, ...testInfrastructure) } },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', '.next/', '.data/', 'db/migrations/', 'test-results/', 'playwright-report/', 'next-env.d.ts', 'bench/tmp/'] },
   js.configs.recommended,
@@ -28,29 +48,20 @@ export default tseslint.config(
       'no-restricted-imports': restrictImports(),
     },
   },
+  // Production code never loads test infrastructure: vitest, testing/ (the SMTP sink, the queue
+  // contract, provider signers, the harness) or test/. A block per productionCode glob lists
+  // its layering and, outside tests, these as well (options replace, they do not merge).
+  ...productionCode.flatMap((files) => restrictedFor([files], ...(layering[files] ?? []))),
   {
-    // Layering (STYLE.md): lib/ never imports app/ or components/; components/ never imports db/.
-    files: ['lib/**/*.ts'],
-    rules: {
-      'no-restricted-imports': restrictImports({
-        group: ['@/app/*', '@/components/*'],
-        message: 'lib/ is framework-free: it never imports app/ or components/.',
-      }),
-    },
-  },
-  {
-    files: ['components/**/*.{ts,tsx}'],
-    rules: { 'no-restricted-imports': restrictImports({ group: ['@/db/*'], message: 'components/ never reads the database: go through lib/ or a route.' }) },
-  },
-  {
+    // drizzle-kit loads db/schema/ on its own, without the @/ alias: relative imports are its only kind.
     files: ['db/schema/**/*.ts'],
-    rules: { 'no-restricted-imports': 'off' },
+    rules: { 'no-restricted-imports': ['error', { patterns: testInfrastructure }] },
   },
   {
     // process.env is read in one place, lib/config.ts, parsed and named; tests and launchers
     // (scripts/, bench/, test/, e2e/) build child environments and may read it.
     files: productionCode,
-    ignores: [...testCode, 'lib/config.ts', 'lib/queue/contract.ts', 'lib/queue/testing/**'],
+    ignores: [...testCode, 'lib/config.ts'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read settings through lib/config.ts (config or processEnv).' }],
     },

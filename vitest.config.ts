@@ -8,7 +8,7 @@ export default defineConfig({
     include: ['**/*.test.ts'],
     // bench/tmp holds scratch copies of older trees (bench/worker-ab.ts baselines).
     exclude: ['node_modules/**', '.next/**', '.data/**', 'e2e/**', 'bench/tmp/**'],
-    globalSetup: ['./test/global-setup.ts'],
+    globalSetup: ['./testing/global-setup.ts'],
     env: {
       NODE_ENV: 'test',
       NOTICE_KEY_SECRET: 'test-secret-0123456789abcdef0123456789abcdef',

@@ -1,8 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
 import { createDb, createPool, type Db } from '@/db/client';
-import { startEmbeddedPostgres } from '@/db/embedded';
-import { migrateDatabase } from '@/db/migrate';
 import { listAuditEntries } from '@/db/queries/audit';
 import { findNoticeJob, findNoticeLedgerEntry, findNotices, listNoticeAttempts, listNoticeProviderEvents } from '@/db/queries/lookup';
 import { attemptSeries, countPendingByDueBucket, findOldestPending, providerEventSeries, readPendingDueSnapshot } from '@/db/queries/overview';
@@ -11,17 +9,18 @@ import { PENDING_FRESH_MS } from '@/lib/console/overview-model';
 import { loadPendingCounts, recountPendingCounts } from '@/lib/console/pending-counts';
 import { LIVE_REFRESH_MS } from '@/components/query/live';
 import { noticeTypeNames } from '@/lib/ledger/notice-types';
-import { postmasterOf } from './cpu';
-import { percentile, printTable, recordTargets, startBenchDatabase, type BenchDatabase } from './support';
+import { provisionDatabase } from '@/testing/database';
+import { openKeptDatabase, percentile, printTable, recordTargets, type KeptDatabase } from './support';
 
 /**
  * The console at scale: 10 M ledger rows and 1 M pending jobs (BENCH_SCALE=0.1 for a tenth),
  * generated with generate_series in a few statements, then every page's data queries timed.
  * Target p95 ≤ 50 ms each; a miss prints its EXPLAIN so the reason is on the screen.
  *
- * BENCH_KEEP=1 keeps the seeded server under bench/tmp/console-scale-pg (or BENCH_KEEP=<dir>)
+ * BENCH_KEEP=1 keeps the seeded server in $TMPDIR/notice-ledger-console-scale-pg (or BENCH_KEEP=<dir>)
  * and reuses it on the next run at the same BENCH_SCALE, skipping the ~7 min of seeding;
- * migrations still run, so a new one is applied to the kept data. BENCH_RUNS: runs per query.
+ * migrations still run, so a new one is applied to the kept data. With DATABASE_URL (a local
+ * server) the database `bench_console` there is kept and reused the same way. BENCH_RUNS: runs per query.
  */
 
 const scale = Number(process.env.BENCH_SCALE ?? 1);
@@ -38,14 +37,15 @@ const KEY = (i: string) => `md5(${i}::text) || md5((-${i})::text)`;
 
 const SEEDED_MARK = `console-scale seeded at scale ${String(scale)}`;
 
-/** A kept server (BENCH_KEEP) or a throw-away one; the kept one is stopped, not deleted, at the end. */
-async function openDatabase(): Promise<BenchDatabase> {
+/**
+ * A kept database (BENCH_KEEP, or the database `bench_console` on DATABASE_URL's server) or a
+ * throw-away one; a kept one is stopped, not deleted, at the end.
+ */
+async function openDatabase(): Promise<KeptDatabase> {
   const keep = process.env.BENCH_KEEP;
-  if (!keep || process.env.DATABASE_URL) return startBenchDatabase('bench_console');
-  const dir = keep === '1' ? path.join(os.tmpdir(), 'notice-ledger-console-scale-pg') : path.resolve(keep);
-  const pg = await startEmbeddedPostgres({ dir, database: 'bench_console' });
-  await migrateDatabase(pg.url);
-  return { url: pg.url, serverUrl: pg.serverUrl, postmaster: postmasterOf(dir), stop: pg.stop };
+  if (!keep && !process.env.DATABASE_URL) return provisionDatabase({ prefix: 'bench_console' });
+  const dir = !keep || keep === '1' ? path.join(os.tmpdir(), 'notice-ledger-console-scale-pg') : path.resolve(keep);
+  return openKeptDatabase({ name: 'bench_console', dir });
 }
 
 /** The mark is written only after a complete seed, so an interrupted one is redone from empty. */
@@ -319,7 +319,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await pool.end();
-    await database.stop();
+    await database.release();
   }
 }
 

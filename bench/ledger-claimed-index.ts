@@ -1,8 +1,7 @@
 import pg from 'pg';
-import { ensureDatabase } from '@/db/embedded';
-import { migrateDatabase } from '@/db/migrate';
+import { provisionDatabase } from '@/testing/database';
 import { measureLedgerLimit } from './ledger-limit';
-import { printTable, startBenchDatabase } from './support';
+import { printTable } from './support';
 
 /**
  * Is the partial index `notice_ledger_claimed_idx` (claimed_at where state = 'claimed') worth
@@ -55,12 +54,15 @@ async function quarantineQueryMs(url: string): Promise<{ count: number; list: nu
   });
 }
 
-const database = await startBenchDatabase('bench_idx_with');
+const database = await provisionDatabase({ prefix: 'bench_idx_with', serverUrl: process.env.DATABASE_URL });
+// The second database on the same server, so both variants share its CPU and cache.
+const without = await provisionDatabase({ prefix: 'bench_idx_without', serverUrl: database.serverUrl }).catch(async (error: unknown) => {
+  await database.release();
+  throw error;
+});
 try {
   const withUrl = database.url;
-  const withoutUrl = database.serverUrl('bench_idx_without');
-  await ensureDatabase(database.serverUrl('postgres'), 'bench_idx_without');
-  await migrateDatabase(withoutUrl);
+  const withoutUrl = without.url;
   await withClient(withoutUrl, (c) => c.query('drop index if exists notice_ledger_claimed_idx'));
   const variants = [
     { label: 'with claimed_idx', url: withUrl },
@@ -105,5 +107,6 @@ try {
     })),
   );
 } finally {
-  await database.stop();
+  await without.release();
+  await database.release();
 }

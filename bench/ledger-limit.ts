@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { selfSeconds, serverSeconds } from './cpu';
-import { printTable, startBenchDatabase } from './support';
+import { provisionDatabase } from '@/testing/database';
+import { postmasterOf, selfSeconds, serverSeconds } from './cpu';
+import { printTable } from './support';
 
 /**
  * (a) The bare ledger path: claim insert + commit, result update + commit, in plain SQL
@@ -72,11 +73,11 @@ export async function findLedgerLimit(url: string, seconds = 5, postmaster: numb
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const database = await startBenchDatabase('bench_ledger');
+  const database = await provisionDatabase({ prefix: 'bench_ledger', serverUrl: process.env.DATABASE_URL });
   try {
-    const best = await findLedgerLimit(database.url, Number(process.env.BENCH_SECONDS ?? 5), database.postmaster);
+    const best = await findLedgerLimit(database.url, Number(process.env.BENCH_SECONDS ?? 5), postmasterOf(database.dataDir));
     console.log(`\nbest: ${Math.round(best.perSecond)} notices/s at ${String(best.sessions)} sessions`);
   } finally {
-    await database.stop();
+    await database.release();
   }
 }

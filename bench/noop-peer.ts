@@ -3,7 +3,7 @@ import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
 
 /**
  * The issue's "no-op local peer": smtp-server that reads each message, keeps only its
- * correlation (to count duplicates) and answers 250. Unlike lib/mail/sink.ts it does not keep
+ * correlation (to count duplicates) and answers 250. Unlike testing/smtp-sink.ts it does not keep
  * or parse whole messages, so the peer is not what the benchmark measures.
  */
 export type NoopPeer = { url: string; received: () => number; duplicates: () => number; stop: () => Promise<void> };

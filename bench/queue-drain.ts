@@ -3,7 +3,8 @@ import PgBoss from 'pg-boss';
 import { createPgBossQueue } from '@/lib/queue/pgboss';
 import { createRabbitQueue } from '@/lib/queue/rabbitmq';
 import type { QueueAdapter } from '@/lib/queue/types';
-import { printTable, startBenchDatabase } from './support';
+import { provisionDatabase } from '@/testing/database';
+import { printTable } from './support';
 
 /**
  * `tsx bench/queue-drain.ts`: how fast a backlog of due wake-ups drains through each queue
@@ -65,7 +66,7 @@ async function workWindow(label: string, boss: PgBoss, name: string, options: Pg
   return { setup: label, wakeups: seen, seconds: seconds.toFixed(2), perSecond: Math.round((seen / seconds) * 10) / 10 };
 }
 
-const database = await startBenchDatabase('bench_queue_drain');
+const database = await provisionDatabase({ prefix: 'bench_queue_drain', serverUrl: process.env.DATABASE_URL });
 const rows: Row[] = [];
 try {
   const boss = new PgBoss({ connectionString: database.url, supervise: false, schedule: false });
@@ -112,5 +113,5 @@ try {
   }
   printTable(`Queue drain, ${total} due wake-ups, no-op handler`, rows);
 } finally {
-  await database.stop();
+  await database.release();
 }

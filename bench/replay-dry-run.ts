@@ -1,18 +1,16 @@
 import { createHash, type Hash } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
 import { createDb, createPool } from '@/db/client';
-import { ensureDatabase, startEmbeddedPostgres } from '@/db/embedded';
-import { migrateDatabase } from '@/db/migrate';
 import type { DryRunCounts } from '@/db/schema/replays';
 import { canonicalNotice, noticeKey } from '@/lib/ledger/notice-key';
-import { referenceNoticeKey } from '@/lib/ledger/notice-key-reference';
 import type { NoticeFact } from '@/lib/ledger/notice-types';
 import { dryRunKeys, dryRunUpload } from '@/lib/replay/service';
 import { mergeDryRunCounts } from '@/lib/replay/verdict';
-import { printTable, recordTargets } from './support';
+import { provisionDatabase } from '@/testing/database';
+import { referenceNoticeKey } from '@/testing/notice-key-reference';
+import { openKeptDatabase, printTable, recordTargets, type KeptDatabase } from './support';
 
 /**
  * A replay's dry run over an uploaded list of BENCH_KEYS (1 M) upstream jobs against a ledger
@@ -49,29 +47,10 @@ const COVERING = process.env.BENCH_COVERING === '1';
 const secret = process.env.NOTICE_KEY_SECRET ?? 'bench-secret-0123456789abcdef0123456789abcdef';
 const DATABASE = 'nl_bench_replay';
 
-type Bench = { url: string; stop: () => Promise<void> };
-
-async function openDatabase(): Promise<Bench> {
-  const external = process.env.DATABASE_URL;
-  if (external) {
-    const url = new URL(external);
-    url.pathname = `/${DATABASE}`;
-    await ensureDatabase(external, DATABASE);
-    await migrateDatabase(url.toString());
-    return { url: url.toString(), stop: async () => undefined };
-  }
-  const dir = KEEP ? path.resolve(KEEP) : await mkdtemp(path.join(os.tmpdir(), 'notice-ledger-bench-'));
-  await mkdir(dir, { recursive: true });
-  await chmod(dir, 0o755);
-  const server = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), database: DATABASE });
-  await migrateDatabase(server.url);
-  return {
-    url: server.url,
-    stop: async () => {
-      await server.stop();
-      if (!KEEP) await rm(dir, { recursive: true, force: true });
-    },
-  };
+/** BENCH_KEEP or DATABASE_URL: the kept ledger (bench/support.ts); otherwise a throw-away database. */
+async function openDatabase(): Promise<KeptDatabase> {
+  if (KEEP || process.env.DATABASE_URL) return openKeptDatabase({ name: DATABASE, dir: KEEP ? path.join(path.resolve(KEEP), 'pg') : undefined });
+  return provisionDatabase({ prefix: 'nl_bench_replay' });
 }
 
 function uploadedFact(i: number): NoticeFact {
@@ -279,7 +258,7 @@ async function main(): Promise<void> {
   } finally {
     if (COVERING) await pool.query('drop index if exists bench_notice_ledger_key_state');
     await pool.end();
-    await database.stop();
+    await database.release();
   }
 }
 

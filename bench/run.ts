@@ -1,5 +1,7 @@
+import { provisionDatabase } from '@/testing/database';
+import { postmasterOf } from './cpu';
 import { findLedgerLimit } from './ledger-limit';
-import { printTable, recordTargets, startBenchDatabase } from './support';
+import { printTable, recordTargets } from './support';
 import { measureLatencyAtRate, measureWorker, printWorkerRuns, type WorkerRun } from './worker-e2e';
 
 /**
@@ -11,9 +13,10 @@ process.env.NOTICE_KEY_SECRET ??= 'bench-secret-0123456789abcdef0123456789abcdef
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const notices = Number(process.env.BENCH_NOTICES ?? 6_000);
 
-const database = await startBenchDatabase('bench_worker');
+const database = await provisionDatabase({ prefix: 'bench_worker', serverUrl: process.env.DATABASE_URL });
+const postmaster = postmasterOf(database.dataDir);
 try {
-  const ledger = await findLedgerLimit(database.url, seconds, database.postmaster);
+  const ledger = await findLedgerLimit(database.url, seconds, postmaster);
   const configs = [
     { processes: 1, concurrency: 16 },
     { processes: 1, concurrency: 32 },
@@ -22,7 +25,7 @@ try {
     { processes: 2, concurrency: 32 },
   ];
   const runs: WorkerRun[] = [];
-  for (const config of configs) runs.push(await measureWorker(database.url, { ...config, notices, postmaster: database.postmaster }));
+  for (const config of configs) runs.push(await measureWorker(database.url, { ...config, notices, postmaster }));
   const best = runs.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
   // The same worker on RabbitMQ, at pg-boss's best configuration: the queue's rows (insert,
   // fetch, complete) leave PostgreSQL and the broker's CPU is counted instead.
@@ -32,7 +35,7 @@ try {
         processes: best.processes,
         concurrency: best.concurrency,
         notices,
-        postmaster: database.postmaster,
+        postmaster,
         queue: { amqpUrl },
       })
     : null;
@@ -124,5 +127,5 @@ try {
     { figure: 'worker peak RSS', value: `${Math.round(peakRss).toString()} MB`, target: peakRss <= 200 ? '≤ 200 MB: ok' : '≤ 200 MB: MISS' },
   ]);
 } finally {
-  await database.stop();
+  await database.release();
 }

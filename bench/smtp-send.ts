@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { createMailTransport as currentTransport } from '@/lib/mail/transport';
-import { startSmtpSink } from '@/lib/mail/sink';
+import { startSmtpSink } from '@/testing/smtp-sink';
 import { startNoopPeer } from './noop-peer';
 import { percentile, printTable } from './support';
 
 /**
  * The SMTP leg alone, no database: OUR transport (lib/mail/transport.ts) sending rendered-size
  * notices at BENCH_CONCURRENCY in flight to a local peer, one connection per message vs a pool
- * of `concurrency` connections, to the no-op peer and to lib/mail/sink.ts. Interleaved rounds.
+ * of `concurrency` connections, to the no-op peer and to testing/smtp-sink.ts. Interleaved rounds.
  * BENCH_BASE_TREE=<dir> adds the pooled transport of another source tree (before/after).
  */
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);

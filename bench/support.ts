@@ -1,42 +1,30 @@
-import { appendFile, chmod, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { appendFile } from 'node:fs/promises';
 import { ensureDatabase, startEmbeddedPostgres } from '@/db/embedded';
 import { migrateDatabase } from '@/db/migrate';
-import { postmasterOf } from './cpu';
+import { assertLocalDatabaseUrl, withDatabase } from '@/testing/database';
 
-/** `postmaster`: the embedded server's pid, for CPU accounting (bench/cpu.ts); null on an external server. */
-export type BenchDatabase = { url: string; serverUrl: (db: string) => string; postmaster: number | null; stop: () => Promise<void> };
+/** A database a benchmark keeps across runs; `dataDir` is an embedded server's (for bench/cpu.ts), null on DATABASE_URL's. */
+export type KeptDatabase = { url: string; dataDir: string | null; release: () => Promise<void> };
 
 /**
- * A fresh database for a benchmark: a throw-away embedded server in a temporary directory,
- * or a new database on the local server named by DATABASE_URL.
+ * A seeded database worth keeping (a throw-away one comes from testing/database.ts,
+ * provisionDatabase): the database `name` on the local server DATABASE_URL names, or an
+ * embedded server whose data lives in `dir` (used only without DATABASE_URL); migrated either way, so a new migration is
+ * applied to kept data. Release stops an embedded server and deletes nothing.
  */
-export async function startBenchDatabase(name: string): Promise<BenchDatabase> {
+export async function openKeptDatabase({ name, dir }: { name: string; dir: string | undefined }): Promise<KeptDatabase> {
   const external = process.env.DATABASE_URL;
   if (external) {
-    const server = (db: string) => {
-      const url = new URL(external);
-      url.pathname = `/${db}`;
-      return url.toString();
-    };
+    assertLocalDatabaseUrl(external);
     await ensureDatabase(external, name);
-    await migrateDatabase(server(name));
-    return { url: server(name), serverUrl: server, postmaster: null, stop: async () => undefined };
+    const url = withDatabase(external, name);
+    await migrateDatabase(url);
+    return { url, dataDir: null, release: async () => undefined };
   }
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'notice-ledger-bench-'));
-  await chmod(dir, 0o755);
-  const pg = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), database: name });
-  await migrateDatabase(pg.url);
-  return {
-    url: pg.url,
-    serverUrl: pg.serverUrl,
-    postmaster: postmasterOf(path.join(dir, 'pg')),
-    stop: async () => {
-      await pg.stop();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  if (!dir) throw new Error('openKeptDatabase: no DATABASE_URL and no directory to keep the server in');
+  const server = await startEmbeddedPostgres({ dir, database: name });
+  await migrateDatabase(server.url);
+  return { url: server.url, dataDir: dir, release: server.stop };
 }
 
 export function percentile(sorted: number[], p: number): number {

@@ -5,11 +5,12 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { createPool } from '@/db/client';
-import { startSmtpSink } from '@/lib/mail/sink';
+import { startSmtpSink } from '@/testing/smtp-sink';
 import { createPgBossQueue } from '@/lib/queue/pgboss';
 import { DEFAULT_QUEUE_NAME } from '@/lib/queue/types';
+import { provisionDatabase } from '@/testing/database';
 import { startNoopPeer } from './noop-peer';
-import { printTable, startBenchDatabase } from './support';
+import { printTable } from './support';
 
 /**
  * Before/after for the worker, in ONE bench process on ONE database: each variant is a source
@@ -19,7 +20,7 @@ import { printTable, startBenchDatabase } from './support';
  *
  *   tsx bench/worker-ab.ts base=/tmp/trees/base new=.:noop new-info=.:sink:LOG_LEVEL=info
  *
- * A variant is `label=dir[:peer][:KEY=value...]`, peer `sink` (lib/mail/sink.ts, default) or `noop`;
+ * A variant is `label=dir[:peer][:KEY=value...]`, peer `sink` (testing/smtp-sink.ts, default) or `noop`;
  * the key NODE_ARGS passes flags to node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 process.env.NOTICE_KEY_SECRET ??= 'bench-secret-0123456789abcdef0123456789abcdef';
@@ -208,7 +209,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     notices: Number(process.env.BENCH_NOTICES ?? 2_000),
   };
   const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
-  const database = await startBenchDatabase('bench_worker_ab');
+  const database = await provisionDatabase({ prefix: 'bench_worker_ab', serverUrl: process.env.DATABASE_URL });
   const samples = new Map<string, Sample[]>(variants.map((v) => [v.label, []]));
   try {
     for (let round = 0; round < rounds; round += 1) {
@@ -224,7 +225,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       }
     }
   } finally {
-    await database.stop();
+    await database.release();
   }
   printTable(
     `worker A/B: ${String(shape.processes)}×${String(shape.concurrency)}, ${String(shape.notices)} notices, median of ${String(rounds)}`,

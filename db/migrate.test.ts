@@ -3,7 +3,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { ensureDatabase } from './embedded';
 import { migrateDatabase } from './migrate';
-import { withDatabase } from '@/test/local-database';
+import { withDatabase } from '@/testing/database';
 
 const name = `nl_migrate_${process.pid}_${Date.now()}`;
 let url: string;

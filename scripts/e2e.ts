@@ -1,16 +1,14 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { createDb, createPool } from '@/db/client';
-import { freePort, startEmbeddedPostgres } from '@/db/embedded';
-import { migrateDatabase } from '@/db/migrate';
+import { freePort } from '@/db/embedded';
 import { e2eIdentities, startOidcIssuer } from '@/e2e/fixtures/oidc-issuer';
 import { seedE2e, E2E_SEED_FILE_ENV } from '@/e2e/fixtures/seed';
 import { createWebhookKeys, webhookEnv } from '@/e2e/fixtures/webhook-keys';
-import { assertLocalDatabaseUrl, withDatabase } from '@/test/local-database';
+import { provisionDatabase } from '@/testing/database';
 import { ensureProductionBuild, readBuildState } from './production-build';
 
 /**
@@ -40,33 +38,12 @@ async function main(): Promise<number> {
   process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
   try {
     const tempDir = await mkdtemp(path.join(os.tmpdir(), 'notice-ledger-e2e-'));
-    await chmod(tempDir, 0o755);
     cleanups.push(() => rm(tempDir, { recursive: true, force: true }));
 
-    let serverUrl: string;
-    const external = process.env.DATABASE_URL;
-    if (external) {
-      assertLocalDatabaseUrl(external);
-      serverUrl = external;
-    } else {
-      console.log('[e2e] starting embedded PostgreSQL');
-      const server = await startEmbeddedPostgres({ dir: path.join(tempDir, 'pg'), database: 'postgres' });
-      serverUrl = server.url;
-      cleanups.push(server.stop);
-    }
-    const database = `nl_e2e_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`create database ${database}`);
-    await admin.end();
-    cleanups.push(async () => {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`drop database if exists ${database} with (force)`);
-      await client.end();
-    });
-    const databaseUrl = withDatabase(serverUrl, database);
-    await migrateDatabase(databaseUrl);
+    if (!process.env.DATABASE_URL) console.log('[e2e] starting embedded PostgreSQL');
+    const database = await provisionDatabase({ prefix: 'nl_e2e', serverUrl: process.env.DATABASE_URL });
+    cleanups.push(() => database.release());
+    const databaseUrl = database.url;
 
     const noticeKeySecret = process.env.NOTICE_KEY_SECRET ?? randomBytes(32).toString('hex');
     const pool = createPool(databaseUrl, { max: 2 });

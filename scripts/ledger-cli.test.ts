@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiToken } from '@/lib/auth/api-tokens';
 import { verifyPassword } from '@/lib/auth/password';
 import { snapshotTables } from '@/test/fuzz/harness';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
-import { collectRun, repoRoot, runScript, scriptEnv, tsxLoader, type ScriptRun } from '@/test/run-script';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
+import { collectRun, repoRoot, runScript, scriptEnv, tsxLoader, type ScriptRun } from '@/testing/run-script';
 
 /**
  * `npm run ledger -- users …` / `tokens …` as a person runs them: the real script in a child

@@ -1,6 +1,6 @@
 import { config } from '@/lib/config';
 import { createLogger } from '@/lib/log';
-import { startSmtpSink } from '@/lib/mail/sink';
+import { startSmtpSink } from '@/testing/smtp-sink';
 
 /**
  * The demo's mail peer: `tsx scripts/smtp-sink.ts`. Listens on SMTP_SINK_PORT and, when

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureProductionBuild } from '@/scripts/production-build';
 import { runChaos, type ChaosOptions, type ChaosReport } from './chaos/harness';
-import { createTestDatabase } from './db';
+import { createTestDatabase } from '@/testing/db';
 
 /**
  * The chaos suite at a fixed seed and a small N (the full run is `npm run chaos`): the producer

@@ -3,11 +3,11 @@ import { describe, expect, it, vi } from 'vitest';
 import { getLedgerRow, listQuarantined } from '@/db/queries/ledger/read';
 import { deliveryAttempts } from '@/db/schema';
 import { correlationOf } from '@/lib/ledger/notice-key';
-import { startSmtpSink } from '@/lib/mail/sink';
+import { startSmtpSink } from '@/testing/smtp-sink';
 import { createPgBossQueue } from '@/lib/queue/pgboss';
-import { createTestDatabase } from '@/test/db';
-import { insertTestJob, readJob } from '@/test/fixtures/jobs';
-import { metricValue, spawnWorker } from '@/test/worker-process';
+import { createTestDatabase } from '@/testing/db';
+import { insertTestJob, readJob } from '@/testing/jobs';
+import { metricValue, spawnWorker } from '@/testing/worker-process';
 
 /**
  * SIGKILL a real worker at each crash position of the send path, restart it, let pg-boss

@@ -8,11 +8,11 @@ import { resolveQuarantine } from '@/lib/console/quarantine';
 import { deliveryAttempts, recipientSuppressions } from '@/db/schema';
 import { backfillFromCsv } from '@/lib/ledger/backfill';
 import { correlationOf } from '@/lib/ledger/notice-key';
-import { startSmtpSink, type SmtpSink } from '@/lib/mail/sink';
+import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
 import { createPgBossQueue, type PgBossQueue } from '@/lib/queue/pgboss';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
-import { insertTestJob, readJob } from '@/test/fixtures/jobs';
-import { metricValue, spawnWorker, type WorkerProcess } from '@/test/worker-process';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
+import { insertTestJob, readJob } from '@/testing/jobs';
+import { metricValue, spawnWorker, type WorkerProcess } from '@/testing/worker-process';
 
 /** Real worker processes, real pg-boss, real SMTP peer; metrics read over HTTP from /metrics. */
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { loadAuditPage, AUDIT_PAGE_SIZE } from '@/lib/console/audit-view';
 import { insertAuditEntries } from './audit';
 

@@ -1,6 +1,6 @@
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
-import { providerEvents, type ProviderEventRow } from '@/db/schema/events';
+import { providerEvents } from '@/db/schema/events';
 import type { ProviderEventType } from '@/db/schema/states';
 
 /** Storing provider events. Matching them to ledger rows, and what they prove, is in db/queries/ledger/ (evidence-match.ts, resolve.ts). */
@@ -34,18 +34,6 @@ export async function linkProviderEvent(db: DbOrTx, { id, noticeKey }: { id: num
     .update(providerEvents)
     .set({ noticeKey })
     .where(and(eq(providerEvents.id, id), isNull(providerEvents.noticeKey)));
-}
-
-export async function listProviderEventsForNotice(
-  db: DbOrTx,
-  { noticeKey, correlationId }: { noticeKey: string; correlationId: string },
-): Promise<ProviderEventRow[]> {
-  return db
-    .select()
-    .from(providerEvents)
-    .where(sql`${providerEvents.noticeKey} = ${noticeKey} or ${providerEvents.correlationId} = ${correlationId}`)
-    .orderBy(asc(providerEvents.occurredAt), asc(providerEvents.id))
-    .limit(200);
 }
 
 export type DeliveryGapRow = {

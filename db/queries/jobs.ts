@@ -119,8 +119,3 @@ export async function recordUnknownOutcome(db: DbOrTx, { jobId, errorClass }: { 
     .set({ attempts: sql`${reminderJobs.attempts} + 1`, lastErrorClass: errorClass, updatedAt: sql`now()` })
     .where(and(eq(reminderJobs.id, jobId), eq(reminderJobs.state, 'claimed')));
 }
-
-export async function getJob(db: DbOrTx, { jobId }: { jobId: string }): Promise<JobRow | null> {
-  const rows = await db.select().from(reminderJobs).where(eq(reminderJobs.id, jobId)).limit(1);
-  return rows[0] ?? null;
-}

@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { insertAttempt, insertJob, insertLedger, insertProviderEvent } from '@/e2e/fixtures/console-data';
 import { loadPendingOverview, loadSeriesOverview, loadStatusOverview } from '@/lib/console/overview';
 import { CLAIM_OUTCOMES, timeRanges, type TimeRange } from '@/lib/console/overview-model';
 import { attemptOutcomes, jobStates, providerEventTypes } from '@/db/schema/states';
 import type { NoticeFact } from '@/lib/ledger/notice-types';
-import { dueBucketEdgesSeconds } from '@/test/fixtures/due-buckets';
+import { dueBucketEdgesSeconds } from '@/testing/due-buckets';
 
 /**
  * The overview's figures against the same figures computed by separate, deliberately naive

@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '@/db/client';
-import { replayItems, replays, users, type DryRunCounts, type ReplayFilter, type ReplayRow, type UploadRejection } from '@/db/schema';
+import { replays, users, type DryRunCounts, type ReplayFilter, type ReplayRow, type UploadRejection } from '@/db/schema';
 import type { ReplayState } from '@/db/schema/states';
 import { isUuid } from '@/db/uuid';
 
@@ -108,11 +108,6 @@ export async function countReplayItems(db: DbOrTx, { replayId }: { replayId: str
   const result = await db.execute<{ total: number; published: number }>(sql`
     select count(*)::int as total, count(published_at)::int as published from replay_items where replay_id = ${replayId}`);
   return result.rows[0] ?? { total: 0, published: 0 };
-}
-
-export async function listReplayItemKeys(db: DbOrTx, { replayId }: { replayId: string }): Promise<string[]> {
-  const rows = await db.select({ key: replayItems.noticeKey }).from(replayItems).where(eq(replayItems.replayId, replayId));
-  return rows.map((row) => row.key);
 }
 
 export type PendingItem = {

@@ -40,12 +40,6 @@ export async function findJobByNoticeKey(db: DbOrTx, { noticeKey }: { noticeKey:
   return row ?? null;
 }
 
-export async function findSchedulingJobById(db: DbOrTx, { id }: { id: string }): Promise<JobRow | null> {
-  if (!isUuid(id)) return null;
-  const [row] = await db.select().from(reminderJobs).where(eq(reminderJobs.id, id)).limit(1);
-  return row ?? null;
-}
-
 export async function lockJobById(db: DbOrTx, { id }: { id: string }): Promise<JobRow | null> {
   if (!isUuid(id)) return null;
   const [row] = await db.select().from(reminderJobs).where(eq(reminderJobs.id, id)).for('update').limit(1);

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { recipientSuppressions } from '@/db/schema/events';
 import type { RecipientSuppressionReason } from '@/db/schema/states';
@@ -25,9 +25,4 @@ export async function addRecipientSuppression(
 export async function findRecipientSuppression(db: DbOrTx, { email }: { email: string }): Promise<RecipientSuppression | null> {
   const rows = await db.select().from(recipientSuppressions).where(eq(recipientSuppressions.email, email.trim().toLowerCase())).limit(1);
   return rows[0] ?? null;
-}
-
-export async function countRecipientSuppressions(db: DbOrTx): Promise<number> {
-  const rows = await db.select({ count: sql<number>`count(*)::int` }).from(recipientSuppressions);
-  return rows[0]?.count ?? 0;
 }

@@ -14,7 +14,7 @@ import { genericHeaders, postmarkHeaders, sendgridHeaders, snsNotification } fro
  * Every refusal is checked to store nothing and leave the claim as it was.
  */
 
-const fixture = (name: string) => readFileSync(path.join(process.cwd(), 'lib', 'events', 'fixtures', name), 'utf8');
+const fixture = (name: string) => readFileSync(path.join(process.cwd(), 'testing', 'fixtures', name), 'utf8');
 
 type Sql = <T extends object>(text: string, values?: unknown[]) => Promise<T[]>;
 

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createDb, createPool } from '@/db/client';
 import type { NoticeFact } from '@/lib/ledger/notice-types';
 import { correlationOf } from '@/lib/ledger/notice-key';
-import { startSmtpSink } from '@/lib/mail/sink';
-import { spawnWorker } from '@/test/worker-process';
+import { startSmtpSink } from '@/testing/smtp-sink';
+import { spawnWorker } from '@/testing/worker-process';
 import { insertAttempt, insertJob, insertLedger, insertUser } from '@/e2e/fixtures/console-data';
 import { expect, signInState, snap, test } from '@/e2e/fixtures/test';
 

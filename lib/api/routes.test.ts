@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ZodType } from 'zod';
 import { expectedPermissions } from '@/test/fuzz/console-handlers';
-import { routeFileOf } from '@/test/route-handlers';
+import { routeFileOf } from '@/testing/route-handlers';
 import type { RouteContract } from '@/lib/http/contract';
 import { consoleRouteContracts, routeContracts } from './routes';
 

@@ -1,4 +1,4 @@
-import type { ConsoleContract, ProducerContract, ProviderContract, RouteContract, ScrapeContract } from '@/lib/http/contract';
+import type { ConsoleContract, ProducerContract, RouteContract } from '@/lib/http/contract';
 import * as audit from './console/audit';
 import * as lookup from './console/lookup';
 import * as overview from './console/overview';
@@ -42,7 +42,3 @@ export const consoleRouteContracts: readonly ConsoleContract[] = routeContracts.
 export const producerRouteContracts: readonly ProducerContract[] = routeContracts.filter(
   (contract): contract is ProducerContract => contract.audience === 'producer',
 );
-export const providerRouteContracts: readonly ProviderContract[] = routeContracts.filter(
-  (contract): contract is ProviderContract => contract.audience === 'provider',
-);
-export const scrapeRouteContracts: readonly ScrapeContract[] = routeContracts.filter((contract): contract is ScrapeContract => contract.audience === 'scrape');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { createApiToken, hashApiToken, mintApiToken, recordApiTokenUse, revokeApiToken, verifyApiToken } from './api-tokens';
 
 describe('mintApiToken', () => {

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { encode } from 'next-auth/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { insertUser } from '@/e2e/fixtures/console-data';
 import { users } from '@/db/schema/auth';
 import { resetConfigForTests } from '@/lib/config';

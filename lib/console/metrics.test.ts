@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { insertJob } from '@/e2e/fixtures/console-data';
 import { pendingDueSnapshot } from '@/db/schema';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import type { NoticeFact } from '@/lib/ledger/notice-types';
 import { renderConsoleMetrics } from './metrics';
 import { PENDING_FRESH_MS } from './overview-model';

@@ -1,22 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { bucketStarts, deriveAlerts, densify, describeCountedAt, dueBucketOf, emptyPoint, p99Rising, type SeriesPoint } from './overview-model';
+import { bucketStarts, deriveAlerts, densify, describeCountedAt, emptyPoint, p99Rising, type SeriesPoint } from './overview-model';
 
 const now = new Date('2026-11-29T02:07:30Z');
 const at = (offsetMs: number) => new Date(now.getTime() + offsetMs);
-const H = 3_600_000;
-
-describe('due buckets', () => {
-  it('puts each due time in exactly one bucket, edges going to the later bucket', () => {
-    expect(dueBucketOf(at(-1), now)).toBe('overdue');
-    expect(dueBucketOf(at(0), now)).toBe('lt_1h');
-    expect(dueBucketOf(at(H - 1), now)).toBe('lt_1h');
-    expect(dueBucketOf(at(H), now)).toBe('h1_6');
-    expect(dueBucketOf(at(6 * H), now)).toBe('h6_24');
-    expect(dueBucketOf(at(24 * H), now)).toBe('d1_3');
-    expect(dueBucketOf(at(72 * H - 1), now)).toBe('d1_3');
-    expect(dueBucketOf(at(72 * H), now)).toBe('gt_3d');
-  });
-});
 
 describe('when the bucket counts were counted', () => {
   it('names the instant and its age at this refresh', () => {

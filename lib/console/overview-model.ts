@@ -27,13 +27,6 @@ export const dueBuckets = [
 ] as const;
 export type DueBucketId = (typeof dueBuckets)[number]['id'];
 
-export function dueBucketOf(dueAt: Date, now: Date): DueBucketId {
-  const ahead = dueAt.getTime() - now.getTime();
-  if (ahead < 0) return 'overdue';
-  const bucket = dueBuckets.find((candidate) => candidate.id !== 'overdue' && ahead < candidate.untilMs);
-  return bucket?.id ?? 'gt_3d';
-}
-
 /** Bucket counts younger than this are served without a recount. The overview refetches every 15 s. */
 export const PENDING_FRESH_MS = 15_000;
 /** Older than this (or absent): counted before answering; in between: served, then recounted after the response. */

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { insertJob } from '@/e2e/fixtures/console-data';
 import { readPendingDueSnapshot, storePendingDueSnapshot, tryLockPendingRecount, type PendingDueSnapshot } from '@/db/queries/overview';
 import { pendingDueSnapshot } from '@/db/schema';
@@ -8,7 +8,7 @@ import type { NoticeFact } from '@/lib/ledger/notice-types';
 import { loadPendingOverview } from './overview';
 import { PENDING_FRESH_MS, PENDING_SERVE_STALE_MS } from './overview-model';
 import { loadPendingCounts, recountPendingCounts, type RecountOutcome } from './pending-counts';
-import { dueBucketEdgesSeconds } from '@/test/fixtures/due-buckets';
+import { dueBucketEdgesSeconds } from '@/testing/due-buckets';
 
 /**
  * The snapshot behind "pending jobs by due bucket": when it is reused, when it is recounted

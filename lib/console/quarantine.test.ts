@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { seedConsoleScenario, type ConsoleScenario } from '@/e2e/fixtures/console-data';
 import { countQuarantined, listQuarantined } from '@/db/queries/ledger/read';
 import { auditLog } from '@/db/schema/audit';

@@ -7,12 +7,6 @@ import { lockQuarantined, resolveClaims, type QuarantineAction } from '@/db/quer
 /** One bulk action touches at most this many claims; a bigger incident is done in several passes. */
 export const MAX_BULK = 5_000;
 
-export const quarantineActionLabels: Record<QuarantineAction, string> = {
-  confirm_sent: 'Confirm sent',
-  release: 'Release for resend',
-  suppress: 'Suppress',
-};
-
 export type { ResolveOutcome } from '@/lib/api/console/quarantine';
 
 /**

@@ -5,7 +5,7 @@ import { parsePostmarkWebhook } from './providers/postmark';
 import { parseSendgridWebhook } from './providers/sendgrid';
 import { parseSesWebhook } from './providers/ses';
 import { createSnsKeyResolver, isTrustedSnsUrl } from './sns';
-import { createTestSendgridSigner, createTestSnsSigner, readFixture, type TestSnsSigner } from './testing';
+import { createTestSendgridSigner, createTestSnsSigner, readFixture, type TestSnsSigner } from '@/testing/provider-events';
 import type { ParsedWebhook } from './types';
 
 // Relative to the real clock: the test certificates are made now and are valid for two days.

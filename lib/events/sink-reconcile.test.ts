@@ -2,13 +2,13 @@ import { createServer, type Server } from 'node:http';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { countAcceptedVsDelivered } from '@/db/queries/events';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { resetConfigForTests } from '@/lib/config';
 import { correlationOf, messageIdFor, noticeKey } from '@/lib/ledger/notice-key';
-import { startSmtpSink, type SmtpSink } from '@/lib/mail/sink';
+import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
 import { startMetricsServer } from '@/worker/metrics-server';
 import { createLogger } from '@/lib/log';
-import { insertClaimedNotice } from './testing';
+import { insertClaimedNotice } from '@/testing/provider-events';
 
 /**
  * The crash window end to end: a worker claimed, handed the mail to the relay and died before

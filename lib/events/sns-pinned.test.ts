@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSnsKeyResolver, readPinnedSnsCertificate, verifySnsMessage } from './sns';
-import { createTestSnsSigner } from './testing';
+import { createTestSnsSigner } from '@/testing/provider-events';
 
 describe('SNS_CERT_DIR: pinned signing certificates', () => {
   const signer = createTestSnsSigner('https://sns.eu-west-1.amazonaws.com/SimpleNotificationService-pinned.pem');

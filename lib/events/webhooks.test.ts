@@ -1,11 +1,18 @@
 import { createPublicKey } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { findRecipientSuppression } from '@/db/queries/suppressions';
 import { signGenericRequest } from './generic-signature';
 import { confirmClaimSentByEvidence, reconcileQuarantine } from './ingest';
 import { registry } from '@/lib/metrics/registry';
-import { createTestSendgridSigner, createTestSnsSigner, insertClaimedNotice, keyWithCorrelation, readFixture, type TestSnsSigner } from './testing';
+import {
+  createTestSendgridSigner,
+  createTestSnsSigner,
+  insertClaimedNotice,
+  keyWithCorrelation,
+  readFixture,
+  type TestSnsSigner,
+} from '@/testing/provider-events';
 import { providerRoutes } from '@/lib/api/webhooks';
 import type { ProviderContract } from '@/lib/http/contract';
 import { providerRoute } from '@/lib/http/provider-route';

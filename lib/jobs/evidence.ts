@@ -12,8 +12,6 @@ import { compactPayload, refId, storableText } from './schedule';
  */
 
 export const evidenceRef = refId;
-/** The `{ref}` of `/api/v1/evidence/{ref}`: named, so a refusal says `ref`, not `(body)`. */
-export const evidenceParams = z.object({ ref: evidenceRef });
 
 export const openEvidenceRequest = z.strictObject({
   kind: z.string().regex(/^[a-z0-9][a-z0-9_.:-]{0,63}$/i, 'must be a short name such as reconciliation_exception'),

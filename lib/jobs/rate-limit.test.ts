@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { createDomainRateLimiter, grantedOf, type DomainRateLimiter } from './rate-limit';
 
 describe('grantedOf', () => {

@@ -3,7 +3,7 @@ import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { insertJobUnlessExists } from '@/db/queries/scheduling';
 import { reminderJobs } from '@/db/schema';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { wakeupsRepublished } from '@/lib/metrics/registry';
 import { dispatchDueOnce } from '@/lib/queue/dispatcher';
 import { createPgBossQueue, type PgBossQueue } from '@/lib/queue/pgboss';

@@ -7,8 +7,8 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getLedgerRow } from '@/db/queries/ledger/read';
 import { noticeLedger, reminderJobs } from '@/db/schema';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
-import { insertTestJob } from '@/test/fixtures/jobs';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
+import { insertTestJob } from '@/testing/jobs';
 import { backfillFromCsv, backfillFromJobs, parseBackfillCsv } from './backfill';
 import { noticeKey } from './notice-key';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalNotice, correlationFromMessageId, messageIdFor, noticeKey } from './notice-key';
-import { referenceCanonicalNotice, referenceNoticeKey } from './notice-key-reference';
+import { referenceCanonicalNotice, referenceNoticeKey } from '@/testing/notice-key-reference';
 import { InvalidNoticeError, noticeTypeNames, noticeTypes, parseNoticeFact, type NoticeFact } from './notice-types';
 
 const secret = 'k'.repeat(32);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { freePort } from '@/db/embedded';
 import { correlationOf } from '@/lib/ledger/notice-key';
-import { startSmtpSink } from './sink';
+import { startSmtpSink } from '@/testing/smtp-sink';
 import { classifySendError, correlationHeaders, createMailTransport, providerIdFromResponse } from './transport';
 
 const err = (fields: Record<string, unknown>, message = 'failed') => Object.assign(new Error(message), fields);

@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
-import { defineQueueContract } from './contract';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
+import { defineQueueContract } from '@/testing/queue/contract';
 import { createPgBossQueue, type PgBossQueue } from './pgboss';
-import { createTestAdapter } from './testing/adapters';
+import { createTestAdapter } from '@/testing/queue/adapters';
 
 /** pg-boss 10's deleteQueue refuses while job rows reference the queue (ON DELETE RESTRICT). */
 async function deletePgBossQueue(t: TestDatabase, queueName: string): Promise<void> {

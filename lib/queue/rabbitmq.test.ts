@@ -2,12 +2,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '@/db/embedded';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
-import { defineQueueContract } from './contract';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
+import { defineQueueContract } from '@/testing/queue/contract';
 import { createQueue } from './index';
 import { createRabbitQueue, type RabbitQueue } from './rabbitmq';
-import { createTestAdapter } from './testing/adapters';
-import { deleteRabbitQueue } from './testing/rabbitmq';
+import { createTestAdapter } from '@/testing/queue/adapters';
+import { deleteRabbitQueue } from '@/testing/queue/rabbitmq';
 
 // Unset: the suite shows as skipped, with the reason in its name (the tests are still collected,
 // so the empty URL below is never dialled: only hooks and tests connect).

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '@/db/queries/users';
-import { insertTestJob } from '@/test/fixtures/jobs';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
-import { runScript, type ScriptRun } from '@/test/run-script';
+import { insertTestJob } from '@/testing/jobs';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
+import { runScript, type ScriptRun } from '@/testing/run-script';
 import { parseReplayArgs } from './cli-args';
 
 function runCli(args: string[], env: Record<string, string>): Promise<ScriptRun> {

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countKeysByLedgerStateInRange, textArrayLiteral } from '@/db/queries/replay-dry-run';
 import { noticeLedger } from '@/db/schema';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { countKeysAgainstLedger, sortedDistinctChunks } from './dry-run';
 
 const hexKey = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => Buffer.from(bytes).toString('hex'));

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyAttempts } from '@/db/queries/reports';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { parseCsv } from './csv';
 import { buildReport, duplicateCauses, reportCsv, reportTables } from './duplicate-report';
 import { loadDuplicateReport } from './report';

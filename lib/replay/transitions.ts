@@ -58,7 +58,3 @@ export function checkRequest({ actor }: { actor: Actor }): Refusal | null {
   if (!can(actor.role, 'replay.request')) return replayRefusal('forbidden', `Your role (${actor.role}) may not request replays.`);
   return null;
 }
-
-export function isTerminal(state: ReplayState): boolean {
-  return terminal.includes(state);
-}

@@ -9,17 +9,17 @@ import { createApiToken } from '@/lib/auth/api-tokens';
 import { resolveQuarantine } from '@/lib/console/quarantine';
 import { reconcileQuarantine } from '@/lib/events/ingest';
 import { correlationOf } from '@/lib/ledger/notice-key';
-import { startSmtpSink, type MessageFault, type SmtpSink } from '@/lib/mail/sink';
+import { startSmtpSink, type MessageFault, type SmtpSink } from '@/testing/smtp-sink';
 import { createPgBossQueue } from '@/lib/queue/pgboss';
 import { createRabbitQueue } from '@/lib/queue/rabbitmq';
-import { deleteRabbitQueue } from '@/lib/queue/testing/rabbitmq';
+import { deleteRabbitQueue } from '@/testing/queue/rabbitmq';
 import type { QueueAdapter } from '@/lib/queue/types';
 import { runReplay } from '@/lib/replay/runner';
 import { scheduleUploadedItem } from '@/lib/replay/schedule-item';
 import { decideReplay, requestReplay, startReplay } from '@/lib/replay/service';
 import type { Actor } from '@/lib/replay/transitions';
 import { ensureProductionBuild } from '@/scripts/production-build';
-import { startConsoleServer, type ConsoleServer } from '@/test/console-server';
+import { startConsoleServer, type ConsoleServer } from '@/testing/console-server';
 import { isBouncingRecipient, planNotices } from './plan';
 import { createPrng, hashUnit, type Prng } from './prng';
 import { runProducer, type ProducerStats } from './producer';
@@ -29,7 +29,7 @@ import { createWorkerPool, type PoolStats, type WorkerPool } from './workers';
 
 /**
  * The chaos run (`npm run chaos`, and a small fixed seed in `npm test`): N notices scheduled
- * over the producer API of the built console under `next start` (test/console-server.ts),
+ * over the producer API of the built console under `next start` (testing/console-server.ts),
  * processed by several real worker processes against the real SMTP sink while workers are
  * SIGKILLed and restarted and the sink rejects (451/550), stalls past the visibility timeout
  * and drops connections after DATA; every producer request is posted twice; the whole window

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import nodemailer from 'nodemailer';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSmtpSink, type FaultContext, type SmtpSink } from '@/lib/mail/sink';
+import { startSmtpSink, type FaultContext, type SmtpSink } from '@/testing/smtp-sink';
 
 /** The sink's additive chaos features: per-message fault decisions and events for dropped messages. */
 

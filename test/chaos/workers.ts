@@ -1,5 +1,5 @@
 import type { CrashPoint } from '@/lib/jobs/handle-wakeup';
-import { spawnWorker, type WorkerProcess } from '@/test/worker-process';
+import { spawnWorker, type WorkerProcess } from '@/testing/worker-process';
 import type { Prng } from './prng';
 
 /**

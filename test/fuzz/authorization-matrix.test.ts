@@ -4,9 +4,9 @@ import { permissions } from '@/lib/auth/permissions';
 import { roles, type Role } from '@/lib/auth/roles';
 import { producerRouteContracts } from '@/lib/api/routes';
 import { closeWakeupPublisher } from '@/lib/queue';
-import { loadRouteHandler } from '@/test/route-handlers';
-import { insertClaimedNotice, keyWithCorrelation } from '@/lib/events/testing';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { loadRouteHandler } from '@/testing/route-handlers';
+import { insertClaimedNotice, keyWithCorrelation } from '@/testing/provider-events';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { consoleHandlers, type ConsoleHandler, type ValidIds } from './console-handlers';
 import { callHandler, FUZZ_SECRETS, patchEnv, seedConsoleUsers, sessionCookie, snapshotTables, unknownUserId, type SeededUser } from './harness';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillFromCsv } from '@/lib/ledger/backfill';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { fuzzParameters, hostileString, plausibleString, poisoned } from './arbitraries';
 import { snapshotTables } from './harness';
 

@@ -4,10 +4,10 @@ import { roles } from '@/lib/auth/roles';
 import { parseAccountArgs } from '@/lib/console/cli-args';
 import { parseReplayArgs } from '@/lib/replay/cli-args';
 import { noticeTypeNames } from '@/lib/ledger/notice-types';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { FUZZ_SEED, fuzzParameters, hostileString, plausibleString } from './arbitraries';
 import { snapshotTables } from './harness';
-import { runScript, scriptEnv, type ScriptRun } from '@/test/run-script';
+import { runScript, scriptEnv, type ScriptRun } from '@/testing/run-script';
 
 /**
  * The CLIs' arguments. The replay parser is pure, so it takes the bulk of the runs; then a

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { Permission } from '@/lib/auth/permissions';
 import { consoleRouteContracts } from '@/lib/api/routes';
-import { loadRouteHandler } from '@/test/route-handlers';
+import { loadRouteHandler } from '@/testing/route-handlers';
 import { hostileString, plausibleString } from './arbitraries';
 
 /**

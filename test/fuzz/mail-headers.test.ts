@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderNotice } from '@/lib/mail/render';
-import { startSmtpSink, type SmtpSink } from '@/lib/mail/sink';
+import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
 import { createMailTransport, type MailTransport } from '@/lib/mail/transport';
 import { fuzzParameters, hostileString, poisoned } from './arbitraries';
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken } from '@/lib/auth/api-tokens';
 import { closeWakeupPublisher } from '@/lib/queue';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { fuzzParameters, hostileBodyText, hostileHeaderValue, hostileString, mutatedObject, plausibleString, poisoned } from './arbitraries';
 import { callHandler, expectSafe, FUZZ_SECRETS, patchEnv, snapshotTables, storedOneTimeCodes, type Outcome } from './harness';
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPgBossQueue } from '@/lib/queue/pgboss';
 import { createRabbitQueue } from '@/lib/queue/rabbitmq';
 import type { Delivery, QueueAdapter } from '@/lib/queue/types';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { fuzzParameters, hostileJson, hostileString, mutatedObject } from './arbitraries';
 
 /**

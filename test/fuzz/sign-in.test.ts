@@ -4,7 +4,7 @@ import { ADDRESS_KEY_PREFIX, createAddressThrottle, type AddressThrottle } from 
 import { throttleKeyOf } from '@/lib/auth/client-address';
 import { authenticate } from '@/lib/auth/credentials';
 import { hashPassword } from '@/lib/auth/password';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { fuzzParameters, hostileString, poisoned } from './arbitraries';
 import { snapshotTables } from './harness';
 

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { signGenericRequest } from '@/lib/events/generic-signature';
 import { createSnsKeyResolver } from '@/lib/events/sns';
-import { createTestSendgridSigner, createTestSnsSigner, insertClaimedNotice, keyWithCorrelation, readFixture } from '@/lib/events/testing';
+import { createTestSendgridSigner, createTestSnsSigner, insertClaimedNotice, keyWithCorrelation, readFixture } from '@/testing/provider-events';
 import { skipReasons, storableEvent, type NormalizedEvent } from '@/lib/events/types';
 import { sesWebhook } from '@/lib/api/webhooks';
 import type { WebhookSettings } from '@/lib/events/webhook';
 import { providerRoute } from '@/lib/http/provider-route';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { fuzzParameters, hostileBodyText, hostileHeaderValue, hostileJson, hostileString, mutatedObject, poisoned } from './arbitraries';
 import { callHandler, expectSafe, FUZZ_SECRETS, patchEnv, snapshotTables, storedOneTimeCodes, type Outcome } from './harness';
 

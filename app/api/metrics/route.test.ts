@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { seedConsoleScenario } from '@/e2e/fixtures/console-data';
 import { resetConfigForTests } from '@/lib/config';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken, revokeApiToken } from '@/lib/auth/api-tokens';
 import { closeWakeupPublisher } from '@/lib/queue';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { PUT as openEvidenceRoute } from './evidence/[ref]/route';
 import { POST as resolveEvidenceRoute } from './evidence/[ref]/resolve/route';
 import { POST as cancelRoute } from './reminders/[id]/cancel/route';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { resetConfigForTests } from '@/lib/config';
-import { createTestSendgridSigner, readFixture } from '@/lib/events/testing';
+import { createTestSendgridSigner, readFixture } from '@/testing/provider-events';
 
 /** The route handlers as Next calls them: a real Request in, a Response out, config from env. */
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertTestJob, readJob } from '@/test/fixtures/jobs';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { insertTestJob, readJob } from '@/testing/jobs';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { listAttemptsForJob } from '@/db/queries/attempts';
 import { claimNotice } from './claim';
 import { commitSent } from './commit';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTransition, ledgerTransitions, type LedgerActor, type LedgerFrom, type LedgerTo } from '@/lib/ledger/transitions';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
-import { insertTestJob, readJob } from '@/test/fixtures/jobs';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
+import { insertTestJob, readJob } from '@/testing/jobs';
 import type { JobRow, LedgerRow } from '@/db/schema';
 import { jobStates, ledgerStates, type JobState } from '@/db/schema/states';
 import { insertBackfilledSent } from './backfill';

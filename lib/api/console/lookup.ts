@@ -18,7 +18,6 @@ export const noticeMatch = z.object({
   jobState: jobState.nullable(),
   ledgerState: ledgerState.nullable(),
 });
-export type NoticeMatchView = z.infer<typeof noticeMatch>;
 
 export const keyDerivation = z.object({
   noticeType: z.string(),

@@ -35,9 +35,6 @@ export const replayRunRequest = z.strictObject({ id, reason: reason.optional() }
 export const replayCancelRequest = z.strictObject({ id, reason });
 export const replayIdQuery = z.strictObject({ id });
 
-export type DryRunRequest = z.infer<typeof dryRunRequest>;
-export type ReplayCreateRequest = z.infer<typeof replayCreateRequest>;
-
 const count = z.number().int().nonnegative();
 const replayState = z.enum(replayStates);
 

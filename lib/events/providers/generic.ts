@@ -15,7 +15,6 @@ const genericEvent = z.object({
 });
 
 export const genericWebhookBody = z.object({ events: z.array(genericEvent).min(1).max(1000) });
-export type GenericWebhookBody = z.infer<typeof genericWebhookBody>;
 
 export function parseGenericWebhook({
   headers,

@@ -9,8 +9,8 @@ import { roles, type Role } from '@/lib/auth/roles';
 import { resetConfigForTests } from '@/lib/config';
 import { parseCsv } from '@/lib/replay/csv';
 import { backgroundRunSettled } from '@/lib/replay/background';
-import { insertTestJob } from '@/test/fixtures/jobs';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { insertTestJob } from '@/testing/jobs';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 
 /**
  * The replay and report route handlers, called with real Requests: every role × endpoint

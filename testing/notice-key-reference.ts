@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { noticeTypes, type NoticeFact } from './notice-types';
+import { noticeTypes, type NoticeFact } from '@/lib/ledger/notice-types';
 
 /**
  * The v1 key derivation written the obvious way, frozen: the specification that

@@ -3,9 +3,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { insertJobUnlessExists, setNextAttemptAt } from '@/db/queries/scheduling';
-import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { sweepOnce } from '@/lib/jobs/sweeper';
-import type { Delivery, QueueAdapter } from './types';
+import type { Delivery, QueueAdapter } from '@/lib/queue/types';
 
 /**
  * The one contract every queue adapter meets, run from pgboss.test.ts and rabbitmq.test.ts.
@@ -49,7 +49,7 @@ async function makeJob(t: TestDatabase, params: { nextAttemptAt: Date; wakeupPub
 function startChild(env: Record<string, string>): { child: ChildProcess; lines: string[] } {
   // node itself with tsx's loader: the tsx CLI would put a second process between us and the
   // consumer, and SIGKILL on the wrapper would leave the real consumer running.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, 'testing/crash-consumer.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, 'crash-consumer.ts')], {
     env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import nodemailer from 'nodemailer';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyGenericSignature } from '@/lib/events/generic-signature';
-import { parseSunkMessage, startSmtpSink, type SmtpSink } from './sink';
+import { parseSunkMessage, startSmtpSink, type SmtpSink } from './smtp-sink';
 
 const correlation = '0123456789abcdef0123456789abcdef';
 const messageId = `<${correlation}@notices.test>`;
