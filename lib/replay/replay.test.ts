@@ -12,10 +12,11 @@ import { correlationOf } from '@/lib/ledger/notice-key';
 import { startSmtpSink, type SmtpSink } from '@/lib/mail/sink';
 import { createMailTransport } from '@/lib/mail/transport';
 import { createPgBossQueue, type PgBossQueue } from '@/lib/queue/pgboss';
-import { runReplay } from './runner';
+import { runReplayBatch } from './runner';
 import { scheduleUploadedItem } from './schedule-item';
 import { cancelReplay, decideReplay, dryRunFilter, dryRunKeys, requestReplay, startReplay } from './service';
 import type { Actor } from './transitions';
+import { runReplayToEnd } from './testing/run-to-end';
 import { replayProgress } from './view';
 
 const secret = process.env.NOTICE_KEY_SECRET ?? '';
@@ -199,11 +200,10 @@ describe('run', () => {
     const queue = newQueue();
     await queue.start();
     try {
-      const result = await runReplay({
+      const result = await runReplayToEnd({
         db: t.db,
         queue,
         replayId: replay.id,
-        scheduleItem: scheduleUploadedItem,
         perDomainPerSecond: 10_000,
         batchSize: 3,
         logger: silent,
@@ -260,11 +260,10 @@ describe('run', () => {
         },
       });
       await queue.consume(handler, { concurrency: 2 });
-      const result = await runReplay({
+      const result = await runReplayToEnd({
         db: t.db,
         queue,
         replayId: replay.id,
-        scheduleItem: scheduleUploadedItem,
         perDomainPerSecond: 10_000,
         batchSize: 2,
         logger: silent,
@@ -294,8 +293,18 @@ describe('run', () => {
         .where(sql`${noticeLedger.jobId} = any(${sql.param(newOnes.map((j) => j.id))}::uuid[])`);
       expect(ledgerKeys.map((r) => r.key).sort()).toEqual(newOnes.map((j) => j.noticeKey).sort());
 
-      const resumed = await runReplay({ db: t.db, queue, replayId: replay.id, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 10_000, logger: silent });
-      expect(resumed).toEqual({ state: 'stopped', published: 0 });
+      // A completed replay is not claimed again: no worker publishes anything more for it.
+      const resumed = await runReplayBatch({
+        db: t.db,
+        queue,
+        replayId: replay.id,
+        scheduleItem: scheduleUploadedItem,
+        perDomainPerSecond: 10_000,
+        batchSize: 200,
+        now: new Date(Date.now() + 86_400_000),
+        logger: silent,
+      });
+      expect(resumed).toBeNull();
       expect(await wakeupsIn(queue)).toHaveLength(5);
     } finally {
       await queue.stop();
@@ -327,7 +336,7 @@ describe('run', () => {
     const queue = newQueue();
     await queue.start();
     try {
-      const result = await runReplay({ db: t.db, queue, replayId: id, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 10_000, logger: silent });
+      const result = await runReplayToEnd({ db: t.db, queue, replayId: id, perDomainPerSecond: 10_000, logger: silent });
       expect(result).toEqual({ state: 'completed', published: 2 });
       const created = await t.db
         .select()
