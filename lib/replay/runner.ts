@@ -14,7 +14,7 @@ import {
 import { startPeriodic, type PeriodicHandle } from '@/lib/periodic';
 import { createLogger, type Logger } from '@/lib/log';
 import { publishDueWakeup } from '@/lib/queue/publish';
-import type { QueueAdapter } from '@/lib/queue/types';
+import type { QueueAdapter, Wakeup } from '@/lib/queue/types';
 import { replayWakeupsPublished } from './metrics';
 import { publishBudgetMs } from './pacing';
 
@@ -51,6 +51,8 @@ export type ReplayBatchParams = {
 
 export type ReplayBatchResult = { replayId: string; batchId: string; published: number; state: 'running' | 'completed' };
 
+type CommittedBatch = ReplayBatchResult & { afterCommit: Wakeup[] };
+
 /** An uploaded item that could not become a job. */
 class ReplayItemError extends Error {
   constructor(cause: unknown) {
@@ -66,21 +68,35 @@ async function scheduleOrFail(scheduleItem: ScheduleItem, tx: Tx, params: { item
   }
 }
 
+/**
+ * Publishes the batch's wake-ups in `tx` where the queue can (pg-boss). Where it cannot
+ * (RabbitMQ), a wake-up for a job that exists already goes at once, before the commit (a
+ * rollback costs one extra wake-up, absorbed by the ledger); one for a job this transaction
+ * just scheduled must wait for the commit, or a worker could take it before the job row is
+ * visible and ack it as unknown. Those are returned for the caller to publish after commit.
+ */
 async function publishBatch(params: {
   tx: Tx;
   queue: QueueAdapter;
   batchId: string;
   items: PendingItem[];
   scheduleItem: ScheduleItem;
-}): Promise<{ noticeKey: string; jobId: string }[]> {
+}): Promise<{ published: { noticeKey: string; jobId: string }[]; afterCommit: Wakeup[] }> {
   const { tx, queue, batchId, items, scheduleItem } = params;
   const published: { noticeKey: string; jobId: string }[] = [];
+  const afterCommit: Wakeup[] = [];
   for (const item of items) {
-    const jobId = item.jobId ?? (await scheduleOrFail(scheduleItem, tx, { item, batchId }));
-    await publishDueWakeup({ queue, tx, wakeup: { jobId, batchId } });
+    if (item.jobId) {
+      await publishDueWakeup({ queue, tx, wakeup: { jobId: item.jobId, batchId } });
+      published.push({ noticeKey: item.noticeKey, jobId: item.jobId });
+      continue;
+    }
+    const jobId = await scheduleOrFail(scheduleItem, tx, { item, batchId });
+    const wakeup = { jobId, batchId };
+    if ((await queue.publishInTransaction(tx, wakeup)) === null) afterCommit.push(wakeup);
     published.push({ noticeKey: item.noticeKey, jobId });
   }
-  return published;
+  return { published, afterCommit };
 }
 
 /** A run that cannot go on (an uploaded row that no longer parses, say) ends `failed`, audited. */
@@ -117,17 +133,17 @@ export async function runReplayBatch(params: ReplayBatchParams): Promise<ReplayB
   const { db, queue, scheduleItem, batchSize, now } = params;
   const claimed: { id: string | null } = { id: null };
   try {
-    const result = await db.transaction(async (tx): Promise<ReplayBatchResult | null> => {
+    const committed = await db.transaction(async (tx): Promise<CommittedBatch | null> => {
       const replay = await claimDueReplay(tx, { now, replayId: params.replayId });
       if (!replay) return null;
       claimed.id = replay.id;
       const items = await lockUnpublishedItems(tx, { replayId: replay.id, limit: batchSize });
-      const published = await publishBatch({ tx, queue, batchId: replay.batchId, items, scheduleItem });
+      const { published, afterCommit } = await publishBatch({ tx, queue, batchId: replay.batchId, items, scheduleItem });
       await markItemsPublished(tx, { replayId: replay.id, published });
       await markWakeupsPublished(tx, { jobIds: published.map((p) => p.jobId) });
       params.checkpoint?.('replay_before_commit');
       const counts = await countReplayItems(tx, { replayId: replay.id });
-      const base = { replayId: replay.id, batchId: replay.batchId, published: published.length };
+      const base = { replayId: replay.id, batchId: replay.batchId, published: published.length, afterCommit };
       if (counts.published < counts.total) {
         const budget = publishBudgetMs({ emails: items.map((item) => item.recipientEmail), perDomainPerSecond: params.perDomainPerSecond });
         await setNextBatchAt(tx, { id: replay.id, at: new Date(now.getTime() + budget) });
@@ -149,8 +165,13 @@ export async function runReplayBatch(params: ReplayBatchParams): Promise<ReplayB
       });
       return { ...base, state: 'completed' };
     });
-    if (result && result.published > 0) replayWakeupsPublished.inc({ batch_id: result.batchId }, result.published);
-    if (result?.state === 'completed')
+    if (!committed) return null;
+    const { afterCommit, ...result } = committed;
+    // Lost if this process dies right here: the jobs are marked woken, so the sweeper wakes them
+    // once their wake-up is older than its grace window.
+    for (const wakeup of afterCommit) await queue.publish(wakeup);
+    if (result.published > 0) replayWakeupsPublished.inc({ batch_id: result.batchId }, result.published);
+    if (result.state === 'completed')
       (params.logger ?? createLogger('replay')).info({ replayId: result.replayId, batchId: result.batchId }, 'replay completed');
     return result;
   } catch (error) {
