@@ -23,8 +23,10 @@ const secret = process.env.NOTICE_KEY_SECRET ?? '';
 const amqpUrl = process.env.AMQP_URL ?? '';
 const sessionSecret = randomBytes(32).toString('hex');
 const ROWS = 40;
-// 8 batches of 5; one recipient domain at 20 a second paces them 250 ms apart.
-const workerEnv = { REPLAY_BATCH: '5', RATE_LIMIT_PER_DOMAIN: '20', VISIBILITY_TIMEOUT: '5s', WORKER_CONCURRENCY: '4' };
+// 8 batches of 5; one recipient domain at 20 a second paces them 250 ms apart. A killed worker
+// may also have held wake-ups it had fetched: the send path's own recovery (redelivery, the
+// sweeper after twice the visibility window) hands them to the survivor.
+const workerEnv = { REPLAY_BATCH: '5', RATE_LIMIT_PER_DOMAIN: '20', VISIBILITY_TIMEOUT: '2s', SWEEP_EVERY: '1s', WORKER_CONCURRENCY: '4' };
 
 let t: TestDatabase;
 let sink: SmtpSink;
@@ -81,21 +83,25 @@ async function progressOf(replay: { id: string; batchId: string }): Promise<Prog
   return row;
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, { timeoutMs = 60_000 } = {}): Promise<void> {
+async function waitFor(what: string, check: () => Promise<boolean>, { timeoutMs = 60_000, detail = async () => '' } = {}): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} ${await detail()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
 /** Every item published once, every notice sent, and exactly one message per notice key at the sink. */
 async function expectDeliveredOnce(replay: { id: string; batchId: string }): Promise<void> {
-  await waitFor('every wake-up handled', async () => {
-    const progress = await progressOf(replay);
-    return progress.state === 'completed' && progress.sent === ROWS;
-  });
+  await waitFor(
+    'every wake-up handled',
+    async () => {
+      const progress = await progressOf(replay);
+      return progress.state === 'completed' && progress.sent === ROWS;
+    },
+    { detail: async () => JSON.stringify(await progressOf(replay)) },
+  );
   expect(await progressOf(replay)).toEqual({ state: 'completed', published: ROWS, total: ROWS, sent: ROWS });
   const items = await t.pool.query<{ key: string; published: boolean }>(
     'select notice_key as key, published_at is not null as published from replay_items where replay_id = $1',
