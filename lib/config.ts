@@ -119,6 +119,10 @@ export const envSchema = z.object({
   RETENTION_BATCH: int(1_000, 1, 100_000),
   MAX_DELAY: duration('60d'),
   REPLAY_HORIZON: duration('30d'),
+  /** How often each worker looks for a running replay whose next batch is due. */
+  REPLAY_EVERY: timer('1s').refine((ms) => ms >= 10, 'must be at least 10ms'),
+  /** Wake-ups a worker publishes per replay batch (one transaction). */
+  REPLAY_BATCH: int(200, 1, 10_000),
   /**
    * Reverse proxies in front of the console that append the client's address to
    * X-Forwarded-For. 0: none can be trusted, so sign-ins have no per-address limit.
@@ -141,8 +145,8 @@ export const envSchema = z.object({
   POSTMARK_WEBHOOK_PASSWORD: z.string().optional(),
   SENDGRID_WEBHOOK_PUBLIC_KEY: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Test-only: the worker SIGKILLs itself at this point of the send path (crash tests). */
-  WORKER_CRASH_AT: z.enum(['after_claim', 'after_send', 'after_commit']).optional(),
+  /** Test-only: the worker SIGKILLs itself at this point of the send path or of a replay batch (crash tests). */
+  WORKER_CRASH_AT: z.enum(['after_claim', 'after_send', 'after_commit', 'replay_before_commit']).optional(),
 });
 
 export type Config = z.infer<typeof envSchema>;

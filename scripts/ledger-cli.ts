@@ -6,11 +6,7 @@ import { findUserByEmail } from '@/db/queries/users';
 import { isRole } from '@/lib/auth/roles';
 import { config } from '@/lib/config';
 import { accountsUsage, parseAccountArgs, type AccountCommand } from '@/lib/console/cli-args';
-import { createLogger } from '@/lib/log';
-import { createQueue } from '@/lib/queue';
 import { parseReplayArgs, replayUsage, type ReplayCommand } from '@/lib/replay/cli-args';
-import { runReplay } from '@/lib/replay/runner';
-import { scheduleUploadedItem } from '@/lib/replay/schedule-item';
 import { cancelReplay, decideReplay, dryRunFilter, dryRunUpload, requestReplay, startReplay, type DryRun } from '@/lib/replay/service';
 import type { Actor } from '@/lib/replay/transitions';
 import { rejectionsCsv } from '@/lib/replay/upload';
@@ -60,7 +56,7 @@ function readCsv(file: string): string {
   return readFileSync(file, 'utf8');
 }
 
-async function execute(db: Db, databaseUrl: string, command: ReplayCommand): Promise<void> {
+async function execute(db: Db, command: ReplayCommand): Promise<void> {
   const secret = config().NOTICE_KEY_SECRET;
   switch (command.kind) {
     case 'list': {
@@ -120,30 +116,10 @@ async function execute(db: Db, databaseUrl: string, command: ReplayCommand): Pro
       const actor = await actorFor(db, command.as);
       const started = await startReplay(db, { id: command.id, actor, reason: command.reason });
       if (!started.ok) throw new Refused(started.refusal.message);
-      const queue = createQueue({ config: config(), databaseUrl, db, logger: createLogger('replay-cli') });
-      await queue.start();
-      const controller = new AbortController();
-      const stop = () => controller.abort();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      try {
-        const result = await runReplay({
-          db,
-          queue,
-          replayId: command.id,
-          scheduleItem: scheduleUploadedItem,
-          perDomainPerSecond: config().RATE_LIMIT_PER_DOMAIN,
-          signal: controller.signal,
-          onBatch: ({ published, total }) => {
-            process.stdout.write(`\rpublished ${published}/${total}`);
-          },
-        });
-        console.log(`\nReplay ${command.id}: ${result.state}, ${result.published} wake-ups published by this run (batch ${started.data.batchId}).`);
-      } finally {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        await queue.stop();
-      }
+      // Nothing long-running here: the workers publish a running replay (lib/replay/runner.ts).
+      console.log(
+        `Replay ${command.id} is running (batch ${started.data.batchId}, ${started.data.total} wake-ups); the workers publish it at the per-domain rate. Follow it on the console's Replays page.`,
+      );
       return;
     }
   }
@@ -202,7 +178,7 @@ async function main(): Promise<number> {
   try {
     const db = createDb(pool);
     if (parsed.command.family === 'accounts') await executeAccountCommand(db, parsed.command.command);
-    else await execute(db, databaseUrl, parsed.command.command);
+    else await execute(db, parsed.command.command);
     return 0;
   } catch (error) {
     if (error instanceof Refused) {

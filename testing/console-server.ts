@@ -14,6 +14,8 @@ export type ConsoleServer = {
   /** Set once the server has exited, for whatever reason. */
   exit: () => { code: number | null; signal: NodeJS.Signals | null } | null;
   stop: () => Promise<void>;
+  /** SIGKILL (the whole group): the console gone mid-request, as a deploy that does not wait would leave it. */
+  kill: () => Promise<void>;
 };
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -65,6 +67,14 @@ export async function startConsoleServer({ env }: { env: Record<string, string> 
     process.removeListener('exit', killOnExit);
   };
 
+  const kill = async () => {
+    if (!exit) {
+      signalGroup('SIGKILL');
+      await exited;
+    }
+    process.removeListener('exit', killOnExit);
+  };
+
   // Any HTTP answer means it listens; /signin is the page every deployment serves.
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
@@ -83,5 +93,5 @@ export async function startConsoleServer({ env }: { env: Record<string, string> 
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  return { url, logTail: () => output, exit: () => exit, stop };
+  return { url, logTail: () => output, exit: () => exit, stop, kill };
 }

@@ -12,6 +12,8 @@ import { retentionPolicyFrom, startRetention } from '@/lib/retention';
 import type { Logger } from '@/lib/log';
 import { createMailTransport } from '@/lib/mail/transport';
 import { createQueue } from '@/lib/queue';
+import { startReplayRunner, type ReplayCrashPoint } from '@/lib/replay/runner';
+import { scheduleUploadedItem } from '@/lib/replay/schedule-item';
 import { startMetricsServer } from './metrics-server';
 
 export type RunningWorker = {
@@ -22,7 +24,7 @@ export type RunningWorker = {
 };
 
 /** SIGKILL, not an exception: a crash test needs the process gone with no cleanup at all. */
-function crashHook(point: CrashPoint | undefined, logger: Logger): ((at: CrashPoint) => void) | undefined {
+function crashHook<Point extends string>(point: Point | undefined, logger: Logger): ((at: Point) => void) | undefined {
   if (!point) return undefined;
   return (at) => {
     if (at !== point) return;
@@ -45,7 +47,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   }
   await migrateDatabase(databaseUrl);
 
-  // Each in-flight send holds at most one connection at a time; leave room for the sweeper.
+  // Each in-flight send holds at most one connection at a time; leave room for the sweeper and the replay runner.
   const pool = createPool(databaseUrl, { max: config.WORKER_CONCURRENCY + 4, applicationName: 'notice-ledger-worker' });
   const db = createDb(pool);
   // A lease of ~5 % of the per-domain limit per round trip (2 at the default 50/s, 16 at most):
@@ -86,10 +88,21 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       cancelBaseUrl: config.NEXTAUTH_URL ?? `https://${config.MESSAGE_ID_DOMAIN}`,
       maxTokenWaitMs: 1_000,
     },
-    checkpoint: crashHook(config.WORKER_CRASH_AT, logger),
+    checkpoint: crashHook<CrashPoint | ReplayCrashPoint>(config.WORKER_CRASH_AT, logger),
   });
   await queue.consume(handler, { concurrency: config.WORKER_CONCURRENCY });
   const sweeper = startSweeper({ db, queue, every: config.SWEEP_EVERY, graceMs: 2 * config.VISIBILITY_TIMEOUT, logger });
+  // Running replays: every worker publishes due batches; skip locked keeps them apart.
+  const replays = startReplayRunner({
+    db,
+    queue,
+    every: config.REPLAY_EVERY,
+    batchSize: config.REPLAY_BATCH,
+    perDomainPerSecond: config.RATE_LIMIT_PER_DOMAIN,
+    scheduleItem: scheduleUploadedItem,
+    logger,
+    checkpoint: crashHook<CrashPoint | ReplayCrashPoint>(config.WORKER_CRASH_AT, logger),
+  });
   const retention = startRetention({ db, policy: retentionPolicyFrom(config), every: 3_600_000, logger });
   // Evidence that arrived before its claim could be linked (or before the claim existed)
   // confirms the claim later. Only ever claimed → sent, so every worker may run it.
@@ -108,7 +121,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     metricsPort: metrics.port,
     stop: () => {
       stopping ??= (async () => {
-        await Promise.all([sweeper.stop(), retention.stop(), reconciler.stop()]);
+        await Promise.all([sweeper.stop(), replays.stop(), retention.stop(), reconciler.stop()]);
         // The adapter aborts deliveries that have not claimed yet and waits for the rest:
         // a send already handed over is finished and committed before its ack.
         await queue.stop();

@@ -2,7 +2,6 @@ import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '@/db/client';
 import { replays, users, type DryRunCounts, type ReplayFilter, type ReplayRow, type UploadRejection } from '@/db/schema';
-import type { ReplayState } from '@/db/schema/states';
 import { isUuid } from '@/db/uuid';
 
 /** Every statement about replays. State changes are conditional on the state they leave. */
@@ -126,7 +125,7 @@ export type PendingItem = {
   payload: Record<string, unknown> | null;
 };
 
-/** The runner's next batch, locked so two runners of one replay never publish an item twice. */
+/** A claimed replay's next batch (the replay row is locked too, so no other worker is publishing it). */
 export async function lockUnpublishedItems(db: DbOrTx, { replayId, limit }: { replayId: string; limit: number }): Promise<PendingItem[]> {
   const result = await db.execute<{
     notice_key: string;
@@ -185,10 +184,29 @@ export async function getReplay(db: DbOrTx, { id }: { id: string }): Promise<Rep
   return row ?? null;
 }
 
-/** Holds the replay row against a concurrent cancel for the length of the caller's transaction. */
-export async function lockReplayState(db: DbOrTx, { id }: { id: string }): Promise<ReplayState | null> {
-  const [row] = await db.select({ state: replays.state }).from(replays).where(eq(replays.id, id)).for('share').limit(1);
-  return row?.state ?? null;
+export type ClaimedReplay = { id: string; batchId: string };
+
+/**
+ * The next running replay whose batch is due, locked `for update` for the caller's
+ * transaction: a second worker skips it (two workers never publish one replay's batches at
+ * once) and a cancel waits for the batch in flight. A worker killed mid-batch loses its
+ * connection, the lock goes with it, and the next worker to look claims the same batch.
+ */
+export async function claimDueReplay(db: DbOrTx, { now, replayId }: { now: Date; replayId?: string }): Promise<ClaimedReplay | null> {
+  const result = await db.execute<{ id: string; batch_id: string }>(sql`
+    select id, batch_id from replays
+    where state = 'running' and (next_batch_at is null or next_batch_at <= ${now})
+      ${replayId ? sql`and id = ${replayId}` : sql``}
+    order by next_batch_at nulls first, started_at
+    limit 1
+    for update skip locked`);
+  const row = result.rows[0];
+  return row ? { id: row.id, batchId: row.batch_id } : null;
+}
+
+/** Pacing, shared by every worker and kept across restarts: the replay's next batch waits until `at`. */
+export async function setNextBatchAt(db: DbOrTx, { id, at }: { id: string; at: Date }): Promise<void> {
+  await db.update(replays).set({ nextBatchAt: at }).where(eq(replays.id, id));
 }
 
 export async function decideReplay(
@@ -206,7 +224,7 @@ export async function decideReplay(
 export async function startReplayRun(db: DbOrTx, { id, total }: { id: string; total: number }): Promise<ReplayRow | null> {
   const [row] = await db
     .update(replays)
-    .set({ state: 'running', total, startedAt: sql`coalesce(${replays.startedAt}, now())` })
+    .set({ state: 'running', total, startedAt: sql`coalesce(${replays.startedAt}, now())`, nextBatchAt: null })
     .where(and(eq(replays.id, id), inArray(replays.state, ['approved', 'running'])))
     .returning();
   return row ?? null;
@@ -266,12 +284,6 @@ export async function listReplays(db: DbOrTx, { limit, id }: { limit: number; id
     .orderBy(desc(replays.requestedAt))
     .limit(limit);
   return rows.map((row) => ({ ...row.replay, requesterEmail: row.requesterEmail, deciderEmail: row.deciderEmail }));
-}
-
-/** Replays left `running` by a process that stopped; a runner resumes them. */
-export async function listRunningReplayIds(db: DbOrTx): Promise<string[]> {
-  const rows = await db.select({ id: replays.id }).from(replays).where(eq(replays.state, 'running'));
-  return rows.map((row) => row.id);
 }
 
 /** The sweeper leaves jobs alone whose wake-up was just handed to the queue. */

@@ -42,6 +42,8 @@ export const replays = pgTable(
     decidedAt: timestamp('decided_at', { withTimezone: true }),
     startedAt: timestamp('started_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
+    /** A running replay's pacing: no worker publishes its next batch before this (null: at once). */
+    nextBatchAt: timestamp('next_batch_at', { withTimezone: true }),
     /** Rows of an uploaded CSV that failed validation (capped); the accepted rows are in replay_items. */
     uploadRejections: jsonb('upload_rejections').$type<UploadRejection[]>(),
   },

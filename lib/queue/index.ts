@@ -45,9 +45,9 @@ export function createQueue({ config, databaseUrl, db, queueName: explicitName, 
 let publisher: Promise<QueueAdapter> | undefined;
 
 /**
- * The console's publisher (scheduling, replay runs), one per process. With pg-boss the
- * wake-ups commit with the job rows; with RabbitMQ scheduling publishes nothing (the workers'
- * dispatcher does once a job is due) and a replay run connects when it first publishes.
+ * The console's publisher (scheduling), one per process. With pg-boss the wake-ups commit with
+ * the job rows; with RabbitMQ scheduling publishes nothing (the workers' dispatcher does once a
+ * job is due). Replays are published by the workers (lib/replay/runner.ts), not here.
  */
 export function getWakeupPublisher(): Promise<QueueAdapter> {
   publisher ??= (async () => {

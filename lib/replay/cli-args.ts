@@ -14,7 +14,7 @@ export const replayUsage = `Usage:
       Without --request this is a dry run: it counts new vs already-sent keys and changes nothing.
   npm run ledger -- replay --approve <id> --as <manager email> --reason <text>
   npm run ledger -- replay --reject <id>  --as <manager email> --reason <text>
-  npm run ledger -- replay --run <id>     --as <email> [--reason <text>]   (publishes; Ctrl-C stops, --run resumes)
+  npm run ledger -- replay --run <id>     --as <email> [--reason <text>]   (the workers publish it)
   npm run ledger -- replay --cancel <id>  --as <email> --reason <text>
   npm run ledger -- replay --list
   npm run ledger -- replay --status <id>`;

@@ -105,4 +105,17 @@ describe('ledger CLI process', () => {
     const state = await t.pool.query<{ state: string }>('select state from replays where id = $1', [id]);
     expect(state.rows[0]?.state).toBe('requested');
   });
+
+  it('--run only moves an approved replay to running and returns; the workers publish it', async () => {
+    const managerEmail = `mgr-${randomBytes(3).toString('hex')}@cli.test`;
+    await createUser(t.db, { email: managerEmail, name: 'mgr', role: 'manager', passwordHash: null });
+    const requested = await runCli(['replay', '--source', 'cli-src', '--request', '--as', operatorEmail, '--reason', 'lost wake-ups'], env);
+    const id = /Requested replay ([0-9a-f-]{36})/.exec(requested.stdout)?.[1] ?? '';
+    expect((await runCli(['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'], env)).code).toBe(0);
+    const run = await runCli(['replay', '--run', id, '--as', operatorEmail], env);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/is running .*the workers publish it/);
+    const row = await t.pool.query<{ state: string; total: number; published: number }>('select state, total, published from replays where id = $1', [id]);
+    expect(row.rows[0]).toEqual({ state: 'running', total: 3, published: 0 });
+  });
 });

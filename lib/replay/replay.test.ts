@@ -12,10 +12,12 @@ import { correlationOf } from '@/lib/ledger/notice-key';
 import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
 import { createMailTransport } from '@/lib/mail/transport';
 import { createPgBossQueue, type PgBossQueue } from '@/lib/queue/pgboss';
-import { runReplay } from './runner';
+import { claimDueReplay } from '@/db/queries/replays';
+import { runReplayBatch } from './runner';
 import { scheduleUploadedItem } from './schedule-item';
 import { cancelReplay, decideReplay, dryRunFilter, dryRunKeys, requestReplay, startReplay } from './service';
 import type { Actor } from './transitions';
+import { runReplayToEnd } from '@/testing/replay';
 import { replayProgress } from './view';
 
 const secret = process.env.NOTICE_KEY_SECRET ?? '';
@@ -199,11 +201,10 @@ describe('run', () => {
     const queue = newQueue();
     await queue.start();
     try {
-      const result = await runReplay({
+      const result = await runReplayToEnd({
         db: t.db,
         queue,
         replayId: replay.id,
-        scheduleItem: scheduleUploadedItem,
         perDomainPerSecond: 10_000,
         batchSize: 3,
         logger: silent,
@@ -260,11 +261,10 @@ describe('run', () => {
         },
       });
       await queue.consume(handler, { concurrency: 2 });
-      const result = await runReplay({
+      const result = await runReplayToEnd({
         db: t.db,
         queue,
         replayId: replay.id,
-        scheduleItem: scheduleUploadedItem,
         perDomainPerSecond: 10_000,
         batchSize: 2,
         logger: silent,
@@ -294,8 +294,18 @@ describe('run', () => {
         .where(sql`${noticeLedger.jobId} = any(${sql.param(newOnes.map((j) => j.id))}::uuid[])`);
       expect(ledgerKeys.map((r) => r.key).sort()).toEqual(newOnes.map((j) => j.noticeKey).sort());
 
-      const resumed = await runReplay({ db: t.db, queue, replayId: replay.id, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 10_000, logger: silent });
-      expect(resumed).toEqual({ state: 'stopped', published: 0 });
+      // A completed replay is not claimed again: no worker publishes anything more for it.
+      const resumed = await runReplayBatch({
+        db: t.db,
+        queue,
+        replayId: replay.id,
+        scheduleItem: scheduleUploadedItem,
+        perDomainPerSecond: 10_000,
+        batchSize: 200,
+        now: new Date(Date.now() + 86_400_000),
+        logger: silent,
+      });
+      expect(resumed).toBeNull();
       expect(await wakeupsIn(queue)).toHaveLength(5);
     } finally {
       await queue.stop();
@@ -327,7 +337,7 @@ describe('run', () => {
     const queue = newQueue();
     await queue.start();
     try {
-      const result = await runReplay({ db: t.db, queue, replayId: id, scheduleItem: scheduleUploadedItem, perDomainPerSecond: 10_000, logger: silent });
+      const result = await runReplayToEnd({ db: t.db, queue, replayId: id, perDomainPerSecond: 10_000, logger: silent });
       expect(result).toEqual({ state: 'completed', published: 2 });
       const created = await t.db
         .select()
@@ -338,6 +348,102 @@ describe('run', () => {
       const items = await t.db.select().from(replayItems).where(eq(replayItems.replayId, id));
       expect(items.map((item) => item.jobId).sort()).toEqual([existing.id, created[0]?.id].sort());
       expect((await wakeupsIn(queue)).map((w) => w.jobId).sort()).toEqual([existing.id, created[0]?.id].sort());
+    } finally {
+      await queue.stop();
+    }
+  });
+});
+
+describe("the workers' runner", () => {
+  const batch = (queue: PgBossQueue, replayId: string, params: { now: Date; perDomainPerSecond?: number; batchSize?: number }) =>
+    runReplayBatch({
+      db: t.db,
+      queue,
+      replayId,
+      scheduleItem: scheduleUploadedItem,
+      perDomainPerSecond: params.perDomainPerSecond ?? 10_000,
+      batchSize: params.batchSize ?? 200,
+      now: params.now,
+      logger: silent,
+    });
+
+  it("paces batches by the replay's next_batch_at, so any worker (or a restarted one) waits the same", async () => {
+    await seedWindow(Array<null>(6).fill(null), 'paced-run');
+    const replay = await approvedReplay('paced-run');
+    const queue = newQueue();
+    await queue.start();
+    try {
+      const start = new Date(Date.now() + 60_000);
+      // Two wake-ups for one domain at 2 a second: the next batch may go one second later.
+      expect(await batch(queue, replay.id, { now: start, perDomainPerSecond: 2, batchSize: 2 })).toMatchObject({ published: 2, state: 'running' });
+      const [row] = await t.db.select().from(replays).where(eq(replays.id, replay.id));
+      expect(row?.nextBatchAt?.getTime()).toBe(start.getTime() + 1_000);
+      expect(await batch(queue, replay.id, { now: new Date(start.getTime() + 999), perDomainPerSecond: 2, batchSize: 2 })).toBeNull();
+      expect(await batch(queue, replay.id, { now: new Date(start.getTime() + 1_000), perDomainPerSecond: 2, batchSize: 2 })).toMatchObject({ published: 2 });
+      expect(await wakeupsIn(queue)).toHaveLength(4);
+    } finally {
+      await queue.stop();
+    }
+  });
+
+  it('a replay whose batch another worker holds is skipped, not waited for; the batch goes once the holder lets go', async () => {
+    await seedWindow(Array<null>(3).fill(null), 'held-run');
+    const replay = await approvedReplay('held-run');
+    const queue = newQueue();
+    await queue.start();
+    try {
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let holding: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => {
+        holding = resolve;
+      });
+      // The other worker: its batch transaction holds the replay row.
+      const other = t.db.transaction(async (tx) => {
+        expect(await claimDueReplay(tx, { now: new Date(), replayId: replay.id })).toMatchObject({ id: replay.id });
+        holding();
+        await released;
+      });
+      await held;
+      expect(await batch(queue, replay.id, { now: new Date() })).toBeNull();
+      expect(await wakeupsIn(queue)).toHaveLength(0);
+      release();
+      await other;
+      expect(await batch(queue, replay.id, { now: new Date() })).toMatchObject({ published: 3, state: 'completed' });
+    } finally {
+      await queue.stop();
+    }
+  });
+
+  it('an item that cannot be scheduled ends the run failed and audited, with nothing of its batch published', async () => {
+    const due = new Date(Date.now() - 3_600_000).toISOString();
+    const deadline = new Date(Date.now() + 86_400_000).toISOString();
+    const csv = [
+      'notice_type,subscription_id,period_start,revision,recipient_email,due_at,deadline_at',
+      `renewal_notice_t24,sub_fail_1,2026-12-01,0,a@fail.test,${due},${deadline}`,
+    ].join('\n');
+    const requested = await requestReplay(t.db, { actor: operator, input: { reason: 'fails', csv }, secret });
+    if (!requested.ok) throw new Error(requested.refusal.message);
+    const id = requested.data.replay.id;
+    expect((await decideReplay(t.db, { id, actor: manager, decision: 'approve', reason: 'ok' })).ok).toBe(true);
+    expect((await startReplay(t.db, { id, actor: operator, reason: 'go' })).ok).toBe(true);
+    // At rest since the upload, the row no longer parses.
+    await t.db.update(replayItems).set({ noticeType: 'no_such_notice' }).where(eq(replayItems.replayId, id));
+    const queue = newQueue();
+    await queue.start();
+    try {
+      await expect(batch(queue, id, { now: new Date() })).rejects.toThrow();
+      const [row] = await t.db.select().from(replays).where(eq(replays.id, id));
+      expect(row).toMatchObject({ state: 'failed', published: 0 });
+      const actions = await t.db
+        .select({ action: auditLog.action })
+        .from(auditLog)
+        .where(eq(auditLog.targetId, requested.data.replay.batchId))
+        .orderBy(auditLog.id);
+      expect(actions.map((a) => a.action)).toEqual(['replay.request', 'replay.approve', 'replay.run', 'replay.fail']);
+      expect(await wakeupsIn(queue)).toHaveLength(0);
     } finally {
       await queue.stop();
     }

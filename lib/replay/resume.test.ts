@@ -1,22 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { register } from '@/instrumentation';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser } from '@/db/queries/users';
 import { replays } from '@/db/schema';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { insertTestJob } from '@/testing/jobs';
-import { closeWakeupPublisher } from '@/lib/queue';
-import { backgroundRunSettled } from './background';
+import { createLogger } from '@/lib/log';
+import { createPgBossQueue } from '@/lib/queue/pgboss';
+import { startReplayRunner } from './runner';
+import { scheduleUploadedItem } from './schedule-item';
 import { decideReplay, requestReplay, startReplay } from './service';
 import type { Actor } from './transitions';
 
 /**
- * A replay run lives in the console process that started it. When that process restarts
- * mid-run, the replay is still `running` in the database; the console's start-up hook
- * (instrumentation.ts) must pick it up and finish it.
+ * Whoever moved a replay to running (the console, the CLI) may be gone at once: the replay is
+ * `running` in the database, and a worker's replay runner must pick it up and finish it.
  */
 let t: TestDatabase;
+let queueName: string;
 
 async function user(role: Actor['role']): Promise<Actor> {
   const row = await createUser(t.db, { email: `${role}-${randomBytes(3).toString('hex')}@test.local`, name: role, role, passwordHash: null });
@@ -26,18 +27,15 @@ async function user(role: Actor['role']): Promise<Actor> {
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  process.env.DATABASE_URL = t.url;
-  process.env.NEXT_RUNTIME = 'nodejs';
-  process.env.QUEUE_NAME = `resume-${randomBytes(4).toString('hex')}`;
+  queueName = `resume-${randomBytes(4).toString('hex')}`;
 });
 
 afterAll(async () => {
-  await closeWakeupPublisher();
   await t.drop();
 });
 
-describe('console start-up', () => {
-  it('resumes a replay left running by a restart and publishes each of its jobs once', async () => {
+describe('a worker picks up running replays', () => {
+  it('publishes a replay left running by the process that started it, each of its jobs once', async () => {
     const secret = process.env.NOTICE_KEY_SECRET ?? '';
     const [operator, manager] = [await user('operator'), await user('manager')];
     const source = `resume-${randomBytes(3).toString('hex')}`;
@@ -49,14 +47,35 @@ describe('console start-up', () => {
     // Started, then the process that would have run it went away: nothing was published.
     expect((await startReplay(t.db, { id, actor: operator, reason: 'go' })).ok).toBe(true);
 
-    await register();
-    await backgroundRunSettled(id);
+    const queue = createPgBossQueue({ url: t.url, queueName, visibilityTimeoutMs: 30_000 });
+    await queue.start();
+    const runner = startReplayRunner({
+      db: t.db,
+      queue,
+      every: 50,
+      batchSize: 2,
+      perDomainPerSecond: 10_000,
+      scheduleItem: scheduleUploadedItem,
+      logger: createLogger('test', 'silent'),
+    });
+    try {
+      await vi.waitFor(
+        async () => {
+          const [current] = await t.db.select({ state: replays.state }).from(replays).where(eq(replays.id, id));
+          expect(current?.state).toBe('completed');
+        },
+        { timeout: 20_000, interval: 50 },
+      );
+    } finally {
+      await runner.stop();
+      await queue.stop();
+    }
 
     const [row] = await t.db.select().from(replays).where(eq(replays.id, id));
     expect(row?.state).toBe('completed');
     expect(row?.published).toBe(3);
     const wakeups = await t.pool.query<{ n: number }>("select count(*)::int as n from pgboss.job where name = $1 and data->>'batchId' = $2", [
-      process.env.QUEUE_NAME,
+      queueName,
       row?.batchId,
     ]);
     expect(wakeups.rows[0]?.n).toBe(3);

@@ -161,7 +161,7 @@ export async function cancelReplay(db: DbOrTx, { id, actor, reason }: { id: stri
     if (!replay) return conflict('No such replay.');
     const refusal = checkCancel({ replay, actor });
     if (refusal) return { ok: false, refusal };
-    // Waits for a runner's in-flight batch (it holds the row `for share`), so nothing is published after this commits.
+    // Waits for a worker's in-flight batch (it holds the row `for update`), so nothing is published after this commits.
     const updated = await cancelReplayRow(tx, { id });
     if (!updated) return conflict('The replay finished meanwhile.');
     const items = await countReplayItems(tx, { replayId: id });
@@ -182,7 +182,7 @@ export async function cancelReplay(db: DbOrTx, { id, actor, reason }: { id: stri
   });
 }
 
-/** Moves an approved replay to running and freezes its job set; the runner then publishes it. */
+/** Moves an approved replay to running and freezes its job set; the workers then publish it (lib/replay/runner.ts). */
 export async function startReplay(db: DbOrTx, { id, actor, reason }: { id: string; actor: Actor; reason: string }): Promise<Result<ReplayRow>> {
   return db.transaction(async (tx) => {
     const replay = await getReplay(tx, { id });

@@ -10,12 +10,7 @@ import { resolveQuarantine } from '@/lib/console/quarantine';
 import { reconcileQuarantine } from '@/lib/events/ingest';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { startSmtpSink, type MessageFault, type SmtpSink } from '@/testing/smtp-sink';
-import { createPgBossQueue } from '@/lib/queue/pgboss';
-import { createRabbitQueue } from '@/lib/queue/rabbitmq';
 import { deleteRabbitQueue } from '@/testing/queue/rabbitmq';
-import type { QueueAdapter } from '@/lib/queue/types';
-import { runReplay } from '@/lib/replay/runner';
-import { scheduleUploadedItem } from '@/lib/replay/schedule-item';
 import { decideReplay, requestReplay, startReplay } from '@/lib/replay/service';
 import type { Actor } from '@/lib/replay/transitions';
 import { ensureProductionBuild } from '@/scripts/production-build';
@@ -196,6 +191,30 @@ async function waitUntilSettled({
   }
 }
 
+/** A replay the workers publish: its state once it is no longer running, and how many wake-ups it published. */
+async function waitForReplayEnd({
+  db,
+  replayId,
+  timeoutMs,
+  signal,
+}: {
+  db: Db;
+  replayId: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}): Promise<{ state: string; published: number }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    checkAborted(signal);
+    const result = await db.execute<{ state: string; published: number }>(sql`select state, published from replays where id = ${replayId}`);
+    const row = result.rows[0];
+    if (!row) throw new Error(`replay ${replayId} vanished`);
+    if (row.state !== 'running') return row;
+    if (Date.now() > deadline) return { state: `still running after ${timeoutMs} ms`, published: row.published };
+    await delay(250);
+  }
+}
+
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const started = performance.now();
   const log = options.log ?? (() => undefined);
@@ -225,9 +244,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const queueEnv: Record<string, string> = options.rabbitmq
     ? { QUEUE_BACKEND: 'rabbitmq', AMQP_URL: options.rabbitmq.url, QUEUE_NAME: `chaos-${String(seed)}-${randomBytes(4).toString('hex')}` }
     : { QUEUE_BACKEND: 'pgboss' };
-  const replayQueue: QueueAdapter = options.rabbitmq
-    ? createRabbitQueue({ url: options.rabbitmq.url, visibilityTimeoutMs: VISIBILITY_MS, queueName: queueEnv.QUEUE_NAME ?? '' })
-    : createPgBossQueue({ url: options.databaseUrl, visibilityTimeoutMs: VISIBILITY_MS, supervise: false, poolSize: 2 });
   const failures: string[] = [];
   try {
     const planned = planNotices({ prng: prng.fork('plan'), secret, notices: options.notices, spreadMs });
@@ -275,6 +291,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         MAX_ATTEMPTS: '4',
         SWEEP_EVERY: '2s',
         RATE_LIMIT_PER_DOMAIN: String(RATE_LIMIT_PER_DOMAIN),
+        REPLAY_EVERY: '200ms',
+        REPLAY_BATCH: '100',
         ...queueEnv,
       },
     });
@@ -329,18 +347,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (!approved.ok) throw new Error(`replay approval refused: ${approved.refusal.message}`);
     const running = await startReplay(db, { id: replayId, actor: actor(operator), reason: 'chaos: run' });
     if (!running.ok) throw new Error(`replay start refused: ${running.refusal.message}`);
-    await replayQueue.start();
-    // The runner's pacing is not what is under test; the workers' shared domain buckets still apply.
-    const ran = await runReplay({
-      db,
-      queue: replayQueue,
-      replayId,
-      scheduleItem: scheduleUploadedItem,
-      perDomainPerSecond: 2_000,
-      batchSize: 500,
-      signal: options.signal,
-    });
-    checkAborted(options.signal);
+    // The workers publish it, paced per domain, while they are being killed and restarted.
+    const ran = await waitForReplayEnd({ db, replayId, timeoutMs: settleTimeoutMs, signal: options.signal });
     const batchId = requested.data.replay.batchId;
     const replayReport: ChaosReport['replay'] = {
       batchId,
@@ -498,7 +506,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   } finally {
     await workers?.stopChaos();
     await workers?.stop();
-    await replayQueue.stop().catch(() => undefined);
     if (options.rabbitmq && queueEnv.QUEUE_NAME) await deleteRabbitQueue(options.rabbitmq.url, queueEnv.QUEUE_NAME).catch(() => undefined);
     await sink?.stop();
     await app?.stop();

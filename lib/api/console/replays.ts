@@ -130,7 +130,7 @@ export const decideReplayContract = consoleContract({
   output: replayMoved,
 });
 
-/** Starts (or resumes) an approved replay; publishing continues in the background, paced per domain. */
+/** Starts an approved replay; the workers publish it, paced per domain. */
 export const runReplayContract = consoleContract({
   method: 'POST',
   path: '/api/console/replays/run',

@@ -8,7 +8,9 @@ import { permissions, type Permission } from '@/lib/auth/permissions';
 import { roles, type Role } from '@/lib/auth/roles';
 import { resetConfigForTests } from '@/lib/config';
 import { parseCsv } from '@/lib/replay/csv';
-import { backgroundRunSettled } from '@/lib/replay/background';
+import { createLogger } from '@/lib/log';
+import { createPgBossQueue } from '@/lib/queue/pgboss';
+import { runReplayToEnd } from '@/testing/replay';
 import { insertTestJob } from '@/testing/jobs';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 
@@ -226,7 +228,16 @@ describe('replay flow over HTTP', () => {
       body: { id },
     });
     expect(run.status).toBe(202);
-    await backgroundRunSettled(id);
+    const queue = createPgBossQueue({ url: t.url, queueName: 'replays-routes', visibilityTimeoutMs: 30_000 });
+    await queue.start();
+    try {
+      // The console only moved the replay: nothing is published until a worker's runner claims it.
+      const queued = await t.pool.query("select 1 from pgboss.job where data->>'batchId' = $1", [created.data.batchId]);
+      expect(queued.rowCount).toBe(0);
+      expect(await runReplayToEnd({ db: t.db, queue, replayId: id, logger: createLogger('test', 'silent') })).toEqual({ state: 'completed', published: 3 });
+    } finally {
+      await queue.stop();
+    }
     const status = await call({ path: '/api/console/replays/status', method: 'GET', load: () => import('./status/route') }, cookies.get('support') ?? null, {
       query: `?id=${id}`,
     });

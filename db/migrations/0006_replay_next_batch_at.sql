@@ -1,0 +1,1 @@
+ALTER TABLE "replays" ADD COLUMN "next_batch_at" timestamp with time zone;
