@@ -5,7 +5,14 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  * /api/metrics exposes its own (database-derived gauges) — the same names either way.
  */
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: 'notice_ledger_process_' });
+const DEFAULT_PREFIX = 'notice_ledger_process_';
+collectDefaultMetrics({ register: registry, prefix: DEFAULT_PREFIX });
+// prom-client names three of its gauges like counters (`promtool check metrics`: non-counter
+// metrics should not have "_total" suffix). Each is the sum of its by-type sibling, which
+// stays: sum(notice_ledger_process_nodejs_active_handles) is the old _total, and so on.
+for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+  registry.removeSingleMetric(`${DEFAULT_PREFIX}${name}`);
+}
 
 export const claimsMinted = new Counter({
   name: 'notice_ledger_claims_minted_total',
