@@ -4,6 +4,7 @@ import type { Db } from '@/db/client';
 import { countQuarantined } from '@/db/queries/ledger/read';
 import type { Logger } from '@/lib/log';
 import { refreshDeliveryGauges } from '@/lib/metrics/delivery-gap';
+import { refreshPendingDeadlineGauges } from '@/lib/metrics/oldest-pending';
 import { quarantinedClaims, registry } from '@/lib/metrics/registry';
 
 export type MetricsServer = { host: string; port: number; close: () => Promise<void> };
@@ -18,8 +19,8 @@ async function refreshGauges({ gauges, logger, read }: { gauges: string; logger:
 }
 
 /**
- * GET /metrics in Prometheus text format. The quarantine gauge (a partial-index count) and the
- * accepted-vs-delivered gauges are read from the database at scrape time, so every worker
+ * GET /metrics in Prometheus text format. The quarantine gauge (a partial-index count), the
+ * oldest pending job against its deadline and the accepted-vs-delivered gauges are read from the database at scrape time, so every worker
  * reports the same, current figures as the console's /api/metrics.
  */
 export async function startMetricsServer({
@@ -49,6 +50,7 @@ export async function startMetricsServer({
       await Promise.all([
         refreshGauges({ gauges: 'quarantine', logger, read: async () => quarantinedClaims.set(await countQuarantined(db, { quarantineAfterMs })) }),
         refreshGauges({ gauges: 'delivery', logger, read: () => refreshDeliveryGauges(db) }),
+        refreshGauges({ gauges: 'oldest pending', logger, read: () => refreshPendingDeadlineGauges(db) }),
       ]);
       try {
         const body = await registry.metrics();

@@ -102,3 +102,31 @@ export const deliveryGap = new Gauge({
   labelNames: ['provider', 'notice_type'] as const,
   registers: [registry],
 });
+
+export const webhookRequestsRejected = new Counter({
+  name: 'notice_ledger_webhook_requests_rejected_total',
+  help: 'Provider webhook requests refused before anything was stored, by provider and refusal kind (unauthenticated: signature, credentials or replay window; invalid_input; not_configured).',
+  labelNames: ['provider', 'reason'] as const,
+  registers: [registry],
+});
+
+export const oldestPendingAge = new Gauge({
+  name: 'notice_ledger_oldest_pending_age_seconds',
+  help: "Per notice type, how long the pending job due longest ago has been due (0 while it is not due yet): the overview's oldest pending.",
+  labelNames: ['notice_type'] as const,
+  registers: [registry],
+});
+
+export const oldestPendingToDeadline = new Gauge({
+  name: 'notice_ledger_oldest_pending_seconds_to_deadline',
+  help: "Per notice type, seconds from now to the deadline of the overview's oldest pending job; below zero it is past its deadline and will not be sent.",
+  labelNames: ['notice_type'] as const,
+  registers: [registry],
+});
+
+export const pendingNearDeadline = new Gauge({
+  name: 'notice_ledger_pending_near_deadline',
+  help: 'Per notice type, due pending jobs within an hour of their deadline (the overview\'s "near deadline").',
+  labelNames: ['notice_type'] as const,
+  registers: [registry],
+});
