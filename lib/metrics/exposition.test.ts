@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfigForTests } from '@/lib/config';
-import { createLogger } from '@/lib/log';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { PROMTOOL_MISSING, promtool, runPromtool } from '@/test/promtool';
-import { startMetricsServer } from '@/worker/metrics-server';
+import { scrapeConsoleMetrics, scrapeWorkerMetrics } from '@/test/metrics-endpoints';
 
 /**
  * Both /metrics endpoints as Prometheus's own linter reads them: the worker's metrics server
@@ -29,29 +28,13 @@ afterAll(async () => {
 
 describe('promtool check metrics', () => {
   it.skipIf(!promtool)(`the worker's /metrics is clean (${PROMTOOL_MISSING})`, async () => {
-    const server = await startMetricsServer({
-      host: '127.0.0.1',
-      port: 0,
-      db: t.db,
-      quarantineAfterMs: 15 * 60_000,
-      logger: createLogger('exposition-test', 'silent'),
-    });
-    try {
-      const response = await fetch(`http://127.0.0.1:${server.port}/metrics`);
-      expect(response.status).toBe(200);
-      const text = await response.text();
-      expect(text).toContain('# TYPE notice_ledger_process_nodejs_active_handles gauge');
-      expect(runPromtool(['check', 'metrics'], { input: text })).toEqual({ code: 0, output: '' });
-    } finally {
-      await server.close();
-    }
+    const text = await scrapeWorkerMetrics(t.db);
+    expect(text).toContain('# TYPE notice_ledger_process_nodejs_active_handles gauge');
+    expect(runPromtool(['check', 'metrics'], { input: text })).toEqual({ code: 0, output: '' });
   });
 
   it.skipIf(!promtool)(`the console's /api/metrics is clean (${PROMTOOL_MISSING})`, async () => {
-    const { GET } = await import('@/app/api/metrics/route');
-    const response = await GET(new Request('http://console.test/api/metrics', { headers: { authorization: `Bearer ${token}` } }));
-    expect(response.status).toBe(200);
-    const text = await response.text();
+    const text = await scrapeConsoleMetrics(token);
     expect(text).toContain('# TYPE notice_ledger_pending_jobs gauge');
     expect(runPromtool(['check', 'metrics'], { input: text })).toEqual({ code: 0, output: '' });
   });
