@@ -1,4 +1,4 @@
-import type { ConsoleContract, ProducerContract, ProviderContract, RouteContract, ScrapeContract } from '@/lib/http/contract';
+import type { ConsoleContract, ProducerContract, ProviderContract, PublicContract, RouteContract, ScrapeContract } from '@/lib/http/contract';
 import * as audit from './console/audit';
 import * as lookup from './console/lookup';
 import * as overview from './console/overview';
@@ -7,6 +7,7 @@ import * as replays from './console/replays';
 import * as reports from './console/reports';
 import * as tokens from './console/tokens';
 import * as users from './console/users';
+import { getHealth, getReady } from './health';
 import { scrapeConsoleMetrics } from './metrics';
 import { producerRoutes } from './producer';
 import { providerRoutes } from './webhooks';
@@ -17,7 +18,7 @@ import { providerRoutes } from './webhooks';
  * and the authorization matrix (test/fuzz/authorization-matrix.test.ts) walks its console part.
  */
 
-const audiences = new Set(['console', 'producer', 'provider', 'scrape']);
+const audiences = new Set(['console', 'producer', 'provider', 'scrape', 'public']);
 
 function isRouteContract(value: unknown): value is RouteContract {
   return (
@@ -34,6 +35,8 @@ export const routeContracts: readonly RouteContract[] = [
   ...producerRoutes,
   ...providerRoutes,
   scrapeConsoleMetrics,
+  getHealth,
+  getReady,
 ];
 
 export const consoleRouteContracts: readonly ConsoleContract[] = routeContracts.filter(
@@ -46,3 +49,4 @@ export const providerRouteContracts: readonly ProviderContract[] = routeContract
   (contract): contract is ProviderContract => contract.audience === 'provider',
 );
 export const scrapeRouteContracts: readonly ScrapeContract[] = routeContracts.filter((contract): contract is ScrapeContract => contract.audience === 'scrape');
+export const publicRouteContracts: readonly PublicContract[] = routeContracts.filter((contract): contract is PublicContract => contract.audience === 'public');
