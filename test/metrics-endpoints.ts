@@ -1,5 +1,6 @@
 import type { Db } from '@/db/client';
 import { createLogger } from '@/lib/log';
+import type { QueueAdapter } from '@/lib/queue/types';
 import { startMetricsServer } from '@/worker/metrics-server';
 
 /**
@@ -8,8 +9,21 @@ import { startMetricsServer } from '@/worker/metrics-server';
  * /api/metrics route handler. The caller sets DATABASE_URL and METRICS_TOKEN (the console's
  * settings) and resets the config before calling.
  */
+/**
+ * For tests of /metrics only: the queue's state shows in /readyz alone, which these tests do
+ * not read (worker/readyz.test.ts runs a real worker for that).
+ */
+export const queueNotUnderTest: Pick<QueueAdapter, 'health'> = { health: async () => ({ ok: true }) };
+
 export async function scrapeWorkerMetrics(db: Db): Promise<string> {
-  const server = await startMetricsServer({ host: '127.0.0.1', port: 0, db, quarantineAfterMs: 15 * 60_000, logger: createLogger('scrape-test', 'silent') });
+  const server = await startMetricsServer({
+    host: '127.0.0.1',
+    port: 0,
+    db,
+    queue: queueNotUnderTest,
+    quarantineAfterMs: 15 * 60_000,
+    logger: createLogger('scrape-test', 'silent'),
+  });
   try {
     const response = await fetch(`http://127.0.0.1:${server.port}/metrics`);
     if (response.status !== 200) throw new Error(`the worker's /metrics answered ${response.status}`);

@@ -3,6 +3,7 @@ import { insertJob } from '@/e2e/fixtures/console-data';
 import { createLogger } from '@/lib/log';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { startMetricsServer } from '@/worker/metrics-server';
+import { queueNotUnderTest } from '@/test/metrics-endpoints';
 
 /** The overview's oldest pending job against its deadline, as the worker's /metrics serves it. */
 
@@ -45,6 +46,7 @@ function valueOf(text: string, name: string, noticeType: string): number | undef
 describe('oldest pending gauges', () => {
   it('per notice type: how long overdue, seconds to its deadline (negative: past it), how many are near it', async () => {
     const server = await startMetricsServer({
+      queue: queueNotUnderTest,
       host: '127.0.0.1',
       port: 0,
       db: t.db,
