@@ -265,9 +265,8 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
     async health() {
       if (!started || stopping) return { ok: false, reason: stopping ? 'RabbitMQ queue is stopping' : 'RabbitMQ queue not started' };
       // A publisher connects on demand: no connection yet is its normal, ready state.
-      if (!live) return options.connectOnDemand && !connecting ? { ok: true } : { ok: false, reason: 'RabbitMQ connection lost; reconnecting' };
-      if (lifecycle && !live.consume) return { ok: false, reason: 'RabbitMQ consume channel closed; reopening' };
-      return { ok: true };
+      if (live) return { ok: true };
+      return options.connectOnDemand && !connecting ? { ok: true } : { ok: false, reason: 'RabbitMQ connection lost; reconnecting' };
     },
     async consume(next: WakeupHandler, consumeOptions: ConsumeOptions) {
       if (!started) throw new Error('queue not started');

@@ -71,7 +71,8 @@ export type QueueAdapter = {
   stop(): Promise<void>;
   /**
    * The connection's state, for a readiness check: pg-boss asks its own pool for a round trip,
-   * RabbitMQ reports whether its connection (and, once consuming, its consume channel) is up.
+   * RabbitMQ reports whether its connection is up (a publisher that connects on demand is ready
+   * before its first connection).
    */
   health(): Promise<QueueHealth>;
 };
