@@ -11,7 +11,7 @@ import { startMetricsServer } from '@/worker/metrics-server';
  */
 /**
  * For tests of /metrics only: the queue's state shows in /readyz alone, which these tests do
- * not read (worker/readyz.test.ts runs a real worker for that).
+ * not read (worker/probes.test.ts runs a real worker for that).
  */
 export const queueNotUnderTest: Pick<QueueAdapter, 'health'> = { health: async () => ({ ok: true }) };
 

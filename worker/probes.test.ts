@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
+import { PROMTOOL_MISSING, promtool, runPromtool } from '@/test/promtool';
 import { withDatabase } from '@/test/local-database';
 import { spawnWorker, type WorkerProcess } from '@/test/worker-process';
 
@@ -42,6 +43,12 @@ async function get(path: string): Promise<{ status: number; body: string }> {
 type Readiness = { status: string; database: { ok: boolean; reason?: string }; queue: { ok: boolean; reason?: string } };
 
 describe("the worker's /healthz and /readyz (real process, real database outage)", () => {
+  it.skipIf(!promtool)(`its /metrics, as the process serves it, passes promtool check metrics (${PROMTOOL_MISSING})`, async () => {
+    const metrics = await get('/metrics');
+    expect(metrics.status).toBe(200);
+    expect(runPromtool(['check', 'metrics'], { input: metrics.body })).toEqual({ code: 0, output: '' });
+  });
+
   it('ready with both connections up; 503 naming both while the database refuses connections; ready again after', async () => {
     expect(await get('/healthz')).toEqual({ status: 200, body: 'ok\n' });
     const up = await get('/readyz');
