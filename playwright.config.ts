@@ -6,7 +6,8 @@ import { defineConfig, devices } from '@playwright/test';
  * production build, picks the port, and hands them over in E2E_PORT / DATABASE_URL / E2E_SEED_FILE.
  * Browsers cannot be downloaded here: Debian's Chromium is used.
  */
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// The same setting and default as scripts/preflight.ts, which checks it before npm test runs anything else.
+const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 if (!existsSync(chromiumPath)) {
   console.error(
     `\n[e2e] Chromium not found at ${chromiumPath}. Install it with:\n\n    apt-get install -y chromium\n\n(or set CHROMIUM_PATH). Playwright's own browser download is not available here.\n`,

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 // like `<provider>` and paths outside the repository, `../shared/…`, are not checked). A bare file
 // name (`claim.ts`, named in a sentence about its folder) must be some tracked file's name.
 const root = path.resolve(import.meta.dirname, '..');
-const pathLike = /^(?:app|components|lib|db|worker|scripts|e2e|bench|test|testing|config|docs)\/[\w./()[\]-]*$|^[\w-]+\.(?:ts|mjs|json|md)$/;
+const pathLike = /^(?:app|components|lib|db|worker|scripts|e2e|bench|test|testing|config|docs|deploy)\/[\w./()[\]-]*$|^[\w-]+\.(?:ts|mjs|json|md)$/;
 
 export function namedPaths(markdown: string): string[] {
   const names = new Set<string>();

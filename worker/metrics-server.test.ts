@@ -3,6 +3,7 @@ import { loadConfig } from '@/lib/config';
 import { createLogger } from '@/lib/log';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { startMetricsServer } from './metrics-server';
+import { queueNotUnderTest } from '@/testing/metrics-endpoints';
 
 /**
  * The worker's /metrics has no authentication, so where it listens is the whole of its access
@@ -20,7 +21,7 @@ afterAll(async () => {
 });
 
 function startAt(host: string) {
-  return startMetricsServer({ host, port: 0, db: t.db, quarantineAfterMs: 15 * 60_000, logger });
+  return startMetricsServer({ queue: queueNotUnderTest, host, port: 0, db: t.db, quarantineAfterMs: 15 * 60_000, logger });
 }
 
 async function reachable(url: string): Promise<boolean> {

@@ -2,9 +2,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Db } from '@/db/client';
 import { countQuarantined } from '@/db/queries/ledger/read';
+import { checkDatabase, type Check } from '@/lib/health';
 import type { Logger } from '@/lib/log';
 import { refreshDeliveryGauges } from '@/lib/metrics/delivery-gap';
+import { refreshPendingDeadlineGauges } from '@/lib/metrics/oldest-pending';
 import { quarantinedClaims, registry } from '@/lib/metrics/registry';
+import type { QueueAdapter } from '@/lib/queue/types';
 
 export type MetricsServer = { host: string; port: number; close: () => Promise<void> };
 
@@ -17,27 +20,41 @@ async function refreshGauges({ gauges, logger, read }: { gauges: string; logger:
   }
 }
 
+/** The worker's readiness: its own database pool answers, and its queue connection is up. */
+async function readiness({ db, queue }: { db: Db; queue: Pick<QueueAdapter, 'health'> }): Promise<{ ready: boolean; database: Check; queue: Check }> {
+  const [database, queueState] = await Promise.all([
+    checkDatabase(db),
+    queue.health().catch((error: unknown) => ({ ok: false as const, reason: String(error) })),
+  ]);
+  return { ready: database.ok && queueState.ok, database, queue: queueState };
+}
+
 /**
- * GET /metrics in Prometheus text format. The quarantine gauge (a partial-index count) and the
- * accepted-vs-delivered gauges are read from the database at scrape time, so every worker
+ * GET /healthz (liveness: the process serves) and GET /readyz (200 with the state of the
+ * database and the queue connection as JSON, 503 when either is down).
+ *
+ * GET /metrics in Prometheus text format. The quarantine gauge (a partial-index count), the
+ * oldest pending job against its deadline and the accepted-vs-delivered gauges are read from the database at scrape time, so every worker
  * reports the same, current figures as the console's /api/metrics.
  */
 export async function startMetricsServer({
   host,
   port,
   db,
+  queue,
   quarantineAfterMs,
   logger,
 }: {
   host: string;
   port: number;
   db: Db;
+  queue: Pick<QueueAdapter, 'health'>;
   quarantineAfterMs: number;
   logger: Logger;
 }): Promise<MetricsServer> {
   const server = http.createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
-    if (request.method !== 'GET' || (path !== '/metrics' && path !== '/healthz')) {
+    if (request.method !== 'GET' || (path !== '/metrics' && path !== '/healthz' && path !== '/readyz')) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;
     }
@@ -45,10 +62,19 @@ export async function startMetricsServer({
       response.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
       return;
     }
+    if (path === '/readyz') {
+      void readiness({ db, queue }).then(({ ready, ...state }) => {
+        response
+          .writeHead(ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+          .end(`${JSON.stringify({ status: ready ? 'ready' : 'not_ready', ...state })}\n`);
+      });
+      return;
+    }
     void (async () => {
       await Promise.all([
         refreshGauges({ gauges: 'quarantine', logger, read: async () => quarantinedClaims.set(await countQuarantined(db, { quarantineAfterMs })) }),
         refreshGauges({ gauges: 'delivery', logger, read: () => refreshDeliveryGauges(db) }),
+        refreshGauges({ gauges: 'oldest pending', logger, read: () => refreshPendingDeadlineGauges(db) }),
       ]);
       try {
         const body = await registry.metrics();

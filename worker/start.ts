@@ -68,6 +68,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     host: config.WORKER_METRICS_HOST,
     port: config.WORKER_METRICS_PORT,
     db,
+    queue,
     quarantineAfterMs: config.QUARANTINE_AFTER,
     logger,
   });

@@ -34,6 +34,7 @@ function schemasOf(contract: RouteContract): { request: unknown[]; response: unk
       return { request: [contract.params, contract.body], response: contract.output };
     case 'provider':
     case 'scrape':
+    case 'public':
       return { request: [contract.input], response: contract.output };
   }
 }

@@ -1,4 +1,4 @@
-import type { ConsoleContract, ProducerContract, RouteContract } from '@/lib/http/contract';
+import type { ConsoleContract, ProducerContract, PublicContract, RouteContract } from '@/lib/http/contract';
 import * as audit from './console/audit';
 import * as lookup from './console/lookup';
 import * as overview from './console/overview';
@@ -7,6 +7,7 @@ import * as replays from './console/replays';
 import * as reports from './console/reports';
 import * as tokens from './console/tokens';
 import * as users from './console/users';
+import { getHealth, getReady } from './health';
 import { scrapeConsoleMetrics } from './metrics';
 import { producerRoutes } from './producer';
 import { providerRoutes } from './webhooks';
@@ -17,7 +18,7 @@ import { providerRoutes } from './webhooks';
  * and the authorization matrix (test/fuzz/authorization-matrix.test.ts) walks its console part.
  */
 
-const audiences = new Set(['console', 'producer', 'provider', 'scrape']);
+const audiences = new Set(['console', 'producer', 'provider', 'scrape', 'public']);
 
 function isRouteContract(value: unknown): value is RouteContract {
   return (
@@ -34,6 +35,8 @@ export const routeContracts: readonly RouteContract[] = [
   ...producerRoutes,
   ...providerRoutes,
   scrapeConsoleMetrics,
+  getHealth,
+  getReady,
 ];
 
 export const consoleRouteContracts: readonly ConsoleContract[] = routeContracts.filter(
@@ -42,3 +45,4 @@ export const consoleRouteContracts: readonly ConsoleContract[] = routeContracts.
 export const producerRouteContracts: readonly ProducerContract[] = routeContracts.filter(
   (contract): contract is ProducerContract => contract.audience === 'producer',
 );
+export const publicRouteContracts: readonly PublicContract[] = routeContracts.filter((contract): contract is PublicContract => contract.audience === 'public');

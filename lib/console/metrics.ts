@@ -3,6 +3,7 @@ import { Gauge } from 'prom-client';
 import type { DbOrTx } from '@/db/client';
 import { countQuarantined } from '@/db/queries/ledger/read';
 import { refreshDeliveryGauges } from '@/lib/metrics/delivery-gap';
+import { refreshPendingDeadlineGauges } from '@/lib/metrics/oldest-pending';
 import { quarantinedClaims, registry } from '@/lib/metrics/registry';
 import { PENDING_FRESH_MS, PENDING_SERVE_STALE_MS } from './overview-model';
 import { loadPendingCounts, type LoadPendingCountsOptions } from './pending-counts';
@@ -34,8 +35,8 @@ function pendingAgeGauge(): Gauge {
 export type RenderConsoleMetricsOptions = { quarantineAfterMs: number; now?: Date } & Pick<LoadPendingCountsOptions, 'recountLater' | 'clock'>;
 
 /**
- * Reads the database-derived gauges at scrape time (quarantine, pending, accepted vs
- * delivered), then renders the whole registry. The
+ * Reads the database-derived gauges at scrape time (quarantine, pending, oldest pending against
+ * its deadline, accepted vs delivered), then renders the whole registry. The
  * pending-by-due-bucket figure is the overview's shared snapshot (lib/console/pending-counts.ts),
  * under the same freshness rules: a fresh one is read (one row), a stale one is served and
  * recounted after the response, only a missing or long-stale one is counted while the scraper
@@ -49,6 +50,7 @@ export async function renderConsoleMetrics(
     countQuarantined(db, { quarantineAfterMs }),
     loadPendingCounts(db, { now, recountLater, clock }),
     refreshDeliveryGauges(db, { now }),
+    refreshPendingDeadlineGauges(db, { now }),
   ]);
   quarantinedClaims.set(quarantined);
   const gauge = pendingGauge();

@@ -9,6 +9,7 @@ import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
 import { startMetricsServer } from '@/worker/metrics-server';
 import { createLogger } from '@/lib/log';
 import { insertClaimedNotice } from '@/testing/provider-events';
+import { queueNotUnderTest } from '@/testing/metrics-endpoints';
 
 /**
  * The crash window end to end: a worker claimed, handed the mail to the relay and died before
@@ -169,6 +170,7 @@ describe('a claim whose worker died after the hand-over', () => {
     const messages = (status: string, value: number) =>
       `notice_ledger_provider_messages{provider="generic",notice_type="renewal_notice_t72",status="${status}"} ${value}`;
     const worker = await startMetricsServer({
+      queue: queueNotUnderTest,
       host: '127.0.0.1',
       port: 0,
       db: t.db,

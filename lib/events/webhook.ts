@@ -1,7 +1,7 @@
 import type { DbOrTx } from '@/db/client';
 import type { Config } from '@/lib/config';
 import { createLogger } from '@/lib/log';
-import { webhookEventsSkipped } from '@/lib/metrics/registry';
+import { webhookEventsSkipped, webhookRequestsRejected } from '@/lib/metrics/registry';
 import { ingestEvents } from './ingest';
 import { parseGenericWebhook } from './providers/generic';
 import { parsePostmarkWebhook } from './providers/postmark';
@@ -98,6 +98,7 @@ export async function receiveWebhook({
   const parsed = await parseFor({ provider, headers, body, settings, now });
   if (!parsed.ok) {
     log.warn({ provider, refused: parsed.refusal.kind, error: parsed.refusal.message }, 'webhook rejected');
+    webhookRequestsRejected.inc({ provider, reason: parsed.refusal.kind });
     return parsed;
   }
   const summary = await ingestEvents(db, { events: parsed.events });

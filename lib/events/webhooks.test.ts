@@ -181,10 +181,12 @@ describe.each(cases)('$provider webhook', (c) => {
     await insertClaimedNotice(t.db, { noticeKey, email: c.bouncedEmail });
   });
 
-  it('rejects a forged signature / credentials with 401 and stores nothing', async () => {
+  it('rejects a forged signature / credentials with 401, stores nothing and counts it for the alert', async () => {
     const { body, headers } = c.forged();
+    const before = await rejectedCounter(c.provider, 'unauthenticated');
     const response = await post(c.provider, body, headers);
     expect(response.status).toBe(401);
+    expect(await rejectedCounter(c.provider, 'unauthenticated')).toBe(before + 1);
     expect(await events()).toBe(0);
     expect((await ledger(noticeKey)).state).toBe('claimed');
   });
@@ -248,6 +250,11 @@ describe.each(cases)('$provider webhook', (c) => {
     expect(await count('provider_events', 'event_id = $1', [suppression?.sourceEventId?.slice(c.provider.length + 1)])).toBe(1);
   });
 });
+
+async function rejectedCounter(provider: string, reason: string): Promise<number> {
+  const metric = await registry.getSingleMetric('notice_ledger_webhook_requests_rejected_total')?.get();
+  return metric?.values.find((value) => value.labels.provider === provider && value.labels.reason === reason)?.value ?? 0;
+}
 
 async function skippedCounter(reason: string): Promise<number> {
   const metric = await registry.getSingleMetric('notice_ledger_webhook_events_skipped_total')?.get();

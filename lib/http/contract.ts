@@ -49,7 +49,10 @@ export type ProviderContract<I extends ZodType = ZodType, O extends ZodType = Zo
 
 export type ScrapeContract<O extends ZodType = ZodType> = Common & { audience: 'scrape'; input: ZodType; output: O };
 
-export type RouteContract = ConsoleContract | ProducerContract | ProviderContract | ScrapeContract;
+/** Answered to anyone, without authentication: liveness and readiness probes. They read no session and reveal no data. */
+export type PublicContract<O extends ZodType = ZodType> = Common & { audience: 'public'; input: ZodType; output: O };
+
+export type RouteContract = ConsoleContract | ProducerContract | ProviderContract | ScrapeContract | PublicContract;
 
 /** Nothing in, for a GET without parameters: unknown query names are ignored, as before. */
 export const noInput = z.object({});
@@ -72,6 +75,10 @@ export function providerContract<I extends ZodType, O extends ZodType>(contract:
 
 export function scrapeContract<O extends ZodType>(contract: Omit<ScrapeContract<O>, 'audience' | 'method' | 'input'>): ScrapeContract<O> {
   return { audience: 'scrape', method: 'GET', input: noInput, ...contract };
+}
+
+export function publicContract<O extends ZodType>(contract: Omit<PublicContract<O>, 'audience' | 'method' | 'input'>): PublicContract<O> {
+  return { audience: 'public', method: 'GET', input: noInput, ...contract };
 }
 
 /** A CSV download: the file and the name the browser saves it under. */

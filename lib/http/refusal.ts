@@ -14,6 +14,7 @@ export const refusalStatus = {
   unprocessable: 422,
   rate_limited: 429,
   not_configured: 503,
+  unavailable: 503,
   internal: 500,
 } as const;
 

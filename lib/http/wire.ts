@@ -31,6 +31,7 @@ const producerNames: Record<RefusalKind, string> = {
   unprocessable: 'unprocessable',
   rate_limited: 'rate_limited',
   not_configured: 'not_configured',
+  unavailable: 'unavailable',
   internal: 'internal',
 };
 
@@ -51,6 +52,18 @@ export function providerOk(body: unknown): Response {
 
 export function providerRefusal(refusal: Refusal): Response {
   return Response.json({ error: refusal.message }, { status: statusOf(refusal), headers: refusal.headers });
+}
+
+/** A probe's answer: the state as JSON, never cached; a refusal names its reason and detail. */
+export function publicOk(body: unknown): Response {
+  return Response.json(body, { status: 200, headers: noStore });
+}
+
+export function publicRefusal(refusal: Refusal): Response {
+  return Response.json(
+    { error: refusal.kind, reason: refusal.message, ...(refusal.details === undefined ? {} : { details: refusal.details }) },
+    { status: statusOf(refusal), headers: noStore },
+  );
 }
 
 export function csvResponse({ filename, csv }: { filename: string; csv: string }): Response {

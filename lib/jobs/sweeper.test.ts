@@ -119,6 +119,7 @@ describe('sweepOnce', () => {
       },
       publishInTransaction: async () => null,
       liveWakeupJobIds: async () => new Set(),
+      health: async () => ({ ok: false, reason: 'broker unavailable' }),
     };
     await expect(sweepOnce({ db: t.db, queue: refusing, now, graceMs: GRACE })).rejects.toThrow('broker unavailable');
     const [row] = await t.db.select({ at: reminderJobs.wakeupPublishedAt }).from(reminderJobs).where(eq(reminderJobs.id, id));

@@ -5,7 +5,14 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  * /api/metrics exposes its own (database-derived gauges) — the same names either way.
  */
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: 'notice_ledger_process_' });
+const DEFAULT_PREFIX = 'notice_ledger_process_';
+collectDefaultMetrics({ register: registry, prefix: DEFAULT_PREFIX });
+// prom-client names three of its gauges like counters (`promtool check metrics`: non-counter
+// metrics should not have "_total" suffix). Each is the sum of its by-type sibling, which
+// stays: sum(notice_ledger_process_nodejs_active_handles) is the old _total, and so on.
+for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+  registry.removeSingleMetric(`${DEFAULT_PREFIX}${name}`);
+}
 
 export const claimsMinted = new Counter({
   name: 'notice_ledger_claims_minted_total',
@@ -93,5 +100,33 @@ export const deliveryGap = new Gauge({
   name: 'notice_ledger_delivery_gap',
   help: 'Messages the provider accepted in the last 24 h with no delivered event yet.',
   labelNames: ['provider', 'notice_type'] as const,
+  registers: [registry],
+});
+
+export const webhookRequestsRejected = new Counter({
+  name: 'notice_ledger_webhook_requests_rejected_total',
+  help: 'Provider webhook requests refused before anything was stored, by provider and refusal kind (unauthenticated: signature, credentials or replay window; invalid_input; not_configured).',
+  labelNames: ['provider', 'reason'] as const,
+  registers: [registry],
+});
+
+export const oldestPendingAge = new Gauge({
+  name: 'notice_ledger_oldest_pending_age_seconds',
+  help: "Per notice type, how long the pending job due longest ago has been due (0 while it is not due yet): the overview's oldest pending.",
+  labelNames: ['notice_type'] as const,
+  registers: [registry],
+});
+
+export const oldestPendingToDeadline = new Gauge({
+  name: 'notice_ledger_oldest_pending_seconds_to_deadline',
+  help: "Per notice type, seconds from now to the deadline of the overview's oldest pending job; below zero it is past its deadline and will not be sent.",
+  labelNames: ['notice_type'] as const,
+  registers: [registry],
+});
+
+export const pendingNearDeadline = new Gauge({
+  name: 'notice_ledger_pending_near_deadline',
+  help: 'Per notice type, due pending jobs within an hour of their deadline (the overview\'s "near deadline").',
+  labelNames: ['notice_type'] as const,
   registers: [registry],
 });

@@ -186,6 +186,15 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
     async liveWakeupJobIds(jobIds) {
       return listLiveWakeupJobIds(boss.getDb(), { schema, queueName, jobIds });
     },
+    async health() {
+      if (!started || stopping) return { ok: false, reason: stopping ? 'pg-boss is stopping' : 'pg-boss not started' };
+      try {
+        await boss.getDb().executeSql('select 1', []);
+        return { ok: true };
+      } catch (error) {
+        return { ok: false, reason: `pg-boss cannot reach PostgreSQL: ${error instanceof Error ? error.message : String(error)}` };
+      }
+    },
     async consume(handler: WakeupHandler, consumeOptions: ConsumeOptions) {
       if (!started) throw new Error('queue not started');
       if (lifecycle) throw new Error('already consuming');

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import net from 'node:net';
 import amqp from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '@/db/embedded';
@@ -78,6 +79,66 @@ describe.skipIf(!amqpUrl)('RabbitMQ (needs AMQP_URL, e.g. amqp://guest:guest@127
       );
     });
   });
+});
+
+/** A TCP hop to the broker that a test can cut (listener closed, every socket destroyed) and restore on the same port. */
+async function brokerProxy(target: URL): Promise<{ url: string; cut: () => Promise<void>; restore: () => Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const port = await freePort();
+  let server: net.Server | null = null;
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      const next = net.createServer((client) => {
+        const upstream = net.connect(Number(target.port || 5672), target.hostname);
+        for (const socket of [client, upstream]) {
+          sockets.add(socket);
+          socket.on('close', () => sockets.delete(socket));
+          socket.on('error', () => undefined);
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      next.once('error', reject);
+      next.listen(port, '127.0.0.1', () => resolve());
+      server = next;
+    });
+  await listen();
+  const proxied = new URL(target.href);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(port);
+  return {
+    url: proxied.href,
+    cut: async () => {
+      const closing = new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closing;
+    },
+    restore: listen,
+  };
+}
+
+describe.skipIf(!amqpUrl)('RabbitMQ health (needs AMQP_URL: skipped without it)', () => {
+  it('reports the connection down while the broker is unreachable, and up again once it reconnects', async () => {
+    const proxy = await brokerProxy(new URL(amqpUrl || 'amqp://127.0.0.1'));
+    const queueName = `rabbit-health-${randomBytes(4).toString('hex')}`;
+    const queue = createRabbitQueue({ url: proxy.url, queueName, visibilityTimeoutMs: 5_000 });
+    expect(await queue.health()).toEqual({ ok: false, reason: 'RabbitMQ queue not started' });
+    await queue.start();
+    try {
+      await queue.consume(async () => ({ ack: true }), { concurrency: 1 });
+      expect(await queue.health()).toEqual({ ok: true });
+      await proxy.cut();
+      await vi.waitFor(async () => expect(await queue.health()).toEqual({ ok: false, reason: 'RabbitMQ connection lost; reconnecting' }), {
+        timeout: 10_000,
+        interval: 50,
+      });
+      await proxy.restore();
+      await vi.waitFor(async () => expect(await queue.health()).toEqual({ ok: true }), { timeout: 20_000, interval: 100 });
+    } finally {
+      await queue.stop();
+      await proxy.cut();
+      await deleteRabbitQueue(amqpUrl, queueName);
+    }
+  }, 40_000);
 });
 
 describe("the console's RabbitMQ publisher (createQueue, role publisher)", () => {

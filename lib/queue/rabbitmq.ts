@@ -262,6 +262,12 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
     publishInTransaction: async () => null,
     // A queue cannot be searched by job id; the sweeper's grace window is the guard.
     liveWakeupJobIds: async () => new Set(),
+    async health() {
+      if (!started || stopping) return { ok: false, reason: stopping ? 'RabbitMQ queue is stopping' : 'RabbitMQ queue not started' };
+      // A publisher connects on demand: no connection yet is its normal, ready state.
+      if (live) return { ok: true };
+      return options.connectOnDemand && !connecting ? { ok: true } : { ok: false, reason: 'RabbitMQ connection lost; reconnecting' };
+    },
     async consume(next: WakeupHandler, consumeOptions: ConsumeOptions) {
       if (!started) throw new Error('queue not started');
       if (lifecycle) throw new Error('already consuming');

@@ -30,6 +30,9 @@ export type HandlerResult =
 
 export type WakeupHandler = (delivery: Delivery) => Promise<HandlerResult>;
 
+/** Whether the transport can carry wake-ups now; a reason for a person when it cannot. */
+export type QueueHealth = { ok: true } | { ok: false; reason: string };
+
 export type ConsumeOptions = {
   concurrency: number;
 };
@@ -66,4 +69,10 @@ export type QueueAdapter = {
   consume(handler: WakeupHandler, options: ConsumeOptions): Promise<void>;
   /** Stops taking new deliveries, waits for in-flight handlers, closes connections. */
   stop(): Promise<void>;
+  /**
+   * The connection's state, for a readiness check: pg-boss asks its own pool for a round trip,
+   * RabbitMQ reports whether its connection is up (a publisher that connects on demand is ready
+   * before its first connection).
+   */
+  health(): Promise<QueueHealth>;
 };

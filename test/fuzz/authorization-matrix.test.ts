@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken } from '@/lib/auth/api-tokens';
 import { permissions } from '@/lib/auth/permissions';
 import { roles, type Role } from '@/lib/auth/roles';
-import { producerRouteContracts } from '@/lib/api/routes';
+import { producerRouteContracts, publicRouteContracts } from '@/lib/api/routes';
 import { closeWakeupPublisher } from '@/lib/queue';
 import { loadRouteHandler } from '@/testing/route-handlers';
 import { insertClaimedNotice, keyWithCorrelation } from '@/testing/provider-events';
@@ -123,6 +123,24 @@ describe('a console session opens no producer API route', () => {
         expect(outcome.status).toBe(401);
         expect(await snapshotTables(t.pool)).toEqual(before);
       }
+    });
+  }
+});
+
+describe('the public probes (health, ready) answer anyone the same, and change nothing', () => {
+  for (const contract of publicRouteContracts) {
+    it(`${contract.method} ${contract.path}: anonymous, an admin session and a producer token get the same 200`, async () => {
+      const handler = await loadRouteHandler(contract);
+      const callers: Record<string, string>[] = [{}, { cookie: await sessionCookie({ userId: users.admin.id }) }, { authorization: `Bearer ${producerToken}` }];
+      const before = await snapshotTables(t.pool);
+      const answers = [];
+      for (const headers of callers) {
+        const outcome = await callHandler(handler, new Request(new URL(contract.path, 'http://console.test'), { headers }));
+        answers.push({ status: outcome.status, text: outcome.text });
+      }
+      expect(answers[0]?.status).toBe(200);
+      expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1);
+      expect(await snapshotTables(t.pool)).toEqual(before);
     });
   }
 });

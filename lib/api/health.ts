@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { publicContract } from '@/lib/http/contract';
+
+/** Liveness: the console process serves requests. Reads nothing. */
+export const getHealth = publicContract({ path: '/api/health', output: z.object({ status: z.literal('ok') }) });
+
+/**
+ * Readiness: the database answers and every migration this build ships with is applied.
+ * Otherwise 503 `{ error: 'unavailable', reason, details? }`.
+ */
+export const getReady = publicContract({
+  path: '/api/ready',
+  output: z.object({
+    status: z.literal('ready'),
+    database: z.literal('ok'),
+    migrations: z.object({ applied: z.number().int(), expected: z.number().int() }),
+  }),
+});

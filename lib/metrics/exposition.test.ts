@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resetConfigForTests } from '@/lib/config';
+import { createTestDatabase, type TestDatabase } from '@/testing/db';
+import { PROMTOOL_MISSING, promtool, runPromtool } from '@/testing/promtool';
+import { scrapeConsoleMetrics, scrapeWorkerMetrics } from '@/testing/metrics-endpoints';
+
+/**
+ * Both /metrics endpoints as Prometheus's own linter reads them: the worker's metrics server
+ * (listening, scraped over HTTP) and the console's /api/metrics route handler.
+ */
+
+const token = 'exposition-token-0123456789';
+let t: TestDatabase;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  process.env.DATABASE_URL = t.url;
+  process.env.METRICS_TOKEN = token;
+  resetConfigForTests();
+});
+afterAll(async () => {
+  delete process.env.METRICS_TOKEN;
+  resetConfigForTests();
+  const { getDb } = await import('@/db/client');
+  await getDb().$client.end();
+  await t.drop();
+});
+
+describe('promtool check metrics', () => {
+  it.skipIf(!promtool)(`the worker's /metrics is clean (${PROMTOOL_MISSING})`, async () => {
+    const text = await scrapeWorkerMetrics(t.db);
+    expect(text).toContain('# TYPE notice_ledger_process_nodejs_active_handles gauge');
+    expect(runPromtool(['check', 'metrics'], { input: text })).toEqual({ code: 0, output: '' });
+  });
+
+  it.skipIf(!promtool)(`the console's /api/metrics is clean (${PROMTOOL_MISSING})`, async () => {
+    const text = await scrapeConsoleMetrics(token);
+    expect(text).toContain('# TYPE notice_ledger_pending_jobs gauge');
+    expect(runPromtool(['check', 'metrics'], { input: text })).toEqual({ code: 0, output: '' });
+  });
+});
