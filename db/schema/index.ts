@@ -1,6 +1,7 @@
 export * from './states';
 export * from './ledger';
 export * from './jobs';
+export * from './planning';
 export * from './events';
 export * from './replays';
 export * from './auth';

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { attemptOutcomes, inList, jobStates } from './states';
+import { businessEvents } from './planning';
+import { attemptOutcomes, inList, jobStates, noticeCategories } from './states';
 
 /** The durable obligation. The queue only wakes work up; this row is the truth. */
 export const reminderJobs = pgTable(
@@ -17,7 +18,23 @@ export const reminderJobs = pgTable(
     recipientEmail: text('recipient_email').notNull(),
     recipientTimeZone: text('recipient_time_zone').notNull().default('UTC'),
     dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
+    /**
+     * The allowed window is [window_earliest, deadline_at]: merchant window ∩ every applicable
+     * rule. A wake-up before window_earliest defers without counting an attempt; after
+     * deadline_at the notice is suppressed `window_missed`, never sent late. Null earliest: a
+     * reminder scheduled without an anchor (its window opens at due_at).
+     */
+    windowEarliest: timestamp('window_earliest', { withTimezone: true }),
     deadlineAt: timestamp('deadline_at', { withTimezone: true }).notNull(),
+    category: text('category', { enum: noticeCategories }).notNull().default('courtesy'),
+    /** `id@version` of each rule that bounded the window, and the rule set they came from. */
+    ruleIds: text('rule_ids')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    ruleSetVersion: text('rule_set_version'),
+    /** The business event that planned this notice (null: scheduled directly by POST /api/v1/reminders). */
+    eventId: uuid('event_id').references(() => businessEvents.id, { onDelete: 'set null' }),
     state: text('state', { enum: jobStates }).notNull().default('pending'),
     suppressionReason: text('suppression_reason'),
     attempts: integer('attempts').notNull().default(0),
@@ -36,6 +53,8 @@ export const reminderJobs = pgTable(
   (table) => [
     check('reminder_jobs_state_check', sql.raw(`state in (${inList(jobStates)})`)),
     check('reminder_jobs_deadline_after_due', sql`deadline_at >= due_at`),
+    check('reminder_jobs_window_ordered', sql`window_earliest is null or window_earliest <= deadline_at`),
+    check('reminder_jobs_category_check', sql.raw(`category in (${inList(noticeCategories)})`)),
     check('reminder_jobs_attempts_nonnegative', sql`attempts >= 0`),
     // Overview buckets, oldest pending, and the sweeper: all read pending jobs only.
     index('reminder_jobs_pending_idx')
@@ -52,6 +71,9 @@ export const reminderJobs = pgTable(
     index('reminder_jobs_batch_idx')
       .on(table.batchId)
       .where(sql`batch_id is not null`),
+    index('reminder_jobs_event_idx')
+      .on(table.eventId)
+      .where(sql`event_id is not null`),
     index('reminder_jobs_evidence_idx')
       .on(table.evidenceRef)
       .where(sql`evidence_ref is not null`),

@@ -33,6 +33,10 @@ export const suppressionReasons = [
 ] as const;
 export type SuppressionReason = (typeof suppressionReasons)[number];
 
+/** `required`: a legal notice the rules call for; `courtesy`: the merchant's own reminder. */
+export const noticeCategories = ['required', 'courtesy'] as const;
+export type NoticeCategory = (typeof noticeCategories)[number];
+
 export const recipientSuppressionReasons = ['hard_bounce', 'complaint', 'unsubscribed', 'manual'] as const;
 export type RecipientSuppressionReason = (typeof recipientSuppressionReasons)[number];
 

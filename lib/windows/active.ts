@@ -1,0 +1,16 @@
+import { config } from '@/lib/config';
+import { loadNoticeConfig, type NoticeConfig, type RuleSet } from './load-config';
+
+/**
+ * The operator's notice configuration for this process: read from NOTICE_CONFIG once, on first
+ * use, and validated then. The worker and the console call it at start-up, so a bad file stops
+ * the process with the field it names instead of failing the first request that plans a notice.
+ * A changed file takes effect on restart; each planned notice records the rule set version it
+ * was planned under.
+ */
+let active: { config: NoticeConfig; ruleSet: RuleSet } | null = null;
+
+export function activeNoticeConfig(): { config: NoticeConfig; ruleSet: RuleSet } {
+  active ??= loadNoticeConfig(config().NOTICE_CONFIG);
+  return active;
+}
