@@ -36,6 +36,7 @@ CREATE TABLE "unplanned_notices" (
 --> statement-breakpoint
 ALTER TABLE "reminder_jobs" ADD COLUMN "window_earliest" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "reminder_jobs" ADD COLUMN "category" text DEFAULT 'courtesy' NOT NULL;--> statement-breakpoint
+ALTER TABLE "reminder_jobs" ADD COLUMN "region" text;--> statement-breakpoint
 ALTER TABLE "reminder_jobs" ADD COLUMN "rule_ids" text[] DEFAULT '{}'::text[] NOT NULL;--> statement-breakpoint
 ALTER TABLE "reminder_jobs" ADD COLUMN "rule_set_version" text;--> statement-breakpoint
 ALTER TABLE "reminder_jobs" ADD COLUMN "event_id" uuid;--> statement-breakpoint

@@ -27,6 +27,8 @@ export const reminderJobs = pgTable(
     windowEarliest: timestamp('window_earliest', { withTimezone: true }),
     deadlineAt: timestamp('deadline_at', { withTimezone: true }).notNull(),
     category: text('category', { enum: noticeCategories }).notNull().default('courtesy'),
+    /** The recipient's region (ISO 3166-2 `US-CA` or a country `FR`) the rules were applied for; null when none was given. */
+    region: text('region'),
     /** `id@version` of each rule that bounded the window, and the rule set they came from. */
     ruleIds: text('rule_ids')
       .array()
