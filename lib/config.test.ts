@@ -52,6 +52,12 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('ships defaults that pass their own retention check and reach a year-ahead legal window', () => {
+    const settings = loadConfig(base);
+    expect(settings.MAX_DELAY).toBe(400 * 86_400_000);
+    expect(settings.RETENTION_LEDGER).toBeGreaterThanOrEqual(settings.MAX_DELAY + settings.REPLAY_HORIZON);
+  });
+
   it('refuses the crash hook in production', () => {
     expect(loadConfig({ ...base, WORKER_CRASH_AT: 'after_claim' }).WORKER_CRASH_AT).toBe('after_claim');
     expect(problemsOf({ ...base, NODE_ENV: 'production', WORKER_CRASH_AT: 'after_claim' })).toEqual([expect.stringMatching(/^WORKER_CRASH_AT is a test hook/)]);

@@ -112,12 +112,18 @@ export const envSchema = z.object({
   RETENTION_ATTEMPTS: duration('90d'),
   RETENTION_PROVIDER_EVENTS: duration('180d'),
   RETENTION_EVIDENCE: duration('730d'),
-  RETENTION_LEDGER: duration('400d'),
+  /** At least MAX_DELAY + REPLAY_HORIZON (checked below): a ledger row outlives any replay of its notice. */
+  RETENTION_LEDGER: duration('430d'),
   /** Provider event payloads are redacted to their ids and type after this; the row stays. */
   RETENTION_EVENT_DETAILS: duration('30d'),
   /** Rows deleted per statement, so retention never holds long locks. */
   RETENTION_BATCH: int(1_000, 1, 100_000),
-  MAX_DELAY: duration('60d'),
+  /**
+   * How far ahead a notice may be scheduled. Legal windows sit far before the charge (France: one
+   * to three months before the non-renewal deadline; California 15–45 days; an annual renewal is
+   * reported right after the previous charge), so a year and a month of headroom.
+   */
+  MAX_DELAY: duration('400d'),
   REPLAY_HORIZON: duration('30d'),
   /** How often each worker looks for a running replay whose next batch is due. */
   REPLAY_EVERY: timer('1s').refine((ms) => ms >= 10, 'must be at least 10ms'),

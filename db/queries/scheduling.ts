@@ -20,6 +20,14 @@ export type NewJob = {
   payload: Record<string, unknown>;
   /** Set when the wake-up is published in the same transaction (pg-boss). */
   wakeupPublishedAt: Date | null;
+  /** The planned window's earliest instant (deadlineAt is its latest); null: opens at dueAt. */
+  windowEarliest?: Date | null;
+  category?: 'required' | 'courtesy';
+  region?: string | null;
+  ruleIds?: string[];
+  ruleSetVersion?: string | null;
+  /** The business event that planned it (POST /api/v1/events). */
+  eventId?: string | null;
 };
 
 /** Inserts unless the notice key already has a job; `created` says which happened. */

@@ -6,7 +6,8 @@ import { producerContract } from '@/lib/http/contract';
 import { refuse, type Result } from '@/lib/http/refusal';
 import type { ProducerAnswer } from '@/lib/http/producer-route';
 import { evidenceRef, openEvidenceRequest, resolveEvidenceRequest, type OpenEvidenceResult, type ResolveEvidenceResult } from '@/lib/jobs/evidence';
-import { cancelParams, cancelRequest, scheduleRequest, type CancelResult, type ScheduleResult } from '@/lib/jobs/schedule';
+import { cancelParams, cancelRequest, scheduleRequest, windowOfJob, type CancelResult, type ScheduleResult } from '@/lib/jobs/schedule';
+import { eventRequest, type ReceiveEventResult } from '@/lib/planning/receive-event';
 
 /**
  * The producer API (`/api/v1`): each route's contract — path parameters, body, answer — and
@@ -28,12 +29,53 @@ export const reminderJob = z.object({
 
 export const evidenceView = z.object({ ref: z.string(), kind: z.string(), state: z.string(), openedAt: instant, resolvedAt: instant.nullable() });
 
+/** A notice's allowed window: it may go out from `earliest` to `latest`, both included. */
+export const windowView = z.object({ earliest: instant, latest: instant });
+
 export const scheduleReminder = producerContract({
   method: 'POST',
   path: '/api/v1/reminders',
   params: z.object({}),
   body: scheduleRequest,
-  output: reminderJob.extend({ created: z.boolean() }),
+  output: reminderJob.extend({
+    created: z.boolean(),
+    /** Present when the request had `anchorAt`: the computed window and the rules that set it. */
+    window: windowView.extend({ ruleIds: z.array(z.string()), ruleSetVersion: z.string().nullable() }).optional(),
+  }),
+});
+
+export const plannedNoticeView = z.object({
+  noticeType: z.string(),
+  category: z.enum(['required', 'courtesy']),
+  noticeKey: z.string().regex(/^[0-9a-f]{64}$/),
+  jobId: z.uuid(),
+  dueAt: instant,
+  window: windowView,
+  ruleIds: z.array(z.string()),
+});
+
+export const unplannedNoticeView = z.object({
+  noticeType: z.string(),
+  category: z.enum(['required', 'courtesy']),
+  reason: z.string(),
+  ruleIds: z.array(z.string()),
+});
+
+/** A business event in, the notices it calls for out (lib/planning/receive-event.ts). */
+export const postEventRoute = producerContract({
+  method: 'POST',
+  path: '/api/v1/events',
+  params: z.object({}),
+  body: eventRequest,
+  output: z.object({
+    eventId: z.uuid(),
+    type: z.string(),
+    revision: z.number().int(),
+    ruleSetVersion: z.string(),
+    created: z.boolean(),
+    planned: z.array(plannedNoticeView),
+    unplanned: z.array(unplannedNoticeView),
+  }),
 });
 
 export const cancelReminderRoute = producerContract({
@@ -62,7 +104,7 @@ export const resolveEvidenceRoute = producerContract({
   output: evidenceView.extend({ alreadyResolved: z.boolean(), suppressedJobIds: z.array(z.uuid()) }),
 });
 
-export const producerRoutes = [scheduleReminder, cancelReminderRoute, openEvidenceRoute, resolveEvidenceRoute] as const;
+export const producerRoutes = [scheduleReminder, cancelReminderRoute, openEvidenceRoute, resolveEvidenceRoute, postEventRoute] as const;
 
 function jobView(job: JobRow): z.input<typeof reminderJob> {
   return {
@@ -81,12 +123,28 @@ function evidenceOf(row: EvidenceRow): z.input<typeof evidenceView> {
   return { ref: row.ref, kind: row.kind, state: row.state, openedAt: row.openedAt.toISOString(), resolvedAt: row.resolvedAt?.toISOString() ?? null };
 }
 
+function windowAnswer(job: JobRow) {
+  const window = windowOfJob(job);
+  if (!window) return {};
+  return { window: { earliest: window.earliest.toISOString(), latest: window.latest.toISOString(), ruleIds: window.ruleIds, ruleSetVersion: window.ruleSetVersion } };
+}
+
 export function scheduleAnswer(result: ScheduleResult): Result<ProducerAnswer<typeof scheduleReminder.output>> {
   switch (result.kind) {
     case 'created':
-      return { ok: true, data: { status: 201, body: { ...jobView(result.job), created: true } } };
+      return { ok: true, data: { status: 201, body: { ...jobView(result.job), created: true, ...windowAnswer(result.job) } } };
     case 'existing':
-      return { ok: true, data: { status: 200, body: { ...jobView(result.job), created: false } } };
+      return { ok: true, data: { status: 200, body: { ...jobView(result.job), created: false, ...windowAnswer(result.job) } } };
+    case 'outside_window':
+      return refuse('unprocessable', result.message, {
+        code: 'outside_window',
+        details: {
+          message: result.message,
+          fields: result.fields,
+          ruleIds: result.ruleIds,
+          window: result.window ? { earliest: result.window.earliest.toISOString(), latest: result.window.latest.toISOString() } : null,
+        },
+      });
     case 'conflict':
       return refuse('conflict', result.message, { code: 'notice_conflict', details: { message: result.message, jobId: result.job.id, fields: result.fields } });
     case 'invalid':
@@ -115,4 +173,41 @@ export function resolveEvidenceAnswer(result: ResolveEvidenceResult): Result<Pro
       body: { ...evidenceOf(result.evidence), alreadyResolved: result.kind === 'already_resolved', suppressedJobIds: result.suppressedJobIds },
     },
   };
+}
+
+export function eventAnswer(result: ReceiveEventResult): Result<ProducerAnswer<typeof postEventRoute.output>> {
+  switch (result.kind) {
+    case 'invalid':
+      return refuse('invalid_input', result.message, { code: 'invalid_request', details: { message: result.message, fields: result.fields } });
+    case 'conflict':
+      return refuse('conflict', result.message, { code: result.code, details: { message: result.message, eventId: result.eventId, revision: result.revision } });
+    case 'created':
+    case 'existing': {
+      const { answer } = result;
+      return {
+        ok: true,
+        data: {
+          status: result.kind === 'created' ? 201 : 200,
+          body: {
+            eventId: answer.eventId,
+            type: answer.type,
+            revision: answer.revision,
+            ruleSetVersion: answer.ruleSetVersion,
+            created: result.kind === 'created',
+            planned: answer.planned.map((notice) => ({
+              noticeType: notice.noticeType,
+              category: notice.category,
+              noticeKey: notice.noticeKey,
+              jobId: notice.jobId,
+              dueAt: notice.dueAt.toISOString(),
+              window: { earliest: notice.window.earliest.toISOString(), latest: notice.window.latest.toISOString() },
+              ruleIds: notice.ruleIds,
+            })),
+            unplanned: answer.unplanned,
+          
+          },
+        },
+      };
+    }
+  }
 }

@@ -15,6 +15,7 @@ import { createPgBossQueue, type PgBossQueue } from '@/lib/queue/pgboss';
 import type { Delivery } from '@/lib/queue/types';
 import { createWakeupHandler } from './handle-wakeup';
 import { createDomainRateLimiter, type DomainRateLimiter } from './rate-limit';
+import { loadNoticeConfig } from '@/lib/windows/load-config';
 import { scheduleNotice, scheduleRequest, type ScheduleRequest } from './schedule';
 import { sweepOnce } from './sweeper';
 
@@ -82,7 +83,7 @@ function request(overrides: Partial<Record<string, unknown>> = {}): ScheduleRequ
 }
 
 async function schedule(body: ScheduleRequest, publisher: PgBossQueue = queue) {
-  const result = await scheduleNotice({ db: t.db, publisher, request: body, actor: 'token:recovery', now: clock(), secret, maxDelayMs: 60 * 24 * 60 * MINUTE });
+  const result = await scheduleNotice({ db: t.db, publisher, request: body, actor: 'token:recovery', now: clock(), secret, maxDelayMs: 60 * 24 * 60 * MINUTE, notices: loadNoticeConfig('config/notice-ledger.json') });
   if (result.kind !== 'created' && result.kind !== 'existing') throw new Error(`schedule refused: ${result.kind}`);
   return result;
 }

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { JobRow } from '@/db/schema/jobs';
-import { differingFields, isTimeZone, scheduleRequest, timingProblems, utcInstant } from './schedule';
+import { differingFields, isTimeZone, scheduleRequest, timingProblems, utcInstant, type ResolvedScheduleRequest } from './schedule';
+
+/** A request with its deadline given, as scheduleNotice resolves it before comparing. */
+const resolvedRequest = (input: unknown) => scheduleRequest.parse(input) as ResolvedScheduleRequest;
 
 const DAY = 86_400_000;
 const base = {
@@ -41,7 +44,7 @@ describe('scheduleRequest', () => {
 });
 
 describe('differingFields', () => {
-  const request = scheduleRequest.parse(base);
+  const request = resolvedRequest(base);
   const job = {
     recipientEmail: 'ana@example.com',
     recipientTimeZone: 'America/New_York',
@@ -59,7 +62,7 @@ describe('differingFields', () => {
   });
 
   it('names every field that changed', () => {
-    const changed = scheduleRequest.parse({
+    const changed = resolvedRequest({
       ...base,
       dueAt: '2026-11-28T10:00:00Z',
       payload: { plan: 'Pro' },
@@ -71,7 +74,7 @@ describe('differingFields', () => {
 });
 
 describe('timingProblems (clock injected)', () => {
-  const request = scheduleRequest.parse(base);
+  const request = resolvedRequest(base);
   it('accepts a due time in the past while the deadline is ahead (send as soon as possible)', () => {
     expect(timingProblems(request, { now: new Date('2026-11-29T00:00:00Z'), maxDelayMs: 60 * DAY })).toEqual([]);
   });

@@ -3,9 +3,13 @@ import type { Db } from '@/db/client';
 import { insertAuditEntries } from '@/db/queries/audit';
 import { cancelPendingJob, findJobByNoticeKey, insertJobUnlessExists, lockJobById, markWakeupPublished } from '@/db/queries/scheduling';
 import type { JobRow } from '@/db/schema/jobs';
-import { InvalidNoticeError, parseNoticeFact, revisionSchema, subjectOf } from '@/lib/ledger/notice-types';
-import { noticeKey } from '@/lib/ledger/notice-key';
+import { revisionSchema } from '@/lib/ledger/notice-types';
 import type { QueueAdapter } from '@/lib/queue/types';
+import { parseIdentity } from '@/lib/windows/identity';
+import { noticeKeyFor } from '@/lib/windows/keys';
+import type { NoticeConfig, RuleSet } from '@/lib/windows/load-config';
+import { windowForNotice } from '@/lib/windows/notice-window';
+import { jurisdictionSchema } from '@/lib/windows/rules';
 
 /**
  * Scheduling is idempotent on the notice key: a producer that retries (timeout, redeploy,
@@ -92,7 +96,16 @@ export const scheduleRequest = z
       timeZone: z.string().max(64).refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin').default('UTC'),
     }),
     dueAt: utcInstant,
-    deadlineAt: utcInstant,
+    /** Required unless `anchorAt` is given; then it defaults to the window's latest instant. */
+    deadlineAt: utcInstant.optional(),
+    /** The instant the notice is about (the charge): with it the window is computed and dueAt checked against it. */
+    anchorAt: utcInstant.optional(),
+    /** The recipient's region (ISO 3166-2 `US-CA` or a country `FR`): which jurisdiction rules apply. */
+    region: z
+      .string()
+      .regex(/^[A-Z]{2}(-[A-Z0-9]{1,3})?$/, 'must be a country (FR) or a subdivision (US-CA) in ISO 3166 upper case')
+      .pipe(jurisdictionSchema)
+      .optional(),
     payload: compactPayload.default({}),
     evidenceRef: refId.optional(),
     customerId: refId.optional(),
@@ -103,9 +116,23 @@ export const scheduleRequest = z
   .refine((request) => !(request.deadlineAt instanceof Date && request.dueAt instanceof Date) || request.deadlineAt.getTime() >= request.dueAt.getTime(), {
     message: 'must not be before dueAt',
     path: ['deadlineAt'],
+  })
+  .refine((request) => request.deadlineAt !== undefined || request.anchorAt !== undefined, {
+    message: 'is required unless anchorAt is given (then it defaults to the window\'s latest instant)',
+    path: ['deadlineAt'],
+  })
+  .refine((request) => request.region === undefined || request.anchorAt !== undefined, {
+    message: 'needs anchorAt: the rules of a region are windows around an anchor',
+    path: ['region'],
   });
 
 export type ScheduleRequest = z.infer<typeof scheduleRequest>;
+
+/** A request whose deadline is known: given, or the computed window's latest. */
+export type ResolvedScheduleRequest = Omit<ScheduleRequest, 'deadlineAt'> & { deadlineAt: Date };
+
+/** The window computed for a request with `anchorAt`, as it is stored on the job and answered. */
+export type ComputedWindow = { earliest: Date; latest: Date; ruleIds: string[]; ruleSetVersion: string; category: 'required' | 'courtesy' };
 
 export type WakeupPublisher = Pick<QueueAdapter, 'publishInTransaction'>;
 
@@ -113,9 +140,11 @@ export type ScheduleResult =
   | { kind: 'created'; job: JobRow }
   | { kind: 'existing'; job: JobRow }
   | { kind: 'conflict'; job: JobRow; message: string; fields: string[] }
-  | { kind: 'invalid'; message: string; fields: string[] };
+  | { kind: 'invalid'; message: string; fields: string[] }
+  /** The request is well-formed but its dueAt (or deadlineAt) falls outside the computed window: 422 naming the rules. */
+  | { kind: 'outside_window'; message: string; fields: string[]; ruleIds: string[]; window: { earliest: Date; latest: Date } | null };
 
-function stableJson(value: unknown): string {
+export function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -128,7 +157,7 @@ function stableJson(value: unknown): string {
  * Which fields of a retried request differ from the job already scheduled under its key.
  * Provenance (source, batchId) is not compared: a replay of the same notice is the same notice.
  */
-export function differingFields(job: JobRow, request: ScheduleRequest): string[] {
+export function differingFields(job: JobRow, request: ResolvedScheduleRequest): string[] {
   const fields: string[] = [];
   if (job.recipientEmail.toLowerCase() !== request.recipient.email) fields.push('recipient.email');
   if (job.recipientTimeZone !== request.recipient.timeZone) fields.push('recipient.timeZone');
@@ -140,7 +169,7 @@ export function differingFields(job: JobRow, request: ScheduleRequest): string[]
   return fields;
 }
 
-function compareWithExisting(job: JobRow, request: ScheduleRequest): ScheduleResult {
+function compareWithExisting(job: JobRow, request: ResolvedScheduleRequest): ScheduleResult {
   const fields = differingFields(job, request);
   if (fields.length === 0) return { kind: 'existing', job };
   return {
@@ -152,7 +181,7 @@ function compareWithExisting(job: JobRow, request: ScheduleRequest): ScheduleRes
 }
 
 /** Checks that only apply to a new job, against the injected clock. */
-export function timingProblems(request: ScheduleRequest, { now, maxDelayMs }: { now: Date; maxDelayMs: number }): string[] {
+export function timingProblems(request: ResolvedScheduleRequest, { now, maxDelayMs }: { now: Date; maxDelayMs: number }): string[] {
   const problems: string[] = [];
   if (request.deadlineAt.getTime() <= now.getTime()) problems.push('deadlineAt: is in the past; the notice could only be suppressed');
   if (request.dueAt.getTime() > now.getTime() + maxDelayMs) {
@@ -169,17 +198,66 @@ export type ScheduleParams = {
   now: Date;
   secret: string;
   maxDelayMs: number;
+  /** The operator's notice configuration (activeNoticeConfig()): which types exist, their identity and windows. */
+  notices: { config: NoticeConfig; ruleSet: RuleSet };
 };
 
-export async function scheduleNotice({ db, publisher, request, actor, now, secret, maxDelayMs }: ScheduleParams): Promise<ScheduleResult> {
-  let fact;
-  try {
-    fact = parseNoticeFact({ type: request.type, identity: request.identity, revision: request.revision });
-  } catch (error) {
-    if (error instanceof InvalidNoticeError) return { kind: 'invalid', message: error.message, fields: ['type', 'identity'] };
-    throw error;
+const rangeText = (window: { earliest: Date; latest: Date }) => `${window.earliest.toISOString()} – ${window.latest.toISOString()}`;
+
+/**
+ * With `anchorAt`, the notice's window (merchant window ∩ the rules for `region`) bounds the
+ * request: `deadlineAt` defaults to its latest instant and may not pass it, and `dueAt` must lie
+ * inside it — except that a `dueAt` already past is fine while the window is open (it is sent at
+ * once). Without `anchorAt` nothing changes.
+ */
+export function windowOfRequest(
+  request: ScheduleRequest,
+  { config, ruleSet, now }: { config: NoticeConfig; ruleSet: RuleSet; now: Date },
+): { ok: true; request: ResolvedScheduleRequest; window: ComputedWindow | null } | { ok: false; result: ScheduleResult } {
+  if (request.anchorAt === undefined) {
+    if (request.deadlineAt === undefined) throw new Error('deadlineAt is checked by the schema');
+    return { ok: true, request: { ...request, deadlineAt: request.deadlineAt }, window: null };
   }
-  const key = noticeKey(secret, fact);
+  const computed = windowForNotice({
+    config,
+    ruleSet,
+    noticeType: request.type,
+    anchorAt: request.anchorAt,
+    region: request.region ?? null,
+    timeZone: request.recipient.timeZone,
+  });
+  const refuse = (message: string, fields: string[], ruleIds: string[], window: { earliest: Date; latest: Date } | null): { ok: false; result: ScheduleResult } => ({
+    ok: false,
+    result: { kind: 'outside_window', message, fields, ruleIds, window },
+  });
+  if (!computed.ok) return refuse(`no window for ${request.type} at this anchor: ${computed.detail} (${computed.reason})`, ['anchorAt'], computed.ruleIds, null);
+  const { window, ruleIds } = computed;
+  const named = ruleIds.length > 0 ? ruleIds.join(', ') : `the merchant window of ${request.type}`;
+  const deadlineAt = request.deadlineAt ?? window.latest;
+  if (deadlineAt.getTime() > window.latest.getTime())
+    return refuse(`deadlineAt: is after the window's latest instant ${window.latest.toISOString()} set by ${named}`, ['deadlineAt'], ruleIds, window);
+  if (request.dueAt.getTime() > window.latest.getTime())
+    return refuse(`dueAt: is after the allowed window ${rangeText(window)} set by ${named}`, ['dueAt'], ruleIds, window);
+  if (request.dueAt.getTime() < window.earliest.getTime() && window.earliest.getTime() > now.getTime())
+    return refuse(`dueAt: is before the allowed window ${rangeText(window)} set by ${named}`, ['dueAt'], ruleIds, window);
+  return {
+    ok: true,
+    request: { ...request, deadlineAt },
+    window: { earliest: window.earliest, latest: deadlineAt, ruleIds, ruleSetVersion: computed.ruleSetVersion, category: computed.category },
+  };
+}
+
+export async function scheduleNotice({ db, publisher, request: input, actor, now, secret, maxDelayMs, notices }: ScheduleParams): Promise<ScheduleResult> {
+  const parsed = parseIdentity(notices.config, input.type, input.identity);
+  if (!parsed.ok) return { kind: 'invalid', message: parsed.problems.join('; '), fields: ['type', 'identity'] };
+  const fact = { type: input.type, identity: parsed.identity, revision: input.revision };
+  const type = notices.config.noticeTypes[fact.type];
+  const subjectField = type ? notices.config.eventTypes[type.event]?.subjectField : undefined;
+  const subjectId = (subjectField && fact.identity[subjectField]) || '';
+  const resolved = windowOfRequest(input, { ...notices, now });
+  if (!resolved.ok) return resolved.result;
+  const { request, window } = resolved;
+  const key = noticeKeyFor(secret, notices.config, { noticeType: fact.type, identity: fact.identity, revision: fact.revision });
   const existing = await findJobByNoticeKey(db, { noticeKey: key });
   if (existing) return compareWithExisting(existing, request);
   const problems = timingProblems(request, { now, maxDelayMs });
@@ -191,7 +269,7 @@ export async function scheduleNotice({ db, publisher, request, actor, now, secre
       noticeType: fact.type,
       identity: fact.identity,
       revision: fact.revision,
-      subjectId: subjectOf(fact),
+      subjectId,
       customerId: request.customerId ?? null,
       recipientEmail: request.recipient.email,
       recipientTimeZone: request.recipient.timeZone,
@@ -203,6 +281,15 @@ export async function scheduleNotice({ db, publisher, request, actor, now, secre
       payload: request.payload,
       // Marked below once the queue has recorded a wake-up; until then the dispatcher's.
       wakeupPublishedAt: null,
+      ...(window
+        ? {
+            windowEarliest: window.earliest,
+            category: window.category,
+            region: request.region ?? null,
+            ruleIds: window.ruleIds,
+            ruleSetVersion: window.ruleSetVersion,
+          }
+        : { category: type?.category ?? 'courtesy' }),
     });
     // Lost a race with a concurrent retry of the same notice: answer as a retry.
     if (!created) return compareWithExisting(job, request);
@@ -236,6 +323,12 @@ export async function scheduleNotice({ db, publisher, request, actor, now, secre
     });
     return { kind: 'created', job };
   });
+}
+
+/** What the reminders route answers beside the job: the computed window, when anchorAt was given. */
+export function windowOfJob(job: JobRow): { earliest: Date; latest: Date; ruleIds: string[]; ruleSetVersion: string | null } | null {
+  if (job.windowEarliest === null) return null;
+  return { earliest: job.windowEarliest, latest: job.deadlineAt, ruleIds: job.ruleIds, ruleSetVersion: job.ruleSetVersion };
 }
 
 /**

@@ -25,3 +25,13 @@ export function parseIdentity(config: NoticeConfig, noticeType: string, input: u
   if (parsed.success) return { ok: true, identity: parsed.data as Record<string, string> };
   return { ok: false, problems: parsed.error.issues.map((issue) => `identity.${issue.path.join('.') || '(object)'}: ${issue.message}`) };
 }
+
+/** A business event's identity: exactly its event type's fields, each an `id` or an ISO `date`. */
+export function parseEventIdentity(config: NoticeConfig, eventType: string, input: unknown): IdentityResult {
+  const event = config.eventTypes[eventType];
+  if (!event) return { ok: false, problems: [`type: unknown event type "${eventType.slice(0, 64)}"; known: ${Object.keys(config.eventTypes).join(', ')}`] };
+  const shape = Object.fromEntries(Object.entries(event.identity).map(([field, kind]) => [field, kinds[kind]]));
+  const parsed = z.strictObject(shape).safeParse(input);
+  if (parsed.success) return { ok: true, identity: parsed.data as Record<string, string> };
+  return { ok: false, problems: parsed.error.issues.map((issue) => `identity.${issue.path.join('.') || '(object)'}: ${issue.message}`) };
+}

@@ -192,7 +192,7 @@ describe('POST /api/v1/reminders', () => {
     ['an unknown field', { priority: 'high' }, ''],
     ['a missing source', { source: undefined }, 'source'],
     ['a deadline already passed', { dueAt: iso(now - 3 * HOUR), deadlineAt: iso(now - HOUR) }, ''],
-    ['dueAt beyond MAX_DELAY', { dueAt: iso(now + 90 * 24 * HOUR), deadlineAt: iso(now + 91 * 24 * HOUR) }, ''],
+    ['dueAt beyond MAX_DELAY (400 days)', { dueAt: iso(now + 401 * 24 * HOUR), deadlineAt: iso(now + 402 * 24 * HOUR) }, ''],
   ])('400 for %s, nothing written', async (_name, overrides, path) => {
     const result = await expectRefusedWithoutWrites(scheduleRoute, { body: reminder(overrides) }, 400);
     expect(result.json.error).toBe('invalid_request');

@@ -3,6 +3,7 @@ import { config } from '@/lib/config';
 import { producerRoute } from '@/lib/http/producer-route';
 import { scheduleNotice } from '@/lib/jobs/schedule';
 import { getWakeupPublisher } from '@/lib/queue';
+import { activeNoticeConfig } from '@/lib/windows/active';
 
 export const dynamic = 'force-dynamic';
 
@@ -16,6 +17,7 @@ export const POST = producerRoute(scheduleReminder, async ({ db, body, actor }) 
     now: new Date(),
     secret: settings.NOTICE_KEY_SECRET,
     maxDelayMs: settings.MAX_DELAY,
+    notices: activeNoticeConfig(),
   });
   return scheduleAnswer(result);
 });

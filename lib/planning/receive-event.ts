@@ -1,0 +1,376 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { Db, Tx } from '@/db/client';
+import { insertAuditEntries, type AuditEntry } from '@/db/queries/audit';
+import {
+  findEvent,
+  insertEventUnlessExists,
+  insertUnplanned,
+  jobsOfEvent,
+  latestRevision,
+  lockEventIdentity,
+  lockJobsOfOlderRevisions,
+  resolveOpenGapsOfOlderRevisions,
+  unplannedOfEvent,
+  type BusinessEventRow,
+  type NewUnplanned,
+} from '@/db/queries/business-events';
+import { cancelPendingJob, insertJobUnlessExists, markWakeupPublished } from '@/db/queries/scheduling';
+import type { JobRow } from '@/db/schema/jobs';
+import { revisionSchema } from '@/lib/ledger/notice-types';
+import { compactPayload, stableJson, utcInstant, type WakeupPublisher } from '@/lib/jobs/schedule';
+import { parseEventIdentity } from '@/lib/windows/identity';
+import { noticeKeyFor } from '@/lib/windows/keys';
+import type { NoticeConfig, RuleSet } from '@/lib/windows/load-config';
+import { planEvent, type PlannedNotice } from '@/lib/windows/plan';
+import { contractSchema, jurisdictionSchema } from '@/lib/windows/rules';
+import { isTimeZoneName } from '@/lib/windows/zoned';
+
+/**
+ * A business event in (`POST /api/v1/events`), the notices it calls for out. In one transaction:
+ * the event row, the plan (lib/windows planEvent), every planned notice scheduled through the
+ * ledger's idempotent path (insertJobUnlessExists + the queue's publishInTransaction, as
+ * scheduleNotice does), every notice that could not be planned recorded (a required one is a
+ * compliance gap), and — for a new revision — the unsent notices of older revisions cancelled.
+ * The same post again answers what it answered the first time; a refused post writes nothing.
+ */
+
+export const eventRequest = z.strictObject({
+  type: z.string().min(1).max(100),
+  /** The event type's identity fields (configuration `eventTypes.<type>.identity`), checked after the type is known. */
+  identity: z.record(z.string().max(64), z.unknown()),
+  revision: revisionSchema.default(0),
+  /** The instant the event is about: the charge, the reconciliation. */
+  anchorAt: utcInstant,
+  recipient: z.strictObject({
+    email: z
+      .email()
+      .max(254)
+      .transform((email) => email.toLowerCase()),
+    phone: z
+      .string()
+      .regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +14155550100')
+      .optional(),
+    /** ISO 3166-2 (`US-CA`) or a country code (`FR`): which jurisdiction rules apply. */
+    region: z
+      .string()
+      .regex(/^[A-Z]{2}(-[A-Z0-9]{1,3})?$/, 'must be a country (FR) or a subdivision (US-CA) in ISO 3166 upper case')
+      .pipe(jurisdictionSchema),
+    timeZone: z.string().max(64).refine(isTimeZoneName, 'must be an IANA time zone such as America/Los_Angeles'),
+    locale: z
+      .string()
+      .max(35)
+      .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP 47 language tag such as en-US'),
+  }),
+  contract: contractSchema.default({}),
+  payload: compactPayload.default({}),
+  source: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_.:-]{0,99}$/i, 'must be a short name such as billing')
+    .default('events-api'),
+});
+
+export type EventRequest = z.infer<typeof eventRequest>;
+
+export type EventAnswer = {
+  eventId: string;
+  type: string;
+  revision: number;
+  ruleSetVersion: string;
+  planned: {
+    noticeType: string;
+    category: 'required' | 'courtesy';
+    noticeKey: string;
+    jobId: string;
+    dueAt: Date;
+    window: { earliest: Date; latest: Date };
+    ruleIds: string[];
+  }[];
+  unplanned: { noticeType: string; category: 'required' | 'courtesy'; reason: string; ruleIds: string[] }[];
+};
+
+export type ReceiveEventResult =
+  | { kind: 'created'; answer: EventAnswer }
+  | { kind: 'existing'; answer: EventAnswer }
+  | { kind: 'invalid'; message: string; fields: string[] }
+  | { kind: 'conflict'; code: 'event_conflict' | 'stale_revision'; message: string; eventId: string; revision: number };
+
+export type ReceiveEventParams = {
+  db: Db;
+  publisher: WakeupPublisher;
+  request: EventRequest;
+  actor: string;
+  now: Date;
+  secret: string;
+  maxDelayMs: number;
+  notices: { config: NoticeConfig; ruleSet: RuleSet };
+};
+
+/** The body as it is compared: everything but the provenance (`source`), keys sorted. */
+export function eventBodySha256(request: EventRequest, identity: Record<string, string>): string {
+  const canonical = stableJson({
+    type: request.type,
+    identity,
+    revision: request.revision,
+    anchorAt: request.anchorAt.toISOString(),
+    recipient: request.recipient,
+    contract: request.contract,
+    payload: request.payload,
+  });
+  return createHash('sha256').update(canonical, 'utf8').digest('hex');
+}
+
+/** Stopped before anything is written: a conflict is answered from a transaction that wrote nothing. */
+class Refused extends Error {
+  constructor(readonly result: ReceiveEventResult) {
+    super('refused');
+  }
+}
+
+export async function receiveEvent(params: ReceiveEventParams): Promise<ReceiveEventResult> {
+  const { db, request, notices } = params;
+  const parsed = parseEventIdentity(notices.config, request.type, request.identity);
+  if (!parsed.ok) return { kind: 'invalid', message: parsed.problems.join('; '), fields: parsed.problems.map((problem) => problem.split(':')[0] ?? '') };
+  const identity = parsed.identity;
+  const bodySha256 = eventBodySha256(request, identity);
+  try {
+    return await db.transaction(async (tx) => {
+      await lockEventIdentity(tx, { type: request.type, identity });
+      const seen = await findEvent(tx, { type: request.type, identity, revision: request.revision });
+      if (seen) return answerSeen(tx, seen, bodySha256, notices.config);
+      const latest = await latestRevision(tx, { type: request.type, identity });
+      if (latest && latest.revision > request.revision) {
+        return {
+          kind: 'conflict',
+          code: 'stale_revision',
+          eventId: latest.id,
+          revision: latest.revision,
+          message: `revision ${request.revision} is older than revision ${latest.revision} already received for this ${request.type}; it changes nothing`,
+        };
+      }
+      const { event, created } = await insertEventUnlessExists(tx, {
+        type: request.type,
+        identity,
+        revision: request.revision,
+        bodySha256,
+        anchorAt: request.anchorAt,
+        region: request.recipient.region,
+        timeZone: request.recipient.timeZone,
+        recipient: Object.fromEntries(Object.entries({ email: request.recipient.email, phone: request.recipient.phone, locale: request.recipient.locale }).filter(([, v]) => v !== undefined)) as Record<string, string>,
+        contract: request.contract,
+        payload: request.payload,
+        ruleSetVersion: notices.ruleSet.version,
+        source: request.source,
+      });
+      // The identity lock makes this unreachable, but a constraint conflict still answers as a repeat.
+      if (!created) return answerSeen(tx, event, bodySha256, notices.config);
+      await planAndSchedule(tx, params, event, identity);
+      return { kind: 'created', answer: await answerOf(tx, event, notices.config) };
+    });
+  } catch (error) {
+    if (error instanceof Refused) return error.result;
+    throw error;
+  }
+}
+
+async function answerSeen(tx: Tx, seen: BusinessEventRow, bodySha256: string, config: NoticeConfig): Promise<ReceiveEventResult> {
+  if (seen.bodySha256 === bodySha256) return { kind: 'existing', answer: await answerOf(tx, seen, config) };
+  return {
+    kind: 'conflict',
+    code: 'event_conflict',
+    eventId: seen.id,
+    revision: seen.revision,
+    message: `revision ${seen.revision} of this ${seen.type} was already received with a different body; a corrected event needs a higher revision`,
+  };
+}
+
+async function planAndSchedule(tx: Tx, params: ReceiveEventParams, event: BusinessEventRow, identity: Record<string, string>): Promise<void> {
+  const { publisher, request, actor, now, secret, maxDelayMs, notices } = params;
+  const { config, ruleSet } = notices;
+  const plan = planEvent({
+    config,
+    ruleSet,
+    event: { type: request.type, anchorAt: request.anchorAt, recipient: { region: request.recipient.region, timeZone: request.recipient.timeZone }, contract: request.contract },
+    now,
+  });
+  const audits: AuditEntry[] = [];
+  const supersededBy = `superseded by revision ${request.revision} of ${request.type} (event ${event.id})`;
+
+  // Older revisions: unsent notices are cancelled (audited as a cancel is), sent ones stay.
+  const older = await lockJobsOfOlderRevisions(tx, { type: request.type, identity, revision: request.revision });
+  for (const job of older.filter((candidate) => candidate.state === 'pending')) {
+    const cancelled = await cancelPendingJob(tx, { id: job.id, now });
+    if (!cancelled) continue;
+    audits.push({
+      actor,
+      action: 'reminder.cancel',
+      targetType: 'reminder_job',
+      targetId: job.id,
+      reason: supersededBy,
+      before: { state: job.state },
+      after: { state: cancelled.state },
+    });
+  }
+  await resolveOpenGapsOfOlderRevisions(tx, { type: request.type, identity, revision: request.revision, at: now, by: actor, resolution: supersededBy });
+
+  const base = { eventId: event.id, ruleSetVersion: ruleSet.version, region: request.recipient.region };
+  const unplanned: NewUnplanned[] = plan.unplanned.map((notice) => ({
+    ...base,
+    noticeType: notice.noticeType,
+    category: notice.category,
+    reason: notice.reason,
+    detail: notice.detail,
+    ruleIds: notice.ruleIds,
+  }));
+
+  for (const notice of plan.planned) {
+    const type = config.noticeTypes[notice.noticeType];
+    if (!type) continue;
+    const earlier = older.filter((job) => job.noticeType === notice.noticeType);
+    // Claimed counts as sent: a worker holds it and the message may already be out.
+    const earlierSent = earlier.some((job) => job.state === 'sent' || job.state === 'claimed');
+    if (earlier.length > 0 && (type.correction === 'never' || (type.correction === 'if_not_sent' && earlierSent))) {
+      // Not a gap: the type's declared policy says no corrected notice. Recorded, resolved at once.
+      unplanned.push({
+        ...base,
+        noticeType: notice.noticeType,
+        category: notice.category,
+        reason: type.correction === 'never' ? 'correction_policy_never' : 'earlier_revision_sent',
+        detail: `correction policy ${type.correction}: ${earlierSent ? 'an earlier revision was sent' : 'an earlier revision existed'}`,
+        ruleIds: notice.ruleIds,
+        resolvedAt: now,
+        resolvedBy: 'correction-policy',
+        resolution: `the type's correction policy is ${type.correction}`,
+      });
+      continue;
+    }
+    if (notice.dueAt.getTime() > now.getTime() + maxDelayMs) {
+      unplanned.push({
+        ...base,
+        noticeType: notice.noticeType,
+        category: notice.category,
+        reason: 'beyond_max_delay',
+        detail: `due ${notice.dueAt.toISOString()} is more than MAX_DELAY (${Math.round(maxDelayMs / 86_400_000)} days) ahead`,
+        ruleIds: notice.ruleIds,
+      });
+      continue;
+    }
+    const job = await scheduleOne(tx, { publisher, notice, type: type.name, identity, fields: type.identity, request, event, now, secret, config });
+    if (job.created) {
+      audits.push({
+        actor,
+        action: 'reminder.schedule',
+        targetType: 'reminder_job',
+        targetId: job.job.id,
+        reason: `planned from ${request.type} revision ${request.revision} (event ${event.id})`,
+        after: {
+          noticeKey: job.job.noticeKey,
+          noticeType: notice.noticeType,
+          revision: request.revision,
+          dueAt: notice.dueAt.toISOString(),
+          windowEarliest: notice.window.earliest.toISOString(),
+          deadlineAt: notice.window.latest.toISOString(),
+          ruleIds: notice.ruleIds,
+          ruleSetVersion: ruleSet.version,
+          source: request.source,
+        },
+      });
+    } else {
+      // The key already had a job (scheduled through POST /api/v1/reminders): that job is the notice.
+      unplanned.push({
+        ...base,
+        noticeType: notice.noticeType,
+        category: notice.category,
+        reason: 'already_scheduled',
+        detail: `job ${job.job.id} already holds this notice key`,
+        ruleIds: notice.ruleIds,
+        resolvedAt: now,
+        resolvedBy: 'ledger',
+        resolution: `scheduled as job ${job.job.id}`,
+      });
+    }
+  }
+  await insertUnplanned(tx, unplanned);
+  await insertAuditEntries(tx, { entries: audits });
+}
+
+async function scheduleOne(
+  tx: Tx,
+  {
+    publisher,
+    notice,
+    type,
+    identity,
+    fields,
+    request,
+    event,
+    now,
+    secret,
+    config,
+  }: {
+    publisher: WakeupPublisher;
+    notice: PlannedNotice;
+    type: string;
+    identity: Record<string, string>;
+    fields: string[];
+    request: EventRequest;
+    event: BusinessEventRow;
+    now: Date;
+    secret: string;
+    config: NoticeConfig;
+  },
+): Promise<{ job: JobRow; created: boolean }> {
+  const noticeIdentity = Object.fromEntries(fields.map((field) => [field, identity[field] ?? '']));
+  const subjectField = config.eventTypes[request.type]?.subjectField ?? '';
+  const result = await insertJobUnlessExists(tx, {
+    noticeKey: noticeKeyFor(secret, config, { noticeType: type, identity: noticeIdentity, revision: request.revision }),
+    noticeType: type,
+    identity: noticeIdentity,
+    revision: request.revision,
+    subjectId: identity[subjectField] ?? '',
+    customerId: null,
+    recipientEmail: request.recipient.email,
+    recipientTimeZone: request.recipient.timeZone,
+    dueAt: notice.dueAt,
+    deadlineAt: notice.window.latest,
+    evidenceRef: null,
+    source: request.source,
+    batchId: null,
+    payload: request.payload,
+    wakeupPublishedAt: null,
+    windowEarliest: notice.window.earliest,
+    category: notice.category,
+    region: request.recipient.region,
+    ruleIds: notice.ruleIds,
+    ruleSetVersion: notice.ruleSetVersion,
+    eventId: event.id,
+  });
+  if (!result.created) return result;
+  const published = await publisher.publishInTransaction(tx, { jobId: result.job.id }, notice.dueAt);
+  if (published !== null) await markWakeupPublished(tx, { id: result.job.id, at: now });
+  return result;
+}
+
+/** Read back from the rows, so a repeat of the post answers exactly what the first one did. */
+async function answerOf(tx: Tx, event: BusinessEventRow, config: NoticeConfig): Promise<EventAnswer> {
+  const order = Object.keys(config.noticeTypes);
+  const rank = (name: string) => (order.indexOf(name) === -1 ? order.length : order.indexOf(name));
+  const jobs = (await jobsOfEvent(tx, { eventId: event.id })).sort((a, b) => rank(a.noticeType) - rank(b.noticeType));
+  const unplanned = await unplannedOfEvent(tx, { eventId: event.id });
+  return {
+    eventId: event.id,
+    type: event.type,
+    revision: event.revision,
+    ruleSetVersion: event.ruleSetVersion,
+    planned: jobs.map((job) => ({
+      noticeType: job.noticeType,
+      category: job.category,
+      noticeKey: job.noticeKey,
+      jobId: job.id,
+      dueAt: job.dueAt,
+      window: { earliest: job.windowEarliest ?? job.dueAt, latest: job.deadlineAt },
+      ruleIds: job.ruleIds,
+    })),
+    unplanned: unplanned.map((row) => ({ noticeType: row.noticeType, category: row.category, reason: row.reason, ruleIds: row.ruleIds })),
+  };
+}
