@@ -9,7 +9,7 @@ import { parseIdentity } from '@/lib/windows/identity';
 import { noticeKeyFor } from '@/lib/windows/keys';
 import type { NoticeConfig, RuleSet } from '@/lib/windows/load-config';
 import { windowForNotice } from '@/lib/windows/notice-window';
-import { jurisdictionSchema } from '@/lib/windows/rules';
+import { contractSchema, jurisdictionSchema } from '@/lib/windows/rules';
 
 /**
  * Scheduling is idempotent on the notice key: a producer that retries (timeout, redeploy,
@@ -106,6 +106,8 @@ export const scheduleRequest = z
       .regex(/^[A-Z]{2}(-[A-Z0-9]{1,3})?$/, 'must be a country (FR) or a subdivision (US-CA) in ISO 3166 upper case')
       .pipe(jurisdictionSchema)
       .optional(),
+    /** The contract facts the rules read (term, trial, price change, payment network), with anchorAt. */
+    contract: contractSchema.optional(),
     payload: compactPayload.default({}),
     evidenceRef: refId.optional(),
     customerId: refId.optional(),
@@ -118,12 +120,16 @@ export const scheduleRequest = z
     path: ['deadlineAt'],
   })
   .refine((request) => request.deadlineAt !== undefined || request.anchorAt !== undefined, {
-    message: 'is required unless anchorAt is given (then it defaults to the window\'s latest instant)',
+    message: "is required unless anchorAt is given (then it defaults to the window's latest instant)",
     path: ['deadlineAt'],
   })
   .refine((request) => request.region === undefined || request.anchorAt !== undefined, {
     message: 'needs anchorAt: the rules of a region are windows around an anchor',
     path: ['region'],
+  })
+  .refine((request) => request.contract === undefined || request.anchorAt !== undefined, {
+    message: 'needs anchorAt: the rules read the contract around an anchor',
+    path: ['contract'],
   });
 
 export type ScheduleRequest = z.infer<typeof scheduleRequest>;
@@ -225,12 +231,19 @@ export function windowOfRequest(
     anchorAt: request.anchorAt,
     region: request.region ?? null,
     timeZone: request.recipient.timeZone,
+    contract: request.contract ?? {},
   });
-  const refuse = (message: string, fields: string[], ruleIds: string[], window: { earliest: Date; latest: Date } | null): { ok: false; result: ScheduleResult } => ({
+  const refuse = (
+    message: string,
+    fields: string[],
+    ruleIds: string[],
+    window: { earliest: Date; latest: Date } | null,
+  ): { ok: false; result: ScheduleResult } => ({
     ok: false,
     result: { kind: 'outside_window', message, fields, ruleIds, window },
   });
-  if (!computed.ok) return refuse(`no window for ${request.type} at this anchor: ${computed.detail} (${computed.reason})`, ['anchorAt'], computed.ruleIds, null);
+  if (!computed.ok)
+    return refuse(`no window for ${request.type} at this anchor: ${computed.detail} (${computed.reason})`, ['anchorAt'], computed.ruleIds, null);
   const { window, ruleIds } = computed;
   const named = ruleIds.length > 0 ? ruleIds.join(', ') : `the merchant window of ${request.type}`;
   const deadlineAt = request.deadlineAt ?? window.latest;
