@@ -4,10 +4,12 @@ import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { createPool } from '@/db/client';
+import { createDb, createPool } from '@/db/client';
 import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '@/db/embedded';
 import { migrateDatabase } from '@/db/migrate';
 import { demoUsers, seedDemo } from '@/db/seed';
+import { seedDemoEvents } from '@/db/seed-events';
+import { loadNoticeConfig } from '@/lib/windows/load-config';
 import { hashPassword } from '@/lib/auth/password';
 import { DEMO_READY_PREFIX, readDemoSettings } from './demo-settings';
 import { ensureProductionBuild } from './production-build';
@@ -123,6 +125,9 @@ async function stopEverything(code: number): Promise<never> {
 }
 
 async function main(): Promise<void> {
+  // The operator's notice configuration first: a bad file stops the demo with the field it names,
+  // before a database or a process is started (the console and the worker check it again).
+  const notices = loadNoticeConfig(process.env.NOTICE_CONFIG ?? 'config/notice-ledger.json');
   await mkdir(logDir, { recursive: true });
   const secrets = await loadDemoSecrets();
   let databaseUrl = settings.databaseUrl;
@@ -147,6 +152,11 @@ async function main(): Promise<void> {
         ? `Seeded demo data: ${String(summary.jobs)} jobs, ${String(summary.ledger)} ledger rows, ${String(summary.stuckClaims)} stuck claims.`
         : 'Demo data already present; reusing it.',
     );
+    const planned = await seedDemoEvents(createDb(pool), { secret: secrets.NOTICE_KEY_SECRET, notices });
+    if (planned.events > 0)
+      console.log(
+        `Planned demo business events: ${String(planned.events)} events, ${String(planned.planned)} notices, ${String(planned.gaps)} compliance gaps, ${String(planned.missed)} missed windows.`,
+      );
   } finally {
     await pool.end();
   }

@@ -14,6 +14,7 @@ import { createMailTransport } from '@/lib/mail/transport';
 import { createQueue } from '@/lib/queue';
 import { startReplayRunner, type ReplayCrashPoint } from '@/lib/replay/runner';
 import { scheduleUploadedItem } from '@/lib/replay/schedule-item';
+import { loadNoticeConfig } from '@/lib/windows/load-config';
 import { startMetricsServer } from './metrics-server';
 
 export type RunningWorker = {
@@ -35,6 +36,13 @@ function crashHook<Point extends string>(point: Point | undefined, logger: Logge
 
 export async function startWorker(config: Config, logger: Logger): Promise<RunningWorker> {
   const workerId = `${hostname()}:${process.pid}`;
+  // The operator's notice configuration, validated before anything starts: a bad file stops the
+  // worker with the field it names (NoticeConfigError) rather than failing the first send.
+  const notices = loadNoticeConfig(config.NOTICE_CONFIG);
+  logger.info(
+    { file: notices.config.file, noticeTypes: Object.keys(notices.config.noticeTypes).length, ruleSet: notices.ruleSet.version },
+    'notice configuration loaded',
+  );
   let databaseUrl = config.DATABASE_URL;
   let stopDatabase = async (): Promise<void> => undefined;
   if (!databaseUrl) {
