@@ -17,7 +17,8 @@ const kinds = { id, date: z.iso.date() } as const;
 export type IdentityResult = { ok: true; identity: Record<string, string> } | { ok: false; problems: string[] };
 
 export function parseIdentity(config: NoticeConfig, noticeType: string, input: unknown): IdentityResult {
-  const type = config.noticeTypes[noticeType];
+  // Own names only: `constructor` or `__proto__` is not a notice type.
+  const type = Object.hasOwn(config.noticeTypes, noticeType) ? config.noticeTypes[noticeType] : undefined;
   if (!type) return { ok: false, problems: [`unknown notice type "${noticeType.slice(0, 64)}"; known: ${Object.keys(config.noticeTypes).join(', ')}`] };
   const event = config.eventTypes[type.event];
   const shape = Object.fromEntries(type.identity.map((field) => [field, kinds[event?.identity[field] ?? 'id']]));
@@ -28,7 +29,7 @@ export function parseIdentity(config: NoticeConfig, noticeType: string, input: u
 
 /** A business event's identity: exactly its event type's fields, each an `id` or an ISO `date`. */
 export function parseEventIdentity(config: NoticeConfig, eventType: string, input: unknown): IdentityResult {
-  const event = config.eventTypes[eventType];
+  const event = Object.hasOwn(config.eventTypes, eventType) ? config.eventTypes[eventType] : undefined;
   if (!event) return { ok: false, problems: [`type: unknown event type "${eventType.slice(0, 64)}"; known: ${Object.keys(config.eventTypes).join(', ')}`] };
   const shape = Object.fromEntries(Object.entries(event.identity).map(([field, kind]) => [field, kinds[kind]]));
   const parsed = z.strictObject(shape).safeParse(input);

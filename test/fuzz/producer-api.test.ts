@@ -58,6 +58,44 @@ function validReminder(): Record<string, unknown> {
   };
 }
 
+const year = new Date().getUTCFullYear() + 1;
+
+function validEvent(): Record<string, unknown> {
+  return {
+    type: 'subscription.renewal',
+    identity: { subscription_id: 'sub_fuzz', period_start: `${year}-03-01` },
+    revision: 0,
+    anchorAt: `${year}-03-01T17:00:00Z`,
+    recipient: { email: 'ana@example.com', phone: '+14155550100', region: 'US-CA', timeZone: 'America/Los_Angeles', locale: 'en-US' },
+    contract: { termMonths: 12, trialDays: 31, paymentNetwork: 'visa', priceChange: { effectiveAt: `${year}-03-01T17:00:00Z` } },
+    payload: { plan_name: 'Coffee Box', amount: '190.00' },
+    source: 'billing',
+  };
+}
+
+function anchoredReminder(): Record<string, unknown> {
+  return {
+    type: 'auto_renewal_notice',
+    identity: { subscription_id: 'sub_fuzz', period_start: `${year}-03-01` },
+    recipient: { email: 'ana@example.com', timeZone: 'America/Los_Angeles' },
+    anchorAt: `${year}-03-01T17:00:00Z`,
+    region: 'US-CA',
+    contract: { termMonths: 12 },
+    dueAt: `${year}-02-01T17:00:00Z`,
+    payload: { plan_name: 'Coffee Box' },
+    source: 'billing',
+  };
+}
+
+/** Gives an unpoisoned event (or anchored reminder) a subscription of its own. */
+function freshSubscription(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const identity = (body as Record<string, unknown>).identity;
+  if (typeof identity !== 'object' || identity === null || (identity as Record<string, unknown>).subscription_id !== 'sub_fuzz') return body;
+  freshCounter += 1;
+  return { ...body, identity: { ...identity, subscription_id: `sub_fuzz_${freshCounter}` } };
+}
+
 type Endpoint = {
   name: string;
   load: () => Promise<Route>;
@@ -90,6 +128,37 @@ const endpoints: Endpoint[] = [
       withReminder({ payload: { plan: 'Team\u0000' } }),
       withReminder({ payload: { plan: 'Team\uDC00' } }),
       withReminder({ payload: { 'pl\u0000an': 'Team' } }),
+      // An inherited property name is not a configured notice type (was a 500).
+      withReminder({ type: 'constructor' }),
+      withReminder({ type: '__proto__' }),
+    ],
+  },
+  {
+    name: 'POST /api/v1/reminders (anchorAt, region, contract)',
+    method: 'POST',
+    load: async () => (await import('@/app/api/v1/reminders/route')).POST,
+    template: anchoredReminder,
+    freshen: freshSubscription,
+    regressions: () => [
+      JSON.stringify(freshSubscription({ ...anchoredReminder(), region: 'us-ca' })),
+      JSON.stringify(freshSubscription({ ...anchoredReminder(), anchorAt: '+275760-09-13T00:00:00Z' })),
+      JSON.stringify(freshSubscription({ ...anchoredReminder(), dueAt: `${year + 5}-01-01T00:00:00Z` })),
+    ],
+  },
+  {
+    name: 'POST /api/v1/events',
+    method: 'POST',
+    load: async () => (await import('@/app/api/v1/events/route')).POST,
+    template: validEvent,
+    freshen: freshSubscription,
+    regressions: () => [
+      JSON.stringify(freshSubscription({ ...validEvent(), identity: { subscription_id: 'sub\u0000', period_start: `${year}-03-01` } })),
+      JSON.stringify(freshSubscription({ ...validEvent(), payload: { plan: 'Team\uD800' } })),
+      JSON.stringify(freshSubscription({ ...validEvent(), type: 'constructor' })),
+      JSON.stringify(freshSubscription({ ...validEvent(), type: '__proto__' })),
+      JSON.stringify(freshSubscription({ ...validEvent(), anchorAt: '1970-01-01T00:00:00Z' })),
+      JSON.stringify(freshSubscription({ ...validEvent(), revision: 1_000_000 })),
+      JSON.stringify(freshSubscription({ ...validEvent(), contract: { cancellationDeadlineAt: '0001-01-01T00:00:00Z', termMonths: 12 } })),
     ],
   },
   {
