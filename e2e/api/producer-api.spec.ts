@@ -117,6 +117,7 @@ test.describe('producer API', () => {
       { method: 'post', path: `/api/v1/reminders/${randomUUID()}/cancel` },
       { method: 'put', path: '/api/v1/evidence/recon-401' },
       { method: 'post', path: '/api/v1/evidence/recon-401/resolve' },
+      { method: 'post', path: '/api/v1/events' },
     ];
     const tokens: [string, Record<string, string>, string][] = [
       ['missing', {}, 'send Authorization: Bearer <token>'],

@@ -126,7 +126,9 @@ function evidenceOf(row: EvidenceRow): z.input<typeof evidenceView> {
 function windowAnswer(job: JobRow) {
   const window = windowOfJob(job);
   if (!window) return {};
-  return { window: { earliest: window.earliest.toISOString(), latest: window.latest.toISOString(), ruleIds: window.ruleIds, ruleSetVersion: window.ruleSetVersion } };
+  return {
+    window: { earliest: window.earliest.toISOString(), latest: window.latest.toISOString(), ruleIds: window.ruleIds, ruleSetVersion: window.ruleSetVersion },
+  };
 }
 
 export function scheduleAnswer(result: ScheduleResult): Result<ProducerAnswer<typeof scheduleReminder.output>> {
@@ -180,7 +182,10 @@ export function eventAnswer(result: ReceiveEventResult): Result<ProducerAnswer<t
     case 'invalid':
       return refuse('invalid_input', result.message, { code: 'invalid_request', details: { message: result.message, fields: result.fields } });
     case 'conflict':
-      return refuse('conflict', result.message, { code: result.code, details: { message: result.message, eventId: result.eventId, revision: result.revision } });
+      return refuse('conflict', result.message, {
+        code: result.code,
+        details: { message: result.message, eventId: result.eventId, revision: result.revision },
+      });
     case 'created':
     case 'existing': {
       const { answer } = result;
@@ -204,7 +209,6 @@ export function eventAnswer(result: ReceiveEventResult): Result<ProducerAnswer<t
               ruleIds: notice.ruleIds,
             })),
             unplanned: answer.unplanned,
-          
           },
         },
       };

@@ -83,7 +83,16 @@ function request(overrides: Partial<Record<string, unknown>> = {}): ScheduleRequ
 }
 
 async function schedule(body: ScheduleRequest, publisher: PgBossQueue = queue) {
-  const result = await scheduleNotice({ db: t.db, publisher, request: body, actor: 'token:recovery', now: clock(), secret, maxDelayMs: 60 * 24 * 60 * MINUTE, notices: loadNoticeConfig('config/notice-ledger.json') });
+  const result = await scheduleNotice({
+    db: t.db,
+    publisher,
+    request: body,
+    actor: 'token:recovery',
+    now: clock(),
+    secret,
+    maxDelayMs: 60 * 24 * 60 * MINUTE,
+    notices: loadNoticeConfig('config/notice-ledger.json'),
+  });
   if (result.kind !== 'created' && result.kind !== 'existing') throw new Error(`schedule refused: ${result.kind}`);
   return result;
 }

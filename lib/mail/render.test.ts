@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cancellationUrl, mintOneTimeCode } from '@/lib/ledger/one-time-code';
 import { renderNotice } from './render';
+import { loadNoticeConfig } from '@/lib/windows/load-config';
 
 describe('renderNotice', () => {
   it('renders text and escaped HTML with the code and cancellation link', () => {
@@ -18,11 +19,12 @@ describe('renderNotice', () => {
     expect(mail.text).not.toContain('4111');
   });
 
-  it('has a template for every notice type and refuses unknown ones', () => {
-    for (const noticeType of ['renewal_notice_t72', 'renewal_notice_t24', 'payment_recovery']) {
+  it('has a template for every configured notice type and refuses unknown ones, inherited names included', () => {
+    for (const noticeType of Object.keys(loadNoticeConfig('config/notice-ledger.json').config.noticeTypes)) {
       expect(renderNotice({ noticeType, payload: {}, oneTimeCode: 'C', cancelUrl: 'https://x.test/' }).text.length).toBeGreaterThan(20);
     }
     expect(() => renderNotice({ noticeType: 'nope', payload: {}, oneTimeCode: 'C', cancelUrl: 'https://x.test/' })).toThrow(/no template/);
+    expect(() => renderNotice({ noticeType: 'constructor', payload: {}, oneTimeCode: 'C', cancelUrl: 'https://x.test/' })).toThrow(/no template/);
   });
 });
 

@@ -156,7 +156,11 @@ export async function receiveEvent(params: ReceiveEventParams): Promise<ReceiveE
         anchorAt: request.anchorAt,
         region: request.recipient.region,
         timeZone: request.recipient.timeZone,
-        recipient: Object.fromEntries(Object.entries({ email: request.recipient.email, phone: request.recipient.phone, locale: request.recipient.locale }).filter(([, v]) => v !== undefined)) as Record<string, string>,
+        recipient: Object.fromEntries(
+          Object.entries({ email: request.recipient.email, phone: request.recipient.phone, locale: request.recipient.locale }).filter(
+            ([, v]) => v !== undefined,
+          ),
+        ) as Record<string, string>,
         contract: request.contract,
         payload: request.payload,
         ruleSetVersion: notices.ruleSet.version,
@@ -190,7 +194,12 @@ async function planAndSchedule(tx: Tx, params: ReceiveEventParams, event: Busine
   const plan = planEvent({
     config,
     ruleSet,
-    event: { type: request.type, anchorAt: request.anchorAt, recipient: { region: request.recipient.region, timeZone: request.recipient.timeZone }, contract: request.contract },
+    event: {
+      type: request.type,
+      anchorAt: request.anchorAt,
+      recipient: { region: request.recipient.region, timeZone: request.recipient.timeZone },
+      contract: request.contract,
+    },
     now,
   });
   const audits: AuditEntry[] = [];

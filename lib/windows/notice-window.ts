@@ -36,7 +36,12 @@ export function windowForNotice({
   const type = config.noticeTypes[noticeType];
   if (!type) throw new Error(`unknown notice type "${noticeType}"`);
   const only: NoticeConfig = { ...config, noticeTypes: { [noticeType]: { ...type, enabled: true, quietHours: null } } };
-  const plan = planEvent({ config: only, ruleSet, event: { type: type.event, anchorAt, recipient: { region: region ?? '', timeZone }, contract }, now: BEGINNING });
+  const plan = planEvent({
+    config: only,
+    ruleSet,
+    event: { type: type.event, anchorAt, recipient: { region: region ?? '', timeZone }, contract },
+    now: BEGINNING,
+  });
   const planned = plan.planned[0];
   if (planned) return { ok: true, window: planned.window, ruleIds: planned.ruleIds, ruleSetVersion: planned.ruleSetVersion, category: type.category };
   const unplanned = plan.unplanned[0];
