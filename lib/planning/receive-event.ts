@@ -120,61 +120,47 @@ export function eventBodySha256(request: EventRequest, identity: Record<string, 
   return createHash('sha256').update(canonical, 'utf8').digest('hex');
 }
 
-/** Stopped before anything is written: a conflict is answered from a transaction that wrote nothing. */
-class Refused extends Error {
-  constructor(readonly result: ReceiveEventResult) {
-    super('refused');
-  }
-}
-
 export async function receiveEvent(params: ReceiveEventParams): Promise<ReceiveEventResult> {
   const { db, request, notices } = params;
   const parsed = parseEventIdentity(notices.config, request.type, request.identity);
   if (!parsed.ok) return { kind: 'invalid', message: parsed.problems.join('; '), fields: parsed.problems.map((problem) => problem.split(':')[0] ?? '') };
   const identity = parsed.identity;
   const bodySha256 = eventBodySha256(request, identity);
-  try {
-    return await db.transaction(async (tx) => {
-      await lockEventIdentity(tx, { type: request.type, identity });
-      const seen = await findEvent(tx, { type: request.type, identity, revision: request.revision });
-      if (seen) return answerSeen(tx, seen, bodySha256, notices.config);
-      const latest = await latestRevision(tx, { type: request.type, identity });
-      if (latest && latest.revision > request.revision) {
-        return {
-          kind: 'conflict',
-          code: 'stale_revision',
-          eventId: latest.id,
-          revision: latest.revision,
-          message: `revision ${request.revision} is older than revision ${latest.revision} already received for this ${request.type}; it changes nothing`,
-        };
-      }
-      const { event, created } = await insertEventUnlessExists(tx, {
-        type: request.type,
-        identity,
-        revision: request.revision,
-        bodySha256,
-        anchorAt: request.anchorAt,
-        region: request.recipient.region,
-        timeZone: request.recipient.timeZone,
-        recipient: Object.fromEntries(
-          Object.entries({ email: request.recipient.email, phone: request.recipient.phone, locale: request.recipient.locale }).filter(
-            ([, v]) => v !== undefined,
-          ),
-        ) as Record<string, string>,
-        contract: request.contract,
-        payload: request.payload,
-        ruleSetVersion: notices.ruleSet.version,
-        source: request.source,
-      });
-      // The identity lock makes this unreachable, but a constraint conflict still answers as a repeat.
-      if (!created) return answerSeen(tx, event, bodySha256, notices.config);
-      await planAndSchedule(tx, params, event, identity);
-      return { kind: 'created', answer: await answerOf(tx, event, notices.config) };
+  return db.transaction(async (tx) => {
+    await lockEventIdentity(tx, { type: request.type, identity });
+    const seen = await findEvent(tx, { type: request.type, identity, revision: request.revision });
+    if (seen) return answerSeen(tx, seen, bodySha256, notices.config);
+    const latest = await latestRevision(tx, { type: request.type, identity });
+    if (latest && latest.revision > request.revision) {
+      return {
+        kind: 'conflict',
+        code: 'stale_revision',
+        eventId: latest.id,
+        revision: latest.revision,
+        message: `revision ${request.revision} is older than revision ${latest.revision} already received for this ${request.type}; it changes nothing`,
+      };
+    }
+    const { event, created } = await insertEventUnlessExists(tx, {
+      type: request.type,
+      identity,
+      revision: request.revision,
+      bodySha256,
+      anchorAt: request.anchorAt,
+      region: request.recipient.region,
+      timeZone: request.recipient.timeZone,
+      recipient: Object.fromEntries(
+        Object.entries({ email: request.recipient.email, phone: request.recipient.phone, locale: request.recipient.locale }).filter(([, v]) => v !== undefined),
+      ) as Record<string, string>,
+      contract: request.contract,
+      payload: request.payload,
+      ruleSetVersion: notices.ruleSet.version,
+      source: request.source,
     });
-  } catch (error) {
-    if (error instanceof Refused) return error.result;
-    throw error;
-  }
+    // The identity lock makes this unreachable, but a constraint conflict still answers as a repeat.
+    if (!created) return answerSeen(tx, event, bodySha256, notices.config);
+    await planAndSchedule(tx, params, event, identity);
+    return { kind: 'created', answer: await answerOf(tx, event, notices.config) };
+  });
 }
 
 async function answerSeen(tx: Tx, seen: BusinessEventRow, bodySha256: string, config: NoticeConfig): Promise<ReceiveEventResult> {
