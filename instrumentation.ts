@@ -7,5 +7,11 @@ export async function register(): Promise<void> {
   // The hook also runs for the edge runtime, which cannot read files; the console's routes run on Node.
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   const { activeNoticeConfig } = await import('@/lib/windows/active');
-  activeNoticeConfig();
+  try {
+    activeNoticeConfig();
+  } catch (error) {
+    // Next logs a failing hook and serves anyway ("Failed to preload entries"): stop instead.
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  }
 }
