@@ -1,26 +1,25 @@
 import type { DbOrTx } from '@/db/client';
 import { attemptSeries, findOldestPending, providerEventSeries } from '@/db/queries/overview';
 import { countQuarantined } from '@/db/queries/ledger/read';
-import { noticeTypeNames, noticeTypes } from '@/lib/ledger/notice-types';
+import { configuredNoticeTypeNames, noticeTypeLabel } from '@/lib/windows/active';
 import type { PendingOverview, SeriesOverview, StatusOverview } from '@/lib/api/console/overview';
 import { loadPendingCounts, type LoadPendingCountsOptions } from './pending-counts';
 import { CLAIM_OUTCOMES, deriveAlerts, densify, dueBuckets, NEAR_DEADLINE_MS, timeRanges, type DueBucketId, type TimeRange } from './overview-model';
 
 export type { PendingOverview, SeriesOverview, StatusOverview } from '@/lib/api/console/overview';
 
-function labelOf(type: string): string {
-  return type in noticeTypes ? noticeTypes[type as keyof typeof noticeTypes].label : type;
-}
+/** The operator's configured label (NOTICE_CONFIG), or the name of a type no longer configured. */
+const labelOf = noticeTypeLabel;
 
 /** The bucket counts come from the shared snapshot (see pending-counts.ts); the oldest pending job is read live. */
 export async function loadPendingOverview(db: DbOrTx, options: LoadPendingCountsOptions): Promise<PendingOverview> {
   const { now } = options;
   const [snapshot, oldest] = await Promise.all([
     loadPendingCounts(db, options),
-    findOldestPending(db, { now, noticeTypes: noticeTypeNames, nearMs: NEAR_DEADLINE_MS }),
+    findOldestPending(db, { now, noticeTypes: configuredNoticeTypeNames(), nearMs: NEAR_DEADLINE_MS }),
   ]);
   const buckets = snapshot.counts;
-  const types = [...new Set([...noticeTypeNames, ...buckets.map((row) => row.noticeType)])];
+  const types = [...new Set([...configuredNoticeTypeNames(), ...buckets.map((row) => row.noticeType)])];
   const rows = types.map((noticeType) => {
     const counts = Object.fromEntries(dueBuckets.map((bucket) => [bucket.id, 0])) as Record<DueBucketId, number>;
     for (const row of buckets) if (row.noticeType === noticeType) counts[row.bucket as DueBucketId] = row.count;
@@ -51,7 +50,7 @@ export const P99_TREND_RANGE: TimeRange = '6h';
 export async function loadStatusOverview(db: DbOrTx, { now, quarantineAfterMs }: { now: Date; quarantineAfterMs: number }): Promise<StatusOverview> {
   const [quarantined, pending, series] = await Promise.all([
     countQuarantined(db, { quarantineAfterMs }),
-    findOldestPending(db, { now, noticeTypes: noticeTypeNames, nearMs: NEAR_DEADLINE_MS }),
+    findOldestPending(db, { now, noticeTypes: configuredNoticeTypeNames(), nearMs: NEAR_DEADLINE_MS }),
     loadSeriesOverview(db, { now, range: P99_TREND_RANGE }),
   ]);
   const nearDeadline = pending.reduce((sum, row) => sum + row.nearDeadline, 0);

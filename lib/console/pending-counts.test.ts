@@ -9,6 +9,7 @@ import { loadPendingOverview } from './overview';
 import { PENDING_FRESH_MS, PENDING_SERVE_STALE_MS } from './overview-model';
 import { loadPendingCounts, recountPendingCounts, type RecountOutcome } from './pending-counts';
 import { dueBucketEdgesSeconds } from '@/testing/due-buckets';
+import { loadNoticeConfig } from '@/lib/windows/load-config';
 
 /**
  * The snapshot behind "pending jobs by due bucket": when it is reused, when it is recounted
@@ -40,7 +41,8 @@ function deferredTasks() {
 async function expectExactAtItsInstant(snapshot: PendingDueSnapshot): Promise<void> {
   const nowS = snapshot.countedAt.getTime() / 1000;
   const edges = dueBucketEdgesSeconds;
-  expect(snapshot.counts).toHaveLength(3 * 6);
+  // Every configured notice type (NOTICE_CONFIG), each in the six due buckets.
+  expect(snapshot.counts).toHaveLength(Object.keys(loadNoticeConfig('config/notice-ledger.json').config.noticeTypes).length * 6);
   for (const row of snapshot.counts) {
     const range = edges[row.bucket];
     if (!range) throw new Error(`unknown bucket ${row.bucket}`);

@@ -7,7 +7,7 @@ import {
   tryLockPendingRecount,
   type PendingDueSnapshot,
 } from '@/db/queries/overview';
-import { noticeTypeNames } from '@/lib/ledger/notice-types';
+import { configuredNoticeTypeNames } from '@/lib/windows/active';
 import { createLogger } from '@/lib/log';
 import { PENDING_FRESH_MS, PENDING_SERVE_STALE_MS } from './overview-model';
 
@@ -50,7 +50,7 @@ async function recountHoldingLock(tx: Tx, now: Date): Promise<Exclude<RecountRes
   const current = await readPendingDueSnapshot(tx);
   if (current && isFresh(current, now)) return { outcome: 'fresh', snapshot: current };
   const started = performance.now();
-  const counts = await countPendingByDueBucket(tx, { now, noticeTypes: noticeTypeNames });
+  const counts = await countPendingByDueBucket(tx, { now, noticeTypes: configuredNoticeTypeNames() });
   const snapshot = { countedAt: now, countMs: Math.round(performance.now() - started), counts };
   await storePendingDueSnapshot(tx, snapshot);
   return { outcome: 'recounted', snapshot };

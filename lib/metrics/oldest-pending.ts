@@ -1,7 +1,7 @@
 import type { DbOrTx } from '@/db/client';
 import { findOldestPending } from '@/db/queries/overview';
 import { NEAR_DEADLINE_MS } from '@/lib/console/overview-model';
-import { noticeTypeNames } from '@/lib/ledger/notice-types';
+import { configuredNoticeTypeNames } from '@/lib/windows/active';
 import { oldestPendingAge, oldestPendingToDeadline, pendingNearDeadline } from './registry';
 
 /**
@@ -10,7 +10,7 @@ import { oldestPendingAge, oldestPendingToDeadline, pendingNearDeadline } from '
  * with nothing pending has no series, so "past its deadline" is never a stale figure.
  */
 export async function refreshPendingDeadlineGauges(db: DbOrTx, { now = new Date() }: { now?: Date } = {}): Promise<void> {
-  const rows = await findOldestPending(db, { now, noticeTypes: noticeTypeNames, nearMs: NEAR_DEADLINE_MS });
+  const rows = await findOldestPending(db, { now, noticeTypes: configuredNoticeTypeNames(), nearMs: NEAR_DEADLINE_MS });
   oldestPendingAge.reset();
   oldestPendingToDeadline.reset();
   pendingNearDeadline.reset();

@@ -14,3 +14,14 @@ export function activeNoticeConfig(): { config: NoticeConfig; ruleSet: RuleSet }
   active ??= loadNoticeConfig(config().NOTICE_CONFIG);
   return active;
 }
+
+/** Every configured notice type's name, in configuration order (the console's and the metrics' rows). */
+export function configuredNoticeTypeNames(): string[] {
+  return Object.keys(activeNoticeConfig().config.noticeTypes);
+}
+
+/** A configured type's label, or the name itself for a type no longer configured. */
+export function noticeTypeLabel(type: string): string {
+  const types = activeNoticeConfig().config.noticeTypes;
+  return Object.hasOwn(types, type) ? (types[type]?.label ?? type) : type;
+}
