@@ -349,6 +349,14 @@ describe('POST /api/v1/reminders with anchorAt', () => {
     expect(JSON.stringify(early.details)).toMatch(/before the allowed window.*US-CA\/arl-annual@1/);
   });
 
+  it('accepts dueAt at the 45-day ceiling and refuses one second before it (422 naming the rule)', async () => {
+    const earliest = new Date(ms(at('03-20T16:00:00Z')) - 45 * DAY).toISOString().replace(/\.000Z$/, 'Z');
+    expect((await call(scheduleRoute, reminder({ dueAt: earliest }))).status).toBe(201);
+    const before = new Date(ms(earliest) - 1000).toISOString().replace(/\.000Z$/, 'Z');
+    const json = await expectRefusedWithoutWrites(scheduleRoute, reminder({ dueAt: before }), 422);
+    expect(json.details).toMatchObject({ fields: ['dueAt'], ruleIds: ['US-CA/arl-annual@1'], window: { earliest: new Date(earliest).toISOString() } });
+  });
+
   it('accepts a dueAt already past while the window is open (sent at once)', async () => {
     const anchor = new Date(Date.now() + 2 * DAY).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const past = new Date(Date.now() - HOUR).toISOString().replace(/\.\d{3}Z$/, 'Z');
