@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken } from '@/lib/auth/api-tokens';
+import { eventRequest, receiveEvent } from '@/lib/planning/receive-event';
 import { closeWakeupPublisher } from '@/lib/queue';
+import { parseNoticeConfig } from '@/lib/windows/load-config';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { snapshotTables } from '@/test/fuzz/table-snapshot';
 import { POST as eventsRoute } from './events/route';
@@ -277,8 +280,19 @@ describe('a new revision re-plans', () => {
     // An older revision arriving late is refused and changes nothing; a repeat of revision 0 is still 200.
     const stale = await expectRefusedWithoutWrites(eventsRoute, { ...first, payload: { plan_name: 'late' } }, 409);
     expect(stale.error).toBe('event_conflict');
+    // `always`: a corrected auto-renewal notice goes out even though revision 1's was sent.
+    await t.pool.query(`update reminder_jobs set state = 'sent' where id = $1`, [notice(r1.json, 'auto_renewal_notice')?.jobId]);
     const late = await call(eventsRoute, { ...first, revision: 2 });
     expect(late.status).toBe(201);
+    expect(plannedOf(late.json).map((entry) => entry.noticeType)).toEqual(['renewal_notice_t24', 'auto_renewal_notice']);
+    const r1Jobs = await t.pool.query<{ notice_type: string; state: string }>(
+      `select notice_type, state from reminder_jobs where event_id = $1 order by notice_type`,
+      [r1.json.eventId],
+    );
+    expect(r1Jobs.rows).toEqual([
+      { notice_type: 'auto_renewal_notice', state: 'sent' },
+      { notice_type: 'renewal_notice_t24', state: 'cancelled' },
+    ]);
     const older = await expectRefusedWithoutWrites(eventsRoute, { ...first, revision: 1, anchorAt: at('03-09T17:00:00Z') }, 409);
     expect(older.error).toBe('event_conflict');
   });
@@ -304,6 +318,29 @@ describe('a new revision re-plans', () => {
     const gap = await t.pool.query(`select resolved_at, resolution from unplanned_notices where event_id = $1`, [r0.json.eventId]);
     expect(gap.rows[0]?.resolved_at).not.toBeNull();
     expect(gap.rows[0]?.resolution).toMatch(/^superseded by revision 1/);
+  });
+});
+
+describe('correction policy never', () => {
+  it('a new revision cancels the unsent notice and plans no corrected one, recorded as resolved', async () => {
+    const shipped = JSON.parse(readFileSync('config/notice-ledger.json', 'utf8')) as { noticeTypes: Record<string, { correction: string }> };
+    const t24 = shipped.noticeTypes.renewal_notice_t24;
+    if (t24) t24.correction = 'never';
+    const notices = parseNoticeConfig(shipped, 'test-never.json');
+    const publisher = { publishInTransaction: async () => null };
+    const body = eventRequest.parse(renewal());
+    const post = (request: typeof body) =>
+      receiveEvent({ db: t.db, publisher, request, actor: 'test', now: new Date(), secret: 's'.repeat(32), maxDelayMs: 400 * DAY, notices });
+    const r0 = await post(body);
+    if (r0.kind !== 'created') throw new Error(r0.kind);
+    const r1 = await post({ ...body, revision: 1 });
+    if (r1.kind !== 'created') throw new Error(r1.kind);
+    expect(r1.answer.planned.map((entry) => entry.noticeType)).toEqual(['renewal_notice_t72', 'auto_renewal_notice']);
+    expect(r1.answer.unplanned).toEqual([{ noticeType: 'renewal_notice_t24', category: 'courtesy', reason: 'correction_policy_never', ruleIds: [] }]);
+    const gap = await t.pool.query(`select resolved_at is not null as resolved from unplanned_notices where event_id = $1`, [r1.answer.eventId]);
+    expect(gap.rows).toEqual([{ resolved: true }]);
+    const old = await t.pool.query(`select state from reminder_jobs where event_id = $1 and notice_type = 'renewal_notice_t24'`, [r0.answer.eventId]);
+    expect(old.rows).toEqual([{ state: 'cancelled' }]);
   });
 });
 
