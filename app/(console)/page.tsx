@@ -24,7 +24,9 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
   await Promise.all([
     prefetchConsole(client, getPendingOverview, {}, () => loadPendingOverview(db, { now, recountLater: after })),
     prefetchConsole(client, getSeriesOverview, { range }, () => loadSeriesOverview(db, { now, range })),
-    prefetchConsole(client, getStatusOverview, {}, () => loadStatusOverview(db, { now, quarantineAfterMs: config().QUARANTINE_AFTER })),
+    prefetchConsole(client, getStatusOverview, {}, () =>
+      loadStatusOverview(db, { now, quarantineAfterMs: config().QUARANTINE_AFTER, atRiskWithinMs: config().WINDOW_AT_RISK_WITHIN }),
+    ),
   ]);
   return (
     <HydrationBoundary state={dehydrate(client)}>

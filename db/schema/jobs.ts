@@ -88,7 +88,7 @@ export const reminderJobs = pgTable(
       .where(sql`state in ('pending', 'claimed')`),
     // Missed windows by when they were missed (the suppression's update); only suppressed rows enter.
     index('reminder_jobs_missed_idx')
-      .on(table.updatedAt)
+      .on(table.updatedAt, table.id)
       .where(sql`state = 'suppressed' and suppression_reason in ('window_missed', 'deadline_passed')`),
     // Retention deletes finished jobs oldest first in small batches; without this each batch scans.
     index('reminder_jobs_finished_idx')
