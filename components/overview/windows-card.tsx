@@ -24,7 +24,7 @@ export function WindowsCard() {
         </Link>
       </h2>
       <p className="muted small">
-        Not sent and closing within {formatDuration(data.atRiskWithinMs)}:{' '}
+        Due, not sent, closing within {formatDuration(data.atRiskWithinMs)}:{' '}
         <strong data-testid="windows-at-risk-total">{formatCount(data.totals.atRisk)}</strong> · missed in 24 h:{' '}
         <strong data-testid="windows-missed-24h-total">{formatCount(data.totals.missed24h)}</strong> (7 d:{' '}
         <strong data-testid="windows-missed-7d-total">{formatCount(data.totals.missed7d)}</strong>) · open compliance gaps:{' '}

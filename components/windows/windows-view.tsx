@@ -28,9 +28,9 @@ export function WindowsView({ query, canResolve }: { query: WindowsQuery; canRes
       {summary.data ? (
         <div className="tiles" data-testid="windows-tiles">
           <div className={`tile ${summary.data.totals.atRisk > 0 ? 'warn' : 'good'}`} data-testid="windows-tile-at-risk">
-            <div className="label">Not sent, window closes within {formatDuration(summary.data.atRiskWithinMs)}</div>
+            <div className="label">Due, not sent, window closes within {formatDuration(summary.data.atRiskWithinMs)}</div>
             <div className="value">{formatCount(summary.data.totals.atRisk)}</div>
-            <div className="hint">pending or claimed</div>
+            <div className="hint">pending past its due time, or claimed</div>
           </div>
           <div className={`tile ${summary.data.totals.missed24h > 0 ? 'bad' : 'good'}`} data-testid="windows-tile-missed">
             <div className="label">Missed windows</div>
@@ -118,7 +118,7 @@ function AtRiskTable({ query }: { query: WindowsQuery }) {
   const generatedAt = new Date(page.data.generatedAt).getTime();
   return (
     <div className="card" data-testid="at-risk-table">
-      <h2>Not sent yet, window closing within {formatDuration(page.data.atRiskWithinMs)}</h2>
+      <h2>Due and not sent, window closing within {formatDuration(page.data.atRiskWithinMs)}</h2>
       <p className="muted small">
         Soonest to close first. A notice still pending or claimed when its window closes is not sent late: it is suppressed as <code>window_missed</code>.
       </p>

@@ -5,8 +5,8 @@ import { toDate, toDateOrNull } from './console-dates';
 /**
  * Send windows at risk, missed, and compliance gaps: the console's Windows page, the overview's
  * banner and the scrape-time gauges. Each reads through a small partial index:
- * - at risk: reminder_jobs_open_deadline_idx (deadline_at, notice_type, region) where state in
- *   ('pending', 'claimed') — a range on the deadline, index-only for the counts;
+ * - at risk: reminder_jobs_open_deadline_idx (deadline_at, notice_type, region, due_at) where state
+ *   in ('pending', 'claimed') — a range on the deadline, index-only for the counts;
  * - missed: reminder_jobs_missed_idx (updated_at) where the job was suppressed for its window;
  * - gaps: unplanned_notices_open_idx (created_at) where resolved_at is null (few rows by design).
  */
@@ -21,12 +21,12 @@ export type WindowCountRow = { noticeType: string; region: string; count: number
 
 const iso = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 
-/** Pending or claimed-but-unsent jobs whose window closes in [now, now + within), by type × region. */
 export async function countWindowsAtRisk(db: DbOrTx, { now, withinMs }: { now: Date; withinMs: number }): Promise<WindowCountRow[]> {
   const result = await db.execute<WindowCountRow>(sql`
     select notice_type as "noticeType", coalesce(region, ${NO_REGION}) as region, count(*)::int as count
     from reminder_jobs
     where state in ('pending', 'claimed') and deadline_at >= ${iso(now)} and deadline_at < ${iso(new Date(now.getTime() + withinMs))}
+      and due_at <= ${iso(now)}
     group by 1, 2
     order by 1, 2`);
   return result.rows;
@@ -110,6 +110,7 @@ export async function listWindowsAtRisk(
     select ${jobColumns}, deadline_at::text as "cursorAt"
     from reminder_jobs
     where state in ('pending', 'claimed') and deadline_at >= ${iso(now)} and deadline_at < ${iso(new Date(now.getTime() + withinMs))}
+      and due_at <= ${iso(now)}
       ${after ? sql`and (deadline_at, id) > (${after.at}::timestamptz, ${after.id}::uuid)` : sql``}
     order by deadline_at, id
     limit ${limit}`);

@@ -80,11 +80,11 @@ export const reminderJobs = pgTable(
       .on(table.evidenceRef)
       .where(sql`evidence_ref is not null`),
     // Windows at risk: a range on the deadline of unsent jobs, index-only for the counts by type × region.
-    // deadline_at, notice_type and region are written at scheduling and not by the send path, and
+    // deadline_at, notice_type, region and due_at are written at scheduling and not by the send path, and
     // state is already an indexed (predicate) column, so this index costs the worker's updates no
     // HOT update they had (see bench/console-scale.ts).
     index('reminder_jobs_open_deadline_idx')
-      .on(table.deadlineAt, table.noticeType, table.region)
+      .on(table.deadlineAt, table.noticeType, table.region, table.dueAt)
       .where(sql`state in ('pending', 'claimed')`),
     // Missed windows by when they were missed (the suppression's update); only suppressed rows enter.
     index('reminder_jobs_missed_idx')

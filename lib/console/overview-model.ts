@@ -146,7 +146,7 @@ export function deriveAlerts({
     alerts.push({
       id: 'window_at_risk',
       severity: 'warning',
-      message: `${plural(windows.atRisk, 'notice is', 'notices are')} not sent yet and ${windows.atRisk === 1 ? 'its' : 'their'} send window closes within ${Math.round(windows.atRiskWithinMs / 3_600_000)} h: check the worker and the provider are keeping up.`,
+      message: `${plural(windows.atRisk, 'notice is', 'notices are')} due, not sent yet, and ${windows.atRisk === 1 ? 'its' : 'their'} send window closes within ${Math.round(windows.atRiskWithinMs / 3_600_000)} h: check the worker and the provider are keeping up.`,
       href: '/windows',
     });
   }

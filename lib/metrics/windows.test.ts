@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { scrapeWorkerMetrics } from '@/testing/metrics-endpoints';
 
 /**
- * Windows at risk and open compliance gaps, by notice type × region, as both /metrics endpoints
+ * Windows at risk (due or claimed, not sent, closing within WINDOW_AT_RISK_WITHIN) and open compliance gaps, by notice type × region, as both /metrics endpoints
  * serve them: read from the database at scrape time, the same figure either way.
  */
 
@@ -45,6 +45,14 @@ beforeAll(async () => {
     dueAt: new Date(now.getTime() - H),
     deadlineAt: new Date(now.getTime() + H),
     state: 'sent',
+  });
+  // Not due yet, though its window closes soon: scheduled, not late.
+  await insertJob(t.db, {
+    fact: renewal('notdue'),
+    secret,
+    recipientEmail: 'notdue@example.com',
+    dueAt: new Date(now.getTime() + H / 2),
+    deadlineAt: new Date(now.getTime() + 2 * H),
   });
   // At risk, scheduled without a region: counted under region="none".
   await insertJob(t.db, {
