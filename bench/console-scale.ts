@@ -95,7 +95,9 @@ async function seed(db: Db): Promise<void> {
     insert into reminder_jobs (notice_key, notice_type, identity, subject_id, customer_id, recipient_email, due_at, deadline_at, state, next_attempt_at, source, payload, region)
     select md5('p' || i) || md5('q' || i), (array['renewal_notice_t72','renewal_notice_t24','payment_recovery'])[1 + i % 3],
       jsonb_build_object('subscription_id', 'psub_' || i), 'psub_' || i, 'pcus_' || i, 'pending' || i || '@d' || (i % 500) || '.example',
-      now() + ((i % 10000) - 500) * interval '1 minute', now() + ((i % 10000) + 1500) * interval '1 minute', 'pending',
+      now() + ((i % 10000) - 500) * interval '1 minute',
+      -- One in ten has a tighter window (1000 min after due), so some due notices are at risk.
+      now() + ((i % 10000) + case when abs(hashtext(md5('p' || i) || md5('q' || i))) % 10 = 3 then 500 else 1500 end) * interval '1 minute', 'pending',
       now() + ((i % 10000) - 500) * interval '1 minute', 'bench', '{}', (array['US-CA','US-NY','FR','IN',null])[1 + i % 5]
     from generate_series(1, ${PENDING}) as i`,
   );
