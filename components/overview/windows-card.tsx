@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { getWindowsSummary } from '@/lib/api/console/windows';
 import { consoleQuery } from '@/lib/http/client';
-import { formatCount, formatDuration } from '@/lib/console/format';
+import { formatCount, formatHours } from '@/lib/console/format';
 import { LIVE_REFRESH_MS } from '@/components/query/live';
 
 /** The overview's send-window figures by notice type × region: at risk, missed in 24 h / 7 d, open compliance gaps. */
@@ -24,9 +24,8 @@ export function WindowsCard() {
         </Link>
       </h2>
       <p className="muted small">
-        Due, not sent, closing within {formatDuration(data.atRiskWithinMs)}:{' '}
-        <strong data-testid="windows-at-risk-total">{formatCount(data.totals.atRisk)}</strong> · missed in 24 h:{' '}
-        <strong data-testid="windows-missed-24h-total">{formatCount(data.totals.missed24h)}</strong> (7 d:{' '}
+        Due, not sent, closing within {formatHours(data.atRiskWithinMs)}: <strong data-testid="windows-at-risk-total">{formatCount(data.totals.atRisk)}</strong>{' '}
+        · missed in 24 h: <strong data-testid="windows-missed-24h-total">{formatCount(data.totals.missed24h)}</strong> (7 d:{' '}
         <strong data-testid="windows-missed-7d-total">{formatCount(data.totals.missed7d)}</strong>) · open compliance gaps:{' '}
         <strong data-testid="windows-gaps-total">{formatCount(data.totals.gaps)}</strong>
       </p>

@@ -5,15 +5,23 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { getStatusOverview } from '@/lib/api/console/overview';
-import { getWindowsSummary, listAtRisk, listGaps, listMissed, resolveGapContract, type GapView, type WindowJobView } from '@/lib/api/console/windows';
+import {
+  getWindowsSummary,
+  listAtRisk,
+  listGaps,
+  listMissed,
+  resolveGapContract,
+  windowTabs,
+  type GapView,
+  type WindowJobView,
+  type WindowTab,
+} from '@/lib/api/console/windows';
 import { callConsole, consoleQuery, consoleQueryKey } from '@/lib/http/client';
-import { formatCount, formatDuration, formatUtc } from '@/lib/console/format';
+import { formatCount, formatDuration, formatHours, formatUtc } from '@/lib/console/format';
 import { LIVE_REFRESH_MS } from '@/components/query/live';
 import { Pager } from '@/components/ui/pager';
 import { EmptyState, ErrorState, SkeletonLines } from '@/components/ui/states';
 
-export const windowTabs = ['at-risk', 'missed', 'gaps'] as const;
-export type WindowTab = (typeof windowTabs)[number];
 export type WindowsQuery = { tab: WindowTab; afterAt?: string; afterId?: string };
 
 const tabLabels: Record<WindowTab, string> = { 'at-risk': 'At risk', missed: 'Missed (7 d)', gaps: 'Compliance gaps' };
@@ -28,7 +36,7 @@ export function WindowsView({ query, canResolve }: { query: WindowsQuery; canRes
       {summary.data ? (
         <div className="tiles" data-testid="windows-tiles">
           <div className={`tile ${summary.data.totals.atRisk > 0 ? 'warn' : 'good'}`} data-testid="windows-tile-at-risk">
-            <div className="label">Due, not sent, window closes within {formatDuration(summary.data.atRiskWithinMs)}</div>
+            <div className="label">Due, not sent, window closes within {formatHours(summary.data.atRiskWithinMs)}</div>
             <div className="value">{formatCount(summary.data.totals.atRisk)}</div>
             <div className="hint">pending past its due time, or claimed</div>
           </div>
@@ -118,15 +126,15 @@ function AtRiskTable({ query }: { query: WindowsQuery }) {
   const generatedAt = new Date(page.data.generatedAt).getTime();
   return (
     <div className="card" data-testid="at-risk-table">
-      <h2>Due and not sent, window closing within {formatDuration(page.data.atRiskWithinMs)}</h2>
+      <h2>Due and not sent, window closing within {formatHours(page.data.atRiskWithinMs)}</h2>
       <p className="muted small">
         Soonest to close first. A notice still pending or claimed when its window closes is not sent late: it is suppressed as <code>window_missed</code>.
       </p>
       {page.data.rows.length === 0 ? (
         <EmptyState testId="at-risk-empty">
           <p>
-            <strong>Nothing at risk.</strong> Every unsent notice has more than {formatDuration(page.data.atRiskWithinMs)} left in its window. If this stays
-            empty while notices are missed, check <code>WINDOW_AT_RISK_WITHIN</code>.
+            <strong>Nothing at risk.</strong> Every notice that is due has gone out or has more than {formatHours(page.data.atRiskWithinMs)} left in its window.
+            If notices are missed while this stays empty, raise <code>WINDOW_AT_RISK_WITHIN</code>.
           </p>
         </EmptyState>
       ) : (

@@ -15,7 +15,6 @@ test('the overview shows the window banner and counts by type × region', async 
   await expect(page.getByTestId('windows-auto_renewal_notice-US-CA-at-risk')).toHaveText('1');
   await expect(page.getByTestId('windows-auto_renewal_notice-US-NY-missed-24h')).toHaveText('1');
   await expect(page.getByTestId('windows-pre_debit_notice-IN-at-risk')).toHaveText('1');
-  await card.scrollIntoViewIfNeeded();
   await snap(page, testInfo, 'overview-windows');
 });
 

@@ -4,10 +4,10 @@ import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query
 import { getDb } from '@/db/client';
 import { can } from '@/lib/auth/permissions';
 import { config } from '@/lib/config';
-import { gapPageQuery, getWindowsSummary, jobPageQuery, listAtRisk, listGaps, listMissed } from '@/lib/api/console/windows';
+import { gapPageQuery, getWindowsSummary, jobPageQuery, listAtRisk, listGaps, listMissed, windowTabs, type WindowTab } from '@/lib/api/console/windows';
 import { loadAtRiskPage, loadGapPage, loadMissedPage, loadWindowsSummary } from '@/lib/console/windows';
-import { formatDuration } from '@/lib/console/format';
-import { WindowsView, windowTabs, type WindowsQuery, type WindowTab } from '@/components/windows/windows-view';
+import { formatHours } from '@/lib/console/format';
+import { WindowsView, type WindowsQuery } from '@/components/windows/windows-view';
 import { Forbidden } from '@/components/ui/states';
 import { requirePage } from '@/app/_server/auth';
 import { prefetchConsole } from '@/app/_server/prefetch';
@@ -46,7 +46,7 @@ export default async function WindowsPage({ searchParams }: { searchParams: Prom
         <div>
           <h1>Send windows</h1>
           <p>
-            Notices not sent yet whose window closes within {formatDuration(atRiskWithinMs)}, windows missed, and required notices that could not be planned.{' '}
+            Notices due and not sent whose window closes within {formatHours(atRiskWithinMs)}, windows missed, and required notices that could not be planned.{' '}
             {can(auth.session.user.role, 'notice_config.read') ? <Link href="/admin/notice-types">Notice types and rules →</Link> : null}
           </p>
         </div>

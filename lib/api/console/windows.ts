@@ -5,6 +5,10 @@ import { cursorTimestamp, instant, reason } from './fields';
 /** Send windows: at risk, missed, compliance gaps (the Windows page and the overview's banner), and the loaded notice configuration. */
 
 const count = z.number().int().nonnegative();
+
+/** The Windows page's tabs (`?tab=`), here so the server page and the client view share them. */
+export const windowTabs = ['at-risk', 'missed', 'gaps'] as const;
+export type WindowTab = (typeof windowTabs)[number];
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a job id');
 
 export const windowsSummary = z.object({

@@ -45,24 +45,28 @@ export default async function NoticeTypesPage() {
             <tbody>
               {view.noticeTypes.map((type) => (
                 <tr key={type.name} data-testid={`notice-type-${type.name}`}>
-                  <td>
-                    <span className="mono">{type.name}</span>
+                  <td style={{ minWidth: 260 }}>
+                    <span className="mono nowrap">{type.name}</span>
                     <span className="sub">{type.label}</span>
                     {type.enabled ? null : <span className="badge">switched off</span>}
                   </td>
                   <td className="small">
-                    <span className="mono">{type.event}</span>
-                    <span className="sub mono">{type.identity.join(', ')}</span>
+                    <span className="mono nowrap">{type.event}</span>
+                    {type.identity.map((field) => (
+                      <span key={field} className="sub mono nowrap">
+                        {field}
+                      </span>
+                    ))}
                   </td>
                   <td>{type.category === 'required' ? <span className="badge warn">required</span> : 'courtesy'}</td>
                   <td>{type.channel}</td>
                   <td className="small nowrap">
                     {type.window ? `${offset(type.window.fromMs)} … ${offset(type.window.toMs)}` : <span className="muted">rules govern</span>}
                   </td>
-                  <td className="small mono">{type.obligation ?? '—'}</td>
+                  <td className="small mono nowrap">{type.obligation ?? '—'}</td>
                   <td className="small nowrap">{type.quietHours ?? 'off'}</td>
-                  <td className="small mono">{type.template}</td>
-                  <td className="small mono">{type.correction}</td>
+                  <td className="small mono nowrap">{type.template}</td>
+                  <td className="small mono nowrap">{type.correction}</td>
                 </tr>
               ))}
             </tbody>
@@ -91,24 +95,33 @@ export default async function NoticeTypesPage() {
             <tbody>
               {view.rules.map((rule) => (
                 <tr key={rule.id} data-testid={`rule-${rule.id}`}>
-                  <td style={{ maxWidth: 340 }}>
-                    <span className="mono">
+                  <td style={{ minWidth: 320, maxWidth: 480 }}>
+                    <span className="mono nowrap">
                       {rule.id}@{rule.version}
                     </span>
                     <span className="sub">{rule.title}</span>
                     {rule.enabled ? null : <span className="badge">switched off</span>}
-                    {rule.unconfirmed.length > 0 ? <span className="sub muted">not confirmed: {rule.unconfirmed.join('; ')}</span> : null}
+                    {rule.unconfirmed.length > 0 ? (
+                      <details className="small">
+                        <summary className="muted">not confirmed ({rule.unconfirmed.length})</summary>
+                        {rule.unconfirmed.map((item) => (
+                          <span key={item} className="sub">
+                            {item}
+                          </span>
+                        ))}
+                      </details>
+                    ) : null}
                   </td>
                   <td>{rule.jurisdiction === '*' ? 'everywhere' : rule.jurisdiction}</td>
-                  <td className="small mono">{rule.obligation}</td>
+                  <td className="small mono nowrap">{rule.obligation}</td>
                   <td className="small nowrap">
                     {rule.window.min ?? 0}–{rule.window.max ?? '∞'} {rule.window.unit}
                     <span className="sub">before the {rule.anchor.replaceAll('_', ' ')}</span>
                   </td>
                   <td className="small">{rule.dutyHolder}</td>
-                  <td className="small" style={{ maxWidth: 260, overflowWrap: 'anywhere' }}>
-                    <a href={rule.sourceUrl} rel="noreferrer" target="_blank">
-                      {rule.sourceUrl.replace(/^https?:\/\//, '')}
+                  <td className="small nowrap">
+                    <a href={rule.sourceUrl} rel="noreferrer" target="_blank" title={rule.sourceUrl}>
+                      {new URL(rule.sourceUrl).hostname.replace(/^www\./, '')} ↗
                     </a>
                   </td>
                   <td className="small nowrap">{rule.checkedAt}</td>
