@@ -88,7 +88,7 @@ function Rules({ ids, version }: { ids: string[]; version: string | null }) {
         <span className="muted">merchant window only</span>
       ) : (
         ids.map((id) => (
-          <span key={id} className="sub mono">
+          <span key={id} className="sub mono nowrap">
             {id}
           </span>
         ))
@@ -333,8 +333,9 @@ function GapsTable({ query, canResolve }: { query: WindowsQuery; canResolve: boo
                     <td className="small">
                       <span className="mono">{subject}</span>
                       <span className="sub">
-                        {gap.eventType} rev {gap.revision} · anchor {formatUtc(gap.anchorAt)}
+                        {gap.eventType} rev {gap.revision}
                       </span>
+                      <span className="sub nowrap">anchor {formatUtc(gap.anchorAt)}</span>
                     </td>
                     <td className="small" style={{ maxWidth: 320 }}>
                       <span className="badge bad">{gap.reason}</span>

@@ -34,18 +34,16 @@ export default async function NoticeTypesPage() {
                 <th>Type</th>
                 <th>Event</th>
                 <th>Category</th>
-                <th>Channel</th>
                 <th>Merchant window</th>
                 <th>Obligation</th>
                 <th>Quiet hours</th>
                 <th>Template</th>
-                <th>Correction</th>
               </tr>
             </thead>
             <tbody>
               {view.noticeTypes.map((type) => (
                 <tr key={type.name} data-testid={`notice-type-${type.name}`}>
-                  <td style={{ minWidth: 260 }}>
+                  <td style={{ minWidth: 220 }}>
                     <span className="mono nowrap">{type.name}</span>
                     <span className="sub">{type.label}</span>
                     {type.enabled ? null : <span className="badge">switched off</span>}
@@ -58,15 +56,19 @@ export default async function NoticeTypesPage() {
                       </span>
                     ))}
                   </td>
-                  <td>{type.category === 'required' ? <span className="badge warn">required</span> : 'courtesy'}</td>
-                  <td>{type.channel}</td>
+                  <td>
+                    {type.category === 'required' ? <span className="badge warn">required</span> : 'courtesy'}
+                    <span className="sub">{type.channel}</span>
+                  </td>
                   <td className="small nowrap">
                     {type.window ? `${offset(type.window.fromMs)} … ${offset(type.window.toMs)}` : <span className="muted">rules govern</span>}
                   </td>
                   <td className="small mono nowrap">{type.obligation ?? '—'}</td>
                   <td className="small nowrap">{type.quietHours ?? 'off'}</td>
-                  <td className="small mono nowrap">{type.template}</td>
-                  <td className="small mono nowrap">{type.correction}</td>
+                  <td className="small">
+                    <span className="mono nowrap">{type.template}</span>
+                    <span className="sub nowrap">correction: {type.correction.replaceAll('_', ' ')}</span>
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -87,7 +89,6 @@ export default async function NoticeTypesPage() {
                 <th>Jurisdiction</th>
                 <th>Obligation</th>
                 <th>Window</th>
-                <th>Duty</th>
                 <th>Source</th>
                 <th>Checked</th>
               </tr>
@@ -95,7 +96,7 @@ export default async function NoticeTypesPage() {
             <tbody>
               {view.rules.map((rule) => (
                 <tr key={rule.id} data-testid={`rule-${rule.id}`}>
-                  <td style={{ minWidth: 320, maxWidth: 480 }}>
+                  <td style={{ maxWidth: 440 }}>
                     <span className="mono nowrap">
                       {rule.id}@{rule.version}
                     </span>
@@ -113,12 +114,14 @@ export default async function NoticeTypesPage() {
                     ) : null}
                   </td>
                   <td>{rule.jurisdiction === '*' ? 'everywhere' : rule.jurisdiction}</td>
-                  <td className="small mono nowrap">{rule.obligation}</td>
+                  <td className="small">
+                    <span className="mono nowrap">{rule.obligation}</span>
+                    <span className="sub">{rule.dutyHolder === 'issuer' ? "the card issuer's duty" : "the merchant's duty"}</span>
+                  </td>
                   <td className="small nowrap">
                     {rule.window.min ?? 0}–{rule.window.max ?? '∞'} {rule.window.unit}
                     <span className="sub">before the {rule.anchor.replaceAll('_', ' ')}</span>
                   </td>
-                  <td className="small">{rule.dutyHolder}</td>
                   <td className="small nowrap">
                     <a href={rule.sourceUrl} rel="noreferrer" target="_blank" title={rule.sourceUrl}>
                       {new URL(rule.sourceUrl).hostname.replace(/^www\./, '')} ↗
