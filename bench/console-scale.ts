@@ -5,6 +5,7 @@ import { listAuditEntries } from '@/db/queries/audit';
 import { findNoticeJob, findNoticeLedgerEntry, findNotices, listNoticeAttempts, listNoticeProviderEvents } from '@/db/queries/lookup';
 import { attemptSeries, countPendingByDueBucket, findOldestPending, providerEventSeries, readPendingDueSnapshot } from '@/db/queries/overview';
 import { countQuarantined, listQuarantined } from '@/db/queries/ledger/read';
+import { countComplianceGaps, countMissedWindows, countWindowsAtRisk, listComplianceGaps, listMissedWindows, listWindowsAtRisk } from '@/db/queries/windows';
 import { PENDING_FRESH_MS } from '@/lib/console/overview-model';
 import { loadPendingCounts, recountPendingCounts } from '@/lib/console/pending-counts';
 import { LIVE_REFRESH_MS } from '@/components/query/live';
@@ -35,7 +36,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 // The first key of row i: md5(i) || md5(-i), 64 hex characters, like a real HMAC.
 const KEY = (i: string) => `md5(${i}::text) || md5((-${i})::text)`;
 
-const SEEDED_MARK = `console-scale seeded at scale ${String(scale)}`;
+const SEEDED_MARK = `console-scale seeded at scale ${String(scale)} (with send windows)`;
 
 /**
  * A kept database (BENCH_KEEP, or the database `bench_console` on DATABASE_URL's server) or a
@@ -58,7 +59,7 @@ async function isSeeded(db: Db): Promise<boolean> {
 
 async function seed(db: Db): Promise<void> {
   const pool = db.$client;
-  await pool.query('truncate notice_ledger, reminder_jobs, delivery_attempts, provider_events, audit_log');
+  await pool.query('truncate notice_ledger, reminder_jobs, delivery_attempts, provider_events, audit_log, unplanned_notices, business_events cascade');
   const step = async (label: string, text: string) => {
     const started = performance.now();
     await pool.query(text);
@@ -79,22 +80,42 @@ async function seed(db: Db): Promise<void> {
   await step(
     'reminder_jobs (sent)',
     `
-    insert into reminder_jobs (notice_key, notice_type, identity, subject_id, customer_id, recipient_email, due_at, deadline_at, state, attempts, next_attempt_at, source, payload)
+    insert into reminder_jobs (notice_key, notice_type, identity, subject_id, customer_id, recipient_email, due_at, deadline_at, state, suppression_reason, attempts, next_attempt_at, source, payload, region, updated_at)
     select ${KEY('i')}, (array['renewal_notice_t72','renewal_notice_t24','payment_recovery'])[1 + i % 3],
       jsonb_build_object('subscription_id', 'sub_' || i), 'sub_' || i, 'cus_' || (i / 3), 'customer' || i || '@d' || (i % 500) || '.example',
-      now() - (i % 400) * interval '1 day', now() - (i % 400) * interval '1 day' + interval '2 days', case when i % 50000 = 0 then 'claimed' else 'sent' end, 1,
-      now() - (i % 400) * interval '1 day', 'bench', '{}'
+      now() - (i % 400) * interval '1 day', now() - (i % 400) * interval '1 day' + interval '2 days',
+      case when i % 50000 = 0 then 'claimed' when i % 200 = 7 then 'suppressed' else 'sent' end, case when i % 200 = 7 then 'window_missed' end, 1,
+      now() - (i % 400) * interval '1 day', 'bench', '{}', (array['US-CA','US-NY','FR','IN',null])[1 + i % 5],
+      now() - (i % 400) * interval '1 day' + interval '2 days'
     from generate_series(1, ${SENT_JOBS}) as i`,
   );
   await step(
     'reminder_jobs (pending)',
     `
-    insert into reminder_jobs (notice_key, notice_type, identity, subject_id, customer_id, recipient_email, due_at, deadline_at, state, next_attempt_at, source, payload)
+    insert into reminder_jobs (notice_key, notice_type, identity, subject_id, customer_id, recipient_email, due_at, deadline_at, state, next_attempt_at, source, payload, region)
     select md5('p' || i) || md5('q' || i), (array['renewal_notice_t72','renewal_notice_t24','payment_recovery'])[1 + i % 3],
       jsonb_build_object('subscription_id', 'psub_' || i), 'psub_' || i, 'pcus_' || i, 'pending' || i || '@d' || (i % 500) || '.example',
-      now() + ((i % 10000) - 500) * interval '1 minute', now() + ((i % 10000) + 1500) * interval '1 minute', 'pending',
-      now() + ((i % 10000) - 500) * interval '1 minute', 'bench', '{}'
+      now() + ((i % 10000) - 500) * interval '1 minute',
+      -- One in ten has a tighter window (1000 min after due), so some due notices are at risk.
+      now() + ((i % 10000) + case when abs(hashtext(md5('p' || i) || md5('q' || i))) % 10 = 3 then 500 else 1500 end) * interval '1 minute', 'pending',
+      now() + ((i % 10000) - 500) * interval '1 minute', 'bench', '{}', (array['US-CA','US-NY','FR','IN',null])[1 + i % 5]
     from generate_series(1, ${PENDING}) as i`,
+  );
+  await step(
+    'business_events + unplanned_notices',
+    `
+    with events as (
+      insert into business_events (type, identity, revision, body_sha256, anchor_at, region, time_zone, recipient, rule_set_version, source)
+      select 'subscription.renewal', jsonb_build_object('subscription_id', 'esub_' || i, 'period_start', '2026-12-01'), 0, md5(i::text),
+        now() + (i % 30) * interval '1 day', (array['US-CA','US-NY','FR','IN'])[1 + i % 4], 'UTC', jsonb_build_object('email', 'e' || i || '@example'), 'rules-bench', 'bench'
+      from generate_series(1, ${Math.round(100_000 * scale)}) as i
+      returning id, region, anchor_at
+    )
+    insert into unplanned_notices (event_id, notice_type, category, reason, rule_ids, rule_set_version, region, created_at, resolved_at, resolved_by, resolution)
+    select id, 'auto_renewal_notice', case when row_number() over () % 3 = 0 then 'courtesy' else 'required' end, 'window_passed', '{US-CA/arl-annual@1}', 'rules-bench', region,
+      anchor_at - interval '40 days', case when row_number() over () % 20 <> 0 then anchor_at end, case when row_number() over () % 20 <> 0 then 'bench' end,
+      case when row_number() over () % 20 <> 0 then 'sent by post' end
+    from events`,
   );
   await step(
     'delivery_attempts',
@@ -279,6 +300,21 @@ async function main(): Promise<void> {
             listNoticeProviderEvents(d, { noticeKey: sampleKey, providerMessageId: 'prov-123457' }),
           ]),
       },
+      { page: 'overview', query: 'windows at risk by type × region', run: (d = db) => countWindowsAtRisk(d, { now, withinMs: day }) },
+      { page: 'overview', query: 'missed windows 24 h / 7 d by type × region', run: (d = db) => countMissedWindows(d, { now }) },
+      { page: 'overview', query: 'open compliance gaps by type × region', run: (d = db) => countComplianceGaps(d) },
+      { page: 'windows', query: 'at risk, first page', run: (d = db) => listWindowsAtRisk(d, { now, withinMs: day, limit: 50 }) },
+      {
+        page: 'windows',
+        query: 'at risk, a later page',
+        run: async (d = db) => {
+          const first = await listWindowsAtRisk(d, { now, withinMs: day, limit: 50 });
+          const last = first[first.length - 1];
+          return last ? listWindowsAtRisk(d, { now, withinMs: day, limit: 50, after: { at: last.cursorAt, id: last.id } }) : [];
+        },
+      },
+      { page: 'windows', query: 'missed, first page', run: (d = db) => listMissedWindows(d, { now, limit: 50 }) },
+      { page: 'windows', query: 'open gaps, first page', run: (d = db) => listComplianceGaps(d, { limit: 50 }) },
       { page: 'audit', query: 'newest page', run: (d = db) => listAuditEntries(d, { filter: {}, limit: 50 }) },
       { page: 'audit', query: 'by actor', run: (d = db) => listAuditEntries(d, { filter: { actor: 'user7@demo.local' }, limit: 50 }) },
     ];

@@ -62,6 +62,8 @@ export const envSchema = z.object({
     .default('notices.localhost'),
   LEDGER_MODE: z.enum(['shadow', 'enforce']).default('enforce'),
   QUARANTINE_AFTER: duration('15m'),
+  /** A due (pending) or claimed notice, not sent, whose window closes within this is "at risk" (console, notice_ledger_window_at_risk). */
+  WINDOW_AT_RISK_WITHIN: duration('24h').refine((ms) => ms >= 60_000, 'must be at least 1m'),
   QUEUE_BACKEND: z.enum(['pgboss', 'rabbitmq']).default('pgboss'),
   AMQP_URL: optionalUrl,
   /** The wake-up queue's name (pg-boss queue or RabbitMQ queue): one per environment. */

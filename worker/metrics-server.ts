@@ -6,6 +6,7 @@ import { checkDatabase, type Check } from '@/lib/health';
 import type { Logger } from '@/lib/log';
 import { refreshDeliveryGauges } from '@/lib/metrics/delivery-gap';
 import { refreshPendingDeadlineGauges } from '@/lib/metrics/oldest-pending';
+import { refreshWindowGauges } from '@/lib/metrics/windows';
 import { quarantinedClaims, registry } from '@/lib/metrics/registry';
 import type { QueueAdapter } from '@/lib/queue/types';
 
@@ -34,7 +35,8 @@ async function readiness({ db, queue }: { db: Db; queue: Pick<QueueAdapter, 'hea
  * database and the queue connection as JSON, 503 when either is down).
  *
  * GET /metrics in Prometheus text format. The quarantine gauge (a partial-index count), the
- * oldest pending job against its deadline and the accepted-vs-delivered gauges are read from the database at scrape time, so every worker
+ * oldest pending job against its deadline, the accepted-vs-delivered gauges, windows at risk and
+ * open compliance gaps are read from the database at scrape time, so every worker
  * reports the same, current figures as the console's /api/metrics.
  */
 export async function startMetricsServer({
@@ -43,6 +45,7 @@ export async function startMetricsServer({
   db,
   queue,
   quarantineAfterMs,
+  windowAtRiskWithinMs,
   logger,
 }: {
   host: string;
@@ -50,6 +53,8 @@ export async function startMetricsServer({
   db: Db;
   queue: Pick<QueueAdapter, 'health'>;
   quarantineAfterMs: number;
+  /** WINDOW_AT_RISK_WITHIN (default 24 h). */
+  windowAtRiskWithinMs?: number;
   logger: Logger;
 }): Promise<MetricsServer> {
   const server = http.createServer((request, response) => {
@@ -75,6 +80,7 @@ export async function startMetricsServer({
         refreshGauges({ gauges: 'quarantine', logger, read: async () => quarantinedClaims.set(await countQuarantined(db, { quarantineAfterMs })) }),
         refreshGauges({ gauges: 'delivery', logger, read: () => refreshDeliveryGauges(db) }),
         refreshGauges({ gauges: 'oldest pending', logger, read: () => refreshPendingDeadlineGauges(db) }),
+        refreshGauges({ gauges: 'send windows', logger, read: () => refreshWindowGauges(db, { withinMs: windowAtRiskWithinMs }) }),
       ]);
       try {
         const body = await registry.metrics();

@@ -78,6 +78,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     db,
     queue,
     quarantineAfterMs: config.QUARANTINE_AFTER,
+    windowAtRiskWithinMs: config.WINDOW_AT_RISK_WITHIN,
     logger,
   });
 

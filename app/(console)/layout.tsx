@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { redirect } from 'next/navigation';
 import { getDb } from '@/db/client';
 import { countQuarantined } from '@/db/queries/ledger/read';
+import { countComplianceGaps } from '@/db/queries/windows';
 import { can } from '@/lib/auth/permissions';
 import { roleLabels } from '@/lib/auth/roles';
 import { config } from '@/lib/config';
@@ -16,11 +17,15 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const session = await currentSession();
   if (!session) redirect('/signin');
   const role = session.user.role;
-  const quarantined = can(role, 'quarantine.read') ? await countQuarantined(getDb(), { quarantineAfterMs: config().QUARANTINE_AFTER }) : 0;
+  const [quarantined, gaps] = await Promise.all([
+    can(role, 'quarantine.read') ? countQuarantined(getDb(), { quarantineAfterMs: config().QUARANTINE_AFTER }) : 0,
+    can(role, 'windows.read') ? countComplianceGaps(getDb()).then((rows) => rows.reduce((sum, row) => sum + row.count, 0)) : 0,
+  ]);
   const items: NavItem[] = [
     { href: '/', label: 'Overview' },
     ...(can(role, 'lookup.read') ? [{ href: '/lookup', label: 'Lookup' }] : []),
     ...(can(role, 'quarantine.read') ? [{ href: '/quarantine', label: 'Quarantine', badge: quarantined }] : []),
+    ...(can(role, 'windows.read') ? [{ href: '/windows', label: 'Windows', badge: gaps, badgeTitle: `${gaps} open compliance gaps` }] : []),
     ...(can(role, 'replay.read') ? [{ href: '/replays', label: 'Replays' }] : []),
     ...(can(role, 'reports.read') ? [{ href: '/reports', label: 'Reports' }] : []),
     ...(can(role, 'audit.read') ? [{ href: '/audit', label: 'Audit' }] : []),

@@ -5,6 +5,8 @@ import { getDb } from '@/db/client';
 import { config } from '@/lib/config';
 import { loadPendingOverview, loadSeriesOverview, loadStatusOverview } from '@/lib/console/overview';
 import { getPendingOverview, getSeriesOverview, getStatusOverview, rangeQuery } from '@/lib/api/console/overview';
+import { getWindowsSummary } from '@/lib/api/console/windows';
+import { loadWindowsSummary } from '@/lib/console/windows';
 import { OverviewDashboard } from '@/components/overview/overview-dashboard';
 import { Forbidden } from '@/components/ui/states';
 import { requirePage } from '@/app/_server/auth';
@@ -24,7 +26,10 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
   await Promise.all([
     prefetchConsole(client, getPendingOverview, {}, () => loadPendingOverview(db, { now, recountLater: after })),
     prefetchConsole(client, getSeriesOverview, { range }, () => loadSeriesOverview(db, { now, range })),
-    prefetchConsole(client, getStatusOverview, {}, () => loadStatusOverview(db, { now, quarantineAfterMs: config().QUARANTINE_AFTER })),
+    prefetchConsole(client, getStatusOverview, {}, () =>
+      loadStatusOverview(db, { now, quarantineAfterMs: config().QUARANTINE_AFTER, atRiskWithinMs: config().WINDOW_AT_RISK_WITHIN }),
+    ),
+    prefetchConsole(client, getWindowsSummary, {}, () => loadWindowsSummary(db, { now, atRiskWithinMs: config().WINDOW_AT_RISK_WITHIN })),
   ]);
   return (
     <HydrationBoundary state={dehydrate(client)}>

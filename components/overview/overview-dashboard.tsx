@@ -7,6 +7,7 @@ import { Section } from '@/components/ui/boundary';
 import { SkeletonChart, SkeletonLines } from '@/components/ui/states';
 import { ClaimsChart, DeliveryChart, FailuresChart, LatencyChart } from './charts';
 import { AlertBanner, PendingTable, StatusTiles } from './status';
+import { WindowsCard } from './windows-card';
 
 export function OverviewDashboard({ initialRange }: { initialRange: TimeRange }) {
   const [range, setRange] = useState<TimeRange>(initialRange);
@@ -46,6 +47,15 @@ export function OverviewDashboard({ initialRange }: { initialRange: TimeRange })
         }
       >
         <PendingTable />
+      </Section>
+      <Section
+        fallback={
+          <div className="card">
+            <SkeletonLines lines={3} />
+          </div>
+        }
+      >
+        <WindowsCard />
       </Section>
       <div className="grid">
         <Section

@@ -11,7 +11,7 @@ export function AlertBanner() {
     return (
       <div className="banner ok" data-testid="all-clear">
         <span className="icon">✓</span>
-        <span>Nothing needs attention: no stuck claims, nothing near its deadline, p99 steady.</span>
+        <span>Nothing needs attention: no stuck claims, nothing near its deadline, no send window at risk or missed, no compliance gap, p99 steady.</span>
       </div>
     );
   }
@@ -21,7 +21,7 @@ export function AlertBanner() {
         <div key={alert.id} className={`banner ${alert.severity}`} data-testid={`alert-${alert.id}`}>
           <span className="icon">{alert.severity === 'critical' ? '!' : '▲'}</span>
           <span>
-            {alert.message} {alert.href !== '/' ? <Link href={alert.href}>Open {alert.href.slice(1)} →</Link> : null}
+            {alert.message} {alert.href !== '/' ? <Link href={alert.href}>Open {alert.href.slice(1).split('?')[0]} →</Link> : null}
           </span>
         </div>
       ))}

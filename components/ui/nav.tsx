@@ -3,7 +3,7 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 
-export type NavItem = { href: string; label: string; badge?: number };
+export type NavItem = { href: string; label: string; badge?: number; badgeTitle?: string };
 
 export function Nav({ items }: { items: NavItem[] }) {
   const pathname = usePathname();
@@ -15,7 +15,7 @@ export function Nav({ items }: { items: NavItem[] }) {
           <Link key={item.href} href={item.href} aria-current={active ? 'page' : undefined} data-testid={`nav-${item.label.toLowerCase()}`}>
             {item.label}
             {item.badge ? (
-              <span className="badge count" title={`${item.badge} stuck claims`}>
+              <span className="badge count" title={item.badgeTitle ?? `${item.badge} stuck claims`}>
                 {item.badge}
               </span>
             ) : null}

@@ -79,6 +79,17 @@ export const reminderJobs = pgTable(
     index('reminder_jobs_evidence_idx')
       .on(table.evidenceRef)
       .where(sql`evidence_ref is not null`),
+    // Windows at risk: a range on the deadline of unsent jobs, index-only for the counts by type × region.
+    // deadline_at, notice_type, region and due_at are written at scheduling and not by the send path, and
+    // state is already an indexed (predicate) column, so this index costs the worker's updates no
+    // HOT update they had (see bench/console-scale.ts).
+    index('reminder_jobs_open_deadline_idx')
+      .on(table.deadlineAt, table.noticeType, table.region, table.dueAt)
+      .where(sql`state in ('pending', 'claimed')`),
+    // Missed windows by when they were missed (the suppression's update); only suppressed rows enter.
+    index('reminder_jobs_missed_idx')
+      .on(table.updatedAt, table.id)
+      .where(sql`state = 'suppressed' and suppression_reason in ('window_missed', 'deadline_passed')`),
     // Retention deletes finished jobs oldest first in small batches; without this each batch scans.
     index('reminder_jobs_finished_idx')
       .on(table.updatedAt)

@@ -7,6 +7,7 @@ import * as replays from './console/replays';
 import * as reports from './console/reports';
 import * as tokens from './console/tokens';
 import * as users from './console/users';
+import * as windows from './console/windows';
 import { getHealth, getReady } from './health';
 import { scrapeConsoleMetrics } from './metrics';
 import { producerRoutes } from './producer';
@@ -31,7 +32,7 @@ function contractsIn(module: Record<string, unknown>): RouteContract[] {
 }
 
 export const routeContracts: readonly RouteContract[] = [
-  ...[audit, lookup, overview, quarantine, replays, reports, tokens, users].flatMap(contractsIn),
+  ...[audit, lookup, overview, quarantine, replays, reports, tokens, users, windows].flatMap(contractsIn),
   ...producerRoutes,
   ...providerRoutes,
   scrapeConsoleMetrics,

@@ -4,9 +4,13 @@ import { roles } from './roles';
 
 describe('permission map', () => {
   it('gives each role exactly what DESIGN.md says', () => {
-    expect(permissionsOf('support').sort()).toEqual(['audit.read', 'lookup.read', 'overview.read', 'quarantine.read', 'replay.read']);
+    expect(permissionsOf('support').sort()).toEqual(['audit.read', 'lookup.read', 'overview.read', 'quarantine.read', 'replay.read', 'windows.read']);
     expect(permissionsOf('oncall').filter((p) => !can('support', p))).toEqual(['quarantine.resolve']);
-    expect(permissionsOf('operator').filter((p) => !can('oncall', p))).toEqual(['replay.request']);
+    expect(
+      permissionsOf('operator')
+        .filter((p) => !can('oncall', p))
+        .sort(),
+    ).toEqual(['gaps.resolve', 'notice_config.read', 'replay.request']);
     expect(
       permissionsOf('manager')
         .filter((p) => !can('operator', p))
@@ -42,7 +46,7 @@ describe('permission map', () => {
   });
 
   it('keeps mutations away from support', () => {
-    for (const permission of ['quarantine.resolve', 'replay.request', 'replay.approve', 'users.manage', 'tokens.manage'] as const)
+    for (const permission of ['quarantine.resolve', 'gaps.resolve', 'replay.request', 'replay.approve', 'users.manage', 'tokens.manage'] as const)
       expect(can('support', permission)).toBe(false);
   });
 });

@@ -36,3 +36,8 @@ export function formatCount(value: number): string {
 export function shortKey(key: string): string {
   return key.length > 16 ? `${key.slice(0, 12)}…` : key;
 }
+
+/** A setting's span in whole hours when it is one (24 h, not "1 d": how WINDOW_AT_RISK_WITHIN reads), else formatDuration. */
+export function formatHours(ms: number): string {
+  return ms % 3_600_000 === 0 ? `${ms / 3_600_000} h` : formatDuration(ms);
+}

@@ -4,6 +4,7 @@ import type { DbOrTx } from '@/db/client';
 import { countQuarantined } from '@/db/queries/ledger/read';
 import { refreshDeliveryGauges } from '@/lib/metrics/delivery-gap';
 import { refreshPendingDeadlineGauges } from '@/lib/metrics/oldest-pending';
+import { refreshWindowGauges } from '@/lib/metrics/windows';
 import { quarantinedClaims, registry } from '@/lib/metrics/registry';
 import { PENDING_FRESH_MS, PENDING_SERVE_STALE_MS } from './overview-model';
 import { loadPendingCounts, type LoadPendingCountsOptions } from './pending-counts';
@@ -32,11 +33,14 @@ function pendingAgeGauge(): Gauge {
   });
 }
 
-export type RenderConsoleMetricsOptions = { quarantineAfterMs: number; now?: Date } & Pick<LoadPendingCountsOptions, 'recountLater' | 'clock'>;
+export type RenderConsoleMetricsOptions = { quarantineAfterMs: number; windowAtRiskWithinMs?: number; now?: Date } & Pick<
+  LoadPendingCountsOptions,
+  'recountLater' | 'clock'
+>;
 
 /**
  * Reads the database-derived gauges at scrape time (quarantine, pending, oldest pending against
- * its deadline, accepted vs delivered), then renders the whole registry. The
+ * its deadline, accepted vs delivered, windows at risk, compliance gaps), then renders the whole registry. The
  * pending-by-due-bucket figure is the overview's shared snapshot (lib/console/pending-counts.ts),
  * under the same freshness rules: a fresh one is read (one row), a stale one is served and
  * recounted after the response, only a missing or long-stale one is counted while the scraper
@@ -44,13 +48,14 @@ export type RenderConsoleMetricsOptions = { quarantineAfterMs: number; now?: Dat
  */
 export async function renderConsoleMetrics(
   db: DbOrTx,
-  { quarantineAfterMs, now = new Date(), recountLater, clock }: RenderConsoleMetricsOptions,
+  { quarantineAfterMs, windowAtRiskWithinMs, now = new Date(), recountLater, clock }: RenderConsoleMetricsOptions,
 ): Promise<string> {
   const [quarantined, snapshot] = await Promise.all([
     countQuarantined(db, { quarantineAfterMs }),
     loadPendingCounts(db, { now, recountLater, clock }),
     refreshDeliveryGauges(db, { now }),
     refreshPendingDeadlineGauges(db, { now }),
+    refreshWindowGauges(db, { now, withinMs: windowAtRiskWithinMs }),
   ]);
   quarantinedClaims.set(quarantined);
   const gauge = pendingGauge();

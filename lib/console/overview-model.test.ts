@@ -61,4 +61,17 @@ describe('alerts', () => {
     expect(alerts[0]?.message).toMatch(/^3 claims are stuck/);
     expect(deriveAlerts({ quarantined: 0, nearDeadline: 0, series: series([1, 1, 1, 1]) })).toEqual([]);
   });
+
+  it('raises compliance gaps as critical, windows at risk and missed as warnings, each linking the Windows page', () => {
+    const windows = { atRisk: 2, missed24h: 1, gaps: 1, atRiskWithinMs: 24 * 3_600_000 };
+    const alerts = deriveAlerts({ quarantined: 0, nearDeadline: 0, series: series([]), windows });
+    expect(alerts.map((alert) => [alert.id, alert.severity, alert.href])).toEqual([
+      ['compliance_gap', 'critical', '/windows?tab=gaps'],
+      ['window_at_risk', 'warning', '/windows'],
+      ['window_missed', 'warning', '/windows?tab=missed'],
+    ]);
+    expect(alerts[0]?.message).toMatch(/^1 required notice could not be planned/);
+    expect(alerts[1]?.message).toMatch(/^2 notices are due, not sent yet, and their send window closes within 24 h/);
+    expect(deriveAlerts({ quarantined: 0, nearDeadline: 0, series: series([]), windows: { ...windows, atRisk: 0, missed24h: 0, gaps: 0 } })).toEqual([]);
+  });
 });

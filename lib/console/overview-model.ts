@@ -101,8 +101,31 @@ export function p99Rising(series: SeriesPoint[]): boolean {
   return baseline !== null && latest >= 250 && latest >= baseline * 2;
 }
 
-export function deriveAlerts({ quarantined, nearDeadline, series }: { quarantined: number; nearDeadline: number; series: SeriesPoint[] }): Alert[] {
+/** Send windows, for the banner: what is at risk within `atRiskWithinMs`, missed in the last 24 h, open compliance gaps. */
+export type WindowAlertFigures = { atRisk: number; missed24h: number; gaps: number; atRiskWithinMs: number };
+
+const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+
+export function deriveAlerts({
+  quarantined,
+  nearDeadline,
+  series,
+  windows,
+}: {
+  quarantined: number;
+  nearDeadline: number;
+  series: SeriesPoint[];
+  windows?: WindowAlertFigures;
+}): Alert[] {
   const alerts: Alert[] = [];
+  if (windows && windows.gaps > 0) {
+    alerts.push({
+      id: 'compliance_gap',
+      severity: 'critical',
+      message: `${plural(windows.gaps, 'required notice', 'required notices')} could not be planned inside the window the law allows (compliance ${windows.gaps === 1 ? 'gap' : 'gaps'}): send by other means or take counsel, then resolve with the reason.`,
+      href: '/windows?tab=gaps',
+    });
+  }
   if (quarantined > 0) {
     alerts.push({
       id: 'quarantine',
@@ -117,6 +140,22 @@ export function deriveAlerts({ quarantined, nearDeadline, series }: { quarantine
       severity: 'warning',
       message: `${nearDeadline} pending notice${nearDeadline === 1 ? ' is' : 's are'} due and within an hour of the deadline: check the worker is running.`,
       href: '/',
+    });
+  }
+  if (windows && windows.atRisk > 0) {
+    alerts.push({
+      id: 'window_at_risk',
+      severity: 'warning',
+      message: `${plural(windows.atRisk, 'notice is', 'notices are')} due, not sent yet, and ${windows.atRisk === 1 ? 'its' : 'their'} send window closes within ${Math.round(windows.atRiskWithinMs / 3_600_000)} h: check the worker and the provider are keeping up.`,
+      href: '/windows',
+    });
+  }
+  if (windows && windows.missed24h > 0) {
+    alerts.push({
+      id: 'window_missed',
+      severity: 'warning',
+      message: `${plural(windows.missed24h, 'notice', 'notices')} missed ${windows.missed24h === 1 ? 'its' : 'their'} send window in the last 24 h and will not be sent.`,
+      href: '/windows?tab=missed',
     });
   }
   if (p99Rising(series)) {

@@ -4,6 +4,7 @@ import { countQuarantined } from '@/db/queries/ledger/read';
 import { configuredNoticeTypeNames, noticeTypeLabel } from '@/lib/windows/active';
 import type { PendingOverview, SeriesOverview, StatusOverview } from '@/lib/api/console/overview';
 import { loadPendingCounts, type LoadPendingCountsOptions } from './pending-counts';
+import { loadWindowsSummary } from './windows';
 import { CLAIM_OUTCOMES, deriveAlerts, densify, dueBuckets, NEAR_DEADLINE_MS, timeRanges, type DueBucketId, type TimeRange } from './overview-model';
 
 export type { PendingOverview, SeriesOverview, StatusOverview } from '@/lib/api/console/overview';
@@ -47,18 +48,27 @@ export async function loadSeriesOverview(db: DbOrTx, { now, range }: { now: Date
 /** The trend behind "p99 is rising" always reads the last 6 hours, whatever range the charts show. */
 export const P99_TREND_RANGE: TimeRange = '6h';
 
-export async function loadStatusOverview(db: DbOrTx, { now, quarantineAfterMs }: { now: Date; quarantineAfterMs: number }): Promise<StatusOverview> {
-  const [quarantined, pending, series] = await Promise.all([
+/** WINDOW_AT_RISK_WITHIN's default, for callers that do not pass the setting. */
+const DEFAULT_AT_RISK_WITHIN_MS = 24 * 3_600_000;
+
+export async function loadStatusOverview(
+  db: DbOrTx,
+  { now, quarantineAfterMs, atRiskWithinMs = DEFAULT_AT_RISK_WITHIN_MS }: { now: Date; quarantineAfterMs: number; atRiskWithinMs?: number },
+): Promise<StatusOverview> {
+  const [quarantined, pending, series, windowsSummary] = await Promise.all([
     countQuarantined(db, { quarantineAfterMs }),
     findOldestPending(db, { now, noticeTypes: configuredNoticeTypeNames(), nearMs: NEAR_DEADLINE_MS }),
     loadSeriesOverview(db, { now, range: P99_TREND_RANGE }),
+    loadWindowsSummary(db, { now, atRiskWithinMs }),
   ]);
+  const windows = { atRiskWithinMs, ...windowsSummary.totals };
   const nearDeadline = pending.reduce((sum, row) => sum + row.nearDeadline, 0);
   return {
     generatedAt: now.toISOString(),
     quarantined,
     quarantineAfterMs,
     nearDeadline,
-    alerts: deriveAlerts({ quarantined, nearDeadline, series: series.points }),
+    windows,
+    alerts: deriveAlerts({ quarantined, nearDeadline, series: series.points, windows }),
   };
 }

@@ -130,3 +130,17 @@ export const pendingNearDeadline = new Gauge({
   labelNames: ['notice_type'] as const,
   registers: [registry],
 });
+
+export const windowAtRisk = new Gauge({
+  name: 'notice_ledger_window_at_risk',
+  help: 'Notices due (pending) or claimed and not sent whose send window closes within WINDOW_AT_RISK_WITHIN, by notice type and region (none: scheduled without one).',
+  labelNames: ['notice_type', 'region'] as const,
+  registers: [registry],
+});
+
+export const complianceGaps = new Gauge({
+  name: 'notice_ledger_compliance_gaps',
+  help: 'Open compliance gaps: required notices an event called for that could not be planned inside their window, not yet resolved, by notice type and region.',
+  labelNames: ['notice_type', 'region'] as const,
+  registers: [registry],
+});

@@ -55,6 +55,15 @@ const envValue = fc.oneof(
   fc.constantFrom('k'.repeat(31), 'k'.repeat(32), 'k'.repeat(100_000)),
 );
 
+function messageOf(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+    return '';
+  } catch (error) {
+    return error instanceof Error ? error.message : '';
+  }
+}
+
 const environments = fc.tuple(
   fc.dictionary(fc.constantFrom(...names), envValue, { maxKeys: 8 }),
   fc.dictionary(
@@ -87,7 +96,12 @@ describe('loadConfig with arbitrary environments', () => {
             const echoedElsewhere = Object.entries(env).some(
               ([other, text]) => other !== name && !(secretNames as readonly string[]).includes(other) && value !== undefined && text.includes(value),
             );
-            if (value && value.length >= 8 && !echoedElsewhere) expect(error.message.includes(value), `${name}'s value is in the error`).toBe(false);
+            // A secret that happens to be one of the schema's own words ("rabbitmq" in QUEUE_BACKEND's
+            // message) is in the error whatever the secret is: the same environment with the
+            // secret masked (same length, so the same validity) says it too.
+            const schemaWord = value !== undefined && messageOf({ ...env, [name]: 'x'.repeat(value.length) }).includes(value);
+            if (value && value.length >= 8 && !echoedElsewhere && !schemaWord)
+              expect(error.message.includes(value), `${name}'s value is in the error`).toBe(false);
           }
           expect(error.message).not.toMatch(/\n\s+at\s/);
           return;

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
 import { getDb } from '@/db/client';
 import { can } from '@/lib/auth/permissions';
@@ -29,7 +30,9 @@ export default async function AdminPage() {
       <div className="page-head">
         <div>
           <h1>Admin</h1>
-          <p>Console users and producer API tokens. Every change is audited.</p>
+          <p>
+            Console users and producer API tokens. Every change is audited. <Link href="/admin/notice-types">Notice types and rules (read-only) →</Link>
+          </p>
         </div>
       </div>
       <HydrationBoundary state={dehydrate(client)}>

@@ -10,5 +10,9 @@ export const dynamic = 'force-dynamic';
 
 export const GET = scrapeRoute(scrapeConsoleMetrics, async () => ({
   contentType: registry.contentType,
-  text: await renderConsoleMetrics(getDb(), { quarantineAfterMs: config().QUARANTINE_AFTER, recountLater: after }),
+  text: await renderConsoleMetrics(getDb(), {
+    quarantineAfterMs: config().QUARANTINE_AFTER,
+    windowAtRiskWithinMs: config().WINDOW_AT_RISK_WITHIN,
+    recountLater: after,
+  }),
 }));

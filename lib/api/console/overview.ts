@@ -42,7 +42,7 @@ export const seriesOverview = z.object({
 export type SeriesOverview = z.infer<typeof seriesOverview>;
 
 export const alert = z.object({
-  id: z.enum(['quarantine', 'deadline', 'p99']),
+  id: z.enum(['quarantine', 'deadline', 'p99', 'compliance_gap', 'window_at_risk', 'window_missed']),
   severity: z.enum(['critical', 'warning']),
   message: z.string(),
   href: z.string(),
@@ -54,6 +54,8 @@ export const statusOverview = z.object({
   quarantined: count,
   quarantineAfterMs: z.number().int().nonnegative(),
   nearDeadline: count,
+  /** Send windows: at risk within atRiskWithinMs, missed in the last 24 h / 7 d, open compliance gaps. */
+  windows: z.object({ atRiskWithinMs: z.number().int().positive(), atRisk: count, missed24h: count, missed7d: count, gaps: count }),
   alerts: z.array(alert),
 });
 export type StatusOverview = z.infer<typeof statusOverview>;

@@ -1,0 +1,2 @@
+CREATE INDEX "reminder_jobs_open_deadline_idx" ON "reminder_jobs" USING btree ("deadline_at","notice_type","region","due_at") WHERE state in ('pending', 'claimed');--> statement-breakpoint
+CREATE INDEX "reminder_jobs_missed_idx" ON "reminder_jobs" USING btree ("updated_at","id") WHERE state = 'suppressed' and suppression_reason in ('window_missed', 'deadline_passed');
