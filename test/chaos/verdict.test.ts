@@ -72,7 +72,7 @@ describe('classifyRun', () => {
   const clean = (): { outcomes: NoticeOutcome[]; messages: SinkRecord[] } => ({
     outcomes: [
       ...[0, 1, 2, 3, 4, 5].map((index) => outcome(index, {})),
-      outcome(6, { jobState: 'suppressed', suppressionReason: 'deadline_passed', ledgerState: null, claimedAt: null }),
+      outcome(6, { jobState: 'suppressed', suppressionReason: 'window_missed', ledgerState: null, claimedAt: null }),
       outcome(7, { jobState: 'failed', lastErrorClass: 'smtp_550', ledgerState: 'released' }),
       outcome(8, { jobState: 'claimed', ledgerState: 'claimed' }),
       outcome(9, { jobState: 'claimed', ledgerState: 'claimed' }),
@@ -87,7 +87,7 @@ describe('classifyRun', () => {
     expect(counts).toMatchObject({
       notices: 12,
       sent: 6,
-      suppressed: { deadline_passed: 1, hard_bounce: 1, evidence_resolved: 1 },
+      suppressed: { window_missed: 1, hard_bounce: 1, evidence_resolved: 1 },
       failed: { smtp_550: 1 },
       quarantined: 1,
       quarantinedBounceOnly: 1,
