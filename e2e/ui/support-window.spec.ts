@@ -25,6 +25,5 @@ test('support reads in the lookup why a notice was window_missed and which rule 
   await expect(sendWindow.locator('[data-kind="deferred_early"]')).toContainText('deferred to it, no attempt counted');
   await expect(sendWindow.locator('[data-kind="window_missed"]')).toContainText('window_missed: woken after the window closed');
   await expect(card.getByTestId('timeline-entry').filter({ hasText: 'Suppressed because its send window closed' })).toBeVisible();
-  await card.scrollIntoViewIfNeeded();
   await snap(page, testInfo, 'lookup-window-missed');
 });

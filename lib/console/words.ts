@@ -24,8 +24,8 @@ export const attemptOutcomeText: Record<AttemptOutcome, string> = {
 };
 
 const deferralText: Record<string, string> = {
-  early: 'the wake-up came before its send window opened',
-  not_due: 'the wake-up came before the due time',
+  early: 'an early wake-up: its send window had not opened yet',
+  not_due: 'an early wake-up: it was not due yet',
   quiet_hours: "the recipient's quiet hours",
   rate_limited: "the recipient domain's rate limit",
   rate_limit: "the recipient domain's rate limit",

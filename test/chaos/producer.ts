@@ -63,11 +63,14 @@ export function runProducer({
   token,
   planned,
   startedAt,
+  onCreated,
 }: {
   appUrl: string;
   token: string;
   planned: readonly PlannedNotice[];
   startedAt: number;
+  /** Called once per notice, with its job id, when the API answers `created`. */
+  onCreated?: (notice: PlannedNotice, jobId: string) => Promise<void>;
 }): Producer {
   const stats: ProducerStats = { posts: 0, statuses: {}, created: 0, createdTwice: 0, jobIdMismatches: 0, evidenceResolved: 0 };
   const problems: string[] = [];
@@ -105,6 +108,7 @@ export function runProducer({
     const { status, json } = await limit(() => call('POST', '/api/v1/reminders', body()));
     if (status !== 200 && status !== 201) problems.push(`producer: notice #${notice.index} answered ${status}: ${JSON.stringify(json).slice(0, 200)}`);
     if (json.created === true) stats.created += 1;
+    if (json.created === true && typeof json.id === 'string' && onCreated) await onCreated(notice, json.id);
     return { created: json.created === true, jobId: typeof json.id === 'string' ? json.id : null };
   };
 
