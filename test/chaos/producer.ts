@@ -41,8 +41,13 @@ export function semaphore(limit: number): <T>(task: () => Promise<T>) => Promise
   };
 }
 
+// A windowed notice is due this long after its first post at the earliest, so the harness can
+// give it its window before anything wakes it (the console answers slowly under the chaos).
+const WINDOW_LEAD_MS = 3_000;
+
 function requestBody(notice: PlannedNotice, startedAt: number): Record<string, unknown> {
-  const dueAt = startedAt + notice.dueOffsetMs;
+  const planned = startedAt + notice.dueOffsetMs;
+  const dueAt = notice.windowOpensAfterDueMs === null ? planned : Math.max(planned, Date.now() + WINDOW_LEAD_MS);
   return {
     type: notice.fact.type,
     identity: notice.fact.identity,
