@@ -164,7 +164,7 @@ async function insertMissedWindows(
         ruleIds: [item.rule],
         ruleSetVersion: notices.ruleSet.version,
         state: 'suppressed',
-        suppressionReason: 'deadline_passed',
+        suppressionReason: 'window_missed',
         source: SOURCE,
         payload: { plan_name: 'Coffee Box' },
         updatedAt: new Date(latest.getTime() + 60_000),
@@ -180,7 +180,7 @@ async function insertMissedWindows(
       startedAt: at,
       finishedAt: at,
       outcome: 'suppressed_policy',
-      detail: 'deadline_passed',
+      detail: 'window_missed',
     });
   }
   return missed.length;

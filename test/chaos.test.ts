@@ -44,6 +44,10 @@ async function runFixedSeed(notices: number, extra: Partial<ChaosOptions> = {}):
     expect(report.kills.kills).toBeGreaterThan(0);
     expect(report.producer.created).toBe(notices);
     expect(report.replay.state).toBe('completed');
+    // Windows really constrained the run: wake-ups came before windows opened, and none was sent outside one.
+    expect(report.counts.sentOutsideWindow).toBe(0);
+    expect(report.windows.set).toBeGreaterThan(0);
+    expect(report.windows.deferredEarly).toBeGreaterThan(0);
     return report;
   } finally {
     await t.drop();

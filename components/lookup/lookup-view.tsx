@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { lookupNoticesContract, type LookupResult, type NoticeView } from '@/lib/api/console/lookup';
+import { lookupNoticesContract, type LookupResult, type NoticeView, type NoticeWindow } from '@/lib/api/console/lookup';
 import { formatUtc, shortKey } from '@/lib/console/format';
 import { consoleQuery } from '@/lib/http/client';
 import { EmptyState, ErrorState, SkeletonLines } from '@/components/ui/states';
@@ -129,6 +129,7 @@ function NoticeCard({ notice }: { notice: NoticeView }) {
           {notice.batchId ? <span className="muted"> · batch {notice.batchId}</span> : null}
         </dd>
       </dl>
+      {notice.window ? <SendWindow window={notice.window} /> : null}
       <details data-testid="key-derivation">
         <summary>How this notice&apos;s key was derived</summary>
         <p className="small">
@@ -182,6 +183,60 @@ function NoticeCard({ notice }: { notice: NoticeView }) {
           ))}
         </ol>
       )}
+    </section>
+  );
+}
+
+function SendWindow({ window }: { window: NoticeWindow }) {
+  const missed = window.events.some((entry) => entry.kind === 'window_missed');
+  return (
+    <section data-testid="send-window" style={{ marginBottom: 12 }}>
+      <h3>
+        Send window <span className={`badge ${window.category === 'required' ? 'warn' : ''}`}>{window.category}</span>
+        {missed ? <span className="badge bad">window missed</span> : null}
+      </h3>
+      <p className="small" data-testid="window-status">
+        {window.status}
+      </p>
+      <dl className="kv">
+        <dt>Earliest</dt>
+        <dd data-testid="window-earliest">
+          {window.earliestLocal} <span className="muted">· {formatUtc(window.earliest)}</span>
+        </dd>
+        <dt>Latest</dt>
+        <dd data-testid="window-latest">
+          {window.latestLocal} <span className="muted">· {formatUtc(window.latest)}</span>
+        </dd>
+        <dt>Set by</dt>
+        <dd data-testid="window-set-by">{window.setBy}</dd>
+        {window.ruleIds.length > 0 ? (
+          <>
+            <dt>Rules</dt>
+            <dd className="mono small" data-testid="window-rules">
+              {window.ruleIds.join(', ')}
+              {window.ruleSetVersion ? <span className="muted"> · {window.ruleSetVersion}</span> : null}
+            </dd>
+          </>
+        ) : null}
+        {window.event ? (
+          <>
+            <dt>Business event</dt>
+            <dd data-testid="window-event">
+              <span className="mono small">{window.event.type}</span> revision {window.event.revision} · anchor {window.event.anchorLocal}{' '}
+              <span className="muted">· from {window.event.source}</span>
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      {window.events.length > 0 ? (
+        <ul className="small" data-testid="window-events">
+          {window.events.map((entry, index) => (
+            <li key={`${entry.at}-${index}`} data-kind={entry.kind}>
+              <span className="muted">{formatUtc(entry.at)}</span> {entry.text}
+            </li>
+          ))}
+        </ul>
+      ) : null}
     </section>
   );
 }

@@ -3,7 +3,8 @@ import type { DbOrTx } from '@/db/client';
 import { deliveryAttempts, reminderJobs } from '@/db/schema/jobs';
 import { evidence, providerEvents, recipientSuppressions } from '@/db/schema/events';
 import { noticeLedger } from '@/db/schema/ledger';
-import type { JobState, LedgerState } from '@/db/schema/states';
+import { businessEvents } from '@/db/schema/planning';
+import type { JobState, LedgerState, NoticeCategory } from '@/db/schema/states';
 import { toDateOrNull } from './console-dates';
 
 /**
@@ -82,6 +83,15 @@ export type NoticeJob = {
   recipientEmail: string;
   dueAt: Date;
   deadlineAt: Date;
+  /** The window is [windowEarliest ?? dueAt, deadlineAt]. */
+  windowEarliest: Date | null;
+  recipientTimeZone: string;
+  category: NoticeCategory;
+  region: string | null;
+  ruleIds: string[];
+  ruleSetVersion: string | null;
+  /** The business event that planned it, when one did. */
+  event: NoticeBusinessEvent | null;
   state: JobState;
   suppressionReason: string | null;
   attempts: number;
@@ -93,6 +103,8 @@ export type NoticeJob = {
   createdAt: Date;
   updatedAt: Date;
 };
+
+export type NoticeBusinessEvent = { id: string; type: string; revision: number; anchorAt: Date; source: string; ruleSetVersion: string };
 
 export type NoticeLedgerEntry = {
   noticeKey: string;
@@ -154,6 +166,18 @@ export async function findNoticeJob(db: DbOrTx, { noticeKey }: { noticeKey: stri
       recipientEmail: reminderJobs.recipientEmail,
       dueAt: reminderJobs.dueAt,
       deadlineAt: reminderJobs.deadlineAt,
+      windowEarliest: reminderJobs.windowEarliest,
+      recipientTimeZone: reminderJobs.recipientTimeZone,
+      category: reminderJobs.category,
+      region: reminderJobs.region,
+      ruleIds: reminderJobs.ruleIds,
+      ruleSetVersion: reminderJobs.ruleSetVersion,
+      eventId: businessEvents.id,
+      eventType: businessEvents.type,
+      eventRevision: businessEvents.revision,
+      eventAnchorAt: businessEvents.anchorAt,
+      eventSource: businessEvents.source,
+      eventRuleSetVersion: businessEvents.ruleSetVersion,
       state: reminderJobs.state,
       suppressionReason: reminderJobs.suppressionReason,
       attempts: reminderJobs.attempts,
@@ -166,9 +190,16 @@ export async function findNoticeJob(db: DbOrTx, { noticeKey }: { noticeKey: stri
       updatedAt: reminderJobs.updatedAt,
     })
     .from(reminderJobs)
+    .leftJoin(businessEvents, eq(businessEvents.id, reminderJobs.eventId))
     .where(eq(reminderJobs.noticeKey, noticeKey))
     .limit(1);
-  return row ?? null;
+  if (!row) return null;
+  const { eventId, eventType, eventRevision, eventAnchorAt, eventSource, eventRuleSetVersion, ...job } = row;
+  const event =
+    eventId && eventType !== null && eventRevision !== null && eventAnchorAt && eventSource !== null && eventRuleSetVersion !== null
+      ? { id: eventId, type: eventType, revision: eventRevision, anchorAt: eventAnchorAt, source: eventSource, ruleSetVersion: eventRuleSetVersion }
+      : null;
+  return { ...job, event };
 }
 
 export async function findNoticeLedgerEntry(db: DbOrTx, { noticeKey }: { noticeKey: string }): Promise<NoticeLedgerEntry | null> {

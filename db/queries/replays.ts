@@ -15,28 +15,39 @@ function filterConditions(filter: ReplayFilter): SQL {
   return sql.join(conditions, sql` and `);
 }
 
-function toCounts(rows: { state: string | null; count: number }[], total?: number): DryRunCounts {
+function toCounts(rows: { state: string | null; blocked: string | null; count: number }[], total?: number): DryRunCounts {
   const existing: Record<string, number> = {};
+  const blocked: Record<string, number> = {};
   let found = 0;
   let absent = 0;
   for (const row of rows) {
+    if (row.blocked !== null) blocked[row.blocked] = (blocked[row.blocked] ?? 0) + row.count;
     if (row.state === null) absent += row.count;
     else {
-      existing[row.state] = row.count;
+      existing[row.state] = (existing[row.state] ?? 0) + row.count;
       found += row.count;
     }
   }
   const all = total ?? found + absent;
-  return { total: all, newKeys: all - found, existing };
+  return { total: all, newKeys: all - found, existing, blocked };
 }
 
-/** Filter replay: the keys are already on the jobs; one grouped join against the ledger. */
+/**
+ * Filter replay: the keys are already on the jobs; one grouped join against the ledger. A key the
+ * ledger lets through (no row, or released) whose job would not reach a send is counted by why
+ * (`blocked`, as in db/queries/replay-dry-run.ts): suppressed, cancelled, failed, sent, or
+ * past_window (deadline_at, the window's latest, has passed).
+ */
 export async function countFilterKeysByLedgerState(db: DbOrTx, { filter }: { filter: ReplayFilter }): Promise<DryRunCounts> {
-  const result = await db.execute<{ state: string | null; count: number }>(sql`
-    select l.state, count(*)::int as count
+  const result = await db.execute<{ state: string | null; blocked: string | null; count: number }>(sql`
+    select l.state,
+      case when l.state is not null and l.state <> 'released' then null
+           when j.state in ('suppressed', 'cancelled', 'failed', 'sent') then j.state
+           when j.deadline_at < now() then 'past_window' end as blocked,
+      count(*)::int as count
     from reminder_jobs j left join notice_ledger l on l.notice_key = j.notice_key
     where ${filterConditions(filter)}
-    group by l.state`);
+    group by 1, 2`);
   return toCounts(result.rows);
 }
 

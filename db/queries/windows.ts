@@ -11,7 +11,7 @@ import { toDate, toDateOrNull } from './console-dates';
  * - gaps: unplanned_notices_open_idx (created_at) where resolved_at is null (few rows by design).
  */
 
-/** Suppression reasons that mean "the window closed before it went out" (deadline_passed is the name before issue 15). */
+/** Suppression reasons that mean "the window closed before it went out" (deadline_passed is the name before migration 0009; an older worker may still write it during a rolling deploy). */
 export const missedWindowReasons = ['window_missed', 'deadline_passed'] as const;
 
 /** A job with no region (scheduled without one) is counted under this label. */

@@ -15,6 +15,12 @@ export type DryRunCounts = {
   total: number;
   newKeys: number;
   existing: Record<string, number>;
+  /**
+   * Of the keys the ledger would let through (new or released), those whose job would not reach
+   * a send, by cause: suppressed, cancelled, failed, sent, past_window. Absent in dry runs
+   * stored before it was counted.
+   */
+  blocked?: Record<string, number>;
 };
 
 /** One CSV row the upload validation refused, kept so the requester can download the list. */

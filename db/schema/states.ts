@@ -21,16 +21,13 @@ export const attemptOutcomes = [
 ] as const;
 export type AttemptOutcome = (typeof attemptOutcomes)[number];
 
-export const suppressionReasons = [
-  'duplicate',
-  'deadline_passed',
-  'unsubscribed',
-  'hard_bounce',
-  'complaint',
-  'evidence_resolved',
-  'quiet_hours_past_deadline',
-  'operator',
-] as const;
+/**
+ * `window_missed`: the send window's latest instant passed before the notice could go out (it is
+ * never sent late); the attempt's detail says why (`window_missed`, or `quiet_hours_cover_window`
+ * for a courtesy notice whose remaining window was all quiet hours). Migration 0008 renamed the
+ * former `deadline_passed` and `quiet_hours_past_deadline` to it.
+ */
+export const suppressionReasons = ['duplicate', 'window_missed', 'unsubscribed', 'hard_bounce', 'complaint', 'evidence_resolved', 'operator'] as const;
 export type SuppressionReason = (typeof suppressionReasons)[number];
 
 /** `required`: a legal notice the rules call for; `courtesy`: the merchant's own reminder. */

@@ -7,6 +7,33 @@ export function formatUtc(iso: string | null | undefined): string {
   return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/**
+ * An instant as the recipient's wall clock, e.g. "2026-03-08 07:00 EST (America/New_York)".
+ * Computed on the server (the lookup response carries it), so server and client render alike.
+ */
+export function formatInZone(iso: string | null | undefined, timeZone: string): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '—';
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZoneName: 'short',
+    }).formatToParts(date);
+  } catch {
+    return `${formatUtc(iso)} (unknown zone ${timeZone})`;
+  }
+  const get = (type: Intl.DateTimeFormatPartTypes) => parts.find((part) => part.type === type)?.value ?? '';
+  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')} ${get('timeZoneName')} (${timeZone})`;
+}
+
 export function formatTimeOfDay(iso: string): string {
   return new Date(iso).toISOString().slice(11, 16);
 }

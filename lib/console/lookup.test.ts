@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { seedConsoleScenario, type ConsoleScenario } from '@/e2e/fixtures/console-data';
+import { seedWindowScenario, type WindowScenario } from '@/e2e/fixtures/window-data';
 import { lookupNotices, type LookupResult } from './lookup';
 
 const secret = 'test-secret-0123456789abcdef0123456789abcdef';
 let t: TestDatabase;
 let scenario: ConsoleScenario;
+let windowed: WindowScenario;
 
 async function lookup(query: string): Promise<LookupResult> {
   const result = await lookupNotices(t.db, { query, secret, messageIdDomain: 'notices.example.com' });
@@ -16,6 +18,7 @@ async function lookup(query: string): Promise<LookupResult> {
 beforeAll(async () => {
   t = await createTestDatabase();
   scenario = await seedConsoleScenario(t.db, { secret });
+  windowed = await seedWindowScenario(t.db, { secret });
 });
 afterAll(async () => {
   await t.drop();
@@ -79,5 +82,35 @@ describe('support lookup', () => {
 
   it('answers an empty result, not an error, for an unknown customer', async () => {
     expect((await lookup('nobody@example.com')).matches).toEqual([]);
+  });
+
+  it('shows a missed window: [earliest, latest] in the recipient zone and UTC, the rules, rule set and event that set it, and why it was missed', async () => {
+    const result = await lookup(windowed.subscriptionId);
+    const notice = result.notices.find((view) => view.noticeKey === windowed.missedKey);
+    expect(notice?.verdict).toBe('Not sent: its send window closed before it could be sent (it is never sent late).');
+    const window = notice?.window;
+    expect(window).toMatchObject({ category: 'required', region: 'US-CA', timeZone: 'America/Los_Angeles', ruleSetVersion: windowed.ruleSetVersion });
+    expect(window?.ruleIds).toEqual(windowed.ruleIds);
+    expect(windowed.ruleIds.some((id) => id.startsWith('US-CA/'))).toBe(true);
+    expect(window?.event).toMatchObject({ type: 'subscription.renewal', revision: 1, source: 'billing-service' });
+    expect(window?.setBy).toContain(`of rule set ${windowed.ruleSetVersion} for region US-CA, planned from business event subscription.renewal revision 1`);
+    expect(window?.latestLocal).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} P[SD]T \(America\/Los_Angeles\)$/);
+    expect(window?.events.map((entry) => entry.kind)).toEqual(['deferred_early', 'window_missed']);
+    expect(window?.events[1]?.text).toMatch(/^window_missed: woken after the window closed/);
+    expect(window?.status).toMatch(/^Missed: the window closed at .* before the notice could go out/);
+    const scheduled = notice?.timeline.find((entry) => entry.kind === 'scheduled');
+    expect(scheduled?.facts).toContainEqual({ label: 'rule set', value: windowed.ruleSetVersion });
+    expect(scheduled?.facts).toContainEqual({ label: 'event', value: 'subscription.renewal revision 1' });
+    expect(notice?.timeline.find((entry) => entry.kind === 'suppression')?.facts).toContainEqual({ label: 'reason code', value: 'window_missed' });
+  });
+
+  it('says the producer set the window of a notice scheduled without rules', async () => {
+    const result = await lookup(scenario.duplicateCustomer.email);
+    expect(result.notices[0]?.window).toMatchObject({
+      ruleIds: [],
+      ruleSetVersion: null,
+      event: null,
+      setBy: 'Set by the producer: its due time and deadline (no rules applied).',
+    });
   });
 });

@@ -15,6 +15,7 @@ import { canonicalNotice, correlationFromMessageId, correlationOf, messageIdFor,
 import { noticeTypes, parseNoticeFact } from '@/lib/ledger/notice-types';
 import type { KeyDerivation, LookupResult, NoticeView } from '@/lib/api/console/lookup';
 import { ok, refuse, type Result } from '@/lib/http/refusal';
+import { describeWindow } from './send-window';
 import { buildTimeline } from './timeline';
 import { explainSuppression } from './words';
 
@@ -127,6 +128,7 @@ export async function loadNoticeView(
     recipientEmail: job?.recipientEmail ?? null,
     dueAt: job?.dueAt.toISOString() ?? null,
     deadlineAt: job?.deadlineAt.toISOString() ?? null,
+    window: job ? describeWindow({ job, attempts, ledger }) : null,
     jobState: job?.state ?? null,
     ledgerState: ledger?.state ?? null,
     attempts: job?.attempts ?? 0,

@@ -59,7 +59,10 @@ export function buildTimeline({
       title: `Scheduled by ${job.source}${job.batchId ? ` (replay batch ${job.batchId})` : ''}`,
       facts: [
         ...fact('due', formatUtc(job.dueAt.toISOString())),
-        ...fact('deadline', formatUtc(job.deadlineAt.toISOString())),
+        ...fact('window', `${formatUtc((job.windowEarliest ?? job.dueAt).toISOString())} – ${formatUtc(job.deadlineAt.toISOString())}`),
+        ...fact('rules', job.ruleIds.length > 0 ? job.ruleIds.join(', ') : null),
+        ...fact('rule set', job.ruleSetVersion),
+        ...fact('event', job.event ? `${job.event.type} revision ${job.event.revision}` : null),
         ...fact('revision', job.revision),
         ...fact('evidence', job.evidenceRef),
       ],
@@ -143,7 +146,10 @@ export function buildTimeline({
       at: job.updatedAt.toISOString(),
       kind: 'suppression',
       title: `Not sent: ${explainSuppression(job.suppressionReason) ?? 'suppressed'}`,
-      facts: [...fact('reason code', job.suppressionReason)],
+      facts: [
+        ...fact('reason code', job.suppressionReason),
+        ...(job.suppressionReason === 'window_missed' ? fact('window closed', formatUtc(job.deadlineAt.toISOString())) : []),
+      ],
       tone: 'warn',
     });
   }

@@ -3,12 +3,11 @@ import type { AttemptOutcome, SuppressionReason } from '@/db/schema/states';
 /** What each recorded state means, in words support can read to a customer. */
 export const suppressionReasonText: Record<SuppressionReason, string> = {
   duplicate: 'it had already been sent (duplicate)',
-  deadline_passed: 'its deadline passed before it could be sent',
+  window_missed: 'its send window closed before it could be sent (it is never sent late)',
   unsubscribed: 'the recipient had unsubscribed',
   hard_bounce: "the recipient's address hard-bounced before",
   complaint: 'the recipient marked an earlier email as spam',
   evidence_resolved: 'the problem it was about had already been resolved',
-  quiet_hours_past_deadline: "the recipient's quiet hours lasted past the deadline",
   operator: 'an operator suppressed it',
 };
 
@@ -25,11 +24,24 @@ export const attemptOutcomeText: Record<AttemptOutcome, string> = {
 };
 
 const deferralText: Record<string, string> = {
-  early: 'the wake-up came before the due time',
-  not_due: 'the wake-up came before the due time',
+  early: 'an early wake-up: its send window had not opened yet',
+  not_due: 'an early wake-up: it was not due yet',
   quiet_hours: "the recipient's quiet hours",
   rate_limited: "the recipient domain's rate limit",
   rate_limit: "the recipient domain's rate limit",
+};
+
+/** Why a policy suppression happened, when the attempt's detail says more than the reason. */
+const suppressionDetailText: Record<string, string> = {
+  quiet_hours_cover_window: "its send window closed during the recipient's quiet hours (a courtesy notice is not sent inside them)",
+  // Rows recorded before migration 0008 kept their words.
+  deadline_passed: 'its send window closed before it could be sent (it is never sent late)',
+  quiet_hours_past_deadline: "its send window closed during the recipient's quiet hours (a courtesy notice is not sent inside them)",
+};
+
+/** Details on a `sent` attempt. */
+const sentDetailText: Record<string, string> = {
+  quiet_hours_overridden: "sent inside the recipient's quiet hours: they covered the rest of a required notice's window",
 };
 
 export function explainSuppression(reason: string | null): string | null {
@@ -41,7 +53,8 @@ export function explainAttempt(outcome: string, detail: string | null): string {
   const base = outcome in attemptOutcomeText ? attemptOutcomeText[outcome as AttemptOutcome] : outcome;
   if (!detail) return base;
   if (outcome === 'deferred') return `Deferred because of ${deferralText[detail] ?? detail.replaceAll('_', ' ')}`;
-  if (outcome === 'suppressed_policy') return `Suppressed because ${explainSuppression(detail) ?? detail}`;
+  if (outcome === 'suppressed_policy') return `Suppressed because ${suppressionDetailText[detail] ?? explainSuppression(detail) ?? detail}`;
+  if (outcome === 'sent' && sentDetailText[detail]) return `${base}; ${sentDetailText[detail]}`;
   return `${base} (${detail.replaceAll('_', ' ')})`;
 }
 

@@ -11,7 +11,7 @@ import { createLogger } from '@/lib/log';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
 import { createMailTransport } from '@/lib/mail/transport';
-import { duplicatesSuppressed, wouldSuppress } from '@/lib/metrics/registry';
+import { duplicatesSuppressed, windowMissed, wouldSuppress } from '@/lib/metrics/registry';
 import type { Delivery, HandlerResult } from '@/lib/queue/types';
 import { createWakeupHandler, DeliveryAbortedError, type SendPathSettings } from './handle-wakeup';
 import { createDomainRateLimiter, type DomainRateLimiter } from './rate-limit';
@@ -56,7 +56,7 @@ function codeIn(raw: string): string | null {
   return /confirmation code: ([A-Z2-9]{10})/.exec(raw)?.[1] ?? null;
 }
 
-async function metricValue(counter: typeof duplicatesSuppressed | typeof wouldSuppress, labels: Record<string, string>): Promise<number> {
+async function metricValue(counter: typeof duplicatesSuppressed | typeof wouldSuppress | typeof windowMissed, labels: Record<string, string>): Promise<number> {
   const data = await counter.get();
   return data.values
     .filter((value) => Object.entries(labels).every(([name, wanted]) => (value.labels as Record<string, unknown>)[name] === wanted))
@@ -125,16 +125,61 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
 
     expect(await readJob(t.db, unsubscribed.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'unsubscribed' });
     expect(await readJob(t.db, resolved.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'evidence_resolved' });
-    expect(await readJob(t.db, late.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'deadline_passed' });
+    expect(await readJob(t.db, late.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'window_missed' });
     for (const job of [unsubscribed, resolved, late]) {
       expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toBeNull();
       expect(sink.countByCorrelation(correlationOf(job.noticeKey))).toBe(0);
     }
   });
 
-  it('defers into the end of quiet hours, or suppresses when they outlast the deadline', async () => {
+  it('defers a wake-up before window_earliest to it without an attempt, and never sends after latest', async () => {
+    const windowEarliest = new Date(Date.now() + 2 * 3_600_000);
+    const early = await insertTestJob(t.db, { windowEarliest, category: 'required' });
+    const handle = handlerFor();
+    expect(await handle(delivery(early.id))).toEqual({ ack: true, wakeAt: windowEarliest });
+    expect(await readJob(t.db, early.id)).toMatchObject({ state: 'pending', attempts: 0, nextAttemptAt: windowEarliest });
+    expect((await listAttemptsForJob(t.db, { jobId: early.id })).map((a) => [a.outcome, a.detail])).toEqual([['deferred', 'early']]);
+
+    const before = await metricValue(windowMissed, { notice_type: 'renewal_notice_t72', category: 'required' });
+    const late = await insertTestJob(t.db, {
+      windowEarliest: new Date(Date.now() - 3 * 3_600_000),
+      dueAt: new Date(Date.now() - 3 * 3_600_000),
+      deadlineAt: new Date(Date.now() - 1),
+      category: 'required',
+    });
+    expect(await handle(delivery(late.id))).toEqual({ ack: true });
+    expect(await readJob(t.db, late.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'window_missed', attempts: 0 });
+    expect((await listAttemptsForJob(t.db, { jobId: late.id })).map((a) => [a.outcome, a.detail])).toEqual([['suppressed_policy', 'window_missed']]);
+    expect(await metricValue(windowMissed, { notice_type: 'renewal_notice_t72', category: 'required' })).toBe(before + 1);
+    for (const job of [early, late]) expect(sink.countByCorrelation(correlationOf(job.noticeKey))).toBe(0);
+  });
+
+  it('re-checks the window after the domain token: a window that closed meanwhile is missed, not sent late', async () => {
+    const job = await insertTestJob(t.db, { deadlineAt: new Date(Date.now() + 60_000) });
+    // The clock read at the start is inside the window; every later read (after the token) is an hour on.
+    let reads = 0;
+    const start = Date.now();
+    const stepping = () => new Date(reads++ === 0 ? start : start + 3_600_000);
+    const mail = createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'Notices <n@notices.test>', messageIdDomain: 'notices.test' });
+    const handle = createWakeupHandler({
+      db: t.db,
+      mail,
+      rateLimiter: limiter,
+      settings,
+      workerId: 'w',
+      logger: createLogger('test', 'silent'),
+      now: stepping,
+    });
+    expect(await handle(delivery(job.id))).toEqual({ ack: true });
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'window_missed' });
+    expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toBeNull();
+    expect(sink.countByCorrelation(correlationOf(job.noticeKey))).toBe(0);
+  });
+
+  it('defers into the end of quiet hours; when they outlast latest a courtesy notice is window_missed, a required one is sent inside them', async () => {
     const job = await insertTestJob(t.db);
     const tight = await insertTestJob(t.db, { deadlineAt: new Date(Date.now() + 60_000) });
+    const required = await insertTestJob(t.db, { deadlineAt: new Date(Date.now() + 60_000), category: 'required' });
     // A window covering "now" in UTC, ending ~2 h from now.
     const nowUtc = new Date();
     const quietHours = { startMinute: ((nowUtc.getUTCHours() + 23) % 24) * 60, endMinute: ((nowUtc.getUTCHours() + 2) % 24) * 60 };
@@ -143,7 +188,15 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     expect(result).toMatchObject({ ack: true, wakeAt: expect.any(Date) });
     expect((await readJob(t.db, job.id)).state).toBe('pending');
     expect(await handle(delivery(tight.id))).toEqual({ ack: true });
-    expect(await readJob(t.db, tight.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'quiet_hours_past_deadline' });
+    expect(await readJob(t.db, tight.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'window_missed' });
+    expect((await listAttemptsForJob(t.db, { jobId: tight.id })).map((a) => [a.outcome, a.detail])).toEqual([
+      ['suppressed_policy', 'quiet_hours_cover_window'],
+    ]);
+    expect(sink.countByCorrelation(correlationOf(tight.noticeKey))).toBe(0);
+    expect(await handle(delivery(required.id))).toEqual({ ack: true });
+    expect(await readJob(t.db, required.id)).toMatchObject({ state: 'sent' });
+    expect((await listAttemptsForJob(t.db, { jobId: required.id })).map((a) => [a.outcome, a.detail])).toEqual([['sent', 'quiet_hours_overridden']]);
+    expect(sink.countByCorrelation(correlationOf(required.noticeKey))).toBe(1);
   });
 
   it('releases the claim on 451 and retries with backoff, then fails on 550 with no claim left', async () => {

@@ -11,10 +11,19 @@ import { cancellationUrl, mintOneTimeCode } from '@/lib/ledger/one-time-code';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { renderNotice } from '@/lib/mail/render';
 import type { MailTransport, SendOutcome } from '@/lib/mail/transport';
-import { claimsMinted, claimToCommitSeconds, deferrals, duplicatesSuppressed, policySuppressions, sendOutcomes, wouldSuppress } from '@/lib/metrics/registry';
+import {
+  claimsMinted,
+  claimToCommitSeconds,
+  deferrals,
+  duplicatesSuppressed,
+  policySuppressions,
+  sendOutcomes,
+  windowMissed,
+  wouldSuppress,
+} from '@/lib/metrics/registry';
 import type { Delivery, HandlerResult, WakeupHandler } from '@/lib/queue/types';
 import { planRetry } from './backoff';
-import { decidePolicy } from './policy';
+import { decidePolicy, windowClosed, type PolicyDecision } from './policy';
 import type { QuietWindow } from './quiet-hours';
 import { recipientDomain, type DomainRateLimiter } from './rate-limit';
 import { createSendPathStatements, type SendPathStatements } from './send-path-statements';
@@ -125,15 +134,17 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       log.info({ cause: decision.cause, until: decision.until.toISOString() }, 'deferred');
       return { ack: true, wakeAt: decision.until };
     }
-    if (policyApplies && decision.kind === 'suppress') {
+    const suppress = async (suppression: Extract<PolicyDecision, { kind: 'suppress' }>): Promise<HandlerResult> => {
       await db.transaction(async (tx) => {
-        await suppressJob(tx, { jobId: job.id, reason: decision.reason });
-        await recordAttempt(tx, attempt('suppressed_policy', { detail: decision.reason }));
+        await suppressJob(tx, { jobId: job.id, reason: suppression.reason });
+        await recordAttempt(tx, attempt('suppressed_policy', { detail: suppression.detail }));
       });
-      policySuppressions.inc({ notice_type: job.noticeType, reason: decision.reason });
-      log.info({ reason: decision.reason }, 'suppressed by policy');
+      policySuppressions.inc({ notice_type: job.noticeType, reason: suppression.reason });
+      if (suppression.reason === 'window_missed') windowMissed.inc({ notice_type: job.noticeType, category: job.category });
+      log.info({ reason: suppression.reason, detail: suppression.detail }, 'suppressed by policy');
       return { ack: true };
-    }
+    };
+    if (policyApplies && decision.kind === 'suppress') return suppress(decision);
 
     const domain = recipientDomain(job.recipientEmail);
     const throttled = await takeToken(deps, domain, delivery.signal);
@@ -145,6 +156,11 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       });
       deferrals.inc({ notice_type: job.noticeType, cause: 'rate_limited' });
       return { ack: true, wakeAt: until };
+    }
+
+    // The token may have been waited for: a window that closed meanwhile is missed, never sent late.
+    if (windowClosed(job, now()) && (job.state === 'pending' || !(await isClaimHeld(db, job.noticeKey)))) {
+      return suppress({ kind: 'suppress', reason: 'window_missed', detail: 'window_missed' });
     }
 
     // Past this line the delivery may already be with another worker; before it, stop cleanly.
@@ -204,7 +220,8 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
 
     const outcome = await sendNotice(deps, job, oneTimeCode);
     checkpoint('after_send');
-    const result = await commitOutcome({ deps, statements, job, outcome, ownedToken, attempt, claimCommittedAt });
+    const sentDetail = decision.kind === 'proceed' && decision.quietHoursOverridden ? 'quiet_hours_overridden' : null;
+    const result = await commitOutcome({ deps, statements, job, outcome, ownedToken, attempt, claimCommittedAt, sentDetail });
     checkpoint('after_commit');
     log.info({ outcome: outcome.kind, errorClass: outcome.kind === 'accepted' ? undefined : outcome.errorClass }, 'send finished');
     return result;
@@ -251,9 +268,11 @@ type CommitParams = {
   ownedToken: string | null;
   attempt: (outcome: AttemptRecord['outcome'], extra?: Partial<AttemptRecord>) => AttemptRecord;
   claimCommittedAt: number;
+  /** What the `sent` attempt records beside the outcome (`quiet_hours_overridden`). */
+  sentDetail: string | null;
 };
 
-async function commitOutcome({ deps, statements, job, outcome, ownedToken, attempt, claimCommittedAt }: CommitParams): Promise<HandlerResult> {
+async function commitOutcome({ deps, statements, job, outcome, ownedToken, attempt, claimCommittedAt, sentDetail }: CommitParams): Promise<HandlerResult> {
   const { db, settings } = deps;
   if (outcome.kind === 'accepted') {
     const claimToCommitMs = Math.round(performance.now() - claimCommittedAt);
@@ -271,6 +290,7 @@ async function commitOutcome({ deps, statements, job, outcome, ownedToken, attem
       correlationId: record.correlationId ?? null,
       claimToCommitMs: ownedToken ? claimToCommitMs : null,
       mode: record.mode,
+      detail: sentDetail,
     });
     if (ownedToken) claimToCommitSeconds.observe({ notice_type: job.noticeType }, claimToCommitMs / 1000);
     sendOutcomes.inc({ notice_type: job.noticeType, outcome: 'accepted' });

@@ -15,6 +15,8 @@ function facts(overrides: Partial<Omit<PolicyFacts, 'job'>> & { job?: Partial<Po
     job: {
       state: 'pending',
       dueAt: new Date(now.getTime() - hour),
+      windowEarliest: null,
+      category: 'courtesy',
       deadlineAt: new Date(now.getTime() + 24 * hour),
       nextAttemptAt: new Date(now.getTime() - hour),
       recipientTimeZone: 'UTC',
@@ -25,7 +27,7 @@ function facts(overrides: Partial<Omit<PolicyFacts, 'job'>> & { job?: Partial<Po
 
 describe('send-path policy', () => {
   it('proceeds with a due, unrestricted job', () => {
-    expect(decidePolicy(facts())).toEqual({ kind: 'proceed' });
+    expect(decidePolicy(facts())).toEqual({ kind: 'proceed', quietHoursOverridden: false });
   });
 
   it.each(['sent', 'suppressed', 'cancelled', 'failed'] as const)('discards a %s job before anything else', (state) => {
@@ -40,8 +42,27 @@ describe('send-path policy', () => {
     expect(decidePolicy(facts({ job: { dueAt, nextAttemptAt: dueAt } }))).toEqual({ kind: 'defer', until: dueAt, cause: 'early' });
   });
 
-  it('suppresses past the deadline before looking at anything else', () => {
-    expect(decidePolicy(facts({ job: { deadlineAt: now }, recipientSuppression: 'complaint' }))).toEqual({ kind: 'suppress', reason: 'deadline_passed' });
+  it('defers a wake-up before window_earliest to it, even when due_at has come', () => {
+    const windowEarliest = new Date(now.getTime() + 2 * hour);
+    expect(decidePolicy(facts({ job: { windowEarliest } }))).toEqual({ kind: 'defer', until: windowEarliest, cause: 'early' });
+    // A due time moved inside the window (quiet hours) is the later of the two.
+    const dueAt = new Date(now.getTime() + 3 * hour);
+    expect(decidePolicy(facts({ job: { windowEarliest, dueAt, nextAttemptAt: dueAt } }))).toEqual({ kind: 'defer', until: dueAt, cause: 'early' });
+  });
+
+  it('is open from its earliest to its latest instant, both included', () => {
+    expect(decidePolicy(facts({ job: { windowEarliest: now, dueAt: now, nextAttemptAt: now } }))).toEqual({ kind: 'proceed', quietHoursOverridden: false });
+    expect(decidePolicy(facts({ job: { deadlineAt: now } }))).toEqual({ kind: 'proceed', quietHoursOverridden: false });
+  });
+
+  it('suppresses window_missed after latest before looking at anything else', () => {
+    const deadlineAt = new Date(now.getTime() - 1);
+    expect(decidePolicy(facts({ job: { deadlineAt }, recipientSuppression: 'complaint' }))).toEqual({
+      kind: 'suppress',
+      reason: 'window_missed',
+      detail: 'window_missed',
+    });
+    expect(decidePolicy(facts({ job: { deadlineAt, category: 'required' } }))).toMatchObject({ kind: 'suppress', reason: 'window_missed' });
   });
 
   it.each([
@@ -50,17 +71,21 @@ describe('send-path policy', () => {
     ['complaint', 'complaint'],
     ['manual', 'unsubscribed'],
   ] as const)('suppresses a %s recipient', (suppression, reason) => {
-    expect(decidePolicy(facts({ recipientSuppression: suppression }))).toEqual({ kind: 'suppress', reason });
+    expect(decidePolicy(facts({ recipientSuppression: suppression }))).toEqual({ kind: 'suppress', reason, detail: reason });
   });
 
   it('suppresses when the evidence is resolved', () => {
-    expect(decidePolicy(facts({ evidenceState: 'resolved' }))).toEqual({ kind: 'suppress', reason: 'evidence_resolved' });
-    expect(decidePolicy(facts({ evidenceState: 'open' }))).toEqual({ kind: 'proceed' });
+    expect(decidePolicy(facts({ evidenceState: 'resolved' }))).toEqual({ kind: 'suppress', reason: 'evidence_resolved', detail: 'evidence_resolved' });
+    expect(decidePolicy(facts({ evidenceState: 'open' }))).toEqual({ kind: 'proceed', quietHoursOverridden: false });
   });
 
   it('lets a permanent suppression win over a pending retry', () => {
     const retryAt = new Date(now.getTime() + hour);
-    expect(decidePolicy(facts({ job: { nextAttemptAt: retryAt }, recipientSuppression: 'hard_bounce' }))).toEqual({ kind: 'suppress', reason: 'hard_bounce' });
+    expect(decidePolicy(facts({ job: { nextAttemptAt: retryAt }, recipientSuppression: 'hard_bounce' }))).toEqual({
+      kind: 'suppress',
+      reason: 'hard_bounce',
+      detail: 'hard_bounce',
+    });
     expect(decidePolicy(facts({ job: { nextAttemptAt: retryAt } }))).toEqual({ kind: 'defer', until: retryAt, cause: 'backoff' });
   });
 
@@ -69,11 +94,42 @@ describe('send-path policy', () => {
     expect(decidePolicy(facts({ quietHours }))).toEqual({ kind: 'defer', until: new Date('2026-03-10T13:00:00Z'), cause: 'quiet_hours' });
   });
 
-  it('suppresses when quiet hours outlast the deadline', () => {
+  it('defers to the end of quiet hours when that is exactly latest', () => {
     const quietHours = parseQuietHours('11:00-13:00');
-    expect(decidePolicy(facts({ quietHours, job: { deadlineAt: new Date('2026-03-10T12:30:00Z') } }))).toEqual({
+    const deadlineAt = new Date('2026-03-10T13:00:00Z');
+    expect(decidePolicy(facts({ quietHours, job: { deadlineAt } }))).toEqual({ kind: 'defer', until: deadlineAt, cause: 'quiet_hours' });
+  });
+
+  it('never lets quiet hours push a notice past latest: courtesy is window_missed, required is sent inside them', () => {
+    const quietHours = parseQuietHours('11:00-13:00');
+    const deadlineAt = new Date('2026-03-10T12:30:00Z');
+    expect(decidePolicy(facts({ quietHours, job: { deadlineAt } }))).toEqual({
       kind: 'suppress',
-      reason: 'quiet_hours_past_deadline',
+      reason: 'window_missed',
+      detail: 'quiet_hours_cover_window',
+    });
+    expect(decidePolicy(facts({ quietHours, job: { deadlineAt, category: 'required' } }))).toEqual({ kind: 'proceed', quietHoursOverridden: true });
+  });
+
+  it('on a DST night (Berlin, clocks forward 02:00→03:00) quiet hours 21:00–08:00 end at 08:00 local = 06:00Z', () => {
+    // 2026-03-29 01:30 CET = 00:30Z. The wall-clock walk said 08:00 − 01:30 = 6.5 h → 07:00Z (09:00 CEST), an hour late.
+    const quietHours = parseQuietHours('21:00-08:00');
+    const at = new Date('2026-03-29T00:30:00Z');
+    const courtesyLatest = new Date('2026-03-29T06:30:00Z');
+    expect(decidePolicy(facts({ now: at, quietHours, job: { recipientTimeZone: 'Europe/Berlin', deadlineAt: courtesyLatest } }))).toEqual({
+      kind: 'defer',
+      until: new Date('2026-03-29T06:00:00Z'),
+      cause: 'quiet_hours',
+    });
+    // A window closing at 05:59:59Z lies wholly inside the night.
+    const tight = new Date('2026-03-29T05:59:59.999Z');
+    expect(decidePolicy(facts({ now: at, quietHours, job: { recipientTimeZone: 'Europe/Berlin', deadlineAt: tight } }))).toMatchObject({
+      reason: 'window_missed',
+      detail: 'quiet_hours_cover_window',
+    });
+    expect(decidePolicy(facts({ now: at, quietHours, job: { recipientTimeZone: 'Europe/Berlin', deadlineAt: tight, category: 'required' } }))).toEqual({
+      kind: 'proceed',
+      quietHoursOverridden: true,
     });
   });
 });

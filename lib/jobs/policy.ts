@@ -1,18 +1,32 @@
-import type { JobState, RecipientSuppressionReason, SuppressionReason } from '@/db/schema/states';
+import type { JobState, NoticeCategory, RecipientSuppressionReason, SuppressionReason } from '@/db/schema/states';
 import { quietHoursEnd, type QuietWindow } from './quiet-hours';
 
 /**
  * Steps 1–3 of the send path as one pure decision, in the design's order: terminal job →
- * discard; early → defer (attempts unchanged); then policy suppressions; then quiet hours.
- * Everything here is re-evaluated on every wake-up, so a retry after a temporary rejection
- * meets the same suppressions as a first attempt.
+ * discard; before the window opens → defer (attempts unchanged); after it closed → suppress
+ * `window_missed`; then policy suppressions; then quiet hours. Everything here is re-evaluated
+ * on every wake-up, so a retry after a temporary rejection meets the same suppressions as a
+ * first attempt.
+ *
+ * The window is the closed interval [window_earliest ?? due_at, deadline_at] (docs/send-windows.md);
+ * a wake-up before the later of `window_earliest` and `due_at` (quiet hours may have moved the
+ * due time inside the window) waits for it.
+ *
+ * Quiet hours never push a notice past `latest`: when they end inside the window the wake-up
+ * waits for their end; when they cover what is left of it, a `required` notice is sent inside
+ * them (a law's window outranks the recipient's night, as the planner decides in
+ * lib/windows/plan.ts) and a `courtesy` one is suppressed `window_missed`, its attempt saying
+ * `quiet_hours_cover_window`.
  */
 export type PolicyFacts = {
   now: Date;
   job: {
     state: JobState;
     dueAt: Date;
+    /** null: the window opens at due_at. */
+    windowEarliest: Date | null;
     deadlineAt: Date;
+    category: NoticeCategory;
     nextAttemptAt: Date;
     recipientTimeZone: string;
   };
@@ -24,8 +38,10 @@ export type PolicyFacts = {
 export type PolicyDecision =
   | { kind: 'discard'; state: JobState }
   | { kind: 'defer'; until: Date; cause: 'early' | 'backoff' | 'quiet_hours' }
-  | { kind: 'suppress'; reason: SuppressionReason }
-  | { kind: 'proceed' };
+  /** `detail` is what the attempt records: the reason, or why the window was missed. */
+  | { kind: 'suppress'; reason: SuppressionReason; detail: string }
+  /** `quietHoursOverridden`: a required notice whose remaining window is all quiet hours, sent inside them. */
+  | { kind: 'proceed'; quietHoursOverridden: boolean };
 
 const terminal: readonly JobState[] = ['sent', 'suppressed', 'cancelled', 'failed'];
 
@@ -36,17 +52,32 @@ const recipientReason: Record<RecipientSuppressionReason, SuppressionReason> = {
   manual: 'unsubscribed',
 };
 
+/** The first instant a send may happen: the window's earliest, or the due time when that is later. */
+export function sendOpensAt(job: Pick<PolicyFacts['job'], 'dueAt' | 'windowEarliest'>): Date {
+  return job.windowEarliest && job.windowEarliest.getTime() > job.dueAt.getTime() ? job.windowEarliest : job.dueAt;
+}
+
+/** The window is closed: `deadline_at` is its last instant (closed interval, as the planner's). */
+export function windowClosed(job: Pick<PolicyFacts['job'], 'deadlineAt'>, now: Date): boolean {
+  return now.getTime() > job.deadlineAt.getTime();
+}
+
+const suppress = (reason: SuppressionReason, detail: string = reason): PolicyDecision => ({ kind: 'suppress', reason, detail });
+
 export function decidePolicy({ now, job, recipientSuppression, evidenceState, quietHours }: PolicyFacts): PolicyDecision {
   if (terminal.includes(job.state)) return { kind: 'discard', state: job.state };
-  if (now < job.dueAt) return { kind: 'defer', until: job.dueAt, cause: 'early' };
-  if (now >= job.deadlineAt) return { kind: 'suppress', reason: 'deadline_passed' };
-  if (recipientSuppression) return { kind: 'suppress', reason: recipientReason[recipientSuppression] };
-  if (evidenceState === 'resolved') return { kind: 'suppress', reason: 'evidence_resolved' };
+  const opensAt = sendOpensAt(job);
+  if (now < opensAt) return { kind: 'defer', until: opensAt, cause: 'early' };
+  if (windowClosed(job, now)) return suppress('window_missed');
+  if (recipientSuppression) return suppress(recipientReason[recipientSuppression]);
+  if (evidenceState === 'resolved') return suppress('evidence_resolved');
   // A wake-up that arrives before its backoff expired (a duplicate, or the sweeper) waits.
   if (job.state === 'pending' && now < job.nextAttemptAt) return { kind: 'defer', until: job.nextAttemptAt, cause: 'backoff' };
   if (quietHours) {
     const end = quietHoursEnd({ now, timeZone: job.recipientTimeZone, window: quietHours });
-    if (end) return end < job.deadlineAt ? { kind: 'defer', until: end, cause: 'quiet_hours' } : { kind: 'suppress', reason: 'quiet_hours_past_deadline' };
+    if (end && end.getTime() <= job.deadlineAt.getTime()) return { kind: 'defer', until: end, cause: 'quiet_hours' };
+    if (end && job.category === 'required') return { kind: 'proceed', quietHoursOverridden: true };
+    if (end) return suppress('window_missed', 'quiet_hours_cover_window');
   }
-  return { kind: 'proceed' };
+  return { kind: 'proceed', quietHoursOverridden: false };
 }

@@ -58,8 +58,15 @@ export const quarantinedClaims = new Gauge({
 
 export const policySuppressions = new Counter({
   name: 'notice_ledger_policy_suppressions_total',
-  help: 'Notices not sent by policy: deadline passed, recipient suppressed, evidence resolved, quiet hours past deadline.',
+  help: 'Notices not sent by policy: window missed (its latest instant passed, or quiet hours covered the rest of a courtesy window), recipient suppressed, evidence resolved.',
   labelNames: ['notice_type', 'reason'] as const,
+  registers: [registry],
+});
+
+export const windowMissed = new Counter({
+  name: 'notice_ledger_window_missed_total',
+  help: 'Notices suppressed at send because their window closed first (never sent late), by notice type and category (required, courtesy).',
+  labelNames: ['notice_type', 'category'] as const,
   registers: [registry],
 });
 

@@ -5,7 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countKeysByLedgerStateInRange, textArrayLiteral } from '@/db/queries/replay-dry-run';
 import { noticeLedger } from '@/db/schema';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
+import { insertTestJob } from '@/testing/jobs';
 import { countKeysAgainstLedger, sortedDistinctChunks } from './dry-run';
+import { dryRunVerdict, wouldSendOf } from './verdict';
 
 const hexKey = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => Buffer.from(bytes).toString('hex'));
 /** Keys as an upload could hand them over: mostly hex, some not, with repeats. */
@@ -92,16 +94,16 @@ describe('countKeysAgainstLedger', () => {
     const unknown = Array.from({ length: 6 }, () => randomBytes(32).toString('hex'));
     // Repeats of known and unknown keys, and one key that is not hex.
     const keys = [...known, ...unknown, known[0] ?? '', unknown[2] ?? '', 'not-hex', known[4] ?? '', 'not-hex'];
-    const expected = { total: 12, newKeys: 7, existing: { sent: 2, claimed: 1, released: 1, suppressed: 1 } };
+    const expected = { total: 12, newKeys: 7, existing: { sent: 2, claimed: 1, released: 1, suppressed: 1 }, blocked: {} };
     for (const chunkSize of [1, 2, 5, 11, 12, 13, 50_000]) {
       expect(await countKeysAgainstLedger(t.db, { keys, chunkSize })).toEqual(expected);
     }
   });
 
   it('counts nothing for no keys, and one key on its own', async () => {
-    expect(await countKeysAgainstLedger(t.db, { keys: [] })).toEqual({ total: 0, newKeys: 0, existing: {} });
-    expect(await countKeysAgainstLedger(t.db, { keys: [known[2] ?? ''] })).toEqual({ total: 1, newKeys: 0, existing: { claimed: 1 } });
-    expect(await countKeysAgainstLedger(t.db, { keys: [randomBytes(32).toString('hex')] })).toEqual({ total: 1, newKeys: 1, existing: {} });
+    expect(await countKeysAgainstLedger(t.db, { keys: [] })).toEqual({ total: 0, newKeys: 0, existing: {}, blocked: {} });
+    expect(await countKeysAgainstLedger(t.db, { keys: [known[2] ?? ''] })).toEqual({ total: 1, newKeys: 0, existing: { claimed: 1 }, blocked: {} });
+    expect(await countKeysAgainstLedger(t.db, { keys: [randomBytes(32).toString('hex')] })).toEqual({ total: 1, newKeys: 1, existing: {}, blocked: {} });
   });
 
   it('runs inside a caller transaction, one statement after the other, without leaving it broken', async () => {
@@ -111,7 +113,7 @@ describe('countKeysAgainstLedger', () => {
       const after = await tx.execute<{ one: number }>(sql`select 1 as one`);
       return { inside, after: after.rows[0]?.one };
     });
-    expect(counts).toEqual({ inside: { total: 6, newKeys: 1, existing: { sent: 2, claimed: 1, released: 1, suppressed: 1 } }, after: 1 });
+    expect(counts).toEqual({ inside: { total: 6, newKeys: 1, existing: { sent: 2, claimed: 1, released: 1, suppressed: 1 }, blocked: {} }, after: 1 });
   });
 
   it('finds keys that need quoting in the array parameter', async () => {
@@ -119,6 +121,38 @@ describe('countKeysAgainstLedger', () => {
     await t.db
       .insert(noticeLedger)
       .values(odd.map((noticeKey) => ({ noticeKey, noticeType: 'renewal_notice_t72', identity: {}, state: 'claimed' as const, claimedBy: 'test' })));
-    expect(await countKeysByLedgerStateInRange(t.db, { keys: [...odd, 'absent'] })).toEqual({ total: 5, newKeys: 1, existing: { claimed: 4 } });
+    expect(await countKeysByLedgerStateInRange(t.db, { keys: [...odd, 'absent'] })).toEqual({ total: 5, newKeys: 1, existing: { claimed: 4 }, blocked: {} });
+  });
+
+  it('counts as would-send only keys whose job would reach a send, and names the others', async () => {
+    const hour = 3_600_000;
+    const job = (over: Parameters<typeof insertTestJob>[1] = {}) => insertTestJob(t.db, over);
+    const sendable = await job();
+    const suppressed = await job({ state: 'suppressed' });
+    const cancelled = await job({ state: 'cancelled' });
+    const failed = await job({ state: 'failed' });
+    const pastWindow = await job({ dueAt: new Date(Date.now() - 3 * hour), deadlineAt: new Date(Date.now() - hour) });
+    // The ledger refuses this one anyway (sent): its job's state does not count twice.
+    const refused = await job({ state: 'suppressed' });
+    // Released for resend, but its window has closed: the send path would suppress it window_missed.
+    const releasedLate = await job({ dueAt: new Date(Date.now() - 3 * hour), deadlineAt: new Date(Date.now() - hour) });
+    await t.db.insert(noticeLedger).values([
+      { noticeKey: refused.noticeKey, noticeType: 'renewal_notice_t72', identity: {}, state: 'sent', sentAt: new Date(), claimedBy: 'test' },
+      { noticeKey: releasedLate.noticeKey, noticeType: 'renewal_notice_t72', identity: {}, state: 'released', claimedBy: 'test' },
+    ]);
+    const keys = [sendable, suppressed, cancelled, failed, pastWindow, refused, releasedLate].map((row) => row.noticeKey);
+    const unknown = randomBytes(32).toString('hex');
+    for (const chunkSize of [1, 3, 50_000]) {
+      const counts = await countKeysAgainstLedger(t.db, { keys: [...keys, unknown], chunkSize });
+      expect(counts).toEqual({
+        total: 8,
+        newKeys: 6,
+        existing: { sent: 1, released: 1 },
+        blocked: { suppressed: 1, cancelled: 1, failed: 1, past_window: 2 },
+      });
+      // The sendable job and the key no job has yet.
+      expect(wouldSendOf(counts)).toBe(2);
+      expect(dryRunVerdict(counts).message).toContain('Not counted as sends, their job stops them: 1 cancelled, 1 failed, 2 past their window, 1 suppressed.');
+    }
   });
 });

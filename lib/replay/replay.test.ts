@@ -105,14 +105,27 @@ describe('dry run', () => {
   it('counts new vs existing keys by ledger state for a filter and says when the backlog was already delivered', async () => {
     await seedWindow([null, null, 'sent', 'sent', 'sent', 'claimed', 'released', 'suppressed'], 'dry-a');
     const mixed = await dryRunFilter(t.db, { filter: { source: 'dry-a' } });
-    expect(mixed.counts).toEqual({ total: 8, newKeys: 2, existing: { sent: 3, claimed: 1, released: 1, suppressed: 1 } });
+    expect(mixed.counts).toEqual({ total: 8, newKeys: 2, existing: { sent: 3, claimed: 1, released: 1, suppressed: 1 }, blocked: {} });
     expect(mixed.verdict.kind).toBe('mixed');
     expect(mixed.verdict.wouldSend).toBe(3);
 
     await seedWindow([null, ...Array<'sent'>(99).fill('sent')], 'dry-b');
     const delivered = await dryRunFilter(t.db, { filter: { source: 'dry-b' } });
-    expect(delivered.counts).toEqual({ total: 100, newKeys: 1, existing: { sent: 99 } });
+    expect(delivered.counts).toEqual({ total: 100, newKeys: 1, existing: { sent: 99 }, blocked: {} });
     expect(delivered.verdict.kind).toBe('already_delivered');
+
+    // Jobs the ledger would let through but that would never reach a send are not "would be sent".
+    const stopped = await Promise.all([
+      insertTestJob(t.db, { source: 'dry-c' }),
+      insertTestJob(t.db, { source: 'dry-c', state: 'suppressed' }),
+      insertTestJob(t.db, { source: 'dry-c', state: 'cancelled' }),
+      insertTestJob(t.db, { source: 'dry-c', state: 'failed' }),
+      insertTestJob(t.db, { source: 'dry-c', dueAt: new Date(Date.now() - 7_200_000), deadlineAt: new Date(Date.now() - 60_000) }),
+    ]);
+    const honest = await dryRunFilter(t.db, { filter: { source: 'dry-c' } });
+    expect(stopped).toHaveLength(5);
+    expect(honest.counts).toEqual({ total: 5, newKeys: 5, existing: {}, blocked: { suppressed: 1, cancelled: 1, failed: 1, past_window: 1 } });
+    expect(honest.verdict.wouldSend).toBe(1);
     expect(delivered.verdict.message).toMatch(/already delivered.*Stopping is the safe choice/);
   });
 
@@ -122,7 +135,7 @@ describe('dry run', () => {
     const keys = [...jobs.map((job) => job.noticeKey), ...unknown, jobs[0]?.noticeKey ?? ''];
     const result = await dryRunKeys(t.db, { keys });
     // The third job has no ledger row: it is new, like the two unknown keys.
-    expect(result.counts).toEqual({ total: 5, newKeys: 3, existing: { sent: 1, claimed: 1 } });
+    expect(result.counts).toEqual({ total: 5, newKeys: 3, existing: { sent: 1, claimed: 1 }, blocked: {} });
   });
 
   it('filters by due window and notice type', async () => {
@@ -327,7 +340,7 @@ describe('run', () => {
     ].join('\n');
     const requested = await requestReplay(t.db, { actor: operator, input: { reason: 'upstream export', csv }, secret });
     if (!requested.ok) throw new Error(requested.refusal.message);
-    expect(requested.data.dryRun.counts).toEqual({ total: 2, newKeys: 1, existing: { sent: 1 } });
+    expect(requested.data.dryRun.counts).toEqual({ total: 2, newKeys: 1, existing: { sent: 1 }, blocked: {} });
     expect(requested.data.replay.uploadRejections).toEqual([
       { line: 4, reason: expect.stringMatching(/period_start/), raw: expect.stringContaining('sub_upload_2') },
     ]);

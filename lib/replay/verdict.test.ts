@@ -28,7 +28,7 @@ describe('dryRunVerdict', () => {
         { total: 2, newKeys: 1, existing: { sent: 1 } },
         { total: 1, newKeys: 0, existing: { claimed: 1 } },
       ]),
-    ).toEqual({ total: 6, newKeys: 2, existing: { sent: 3, claimed: 1 } });
+    ).toEqual({ total: 6, newKeys: 2, existing: { sent: 3, claimed: 1 }, blocked: {} });
   });
 });
 

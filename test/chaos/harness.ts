@@ -18,7 +18,17 @@ import { startConsoleServer, type ConsoleServer } from '@/testing/console-server
 import { isBouncingRecipient, planNotices } from './plan';
 import { createPrng, hashUnit, type Prng } from './prng';
 import { runProducer, type ProducerStats } from './producer';
-import { countAttempts, countConfirmations, countOverlaps, jobsWokenByBatch, liveWakeups, readOutcomes, readProgress } from './queries';
+import {
+  countAttempts,
+  countConfirmations,
+  countOverlaps,
+  countWindowAttempts,
+  jobsWokenByBatch,
+  liveWakeups,
+  readOutcomes,
+  readProgress,
+  setWindowOpening,
+} from './queries';
 import { classifyRun, countRows, formatTable, invariantFailures, type Classified } from './verdict';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './workers';
 
@@ -78,6 +88,8 @@ export type ChaosReport = {
   reconciliation: { confirmedByEvents: number; confirmedByReconcile: number; eventsPosted: number; eventPostFailures: number; releasedForResend: number };
   attempts: Record<string, number>;
   overlaps: number;
+  /** Windows opening after the due time that the harness set (`planned`) before the notice was due (`set`); wake-ups before and after a window. */
+  windows: { planned: number; set: number; tight: number; deferredEarly: number; windowMissed: number };
   phasesMs: Record<string, number>;
   elapsedMs: number;
   table: string;
@@ -303,7 +315,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const [killMin, killMax] = options.killEveryMs ?? [3_000, 8_000];
     workers.startChaos({ prng: prng.fork('kills'), minMs: killMin, maxMs: killMax, crashPointChance: options.crashPointChance ?? 0.3 });
     const startedAt = Date.now();
-    const producer = runProducer({ appUrl: app.url, token, planned, startedAt });
+    const windows = { planned: planned.filter((notice) => notice.windowOpensAfterDueMs !== null).length, set: 0, tight: 0, deferredEarly: 0, windowMissed: 0 };
+    const onCreated = async (notice: (typeof planned)[number], jobId: string) => {
+      if (notice.windowOpensAfterDueMs === null) return;
+      if (await setWindowOpening(db, { jobId, opensAfterDueMs: notice.windowOpensAfterDueMs })) {
+        windows.set += 1;
+        if (notice.deadlineAfterMs - notice.windowOpensAfterDueMs <= 3_000) windows.tight += 1;
+      }
+    };
+    const producer = runProducer({ appUrl: app.url, token, planned, startedAt, onCreated });
     const progress = setInterval(() => {
       log(
         `  … producer: ${producer.stats.posts} requests, ${producer.stats.created} reminders created, ${sink?.messages().length ?? 0} messages at the sink, ${workers?.stats().kills ?? 0} kills`,
@@ -436,6 +456,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (eventPostFailures > 0) failures.push(`${eventPostFailures} event posts to the webhook failed`);
     const attempts = await countAttempts(db);
     const overlaps = await countOverlaps(db);
+    const windowAttempts = await countWindowAttempts(db);
+    windows.deferredEarly = windowAttempts.early;
+    windows.windowMissed = windowAttempts.missed;
     const elapsedMs = Math.round(performance.now() - started);
     const crashPointKills = Object.values(kills.crashPointKills).reduce((total, count) => total + count, 0);
     const faultTotal = Object.values(faults).reduce((total, count) => total + count, 0);
@@ -476,6 +499,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           .join(', '),
       ],
       ['redeliveries refused mid-send', `${overlaps} (the first send then committed sent)`],
+      [
+        'windows opening after due',
+        `${windows.set} set of ${windows.planned} planned (${windows.tight} tight, ≤ 3 s); wake-ups before a window ${windows.deferredEarly}, after one ${windows.windowMissed}`,
+      ],
       ['claims confirmed by events', confirmedByEvents],
       ['claims confirmed by reconcileQuarantine', confirmedByReconcile],
       ['released for resend by on-call', `${released} (claims with no trace at the sink)`],
@@ -499,6 +526,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       reconciliation: { confirmedByEvents, confirmedByReconcile, eventsPosted: posted.length, eventPostFailures, releasedForResend: released },
       attempts,
       overlaps,
+      windows,
       phasesMs: phases,
       elapsedMs,
       table,

@@ -21,8 +21,14 @@ export type PlannedNotice = {
   recipientEmail: string;
   /** Due this long after the run's start. */
   dueOffsetMs: number;
-  /** The deadline is this long after the due time (a few are tight: the notice may be suppressed as late). */
+  /** The deadline (the window's latest) is this long after the due time (a few are tight: the notice may be window_missed). */
   deadlineAfterMs: number;
+  /**
+   * The window opens this long after the due time (null: at it). The first wake-up, at the due
+   * time, lands before the window and is deferred to it; the harness sets `window_earliest` as
+   * the planner would, before the notice is due.
+   */
+  windowOpensAfterDueMs: number | null;
   evidenceRef: string | null;
   /** The producer resolves this notice's evidence this long after posting it (negative: before). */
   resolveEvidenceOffsetMs: number | null;
@@ -70,6 +76,19 @@ export function planNotices({ prng, secret, notices, spreadMs }: PlanOptions): P
     const key = noticeKey(secret, fact);
     const dueOffsetMs = prng.int(0, spreadMs);
     const evidenceRef = fact.type === 'payment_recovery' ? `exc:${fact.identity.exception_id}` : null;
+    // Drawn after everything else, so the earlier draws of a seed stay what they were.
+    const deadlineAfterMs = prng.chance(0.02) ? prng.int(1_000, 4_000) : 48 * 3_600_000;
+    const rest = {
+      evidenceRef,
+      resolveEvidenceOffsetMs: evidenceRef && prng.chance(0.1) ? prng.int(-1_000, 500) : null,
+      retryAfterMs: prng.chance(0.2) ? 0 : prng.int(50, Math.max(100, Math.floor(spreadMs / 2))),
+      payload: { plan_name: prng.pick(['Coffee Box', 'Tea Club', 'Pro Plan']), amount: `${prng.int(5, 99)}.00`, currency: 'EUR', charge_date: '2026-12-01' },
+    };
+    // A fifth of the notices get a window that opens after the due time; a third of those a
+    // window so tight (0.3–3 s) that wake-ups delayed by kills and faults land after it.
+    const windowOpensAfterDueMs = prng.chance(0.2) ? prng.int(200, 3_000) : null;
+    const windowed = windowOpensAfterDueMs !== null;
+    const tight = windowed && prng.chance(0.33);
     planned.push({
       index,
       fact,
@@ -77,11 +96,13 @@ export function planNotices({ prng, secret, notices, spreadMs }: PlanOptions): P
       correlation: correlationOf(key),
       recipientEmail,
       dueOffsetMs,
-      deadlineAfterMs: prng.chance(0.02) ? prng.int(1_000, 4_000) : 48 * 3_600_000,
-      evidenceRef,
-      resolveEvidenceOffsetMs: evidenceRef && prng.chance(0.1) ? prng.int(-1_000, 500) : null,
-      retryAfterMs: prng.chance(0.2) ? 0 : prng.int(50, Math.max(100, Math.floor(spreadMs / 2))),
-      payload: { plan_name: prng.pick(['Coffee Box', 'Tea Club', 'Pro Plan']), amount: `${prng.int(5, 99)}.00`, currency: 'EUR', charge_date: '2026-12-01' },
+      deadlineAfterMs: tight
+        ? (windowOpensAfterDueMs ?? 0) + prng.int(300, 3_000)
+        : windowed
+          ? Math.max(deadlineAfterMs, (windowOpensAfterDueMs ?? 0) + 1_000)
+          : deadlineAfterMs,
+      windowOpensAfterDueMs,
+      ...rest,
     });
   }
   return planned;

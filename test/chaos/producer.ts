@@ -41,8 +41,13 @@ export function semaphore(limit: number): <T>(task: () => Promise<T>) => Promise
   };
 }
 
+// A windowed notice is due this long after its first post at the earliest, so the harness can
+// give it its window before anything wakes it (the console answers slowly under the chaos).
+const WINDOW_LEAD_MS = 3_000;
+
 function requestBody(notice: PlannedNotice, startedAt: number): Record<string, unknown> {
-  const dueAt = startedAt + notice.dueOffsetMs;
+  const planned = startedAt + notice.dueOffsetMs;
+  const dueAt = notice.windowOpensAfterDueMs === null ? planned : Math.max(planned, Date.now() + WINDOW_LEAD_MS);
   return {
     type: notice.fact.type,
     identity: notice.fact.identity,
@@ -63,11 +68,14 @@ export function runProducer({
   token,
   planned,
   startedAt,
+  onCreated,
 }: {
   appUrl: string;
   token: string;
   planned: readonly PlannedNotice[];
   startedAt: number;
+  /** Called once per notice, with its job id, when the API answers `created`. */
+  onCreated?: (notice: PlannedNotice, jobId: string) => Promise<void>;
 }): Producer {
   const stats: ProducerStats = { posts: 0, statuses: {}, created: 0, createdTwice: 0, jobIdMismatches: 0, evidenceResolved: 0 };
   const problems: string[] = [];
@@ -105,6 +113,7 @@ export function runProducer({
     const { status, json } = await limit(() => call('POST', '/api/v1/reminders', body()));
     if (status !== 200 && status !== 201) problems.push(`producer: notice #${notice.index} answered ${status}: ${JSON.stringify(json).slice(0, 200)}`);
     if (json.created === true) stats.created += 1;
+    if (json.created === true && typeof json.id === 'string' && onCreated) await onCreated(notice, json.id);
     return { created: json.created === true, jobId: typeof json.id === 'string' ? json.id : null };
   };
 

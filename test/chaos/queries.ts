@@ -42,8 +42,12 @@ export async function readOutcomes(db: Db, keys: readonly string[]): Promise<Not
     last_error_class: string | null;
     ledger_state: string | null;
     claimed_at: Date | string | null;
+    sent_at: Date | string | null;
+    window_opens_at: Date | string | null;
+    deadline_at: Date | string | null;
   }>(sql`
-    select k.key as notice_key, j.state as job_state, j.suppression_reason, j.last_error_class, l.state as ledger_state, l.claimed_at
+    select k.key as notice_key, j.state as job_state, j.suppression_reason, j.last_error_class, l.state as ledger_state, l.claimed_at, l.sent_at,
+      coalesce(j.window_earliest, j.due_at) as window_opens_at, j.deadline_at
     from unnest(${sql.param(keys)}::text[]) as k(key)
     left join reminder_jobs j on j.notice_key = k.key
     left join notice_ledger l on l.notice_key = k.key`);
@@ -54,7 +58,34 @@ export async function readOutcomes(db: Db, keys: readonly string[]): Promise<Not
     lastErrorClass: row.last_error_class,
     ledgerState: row.ledger_state,
     claimedAt: row.claimed_at === null ? null : new Date(row.claimed_at),
+    sentAt: row.sent_at === null ? null : new Date(row.sent_at),
+    window: row.window_opens_at === null || row.deadline_at === null ? null : { opensAt: new Date(row.window_opens_at), latest: new Date(row.deadline_at) },
   }));
+}
+
+/**
+ * Gives a just-created job the window its plan calls for, as the planner would have written it:
+ * it opens `opensAfterDueMs` after the due time. Only while nothing has looked at the job yet
+ * (due more than half a second from now, no attempt): a window set under a worker's feet would
+ * not be the window it decided by. Returns whether it was set.
+ */
+export async function setWindowOpening(db: Db, { jobId, opensAfterDueMs }: { jobId: string; opensAfterDueMs: number }): Promise<boolean> {
+  const result = await db.execute<{ id: string }>(sql`
+    update reminder_jobs set window_earliest = due_at + make_interval(secs => ${opensAfterDueMs / 1000}::float8), updated_at = now()
+    where id = ${jobId}::uuid and state = 'pending' and due_at > now() + interval '500 milliseconds'
+      and due_at + make_interval(secs => ${opensAfterDueMs / 1000}::float8) <= deadline_at
+      and not exists (select 1 from delivery_attempts where job_id = ${jobId}::uuid)
+    returning id`);
+  return result.rows.length > 0;
+}
+
+/** Wake-ups that came before their window opened (deferred early, no attempt counted) and after it closed. */
+export async function countWindowAttempts(db: Db): Promise<{ early: number; missed: number }> {
+  const result = await db.execute<{ early: number; missed: number }>(sql`
+    select count(*) filter (where outcome = 'deferred' and detail = 'early')::int as early,
+           count(*) filter (where outcome = 'suppressed_policy' and detail = 'window_missed')::int as missed
+    from delivery_attempts`);
+  return { early: result.rows[0]?.early ?? 0, missed: result.rows[0]?.missed ?? 0 };
 }
 
 /** What the send path did, by outcome: redeliveries the ledger refused show as suppressed_duplicate. */

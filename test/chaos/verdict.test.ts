@@ -41,6 +41,10 @@ describe('plan', () => {
     expect(plan.some((notice) => notice.fact.revision > 0)).toBe(true);
     expect(plan.some((notice) => notice.retryAfterMs === 0)).toBe(true);
     expect(plan.some((notice) => notice.resolveEvidenceOffsetMs !== null)).toBe(true);
+    const windowed = plan.filter((notice) => notice.windowOpensAfterDueMs !== null);
+    expect(windowed.length).toBeGreaterThan(40);
+    for (const notice of windowed) expect(notice.deadlineAfterMs).toBeGreaterThan(notice.windowOpensAfterDueMs ?? 0);
+    expect(windowed.some((notice) => notice.deadlineAfterMs - (notice.windowOpensAfterDueMs ?? 0) <= 3_000)).toBe(true);
   });
 });
 
@@ -72,7 +76,7 @@ describe('classifyRun', () => {
   const clean = (): { outcomes: NoticeOutcome[]; messages: SinkRecord[] } => ({
     outcomes: [
       ...[0, 1, 2, 3, 4, 5].map((index) => outcome(index, {})),
-      outcome(6, { jobState: 'suppressed', suppressionReason: 'deadline_passed', ledgerState: null, claimedAt: null }),
+      outcome(6, { jobState: 'suppressed', suppressionReason: 'window_missed', ledgerState: null, claimedAt: null }),
       outcome(7, { jobState: 'failed', lastErrorClass: 'smtp_550', ledgerState: 'released' }),
       outcome(8, { jobState: 'claimed', ledgerState: 'claimed' }),
       outcome(9, { jobState: 'claimed', ledgerState: 'claimed' }),
@@ -87,7 +91,7 @@ describe('classifyRun', () => {
     expect(counts).toMatchObject({
       notices: 12,
       sent: 6,
-      suppressed: { deadline_passed: 1, hard_bounce: 1, evidence_resolved: 1 },
+      suppressed: { window_missed: 1, hard_bounce: 1, evidence_resolved: 1 },
       failed: { smtp_550: 1 },
       quarantined: 1,
       quarantinedBounceOnly: 1,
@@ -152,6 +156,21 @@ describe('classifyRun', () => {
     });
     expect(counts.sentWithoutMessage).toBe(1);
     expect(invariantFailures(counts)).toEqual(['notices recorded sent that the sink never received: 1 (expected 0)']);
+  });
+
+  it('a notice claimed outside its window was sent outside it; a hand-over finishing after latest is only reported', () => {
+    const { outcomes, messages } = clean();
+    const window = { opensAt: new Date(now.getTime() - 10_000), latest: new Date(now.getTime() - 5_000) };
+    const windowed = outcomes.map((row) => {
+      if (row.noticeKey === at(0).noticeKey) return { ...row, window, claimedAt: new Date(now.getTime() - 4_999), sentAt: new Date(now.getTime() - 4_000) };
+      if (row.noticeKey === at(5).noticeKey) return { ...row, window, claimedAt: new Date(now.getTime() - 10_001), sentAt: new Date(now.getTime() - 9_000) };
+      if (row.noticeKey === at(1).noticeKey) return { ...row, window, claimedAt: new Date(now.getTime() - 5_000), sentAt: new Date(now.getTime() - 1_000) };
+      return row;
+    });
+    const counts = classifyRun({ planned: plan, outcomes: windowed, messages, quarantineAfterMs: 5_000, now });
+    expect(counts).toMatchObject({ sentOutsideWindow: 2, handOverAfterLatest: 1 });
+    expect(invariantFailures(counts)).toEqual(['notices sent outside their window: 2 (expected 0)']);
+    expect(counts.examples.filter((line) => line.startsWith('sent outside window:'))).toHaveLength(2);
   });
 
   it('formats a table with aligned values', () => {

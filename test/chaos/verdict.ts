@@ -17,6 +17,10 @@ export type NoticeOutcome = {
   lastErrorClass: string | null;
   ledgerState: string | null;
   claimedAt: Date | null;
+  /** When the ledger recorded the send (after the provider accepted it). */
+  sentAt?: Date | null;
+  /** The job's window: [window_earliest ?? due_at, deadline_at]. */
+  window?: { opensAt: Date; latest: Date } | null;
 };
 
 export type Classified = {
@@ -45,6 +49,13 @@ export type Classified = {
   receivedNotRecorded: number;
   /** Ledger and job disagree about a finished notice (e.g. ledger sent, job failed). */
   disagreements: number;
+  /**
+   * Sent notices whose claim — the last instant the send path checks the window, right before
+   * the hand-over — lies outside [window_earliest ?? due_at, deadline_at]. Must be 0.
+   */
+  sentOutsideWindow: number;
+  /** Sent notices claimed inside the window whose provider hand-over finished after its latest (a stalled SMTP peer). */
+  handOverAfterLatest: number;
   /** Up to 10 examples per problem, for the report. */
   examples: string[];
 };
@@ -114,6 +125,8 @@ export function classifyRun({
     sentWithoutMessage: 0,
     receivedNotRecorded: 0,
     disagreements: 0,
+    sentOutsideWindow: 0,
+    handOverAfterLatest: 0,
     examples,
   };
 
@@ -133,6 +146,17 @@ export function classifyRun({
     }
     if (ledgerState === 'sent') {
       result.sent += 1;
+      if (outcome.window && outcome.claimedAt) {
+        const claimed = outcome.claimedAt.getTime();
+        if (claimed < outcome.window.opensAt.getTime() || claimed > outcome.window.latest.getTime()) {
+          result.sentOutsideWindow += 1;
+          example(
+            `sent outside window: ${label} claimed ${outcome.claimedAt.toISOString()}, window ${outcome.window.opensAt.toISOString()} – ${outcome.window.latest.toISOString()}`,
+          );
+        } else if (outcome.sentAt && outcome.sentAt.getTime() > outcome.window.latest.getTime()) {
+          result.handOverAfterLatest += 1;
+        }
+      }
       if (jobState !== 'sent') {
         result.disagreements += 1;
         example(`disagreement: ${label} ledger sent, job ${jobState}`);
@@ -184,6 +208,7 @@ export function invariantFailures(counts: Classified): string[] {
     ['sentWithoutMessage', 'notices recorded sent that the sink never received'],
     ['receivedNotRecorded', 'notices the sink received whose ledger row is neither sent nor claimed'],
     ['disagreements', 'notices whose ledger and job disagree'],
+    ['sentOutsideWindow', 'notices sent outside their window'],
   ];
   for (const [field, text] of zero) {
     const value = counts[field];
@@ -234,5 +259,7 @@ export function countRows(counts: Classified): Array<[string, string | number]> 
     ['sent without a message', counts.sentWithoutMessage],
     ['received, not recorded', counts.receivedNotRecorded],
     ['ledger/job disagreements', counts.disagreements],
+    ['sent outside window', counts.sentOutsideWindow],
+    ['claimed in window, hand-over done after latest', counts.handOverAfterLatest],
   ];
 }

@@ -12,7 +12,7 @@ const COMMIT_SENT_SQL = `
       returning notice_key
     ), attempt as (
       insert into delivery_attempts (job_id, notice_key, worker_id, started_at, outcome, detail, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode)
-      select $4::uuid, $1::text, $5::text, $6::timestamptz, 'sent', case when exists (select 1 from ledger) then null else 'claim_not_owned' end,
+      select $4::uuid, $1::text, $5::text, $6::timestamptz, 'sent', case when exists (select 1 from ledger) then $12::text else 'claim_not_owned' end,
              $7::text, $8::text, $9::text, $10::int, $11::text
       returning id
     ), job as (
@@ -35,6 +35,8 @@ export type CommitSentParams = {
   correlationId: string | null;
   claimToCommitMs: number | null;
   mode: 'shadow' | 'enforce';
+  /** The attempt's detail when the claim was ours (`quiet_hours_overridden`); null for none. */
+  detail?: string | null;
 };
 
 /**
@@ -55,14 +57,15 @@ export async function commitSent(db: DbOrTx, params: CommitSentParams): Promise<
     params.correlationId,
     params.claimToCommitMs,
     params.mode,
+    params.detail ?? null,
   ]);
   return (rows[0]?.owned ?? 0) > 0;
 }
 
 const COMMIT_SENT_MANY_SQL = `
     with input as (
-      select * from unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[])
-        as t(notice_key, claim_token, provider_message_id, job_id, worker_id, started_at, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode)
+      select * from unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[])
+        as t(notice_key, claim_token, provider_message_id, job_id, worker_id, started_at, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode, detail)
       order by notice_key
     ), ledger as (
       update notice_ledger l set state = 'sent', sent_at = now(), provider_message_id = i.provider_message_id, updated_at = now()
@@ -72,7 +75,7 @@ const COMMIT_SENT_MANY_SQL = `
     ), attempt as (
       insert into delivery_attempts (job_id, notice_key, worker_id, started_at, outcome, detail, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode)
       select i.job_id, i.notice_key, i.worker_id, i.started_at, 'sent',
-             case when exists (select 1 from ledger where ledger.notice_key = i.notice_key) then null else 'claim_not_owned' end,
+             case when exists (select 1 from ledger where ledger.notice_key = i.notice_key) then i.detail else 'claim_not_owned' end,
              i.queue_message_id, i.batch_id, i.correlation_id, i.claim_to_commit_ms, i.mode
       from input i
       returning id
@@ -104,6 +107,7 @@ export async function commitSentMany(db: Db, commits: readonly CommitSentParams[
       commits.map((c) => c.correlationId),
       commits.map((c) => c.claimToCommitMs),
       commits.map((c) => c.mode),
+      commits.map((c) => c.detail ?? null),
     ],
   });
   const owned = new Set(rows.map((row) => row.notice_key));

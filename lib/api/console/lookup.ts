@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jobStates, ledgerStates } from '@/db/schema/states';
+import { jobStates, ledgerStates, noticeCategories } from '@/db/schema/states';
 import { consoleContract } from '@/lib/http/contract';
 import { instant, text } from './fields';
 
@@ -41,6 +41,34 @@ export const timelineEntry = z.object({
 });
 export type TimelineEntry = z.infer<typeof timelineEntry>;
 
+/** Why the window held a notice back or closed on it, one entry per attempt that said so. */
+export const windowEvent = z.object({
+  at: instant,
+  kind: z.enum(['deferred_early', 'deferred_quiet_hours', 'window_missed', 'quiet_hours_overridden']),
+  text: z.string(),
+});
+
+/** The notice's send window [earliest, latest], in the recipient's zone and UTC, and what set it. */
+export const noticeWindow = z.object({
+  earliest: instant,
+  latest: instant,
+  timeZone: z.string(),
+  earliestLocal: z.string(),
+  latestLocal: z.string(),
+  category: z.enum(noticeCategories),
+  region: z.string().nullable(),
+  /** `id@version` of every rule that bounded it; empty when the producer gave due and deadline itself. */
+  ruleIds: z.array(z.string()),
+  ruleSetVersion: z.string().nullable(),
+  event: z.object({ id: z.string(), type: z.string(), revision: z.number().int(), anchorAt: instant, anchorLocal: z.string(), source: z.string() }).nullable(),
+  /** One sentence: which rules (or the producer) set the window. */
+  setBy: z.string(),
+  events: z.array(windowEvent),
+  /** One sentence: where the notice stands against its window (sent inside it, deferred, missed, open). */
+  status: z.string(),
+});
+export type NoticeWindow = z.infer<typeof noticeWindow>;
+
 export const noticeView = z.object({
   noticeKey: z.string(),
   correlation: z.string(),
@@ -52,6 +80,7 @@ export const noticeView = z.object({
   recipientEmail: z.string().nullable(),
   dueAt: instant.nullable(),
   deadlineAt: instant.nullable(),
+  window: noticeWindow.nullable(),
   jobState: jobState.nullable(),
   ledgerState: ledgerState.nullable(),
   attempts: z.number().int().nonnegative(),

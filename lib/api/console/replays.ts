@@ -38,11 +38,17 @@ export const replayIdQuery = z.strictObject({ id });
 const count = z.number().int().nonnegative();
 const replayState = z.enum(replayStates);
 
-export const dryRunCounts = z.object({ total: count, newKeys: count, existing: z.record(z.string(), count) });
+export const dryRunCounts = z.object({
+  total: count,
+  newKeys: count,
+  existing: z.record(z.string(), count),
+  /** Of the keys the ledger would let through, those their job stops (suppressed, cancelled, failed, sent, past_window). */
+  blocked: z.record(z.string(), count).optional(),
+});
 
 export const dryRunVerdict = z.object({
   kind: z.enum(['empty', 'already_delivered', 'mostly_new', 'mixed']),
-  /** Keys the run could send: absent from the ledger, or released for resend. */
+  /** Keys the run would really send: absent from the ledger or released for resend, and their job not suppressed, cancelled, failed, sent or past its window. */
   wouldSend: count,
   share: z.number().nonnegative(),
   message: z.string(),

@@ -210,7 +210,7 @@ describe('replay flow over HTTP', () => {
     });
     expect(create.status).toBe(201);
     const created = (await create.json()) as { data: { id: string; batchId: string; dryRun: { counts: unknown; verdict: { kind: string } } } };
-    expect(created.data.dryRun.counts).toEqual({ total: 3, newKeys: 0, existing: { sent: 3 } });
+    expect(created.data.dryRun.counts).toEqual({ total: 3, newKeys: 0, existing: { sent: 3 }, blocked: {} });
     expect(created.data.dryRun.verdict.kind).toBe('already_delivered');
     const id = created.data.id;
     const decide = { path: '/api/console/replays/decide', method: 'POST' as const, load: () => import('./decide/route') };
