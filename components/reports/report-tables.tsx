@@ -8,7 +8,7 @@ export function ReportTables({ tables }: { tables: Table[] }) {
         <section className="card report-section" key={table.title} data-testid={`report-${table.title.toLowerCase().replace(/\W+/g, '-')}`}>
           <h2>{table.title}</h2>
           <div className="table-wrap">
-            <table>
+            <table className="report-table">
               <thead>
                 <tr>
                   {table.header.map((cell, index) => (

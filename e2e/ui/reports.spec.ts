@@ -17,6 +17,15 @@ test('a manager reads the duplicate-rate report, exports exactly what is on scre
       ),
     );
   expect(screen.length).toBeGreaterThan(2);
+  // Every column is on screen: no table wider than its card at this window width.
+  const overflowing = await page
+    .locator('[data-testid^="report-"] .table-wrap')
+    .evaluateAll((wraps) => wraps.filter((wrap) => wrap.scrollWidth > wrap.clientWidth + 1).map((wrap) => wrap.parentElement?.dataset.testid));
+  expect(overflowing).toEqual([]);
+  // The manager's chart of the rate over time, one point per period with claims.
+  const chart = page.getByTestId('report-rate-chart');
+  await expect(chart.locator('.recharts-line-curve')).toBeVisible();
+  expect(await chart.locator('.recharts-line-dot').count()).toBeGreaterThan(0);
   const href = (await page.getByTestId('report-csv').getAttribute('href')) ?? '';
   const api = await apiAs('manager');
   const csv = await (await api.get(href)).text();

@@ -32,6 +32,25 @@ export function duplicateRate(duplicates: number, claims: number): number | null
   return claims === 0 ? null : duplicates / claims;
 }
 
+/** One point per period, every notice type together, oldest first: the manager's chart of the rate over time. */
+export type RatePoint = { period: string; claimsMinted: number; duplicates: number; ratePercent: number | null };
+
+export function rateSeries(report: DuplicateReport): RatePoint[] {
+  const byPeriod = new Map<string, { claimsMinted: number; duplicates: number }>();
+  for (const row of report.rows) {
+    const point = byPeriod.get(row.period) ?? { claimsMinted: 0, duplicates: 0 };
+    point.claimsMinted += row.claimsMinted;
+    point.duplicates += row.duplicates;
+    byPeriod.set(row.period, point);
+  }
+  return [...byPeriod.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([period, { claimsMinted, duplicates }]) => {
+      const rate = duplicateRate(duplicates, claimsMinted);
+      return { period, claimsMinted, duplicates, ratePercent: rate === null ? null : Math.round(rate * 10_000) / 100 };
+    });
+}
+
 export function buildReport(params: {
   range: ReportRange;
   claims: ClaimCount[];

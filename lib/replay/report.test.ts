@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyAttempts } from '@/db/queries/reports';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { parseCsv } from './csv';
-import { buildReport, duplicateCauses, reportCsv, reportTables } from './duplicate-report';
+import { buildReport, duplicateCauses, rateSeries, reportCsv, reportTables } from './duplicate-report';
 import { loadDuplicateReport } from './report';
 
 let t: TestDatabase;
@@ -186,5 +186,30 @@ describe('buildReport (pure)', () => {
     expect(report.quarantine).toEqual([
       { period: day1, inflow: 0, resolved: 0, open: 0, medianMinutesToResolve: null, maxMinutesToResolve: null, operatorActions: 2 },
     ]);
+  });
+
+  it('the rate over time sums every notice type per period, oldest first, and has no rate without claims', () => {
+    const report = buildReport({
+      range: { granularity: 'day', from: day1, to: day2 },
+      claims: [
+        { period: day2, noticeType: 'a', claims: 50 },
+        { period: day1, noticeType: 'a', claims: 100 },
+        { period: day1, noticeType: 'b', claims: 100 },
+      ],
+      duplicates: [
+        { period: day1, noticeType: 'a', cause: 'replay', shadow: false, count: 3 },
+        { period: day1, noticeType: 'b', cause: 'queue_redelivery', shadow: false, count: 1 },
+        { period: day2, noticeType: 'a', cause: 'replay', shadow: true, count: 9 },
+      ],
+      quarantine: [],
+      actions: [],
+    });
+    expect(rateSeries(report)).toEqual([
+      { period: day1, claimsMinted: 200, duplicates: 4, ratePercent: 2 },
+      { period: day2, claimsMinted: 50, duplicates: 0, ratePercent: 0 },
+    ]);
+    const [first] = report.rows;
+    if (!first) throw new Error('no row');
+    expect(rateSeries({ ...report, rows: [{ ...first, claimsMinted: 0 }] })[0]?.ratePercent).toBeNull();
   });
 });

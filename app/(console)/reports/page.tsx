@@ -3,9 +3,10 @@ import { getDb } from '@/db/client';
 import { config } from '@/lib/config';
 import { reportCsvContract, reportQuerySchema } from '@/lib/api/console/reports';
 import { consoleUrl } from '@/lib/http/client';
-import { causeLabels, duplicateCauses, reportTables } from '@/lib/replay/duplicate-report';
+import { causeLabels, duplicateCauses, rateSeries, reportTables } from '@/lib/replay/duplicate-report';
 import { loadDuplicateReport } from '@/lib/replay/report';
 import { PrintButton } from '@/components/reports/print-button';
+import { RateChart } from '@/components/reports/rate-chart';
 import { ReportTables } from '@/components/reports/report-tables';
 import styles from '@/components/reports/report.module.css';
 import { Forbidden } from '@/components/ui/states';
@@ -57,6 +58,7 @@ export default async function ReportsPage({ searchParams }: { searchParams: Prom
         </a>
         <PrintButton />
       </form>
+      <RateChart points={rateSeries(report)} granularity={query.granularity} />
       <ReportTables tables={reportTables(report)} />
       <p className={styles.definitions}>
         Causes: {duplicateCauses.map((cause) => causeLabels[cause]).join(', ')}. A wake-up carrying a replay batch id counts as Replay; a wake-up for a job
