@@ -13,8 +13,9 @@ import { loadNoticeConfig, type NoticeConfig, type RuleSet } from './load-config
 let active: { config: NoticeConfig; ruleSet: RuleSet } | null = null;
 
 export function activeNoticeConfig(): { config: NoticeConfig; ruleSet: RuleSet } {
+  if (active) return active;
   const settings = config();
-  active ??= loadNoticeConfig(settings.NOTICE_CONFIG, { fallbackQuietHours: settings.QUIET_HOURS ? parseQuietHours(settings.QUIET_HOURS) : null });
+  active = loadNoticeConfig(settings.NOTICE_CONFIG, { fallbackQuietHours: settings.QUIET_HOURS ? parseQuietHours(settings.QUIET_HOURS) : null });
   return active;
 }
 

@@ -57,7 +57,7 @@ describe('parseIdentity', () => {
     );
   });
 
-  it('validates a configured type the registry does not know, naming the field', () => {
+  it('validates a configured type the code registry never knew, naming the field', () => {
     expect(parseIdentity(config, 'auto_renewal_notice', { subscription_id: 'sub_1', period_start: '2026-10-01' })).toEqual({
       ok: true,
       identity: { subscription_id: 'sub_1', period_start: '2026-10-01' },

@@ -7,7 +7,7 @@ import type { NoticeFact } from './notice-fact';
 const secret = 'pin-secret-0123456789abcdef0123456789';
 const { config } = loadNoticeConfig('config/notice-ledger.json');
 
-// The hex below was computed on 2026-12-01 with lib/ledger/notice-key.ts (the registry path every
+// The hex below was computed on 2026-12-01 with lib/ledger/notice-key.ts (the code-registry path every
 // stored ledger row was keyed by). It is a regression pin: if configuration-driven keys ever
 // differ, every existing notice would be minted again under a new key and sent twice.
 const pins: { fact: NoticeFact; key: string }[] = [
