@@ -9,7 +9,7 @@ import { countComplianceGaps, countMissedWindows, countWindowsAtRisk, listCompli
 import { PENDING_FRESH_MS } from '@/lib/console/overview-model';
 import { loadPendingCounts, recountPendingCounts } from '@/lib/console/pending-counts';
 import { LIVE_REFRESH_MS } from '@/components/query/live';
-import { noticeTypeNames } from '@/lib/ledger/notice-types';
+import { configuredNoticeTypeNames } from '@/lib/windows/active';
 import { provisionDatabase } from '@/testing/database';
 import { openKeptDatabase, percentile, printTable, recordTargets, type KeptDatabase } from './support';
 
@@ -257,13 +257,13 @@ async function main(): Promise<void> {
       {
         page: 'overview',
         query: 'pending by due bucket: bare count',
-        run: (d = db) => countPendingByDueBucket(d, { now, noticeTypes: noticeTypeNames }),
+        run: (d = db) => countPendingByDueBucket(d, { now, noticeTypes: configuredNoticeTypeNames() }),
         background: true,
       },
       {
         page: 'overview',
         query: 'oldest pending per type',
-        run: (d = db) => findOldestPending(d, { now, noticeTypes: noticeTypeNames, nearMs: 6 * 3_600_000 }),
+        run: (d = db) => findOldestPending(d, { now, noticeTypes: configuredNoticeTypeNames(), nearMs: 6 * 3_600_000 }),
       },
       {
         page: 'overview',

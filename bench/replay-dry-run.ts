@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { createDb, createPool } from '@/db/client';
 import type { DryRunCounts } from '@/db/schema/replays';
 import { canonicalNotice, noticeKey } from '@/lib/ledger/notice-key';
-import type { NoticeFact } from '@/lib/ledger/notice-types';
+import type { NoticeFact } from '@/lib/windows/notice-fact';
 import { textArrayLiteral } from '@/db/queries/replay-dry-run';
 import { sortedDistinctChunks } from '@/lib/replay/dry-run';
 import { dryRunKeys, dryRunUpload } from '@/lib/replay/service';

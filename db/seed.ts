@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { noticeKey } from '@/lib/ledger/notice-key';
-import { subjectOf, type NoticeFact } from '@/lib/ledger/notice-types';
+import { subjectOf, type NoticeFact } from '@/lib/windows/notice-fact';
 
 /**
  * Realistic demo data for `npm run demo`: a few thousand subscriptions and accounts whose

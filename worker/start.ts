@@ -38,7 +38,9 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   const workerId = `${hostname()}:${process.pid}`;
   // The operator's notice configuration, validated before anything starts: a bad file stops the
   // worker with the field it names (NoticeConfigError) rather than failing the first send.
-  const notices = loadNoticeConfig(config.NOTICE_CONFIG);
+  // QUIET_HOURS is the last fallback of a type's quiet hours (its own, else the file's), as for the planner.
+  const quietHours = config.QUIET_HOURS ? parseQuietHours(config.QUIET_HOURS) : null;
+  const notices = loadNoticeConfig(config.NOTICE_CONFIG, { fallbackQuietHours: quietHours });
   logger.info(
     { file: notices.config.file, noticeTypes: Object.keys(notices.config.noticeTypes).length, ruleSet: notices.ruleSet.version },
     'notice configuration loaded',
@@ -90,7 +92,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     logger,
     settings: {
       mode: config.LEDGER_MODE,
-      quietHours: config.QUIET_HOURS ? parseQuietHours(config.QUIET_HOURS) : null,
+      noticeConfig: notices.config,
       retryBaseMs: config.RETRY_BASE,
       retryCapMs: config.RETRY_CAP,
       maxAttempts: config.MAX_ATTEMPTS,

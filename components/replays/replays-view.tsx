@@ -14,7 +14,7 @@ import { callConsole, consoleQuery, consoleQueryKey, consoleUrl } from '@/lib/ht
 import type { Result } from '@/lib/http/refusal';
 import { formatPercent } from '@/lib/replay/verdict';
 import { EmptyState, ErrorState, SkeletonLines } from '@/components/ui/states';
-import { RequestForm } from './request-form';
+import { RequestForm, type NoticeTypeOption } from './request-form';
 
 export type Viewer = { id: string; canRequest: boolean; canApprove: boolean };
 
@@ -149,7 +149,7 @@ function Actions({ view, viewer, onDone }: { view: ReplayView; viewer: Viewer; o
   );
 }
 
-export function ReplaysView({ viewer }: { viewer: Viewer }) {
+export function ReplaysView({ viewer, noticeTypes }: { viewer: Viewer; noticeTypes: NoticeTypeOption[] }) {
   const queryClient = useQueryClient();
   const [message, setMessage] = useState<{ text: string; tone: 'ok' | 'critical' } | null>(null);
   const list = useQuery({
@@ -167,7 +167,7 @@ export function ReplaysView({ viewer }: { viewer: Viewer }) {
           {message.text}
         </div>
       ) : null}
-      {viewer.canRequest ? <RequestForm onRequested={(text) => void done(text, 'ok')} /> : null}
+      {viewer.canRequest ? <RequestForm noticeTypes={noticeTypes} onRequested={(text) => void done(text, 'ok')} /> : null}
       <section className="card">
         <h2>Replays</h2>
         {list.isPending ? <SkeletonLines /> : null}

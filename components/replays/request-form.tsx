@@ -6,7 +6,8 @@ import { dryRunReplayContract, requestReplayContract, type DryRunAnswer } from '
 import { callConsole } from '@/lib/http/client';
 import { formatPercent } from '@/lib/replay/verdict';
 
-const noticeTypes = ['renewal_notice_t72', 'renewal_notice_t24', 'payment_recovery'];
+/** A configured notice type, as the server page reads it from NOTICE_CONFIG. */
+export type NoticeTypeOption = { name: string; label: string };
 
 /** datetime-local carries no zone; the form means UTC, as every time on the console does. */
 function toIso(local: string): string | undefined {
@@ -22,7 +23,7 @@ function download(name: string, text: string) {
   URL.revokeObjectURL(url);
 }
 
-export function RequestForm({ onRequested }: { onRequested: (text: string) => void }) {
+export function RequestForm({ noticeTypes, onRequested }: { noticeTypes: NoticeTypeOption[]; onRequested: (text: string) => void }) {
   const [mode, setMode] = useState<'filter' | 'csv'>('filter');
   const [dueFrom, setDueFrom] = useState('');
   const [dueTo, setDueTo] = useState('');
@@ -103,7 +104,9 @@ export function RequestForm({ onRequested }: { onRequested: (text: string) => vo
             <select id="replay-type" value={noticeType} onChange={(event) => (setNoticeType(event.target.value), changed())}>
               <option value="">any</option>
               {noticeTypes.map((type) => (
-                <option key={type}>{type}</option>
+                <option key={type.name} value={type.name} title={type.label}>
+                  {type.name}
+                </option>
               ))}
             </select>
           </div>

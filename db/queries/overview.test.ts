@@ -5,7 +5,7 @@ import { insertAttempt, insertJob, insertLedger, insertProviderEvent } from '@/e
 import { loadPendingOverview, loadSeriesOverview, loadStatusOverview } from '@/lib/console/overview';
 import { CLAIM_OUTCOMES, timeRanges, type TimeRange } from '@/lib/console/overview-model';
 import { attemptOutcomes, jobStates, providerEventTypes } from '@/db/schema/states';
-import type { NoticeFact } from '@/lib/ledger/notice-types';
+import type { NoticeFact } from '@/lib/windows/notice-fact';
 import { dueBucketEdgesSeconds } from '@/testing/due-buckets';
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createDb, createPool } from '@/db/client';
-import type { NoticeFact } from '@/lib/ledger/notice-types';
+import type { NoticeFact } from '@/lib/windows/notice-fact';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { startSmtpSink } from '@/testing/smtp-sink';
 import { spawnWorker } from '@/testing/worker-process';

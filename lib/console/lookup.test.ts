@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { seedConsoleScenario, type ConsoleScenario } from '@/e2e/fixtures/console-data';
 import { seedWindowScenario, type WindowScenario } from '@/e2e/fixtures/window-data';
+import { insertTestJob } from '@/testing/jobs';
 import { lookupNotices, type LookupResult } from './lookup';
 
 const secret = 'test-secret-0123456789abcdef0123456789abcdef';
@@ -78,6 +79,24 @@ describe('support lookup', () => {
       [key.slice(0, 32)],
     );
     expect((await lookup('ses-unlinked-77')).matches.map((match) => match.noticeKey)).toEqual([key]);
+  });
+
+  it('derives and verifies the key of a configured required type, with its configured label', async () => {
+    const job = await insertTestJob(t.db, {
+      fact: { type: 'trial_conversion_notice', identity: { period_start: '2026-10-01', subscription_id: 'sub_trial_lookup' }, revision: 1 },
+      category: 'required',
+    });
+    const notice = (await lookup('sub_trial_lookup')).notices.find((view) => view.noticeKey === job.noticeKey);
+    expect(notice?.label).toBe('Trial or promotion ending (required by law or card network)');
+    expect(notice?.derivation).toMatchObject({
+      noticeType: 'trial_conversion_notice',
+      verified: true,
+      canonical: expect.stringContaining('23:trial_conversion_notice15:subscription_id16:sub_trial_lookup12:period_start10:2026-10-01'),
+      fields: [
+        { name: 'subscription_id', value: 'sub_trial_lookup' },
+        { name: 'period_start', value: '2026-10-01' },
+      ],
+    });
   });
 
   it('answers an empty result, not an error, for an unknown customer', async () => {

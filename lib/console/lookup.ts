@@ -12,7 +12,8 @@ import {
   type NoticeMatch,
 } from '@/db/queries/lookup';
 import { canonicalNotice, correlationFromMessageId, correlationOf, messageIdFor, noticeKey } from '@/lib/ledger/notice-key';
-import { noticeTypes, parseNoticeFact } from '@/lib/ledger/notice-types';
+import { noticeTypeLabel } from '@/lib/windows/active';
+import { identityFieldsOf, parseNoticeFact } from '@/lib/windows/notice-fact';
 import type { KeyDerivation, LookupResult, NoticeView } from '@/lib/api/console/lookup';
 import { ok, refuse, type Result } from '@/lib/http/refusal';
 import { describeWindow } from './send-window';
@@ -86,7 +87,7 @@ function derive({
   secret: string;
 }): KeyDerivation {
   // jsonb stores keys in its own order; show them in the order the canonical encoding uses.
-  const order = type in noticeTypes ? Object.keys(noticeTypes[type as keyof typeof noticeTypes].identity.shape) : [];
+  const order = identityFieldsOf(type);
   const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
   const fields = Object.entries(identity)
     .map(([name, value]) => ({ name, value: String(value) }))
@@ -122,7 +123,7 @@ export async function loadNoticeView(
     correlation: correlationOf(key),
     messageId: messageIdFor(key, messageIdDomain),
     noticeType: type,
-    label: type in noticeTypes ? noticeTypes[type as keyof typeof noticeTypes].label : type,
+    label: noticeTypeLabel(type),
     subjectId: job?.subjectId ?? null,
     customerId: job?.customerId ?? null,
     recipientEmail: job?.recipientEmail ?? null,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { insertJob } from '@/e2e/fixtures/console-data';
 import { pendingDueSnapshot } from '@/db/schema';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
-import type { NoticeFact } from '@/lib/ledger/notice-types';
+import type { NoticeFact } from '@/lib/windows/notice-fact';
 import { renderConsoleMetrics } from './metrics';
 import { PENDING_FRESH_MS } from './overview-model';
 import type { RecountOutcome } from './pending-counts';

@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { insertJob } from '@/e2e/fixtures/console-data';
 import { readPendingDueSnapshot, storePendingDueSnapshot, tryLockPendingRecount, type PendingDueSnapshot } from '@/db/queries/overview';
 import { pendingDueSnapshot } from '@/db/schema';
-import type { NoticeFact } from '@/lib/ledger/notice-types';
+import type { NoticeFact } from '@/lib/windows/notice-fact';
 import { loadPendingOverview } from './overview';
 import { PENDING_FRESH_MS, PENDING_SERVE_STALE_MS } from './overview-model';
 import { loadPendingCounts, recountPendingCounts, type RecountOutcome } from './pending-counts';

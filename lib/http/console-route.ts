@@ -3,13 +3,18 @@ import type { z, ZodType } from 'zod';
 import { getDb, type DbOrTx } from '@/db/client';
 import { can } from '@/lib/auth/permissions';
 import { sessionFromCookieHeader } from '@/lib/auth/session';
+import { checkNoticeTypesAgainst } from '@/lib/api/console/fields';
 import { createLogger } from '@/lib/log';
+import { configuredNoticeTypeNames } from '@/lib/windows/active';
 import { readJson, readQuery } from './body';
 import { csvFile, type ConsoleContract } from './contract';
 import { refuse, type Result } from './refusal';
 import { consoleOk, consoleRefusal, csvResponse } from './wire';
 
 const log = createLogger('console-api');
+
+// A filter's notice type is checked against the operator's configuration, read here on the server.
+checkNoticeTypesAgainst(configuredNoticeTypeNames);
 
 export type ConsoleCaller = { session: Session; actor: string };
 

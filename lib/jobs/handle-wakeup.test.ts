@@ -15,6 +15,10 @@ import { duplicatesSuppressed, windowMissed, wouldSuppress } from '@/lib/metrics
 import type { Delivery, HandlerResult } from '@/lib/queue/types';
 import { createWakeupHandler, DeliveryAbortedError, type SendPathSettings } from './handle-wakeup';
 import { createDomainRateLimiter, type DomainRateLimiter } from './rate-limit';
+import { readFileSync } from 'node:fs';
+import { activeNoticeConfig } from '@/lib/windows/active';
+import { parseNoticeConfig, type NoticeConfig } from '@/lib/windows/load-config';
+import { parseQuietHours } from './quiet-hours';
 
 let t: TestDatabase;
 let sink: SmtpSink;
@@ -24,7 +28,7 @@ const now = () => new Date(Date.now() + clockOffsetMs);
 
 const settings: SendPathSettings = {
   mode: 'enforce',
-  quietHours: null,
+  noticeConfig: activeNoticeConfig().config,
   retryBaseMs: 1_000,
   retryCapMs: 10_000,
   maxAttempts: 3,
@@ -44,6 +48,23 @@ function handlerFor(overrides: Partial<SendPathSettings> = {}, workerId = 'test-
     logger: createLogger('test', 'silent'),
     now,
   });
+}
+
+/**
+ * The shipped configuration as the worker loads it, with QUIET_HOURS = `fallback` and the
+ * types in `own` given quiet hours of their own (`"off"` or a window).
+ */
+function configWith({ fallback, own = {} }: { fallback: string | null; own?: Record<string, string> }): NoticeConfig {
+  const json = JSON.parse(readFileSync(activeNoticeConfig().config.file, 'utf8')) as { noticeTypes: Record<string, Record<string, unknown>> };
+  for (const [type, quietHours] of Object.entries(own)) json.noticeTypes[type] = { ...json.noticeTypes[type], quietHours };
+  return parseNoticeConfig(json, 'test-config.json', { fallbackQuietHours: fallback ? parseQuietHours(fallback) : null }).config;
+}
+
+/** "HH:00-HH:00" in UTC, from `startHours` to `endHours` after the current hour (negative: before it). */
+function utcWindow(startHours: number, endHours: number): string {
+  const hour = new Date().getUTCHours();
+  const at = (offset: number) => `${String((hour + offset + 24) % 24).padStart(2, '0')}:00`;
+  return `${at(startHours)}-${at(endHours)}`;
 }
 
 let deliveries = 0;
@@ -181,9 +202,7 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     const tight = await insertTestJob(t.db, { deadlineAt: new Date(Date.now() + 60_000) });
     const required = await insertTestJob(t.db, { deadlineAt: new Date(Date.now() + 60_000), category: 'required' });
     // A window covering "now" in UTC, ending ~2 h from now.
-    const nowUtc = new Date();
-    const quietHours = { startMinute: ((nowUtc.getUTCHours() + 23) % 24) * 60, endMinute: ((nowUtc.getUTCHours() + 2) % 24) * 60 };
-    const handle = handlerFor({ quietHours });
+    const handle = handlerFor({ noticeConfig: configWith({ fallback: utcWindow(-1, 2) }) });
     const result = await handle(delivery(job.id));
     expect(result).toMatchObject({ ack: true, wakeAt: expect.any(Date) });
     expect((await readJob(t.db, job.id)).state).toBe('pending');
@@ -197,6 +216,34 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     expect(await readJob(t.db, required.id)).toMatchObject({ state: 'sent' });
     expect((await listAttemptsForJob(t.db, { jobId: required.id })).map((a) => [a.outcome, a.detail])).toEqual([['sent', 'quiet_hours_overridden']]);
     expect(sink.countByCorrelation(correlationOf(required.noticeKey))).toBe(1);
+  });
+
+  it("keeps each type's quiet hours at send: its own, else the configuration's, else QUIET_HOURS; off is none", async () => {
+    // QUIET_HOURS is quiet two hours from now; renewal_notice_t24's own quiet hours cover now.
+    const apart = handlerFor({ noticeConfig: configWith({ fallback: utcWindow(2, 4), own: { renewal_notice_t24: utcWindow(-1, 2) } }) });
+    const inherits = await insertTestJob(t.db);
+    const own = await insertTestJob(t.db, {
+      fact: { type: 'renewal_notice_t24', identity: { subscription_id: `sub_own_${deliveries}`, period_start: '2026-10-01' }, revision: 0 },
+    });
+    expect(await apart(delivery(inherits.id))).toEqual({ ack: true });
+    expect((await readJob(t.db, inherits.id)).state).toBe('sent');
+    const deferred = await apart(delivery(own.id));
+    expect(deferred).toMatchObject({ ack: true, wakeAt: expect.any(Date) });
+    expect((await readJob(t.db, own.id)).state).toBe('pending');
+    expect(((deferred as { wakeAt: Date }).wakeAt.getUTCHours() - new Date().getUTCHours() + 24) % 24).toBe(2);
+    expect(sink.countByCorrelation(correlationOf(own.noticeKey))).toBe(0);
+
+    // QUIET_HOURS covers now: a type that inherits defers, one set to "off" is sent.
+    const quietNow = handlerFor({ noticeConfig: configWith({ fallback: utcWindow(-1, 2), own: { payment_recovery: 'off' } }) });
+    const inheritsQuiet = await insertTestJob(t.db);
+    const off = await insertTestJob(t.db, {
+      fact: { type: 'payment_recovery', identity: { account_id: `acct_off_${deliveries}`, reconciliation_id: 'rec_1', exception_id: 'exc_1' }, revision: 0 },
+    });
+    expect(await quietNow(delivery(inheritsQuiet.id))).toMatchObject({ ack: true, wakeAt: expect.any(Date) });
+    expect((await readJob(t.db, inheritsQuiet.id)).state).toBe('pending');
+    expect(await quietNow(delivery(off.id))).toEqual({ ack: true });
+    expect((await readJob(t.db, off.id)).state).toBe('sent');
+    expect(sink.countByCorrelation(correlationOf(off.noticeKey))).toBe(1);
   });
 
   it('releases the claim on 451 and retries with backoff, then fails on 550 with no claim left', async () => {

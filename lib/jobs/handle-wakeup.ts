@@ -22,9 +22,9 @@ import {
   wouldSuppress,
 } from '@/lib/metrics/registry';
 import type { Delivery, HandlerResult, WakeupHandler } from '@/lib/queue/types';
+import type { NoticeConfig } from '@/lib/windows/load-config';
 import { planRetry } from './backoff';
 import { decidePolicy, windowClosed, type PolicyDecision } from './policy';
-import type { QuietWindow } from './quiet-hours';
 import { recipientDomain, type DomainRateLimiter } from './rate-limit';
 import { createSendPathStatements, type SendPathStatements } from './send-path-statements';
 
@@ -38,7 +38,12 @@ export type CrashPoint = 'after_claim' | 'after_send' | 'after_commit';
 
 export type SendPathSettings = {
   mode: 'shadow' | 'enforce';
-  quietHours: QuietWindow | null;
+  /**
+   * The notice types (NOTICE_CONFIG, loaded with QUIET_HOURS as the last fallback): a job keeps
+   * its type's resolved quiet hours, the ones the planner chose its due time by; a job of a type
+   * no longer configured keeps the configuration's (else QUIET_HOURS).
+   */
+  noticeConfig: NoticeConfig;
   retryBaseMs: number;
   retryCapMs: number;
   maxAttempts: number;
@@ -79,6 +84,12 @@ function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** A job's quiet hours at send: its type's resolved ones (lib/windows/load-config.ts), else the configuration's. */
+export function quietHoursAtSend(config: NoticeConfig, noticeType: string) {
+  const type = Object.hasOwn(config.noticeTypes, noticeType) ? config.noticeTypes[noticeType] : undefined;
+  return type ? type.quietHours : config.quietHours;
+}
+
 export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
   const now = deps.now ?? (() => new Date());
   const { db, settings, logger } = deps;
@@ -113,7 +124,7 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       job,
       recipientSuppression: loaded.recipientSuppression,
       evidenceState: loaded.evidenceState,
-      quietHours: settings.quietHours,
+      quietHours: quietHoursAtSend(settings.noticeConfig, job.noticeType),
     });
 
     if (decision.kind === 'discard') {

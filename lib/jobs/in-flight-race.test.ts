@@ -14,6 +14,7 @@ import { createWakeupHandler } from './handle-wakeup';
 import { resolveEvidence } from './evidence';
 import { createDomainRateLimiter } from './rate-limit';
 import { cancelReminder } from './schedule';
+import { activeNoticeConfig } from '@/lib/windows/active';
 
 /**
  * The in-flight race (issue 15): a producer's cancel, or an evidence resolve, that commits while
@@ -45,7 +46,7 @@ async function handlerFor({ smtpTimeoutMs = 5_000 }: { smtpTimeoutMs?: number } 
     rateLimiter,
     settings: {
       mode: 'enforce',
-      quietHours: null,
+      noticeConfig: activeNoticeConfig().config,
       retryBaseMs: 1_000,
       retryCapMs: 10_000,
       maxAttempts: 3,

@@ -18,6 +18,7 @@ import { createDomainRateLimiter, type DomainRateLimiter } from './rate-limit';
 import { loadNoticeConfig } from '@/lib/windows/load-config';
 import { scheduleNotice, scheduleRequest, type ScheduleRequest } from './schedule';
 import { sweepOnce } from './sweeper';
+import { activeNoticeConfig } from '@/lib/windows/active';
 
 /**
  * The seed's recovery test, one scenario per transition an operator meets: the same message
@@ -52,7 +53,7 @@ function handler(timeoutMs = 5_000) {
     now: clock,
     settings: {
       mode: 'enforce',
-      quietHours: null,
+      noticeConfig: activeNoticeConfig().config,
       retryBaseMs: 1_000,
       retryCapMs: 10_000,
       maxAttempts: 3,

@@ -3,7 +3,7 @@ import type { Db } from '@/db/client';
 import { insertAuditEntries } from '@/db/queries/audit';
 import { cancelPendingJob, findJobByNoticeKey, insertJobUnlessExists, lockJobById, markWakeupPublished } from '@/db/queries/scheduling';
 import type { JobRow } from '@/db/schema/jobs';
-import { revisionSchema } from '@/lib/ledger/notice-types';
+import { revisionSchema } from '@/lib/windows/notice-fact';
 import type { QueueAdapter } from '@/lib/queue/types';
 import { parseIdentity } from '@/lib/windows/identity';
 import { noticeKeyFor } from '@/lib/windows/keys';

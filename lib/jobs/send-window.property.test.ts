@@ -8,6 +8,7 @@ import { correlationOf } from '@/lib/ledger/notice-key';
 import { createLogger } from '@/lib/log';
 import { createMailTransport } from '@/lib/mail/transport';
 import { activeNoticeConfig } from '@/lib/windows/active';
+import { loadNoticeConfig, type NoticeConfig } from '@/lib/windows/load-config';
 import { noticeKeyFor } from '@/lib/windows/keys';
 import { planEvent } from '@/lib/windows/plan';
 import type { Contract } from '@/lib/windows/rules';
@@ -55,7 +56,7 @@ afterAll(async () => {
 
 const baseSettings: SendPathSettings = {
   mode: 'enforce',
-  quietHours: null,
+  noticeConfig: activeNoticeConfig().config,
   retryBaseMs: 1_000,
   retryCapMs: 10_000,
   maxAttempts: 3,
@@ -93,6 +94,16 @@ const scenario = fc.record({
 
 let deliveries = 0;
 
+const sendConfigs = new Map<string | null, NoticeConfig>();
+function sendConfig(quietHours: string | null): NoticeConfig {
+  let loaded = sendConfigs.get(quietHours);
+  if (!loaded) {
+    loaded = loadNoticeConfig(activeNoticeConfig().config.file, { fallbackQuietHours: quietHours ? parseQuietHours(quietHours) : null }).config;
+    sendConfigs.set(quietHours, loaded);
+  }
+  return loaded;
+}
+
 describe('send windows at send (property, real database and SMTP sink)', () => {
   it('never sends outside the window; early wake-ups defer without an attempt; late ones are window_missed', { timeout: 240_000 }, async () => {
     const { config, ruleSet } = activeNoticeConfig();
@@ -129,7 +140,8 @@ describe('send windows at send (property, real database and SMTP sink)', () => {
           db: t.db,
           mail,
           rateLimiter: limiter,
-          settings: { ...baseSettings, quietHours: s.quietHours ? parseQuietHours(s.quietHours) : null },
+          // QUIET_HOURS as the send path gets it: the last fallback of every shipped type (none sets its own).
+          settings: { ...baseSettings, noticeConfig: sendConfig(s.quietHours) },
           workerId: 'property',
           logger: createLogger('test', 'silent'),
           now,

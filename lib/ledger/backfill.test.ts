@@ -53,6 +53,20 @@ describe('parseBackfillCsv', () => {
     ]);
   });
 
+  it('backfills the configured required types too, with their own keys', () => {
+    const types = ['auto_renewal_notice', 'trial_conversion_notice', 'price_change_notice', 'pre_debit_notice'];
+    const text = [
+      header,
+      ...types.map((type) => `${type},0,2026-09-28T10:00:00Z,sub_r,2026-10-01,,,,,`),
+      'pre_debit_notice,0,2026-09-28T10:00:00Z,sub_r,2026-10-01,acct_1,,,,',
+    ].join('\n');
+    const parsed = parseBackfillCsv({ text, secret, now: new Date('2026-11-01T00:00:00Z') });
+    expect(parsed.rows.map((row) => [row.noticeType, row.noticeKey])).toEqual(
+      types.map((type) => [type, noticeKey(secret, { type, identity: { subscription_id: 'sub_r', period_start: '2026-10-01' }, revision: 0 })]),
+    );
+    expect(parsed.invalid).toEqual([{ line: 6, message: "account_id not part of pre_debit_notice's identity" }]);
+  });
+
   it('refuses an unknown header', () => {
     expect(parseBackfillCsv({ text: 'notice_type,sent_at,card_number\n', secret }).invalid).toEqual([
       { line: 1, message: expect.stringContaining('card_number') },

@@ -2,7 +2,7 @@ import type { DbOrTx } from '@/db/client';
 import { backfillSentJobs, existingNoticeKeys, insertBackfilledSent, type BackfillRow } from '@/db/queries/ledger/backfill';
 import { recipientDomain } from '@/lib/jobs/rate-limit';
 import { noticeKey } from './notice-key';
-import { InvalidNoticeError, noticeTypes, parseNoticeFact, type NoticeType } from './notice-types';
+import { allIdentityFields, identityFieldsOf, InvalidNoticeError, parseNoticeFact } from '@/lib/windows/notice-fact';
 
 /**
  * Backfill writes `sent` ledger rows (source `backfill`) for notices that went out before
@@ -20,10 +20,7 @@ export type BackfillReport = {
   dryRun: boolean;
 };
 
-const identityColumns = new Set(Object.values(noticeTypes).flatMap((type) => Object.keys(type.identity.shape)));
-const knownColumns = new Set(['notice_type', 'revision', 'sent_at', 'provider_message_id', 'recipient_email', ...identityColumns]);
-
-/** Parses one CSV line; ids never contain commas or quotes (notice-types forbids them). */
+/** Parses one CSV line; ids never contain commas or quotes (a configured identity's `id` forbids them, lib/windows/identity.ts). */
 function splitLine(line: string): string[] {
   return line.split(',').map((cell) => cell.trim());
 }
@@ -40,6 +37,9 @@ export function parseBackfillCsv({ text, secret, now = new Date() }: { text: str
   const header = splitLine(lines[0] ?? '');
   const invalid: BackfillProblem[] = [];
   const rows: ParsedCsv['rows'] = [];
+  // The identity columns are every configured type's (NOTICE_CONFIG), read when a file is parsed.
+  const identityColumns = allIdentityFields();
+  const knownColumns = new Set(['notice_type', 'revision', 'sent_at', 'provider_message_id', 'recipient_email', ...identityColumns]);
   const unknown = header.filter((name) => !knownColumns.has(name));
   if (unknown.length > 0 || !header.includes('notice_type') || !header.includes('sent_at')) {
     return { rows, invalid: [{ line: 1, message: `header must name notice_type, sent_at and identity columns; unknown: ${unknown.join(' ') || 'none'}` }] };
@@ -66,8 +66,8 @@ export function parseBackfillCsv({ text, secret, now = new Date() }: { text: str
     const record = Object.fromEntries(header.map((name, i) => [name, cells[i] ?? '']));
     try {
       const type = record.notice_type ?? '';
-      const fields = type in noticeTypes ? Object.keys(noticeTypes[type as NoticeType].identity.shape) : [];
-      const stray = [...identityColumns].filter((name) => !fields.includes(name) && (record[name] ?? '') !== '');
+      const fields = identityFieldsOf(type);
+      const stray = identityColumns.filter((name) => !fields.includes(name) && (record[name] ?? '') !== '');
       if (fields.length > 0 && stray.length > 0) throw new InvalidNoticeError(`${stray.join(', ')} not part of ${type}'s identity`);
       const identity = Object.fromEntries(fields.filter((name) => (record[name] ?? '') !== '').map((name) => [name, record[name] ?? '']));
       const revisionText = record.revision ?? '';

@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { noticeTypes, type NoticeFact } from './notice-types';
+import { activeNoticeConfig } from '@/lib/windows/active';
+import type { NoticeConfig } from '@/lib/windows/load-config';
+import type { NoticeFact } from '@/lib/windows/notice-fact';
 
 /** One length-prefixed part: `<utf-8 bytes>:<value>`. */
 function encodePart(part: string): string {
@@ -8,29 +10,36 @@ function encodePart(part: string): string {
 
 type CanonicalForm = { head: string; fields: readonly { name: string; encoded: string }[] };
 
-/** Per type, the parts that never vary (version, type, field names), encoded once at start-up. */
-const canonicalForms = new Map<string, CanonicalForm>(
-  Object.entries(noticeTypes).map(([type, definition]) => [
-    type,
-    {
-      head: encodePart('notice-ledger/v1') + encodePart(type),
-      fields: Object.keys(definition.identity.shape).map((name) => ({ name, encoded: encodePart(name) })),
-    },
-  ]),
-);
+/** Per configured type, the parts that never vary (version, type, field names), encoded once per configuration. */
+const formsByConfig = new WeakMap<NoticeConfig, Map<string, CanonicalForm>>();
+
+function canonicalForms(config: NoticeConfig): Map<string, CanonicalForm> {
+  let forms = formsByConfig.get(config);
+  if (!forms) {
+    forms = new Map(
+      Object.entries(config.noticeTypes).map(([type, definition]) => [
+        type,
+        { head: encodePart('notice-ledger/v1') + encodePart(type), fields: definition.identity.map((name) => ({ name, encoded: encodePart(name) })) },
+      ]),
+    );
+    formsByConfig.set(config, forms);
+  }
+  return forms;
+}
 
 const encodedRevision = encodePart('revision');
 
 /**
  * The canonical encoding is length-prefixed (`<bytes>:<utf-8>` per part), so no choice of
  * separators inside a value can make two different tuples encode alike: `a|b`+`c` and
- * `a`+`b|c` differ in their prefixes. Field order is fixed by the type's schema, not by the
- * caller's object, and the field names are encoded too. Byte-identical to
+ * `a`+`b|c` differ in their prefixes. Field order is the configured type's identity list
+ * (NOTICE_CONFIG, lib/windows; pinned for the three original types by lib/windows/keys.test.ts),
+ * not the caller's object's, and the field names are encoded too. Byte-identical to
  * `referenceCanonicalNotice` (property-tested); the constant parts are encoded once, which
  * is what made a 1 M-key replay dry run spend its time here (bench/replay-dry-run.ts).
  */
-export function canonicalNotice(fact: NoticeFact): string {
-  const form = canonicalForms.get(fact.type);
+export function canonicalNotice(fact: NoticeFact, config: NoticeConfig = activeNoticeConfig().config): string {
+  const form = Object.hasOwn(config.noticeTypes, fact.type) ? canonicalForms(config).get(fact.type) : undefined;
   if (!form) throw new Error(`unknown notice type ${String(fact.type)}`);
   let canonical = form.head;
   for (const field of form.fields) {
@@ -42,10 +51,8 @@ export function canonicalNotice(fact: NoticeFact): string {
 }
 
 /**
- * The same canonical encoding for a notice type named by configuration rather than by the
- * registry above (lib/windows): the caller gives the identity fields in key order. For the
- * registry's types, with the registry's order, it equals `canonicalNotice` (pinned in
- * lib/windows/keys.test.ts).
+ * The same canonical encoding with the identity fields given by the caller, in key order
+ * (lib/windows/keys.ts noticeKeyFor). With a configured type's own list it equals `canonicalNotice`.
  */
 export function canonicalNoticeOf({
   type,
@@ -68,8 +75,8 @@ export function canonicalNoticeOf({
 }
 
 /** HMAC-SHA256(secret, canonical(fact)) in lower-case hex: the notice's identity everywhere. */
-export function noticeKey(secret: string, fact: NoticeFact): string {
-  return createHmac('sha256', secret).update(canonicalNotice(fact), 'utf8').digest('hex');
+export function noticeKey(secret: string, fact: NoticeFact, config: NoticeConfig = activeNoticeConfig().config): string {
+  return createHmac('sha256', secret).update(canonicalNotice(fact, config), 'utf8').digest('hex');
 }
 
 /** What the provider echoes back: the first 32 hex of the key. */

@@ -17,7 +17,7 @@ import {
 } from '@/db/queries/business-events';
 import { cancelPendingJob, insertJobUnlessExists, markWakeupPublished } from '@/db/queries/scheduling';
 import type { JobRow } from '@/db/schema/jobs';
-import { revisionSchema } from '@/lib/ledger/notice-types';
+import { revisionSchema } from '@/lib/windows/notice-fact';
 import { compactPayload, stableJson, utcInstant, type WakeupPublisher } from '@/lib/jobs/schedule';
 import { parseEventIdentity } from '@/lib/windows/identity';
 import { noticeKeyFor } from '@/lib/windows/keys';

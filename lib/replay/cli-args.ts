@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { noticeTypeNames } from '@/lib/ledger/notice-types';
+import { configuredNoticeTypeNames } from '@/lib/windows/active';
 
 /**
  * `npm run ledger -- replay …`. Parsing is pure so every usage error is decided before a
@@ -104,7 +104,8 @@ export function parseReplayArgs(argv: readonly string[]): ParsedArgs {
   const to = text('to');
   if (from && to && new Date(from) >= new Date(to)) return fail('--from must be before --to');
   const type = text('type');
-  if (type !== undefined && !noticeTypeNames.some((name) => name === type)) return fail(`--type must be one of ${noticeTypeNames.join(', ')}`);
+  const noticeTypeNames = configuredNoticeTypeNames();
+  if (type !== undefined && !noticeTypeNames.includes(type)) return fail(`--type must be one of ${noticeTypeNames.join(', ')}`);
   const filter = csvPath === null ? { dueFrom: from, dueTo: to, noticeType: type, source: text('source') } : null;
   if (values.request) {
     if (!as) return fail('--request needs --as <email>');

@@ -19,6 +19,7 @@ import { cancelReplay, decideReplay, dryRunFilter, dryRunKeys, requestReplay, st
 import type { Actor } from './transitions';
 import { runReplayToEnd } from '@/testing/replay';
 import { replayProgress } from './view';
+import { activeNoticeConfig } from '@/lib/windows/active';
 
 const secret = process.env.NOTICE_KEY_SECRET ?? '';
 const silent = createLogger('test', 'silent');
@@ -264,7 +265,7 @@ describe('run', () => {
         logger: silent,
         settings: {
           mode: 'enforce',
-          quietHours: null,
+          noticeConfig: activeNoticeConfig().config,
           retryBaseMs: 1_000,
           retryCapMs: 10_000,
           maxAttempts: 3,

@@ -1,5 +1,5 @@
 import { insertJobUnlessExists } from '@/db/queries/scheduling';
-import { parseNoticeFact, subjectOf } from '@/lib/ledger/notice-types';
+import { parseNoticeFact, subjectOf } from '@/lib/windows/notice-fact';
 import type { ScheduleItem } from './runner';
 
 /**

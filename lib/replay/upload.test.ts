@@ -219,3 +219,23 @@ describe('validateUpload', () => {
     ]);
   });
 });
+
+describe('validateUpload with the configured notice types', () => {
+  it('accepts the required types the code registry never had, keyed and with their subject', () => {
+    const types = ['auto_renewal_notice', 'trial_conversion_notice', 'price_change_notice', 'pre_debit_notice'];
+    const csv = [
+      header,
+      ...types.map((type) => `${type},sub_req,2026-12-01,,,,1,a@example.com,,${due},${deadline},`),
+      `no_such_type,sub_1,2026-12-01,,,,0,a@example.com,,${due},${deadline},`,
+    ].join('\n');
+    const result = validateUpload({ csv, secret });
+    if (!result.ok) throw new Error(result.error);
+    expect(result.rows.map((row) => [row.fact.type, row.subjectId])).toEqual(types.map((type) => [type, 'sub_req']));
+    for (const row of result.rows)
+      expect(row.key).toBe(noticeKey(secret, { type: row.fact.type, identity: { subscription_id: 'sub_req', period_start: '2026-12-01' }, revision: 1 }));
+    expect(new Set(result.rows.map((row) => row.key)).size).toBe(types.length);
+    expect(result.rejections.map((r) => r.reason)).toEqual([
+      'unknown notice_type "no_such_type"; known: renewal_notice_t72, renewal_notice_t24, payment_recovery, auto_renewal_notice, trial_conversion_notice, price_change_notice, pre_debit_notice',
+    ]);
+  });
+});

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { noticeKey } from '@/lib/ledger/notice-key';
-import { InvalidNoticeError, noticeTypeNames, noticeTypes, parseNoticeFact, subjectOf, type NoticeFact } from '@/lib/ledger/notice-types';
+import { allIdentityFields, identityFieldsOf, InvalidNoticeError, isNoticeType, parseNoticeFact, subjectOf, type NoticeFact } from '@/lib/windows/notice-fact';
+import { configuredNoticeTypeNames } from '@/lib/windows/active';
 import type { RowRejection } from '@/lib/api/console/replays';
 import { hasUnsafeText, parseCsv, safeText, toCsv } from './csv';
 
@@ -28,10 +29,13 @@ export type { RowRejection } from '@/lib/api/console/replays';
 
 export type UploadValidation = { ok: true; rows: UploadedRow[]; rejections: RowRejection[] } | { ok: false; error: string };
 
-export const identityColumns = [...new Set(noticeTypeNames.flatMap((type) => Object.keys(noticeTypes[type].identity.shape)))];
 export const requiredColumns = ['notice_type', 'recipient_email', 'due_at', 'deadline_at'] as const;
 export const optionalColumns = ['revision', 'recipient_time_zone', 'customer_id', 'evidence_ref', 'payload'] as const;
-export const uploadColumns = [...requiredColumns.slice(0, 1), ...identityColumns, 'revision', ...requiredColumns.slice(1), ...optionalColumns.slice(1)];
+
+/** The columns an upload may have: the identity fields are every configured type's. */
+export function uploadColumns(): string[] {
+  return [...requiredColumns.slice(0, 1), ...allIdentityFields(), 'revision', ...requiredColumns.slice(1), ...optionalColumns.slice(1)];
+}
 
 /** Rejections shown and stored per upload; a file that is mostly wrong needs fixing at source, not a longer list. */
 export const MAX_STORED_REJECTIONS = 10_000;
@@ -91,10 +95,10 @@ type Cells = (name: string) => string;
 function validateRow(cell: Cells, secret: string, isTimeZone: (zone: string) => boolean): { row: Omit<UploadedRow, 'line'> } | { reason: string } {
   const type = cell('notice_type');
   if (!type) return { reason: 'notice_type is empty' };
-  const known = noticeTypeNames.find((name) => name === type);
-  if (!known) return { reason: `unknown notice_type "${type.slice(0, 64)}"; known: ${noticeTypeNames.join(', ')}` };
+  if (!isNoticeType(type)) return { reason: `unknown notice_type "${type.slice(0, 64)}"; known: ${configuredNoticeTypeNames().join(', ')}` };
+  const known = type;
   const identity: Record<string, string> = {};
-  for (const field of Object.keys(noticeTypes[known].identity.shape)) {
+  for (const field of identityFieldsOf(known)) {
     const value = cell(field);
     if (!value) return { reason: `${field} is empty (identity field of ${known})` };
     identity[field] = value;
@@ -148,7 +152,7 @@ export function validateUpload({ csv, secret }: { csv: string; secret: string })
   if (header.fields.some(hasUnsafeText)) return { ok: false, error: 'The header contains a NUL character or an unpaired surrogate.' };
   const columns = header.fields.map((name) => name.trim().toLowerCase());
   const missing = requiredColumns.filter((name) => !columns.includes(name));
-  if (missing.length > 0) return { ok: false, error: `The header lacks ${missing.join(', ')}. Expected columns: ${uploadColumns.join(', ')}.` };
+  if (missing.length > 0) return { ok: false, error: `The header lacks ${missing.join(', ')}. Expected columns: ${uploadColumns().join(', ')}.` };
   const position = new Map(columns.map((name, index) => [name, index]));
   const rows: UploadedRow[] = [];
   const rejections: RowRejection[] = [];

@@ -1,4 +1,5 @@
 import { config } from '@/lib/config';
+import { parseQuietHours } from '@/lib/jobs/quiet-hours';
 import { loadNoticeConfig, type NoticeConfig, type RuleSet } from './load-config';
 
 /**
@@ -6,12 +7,15 @@ import { loadNoticeConfig, type NoticeConfig, type RuleSet } from './load-config
  * use, and validated then. The worker and the console call it at start-up, so a bad file stops
  * the process with the field it names instead of failing the first request that plans a notice.
  * A changed file takes effect on restart; each planned notice records the rule set version it
- * was planned under.
+ * was planned under. QUIET_HOURS is the last fallback of every type's quiet hours (the type's
+ * own, else the file's, else QUIET_HOURS), so the planner and the send path resolve them alike.
  */
 let active: { config: NoticeConfig; ruleSet: RuleSet } | null = null;
 
 export function activeNoticeConfig(): { config: NoticeConfig; ruleSet: RuleSet } {
-  active ??= loadNoticeConfig(config().NOTICE_CONFIG);
+  if (active) return active;
+  const settings = config();
+  active = loadNoticeConfig(settings.NOTICE_CONFIG, { fallbackQuietHours: settings.QUIET_HOURS ? parseQuietHours(settings.QUIET_HOURS) : null });
   return active;
 }
 

@@ -238,3 +238,27 @@ describe('the file itself', () => {
     );
   });
 });
+
+describe('quiet hours resolution', () => {
+  const window = { startMinute: 21 * 60, endMinute: 8 * 60 };
+  const fallback = { startMinute: 22 * 60, endMinute: 6 * 60 };
+  it("is the type's own, else the file's, else the process fallback (QUIET_HOURS); off is none", () => {
+    const json = changed((json) => {
+      noticeType(json, 'renewal_notice_t24').quietHours = '12:00-13:00';
+      noticeType(json, 'payment_recovery').quietHours = 'off';
+    });
+    const { config } = parseNoticeConfig(json, 'test.json', { fallbackQuietHours: fallback });
+    expect(config.noticeTypes.renewal_notice_t72?.quietHours).toEqual(fallback);
+    expect(config.noticeTypes.renewal_notice_t24?.quietHours).toEqual({ startMinute: 12 * 60, endMinute: 13 * 60 });
+    expect(config.noticeTypes.payment_recovery?.quietHours).toBeNull();
+    expect(config.quietHours).toEqual(fallback);
+    const withFile = parseNoticeConfig(
+      changed((json) => (json.quietHours = '21:00-08:00')),
+      'test.json',
+      { fallbackQuietHours: fallback },
+    ).config;
+    expect(withFile.noticeTypes.renewal_notice_t72?.quietHours).toEqual(window);
+    expect(withFile.quietHours).toEqual(window);
+    expect(parseNoticeConfig(shippedJson, 'test.json').config.noticeTypes.renewal_notice_t72?.quietHours).toBeNull();
+  });
+});

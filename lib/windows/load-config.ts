@@ -15,7 +15,10 @@ import { ruleSchema, type Rule } from './rules';
 export type NoticeType = Omit<NoticeTypeConfig, 'window' | 'quietHours'> & {
   name: string;
   window: MerchantWindow | null;
-  /** Resolved: the type's own window, the configuration's, or none. */
+  /**
+   * Resolved, for the planner and the send path alike: the type's own window, else the
+   * configuration's, else the process's QUIET_HOURS (backwards compatibility); `off` is none.
+   */
   quietHours: QuietWindow | null;
 };
 
@@ -23,7 +26,12 @@ export type NoticeConfig = {
   file: string;
   eventTypes: Record<string, EventTypeConfig>;
   noticeTypes: Record<string, NoticeType>;
+  /** The configuration's quiet hours, else QUIET_HOURS: what a type no longer configured keeps at send. */
+  quietHours: QuietWindow | null;
 };
+
+/** What the process adds to the file: QUIET_HOURS, the quiet hours of a type and a file that set none. */
+export type ConfigDefaults = { fallbackQuietHours?: QuietWindow | null };
 
 /** The effective rules and a version that names exactly them, recorded with every plan. */
 export type RuleSet = { version: string; rules: Rule[] };
@@ -39,7 +47,7 @@ export class NoticeConfigError extends Error {
 }
 
 /** Reads and validates the operator's file; every problem names its field path and the file. */
-export function loadNoticeConfig(file: string): { config: NoticeConfig; ruleSet: RuleSet } {
+export function loadNoticeConfig(file: string, defaults: ConfigDefaults = {}): { config: NoticeConfig; ruleSet: RuleSet } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -52,10 +60,10 @@ export function loadNoticeConfig(file: string): { config: NoticeConfig; ruleSet:
   } catch (error) {
     throw new NoticeConfigError(file, [`is not JSON: ${(error as Error).message}`]);
   }
-  return parseNoticeConfig(json, file);
+  return parseNoticeConfig(json, file, defaults);
 }
 
-export function parseNoticeConfig(json: unknown, file: string): { config: NoticeConfig; ruleSet: RuleSet } {
+export function parseNoticeConfig(json: unknown, file: string, defaults: ConfigDefaults = {}): { config: NoticeConfig; ruleSet: RuleSet } {
   const parsed = noticeConfigSchema.safeParse(json);
   if (!parsed.success)
     throw new NoticeConfigError(
@@ -65,7 +73,7 @@ export function parseNoticeConfig(json: unknown, file: string): { config: Notice
   const problems = crossFieldProblems(parsed.data);
   const ruleSet = effectiveRules(parsed.data.rules, problems);
   if (problems.length > 0) throw new NoticeConfigError(file, problems);
-  return { config: resolveConfig(parsed.data, file), ruleSet };
+  return { config: resolveConfig(parsed.data, file, defaults.fallbackQuietHours ?? null), ruleSet };
 }
 
 /** What zod cannot see field by field: references between the sections. */
@@ -113,14 +121,14 @@ function effectiveRules(entries: readonly (RuleSwitch | Rule)[], problems: strin
   return { version: `rules-${digest.slice(0, 12)}`, rules: list };
 }
 
-function resolveConfig(config: ParsedNoticeConfig, file: string): NoticeConfig {
-  const fallback = config.quietHours === null ? null : parseQuietHours(config.quietHours);
+function resolveConfig(config: ParsedNoticeConfig, file: string, fallbackQuietHours: QuietWindow | null): NoticeConfig {
+  const fallback = config.quietHours === null ? fallbackQuietHours : parseQuietHours(config.quietHours);
   const noticeTypes: Record<string, NoticeType> = {};
   for (const [name, type] of Object.entries(config.noticeTypes)) {
     const quietHours = type.quietHours === 'inherit' ? fallback : type.quietHours === 'off' ? null : parseQuietHours(type.quietHours);
     noticeTypes[name] = { ...type, name, window: type.window ?? null, quietHours };
   }
-  return { file, eventTypes: config.eventTypes, noticeTypes };
+  return { file, eventTypes: config.eventTypes, noticeTypes, quietHours: fallback };
 }
 
 /** Which enabled notice types an event type triggers, in configuration order. */

@@ -1,5 +1,5 @@
 import { correlationOf, noticeKey } from '@/lib/ledger/notice-key';
-import type { NoticeFact, NoticeType } from '@/lib/ledger/notice-types';
+import type { NoticeFact } from '@/lib/windows/notice-fact';
 import type { Prng } from './prng';
 
 /**
@@ -59,7 +59,7 @@ export function planNotices({ prng, secret, notices, spreadMs }: PlanOptions): P
   const mailboxes = Math.max(10, Math.floor(notices * 0.7));
   const bouncing = Math.max(2, Math.floor(notices / 200));
   for (let index = 0; index < notices; index += 1) {
-    const type = prng.pick<NoticeType>(['renewal_notice_t72', 'renewal_notice_t72', 'renewal_notice_t24', 'payment_recovery']);
+    const type = prng.pick<string>(['renewal_notice_t72', 'renewal_notice_t72', 'renewal_notice_t24', 'payment_recovery']);
     // A corrected notice is a new notice: the previous entry's fact with the revision bumped.
     const previous = planned[planned.length - 1];
     const correction = previous !== undefined && previous.fact.type !== 'payment_recovery' && prng.chance(0.03);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { roles } from '@/lib/auth/roles';
 import { parseAccountArgs } from '@/lib/console/cli-args';
 import { parseReplayArgs } from '@/lib/replay/cli-args';
-import { noticeTypeNames } from '@/lib/ledger/notice-types';
+import { configuredNoticeTypeNames } from '@/lib/windows/active';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { FUZZ_SEED, fuzzParameters, hostileString, plausibleString } from './arbitraries';
 import { snapshotTables } from './harness';
@@ -78,7 +78,7 @@ describe('parseReplayArgs with hostile argv', () => {
         if ('id' in command) expect(command.id).toMatch(uuidPattern);
         if (command.kind === 'dry-run' || command.kind === 'request') {
           expect(command.filter !== null || command.csvPath !== null).toBe(true);
-          if (command.filter?.noticeType !== undefined) expect(noticeTypeNames).toContain(command.filter.noticeType);
+          if (command.filter?.noticeType !== undefined) expect(configuredNoticeTypeNames()).toContain(command.filter.noticeType);
           for (const time of [command.filter?.dueFrom, command.filter?.dueTo]) if (time !== undefined) expect(Number.isNaN(Date.parse(time))).toBe(false);
         }
         if (command.kind === 'request' || command.kind === 'approve' || command.kind === 'reject' || command.kind === 'cancel') {

@@ -3,8 +3,9 @@ import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query
 import { getDb } from '@/db/client';
 import { can } from '@/lib/auth/permissions';
 import { config } from '@/lib/config';
-import { noticeTypeNames } from '@/lib/ledger/notice-types';
+import { configuredNoticeTypeNames } from '@/lib/windows/active';
 import { loadQuarantinePage } from '@/lib/console/quarantine-view';
+import { checkNoticeTypesAgainst } from '@/lib/api/console/fields';
 import { listQuarantine, quarantineListQuery } from '@/lib/api/console/quarantine';
 import { formatDuration } from '@/lib/console/format';
 import { QuarantineView, type QuarantineQuery } from '@/components/quarantine/quarantine-view';
@@ -19,6 +20,8 @@ export default async function QuarantinePage({ searchParams }: { searchParams: P
   const auth = await requirePage('quarantine.read', '/quarantine');
   if (!auth.ok) return <Forbidden message={auth.refusal.message} />;
   const raw = Object.fromEntries(Object.entries(await searchParams).filter(([, value]) => value !== undefined && value !== ''));
+  // The filter's notice type is one of the operator's configured names (read here, on the server).
+  checkNoticeTypesAgainst(configuredNoticeTypeNames);
   const parsed = quarantineListQuery.safeParse(raw);
   const query: QuarantineQuery = parsed.success ? parsed.data : {};
   const client = new QueryClient();
@@ -36,7 +39,7 @@ export default async function QuarantinePage({ searchParams }: { searchParams: P
       </div>
       {!parsed.success ? <div className="notice error">The filter was not understood and has been ignored: {parsed.error.issues[0]?.message}</div> : null}
       <HydrationBoundary state={dehydrate(client)}>
-        <QuarantineView query={query} canResolve={can(auth.session.user.role, 'quarantine.resolve')} noticeTypes={noticeTypeNames} />
+        <QuarantineView query={query} canResolve={can(auth.session.user.role, 'quarantine.resolve')} noticeTypes={configuredNoticeTypeNames()} />
       </HydrationBoundary>
     </>
   );

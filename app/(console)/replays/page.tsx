@@ -4,6 +4,7 @@ import { getDb } from '@/db/client';
 import { can } from '@/lib/auth/permissions';
 import { listReplaysContract } from '@/lib/api/console/replays';
 import { listReplayViews } from '@/lib/replay/view';
+import { configuredNoticeTypeNames, noticeTypeLabel } from '@/lib/windows/active';
 import { ReplaysView } from '@/components/replays/replays-view';
 import { Forbidden } from '@/components/ui/states';
 import { requirePage } from '@/app/_server/auth';
@@ -16,6 +17,8 @@ export default async function ReplaysPage() {
   const auth = await requirePage('replay.read', '/replays');
   if (!auth.ok) return <Forbidden message={auth.refusal.message} />;
   const { user } = auth.session;
+  // The configured notice types, read here on the server: the form in the browser cannot read NOTICE_CONFIG.
+  const noticeTypes = configuredNoticeTypeNames().map((name) => ({ name, label: noticeTypeLabel(name) }));
   const client = new QueryClient();
   await prefetchConsole(client, listReplaysContract, {}, () => listReplayViews(getDb(), { limit: 50 }));
   return (
@@ -29,7 +32,10 @@ export default async function ReplaysPage() {
         </div>
       </div>
       <HydrationBoundary state={dehydrate(client)}>
-        <ReplaysView viewer={{ id: user.id, canRequest: can(user.role, 'replay.request'), canApprove: can(user.role, 'replay.approve') }} />
+        <ReplaysView
+          viewer={{ id: user.id, canRequest: can(user.role, 'replay.request'), canApprove: can(user.role, 'replay.approve') }}
+          noticeTypes={noticeTypes}
+        />
       </HydrationBoundary>
     </>
   );

@@ -25,3 +25,22 @@ export const cursorTimestamp = z
   }, 'must be a timestamp');
 
 export const instant = z.iso.datetime({ offset: true });
+
+/**
+ * The configured notice type names (NOTICE_CONFIG), which only the server can read. The server's
+ * console route builder and pages hand them over (lib/http/console-route.ts); a contract parsed in
+ * the browser checks a type's shape only, and the server answers for the rest.
+ */
+let configuredNoticeTypes: () => readonly string[] = () => [];
+
+export function checkNoticeTypesAgainst(names: () => readonly string[]): void {
+  configuredNoticeTypes = names;
+}
+
+/** A notice type in a filter: one of the configured names, refused with zod's own enum wording. */
+export const noticeTypeName = text()
+  .max(64)
+  .superRefine((value, ctx) => {
+    const names = configuredNoticeTypes();
+    if (names.length > 0 && !names.includes(value)) ctx.addIssue({ code: 'invalid_value', values: [...names], input: value });
+  });

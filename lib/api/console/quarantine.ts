@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { noticeTypeNames } from '@/lib/ledger/notice-types';
 import { consoleContract } from '@/lib/http/contract';
-import { cursorTimestamp, instant, reason, text } from './fields';
+import { cursorTimestamp, instant, noticeTypeName, reason, text } from './fields';
 
 const noticeKeyHex = z.string().regex(/^[0-9a-f]{64}$/, 'must be a 64-character notice key');
 const quarantineAction = z.enum(['confirm_sent', 'release', 'suppress']);
@@ -14,7 +13,7 @@ export const quarantineFilter = z.strictObject({
     .max(253)
     .regex(/^[a-z0-9.-]*$/, 'must be a domain')
     .optional(),
-  noticeType: z.enum(noticeTypeNames as [string, ...string[]]).optional(),
+  noticeType: noticeTypeName.optional(),
 });
 
 export const quarantineListQuery = quarantineFilter.extend({

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { replayStates } from '@/db/schema/states';
-import { noticeTypeNames } from '@/lib/ledger/notice-types';
 import { consoleContract, csvFile, noInput } from '@/lib/http/contract';
 import { hasUnsafeText } from '@/lib/replay/csv';
-import { instant } from './fields';
+import { instant, noticeTypeName } from './fields';
 
 /** PostgreSQL text and jsonb cannot hold NUL or lone surrogates: a 400 here, not a 500 in the query. */
 const text = () => z.string().refine((value) => !hasUnsafeText(value), 'must not contain NUL characters or unpaired surrogates');
@@ -18,7 +17,7 @@ export const replayFilterSchema = z
   .strictObject({
     dueFrom: instant.optional(),
     dueTo: instant.optional(),
-    noticeType: z.enum(noticeTypeNames as [string, ...string[]]).optional(),
+    noticeType: noticeTypeName.optional(),
     source: text().trim().min(1).max(200).optional(),
   })
   .refine((filter) => Object.values(filter).some((value) => value !== undefined), 'choose at least one of due window, notice type or source')

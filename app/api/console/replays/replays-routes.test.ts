@@ -203,6 +203,36 @@ describe('replay and report routes: authorization', () => {
   });
 });
 
+describe('the notice type filter is the configured list', () => {
+  const dryRun = { path: '/api/console/replays/dry-run', method: 'POST', load: () => import('./dry-run/route') } as const;
+
+  it('refuses a type that is not configured with the configured names, and changes nothing', async () => {
+    const before = await snapshot();
+    const response = await call(dryRun, cookies.get('operator') ?? null, { body: { filter: { noticeType: 'renewal_notice_t48' } } });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { message: string } };
+    expect(body.error.message).toContain(
+      'Invalid option: expected one of "renewal_notice_t72"|"renewal_notice_t24"|"payment_recovery"|"auto_renewal_notice"|"trial_conversion_notice"|"price_change_notice"|"pre_debit_notice"',
+    );
+    expect(await snapshot()).toBe(before);
+  });
+
+  it('dry-runs a required type the code registry never had', async () => {
+    const job = await insertTestJob(t.db, {
+      fact: { type: 'price_change_notice', identity: { subscription_id: 'sub_price_filter', period_start: '2026-10-01' }, revision: 0 },
+      category: 'required',
+      source: 'price-filter-src',
+    });
+    const response = await call(dryRun, cookies.get('operator') ?? null, {
+      body: { filter: { noticeType: 'price_change_notice', source: 'price-filter-src' } },
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { data: { counts: { total: number } } };
+    expect(body.data.counts.total).toBe(1);
+    expect(job.noticeType).toBe('price_change_notice');
+  });
+});
+
 describe('replay flow over HTTP', () => {
   it('request → a second operator and the requester are refused → a manager approves → run publishes every job with the batch id', async () => {
     const create = await call({ path: '/api/console/replays', method: 'POST', load: () => import('./route') }, cookies.get('manager') ?? null, {
