@@ -219,6 +219,22 @@ export const processEnv = {
   },
 };
 
+/**
+ * Where the notice configuration is and the quiet hours every type falls back to: all that
+ * reading it needs. A tool that only derives notice keys (the demo's and the browser tests' seed,
+ * a backfill) has the key secret in hand and none of the product's other settings, so this parses
+ * these two alone, with the same rules as `config()`.
+ */
+const noticeSettingsSchema = envSchema.pick({ NOTICE_CONFIG: true, QUIET_HOURS: true });
+export type NoticeSettings = z.infer<typeof noticeSettingsSchema>;
+
+export function noticeSettings(env: Env = process.env): NoticeSettings {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = noticeSettingsSchema.safeParse(present);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  return parsed.data;
+}
+
 let cached: Config | undefined;
 
 /** The process-wide configuration, parsed on first use. */

@@ -1,4 +1,4 @@
-import { config } from '@/lib/config';
+import { noticeSettings } from '@/lib/config';
 import { parseQuietHours } from '@/lib/jobs/quiet-hours';
 import { loadNoticeConfig, type NoticeConfig, type RuleSet } from './load-config';
 
@@ -14,7 +14,7 @@ let active: { config: NoticeConfig; ruleSet: RuleSet } | null = null;
 
 export function activeNoticeConfig(): { config: NoticeConfig; ruleSet: RuleSet } {
   if (active) return active;
-  const settings = config();
+  const settings = noticeSettings();
   active = loadNoticeConfig(settings.NOTICE_CONFIG, { fallbackQuietHours: settings.QUIET_HOURS ? parseQuietHours(settings.QUIET_HOURS) : null });
   return active;
 }
