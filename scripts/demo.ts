@@ -130,9 +130,6 @@ async function main(): Promise<void> {
   const notices = loadNoticeConfig(process.env.NOTICE_CONFIG ?? 'config/notice-ledger.json');
   await mkdir(logDir, { recursive: true });
   const secrets = await loadDemoSecrets();
-  // This process reads the product's settings too (a notice key's field order comes from the
-  // notice configuration, located through lib/config.ts): give it what the children get.
-  Object.assign(process.env, secrets);
   let databaseUrl = settings.databaseUrl;
   if (!databaseUrl) {
     console.log(`Starting embedded PostgreSQL in ${shownDataDir}/pg …`);
