@@ -12,6 +12,7 @@ import { formatCount, formatDuration, formatUtc, shortKey } from '@/lib/console/
 import { LIVE_REFRESH_MS } from '@/components/query/live';
 import { Pager } from '@/components/ui/pager';
 import { EmptyState, ErrorState, SkeletonLines } from '@/components/ui/states';
+import { ReasonField } from '@/components/ui/reason-field';
 
 export type QuarantineQuery = { olderThanMinutes?: number; recipientDomain?: string; noticeType?: string; afterClaimedAt?: string; afterKey?: string };
 
@@ -346,16 +347,13 @@ function ConfirmPanel({
         )}
       </p>
       <p className="small">{actionExplain[pending.action]}</p>
-      <div className="field">
-        <label htmlFor="reason">Reason (required, goes to the audit log)</label>
-        <textarea
-          id="reason"
-          value={reason}
-          onChange={(event) => setReason(event.target.value)}
-          placeholder="e.g. SES shows accepted at 02:14; worker was killed mid-send"
-          data-testid="confirm-reason"
-        />
-      </div>
+      <ReasonField
+        id="reason"
+        testId="confirm-reason"
+        value={reason}
+        onChange={setReason}
+        placeholder="e.g. SES shows accepted at 02:14; worker was killed mid-send"
+      />
       <div className="actions">
         <button
           type="button"

@@ -21,6 +21,7 @@ import { formatCount, formatDuration, formatHours, formatUtc } from '@/lib/conso
 import { LIVE_REFRESH_MS } from '@/components/query/live';
 import { Pager } from '@/components/ui/pager';
 import { EmptyState, ErrorState, SkeletonLines } from '@/components/ui/states';
+import { ReasonField } from '@/components/ui/reason-field';
 
 export type WindowsQuery = { tab: WindowTab; afterAt?: string; afterId?: string };
 
@@ -401,16 +402,13 @@ function ResolvePanel({
         Resolve gap: {gap.noticeType} for {gap.region}
       </h3>
       <p className="small">The gap leaves the open list and the compliance-gap alert. Say what was done about the notice the law required.</p>
-      <div className="field">
-        <label htmlFor="gap-reason">Reason (required, goes to the audit log)</label>
-        <textarea
-          id="gap-reason"
-          value={reason}
-          onChange={(event) => setReason(event.target.value)}
-          placeholder="e.g. sent by registered post on 2 Dec; counsel (J. Doe) confirmed"
-          data-testid="gap-reason"
-        />
-      </div>
+      <ReasonField
+        id="gap-reason"
+        testId="gap-reason"
+        value={reason}
+        onChange={setReason}
+        placeholder="e.g. sent by registered post on 2 Dec; counsel (J. Doe) confirmed"
+      />
       <div className="actions">
         <button type="button" className="primary" disabled={!ready} onClick={() => void confirm()} data-testid="gap-resolve-submit">
           {busy ? 'Working…' : 'Resolve gap'}
