@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseDuration } from './config';
+import { ConfigError, loadConfig, parseDuration, publicBaseUrl } from './config';
 
 const base = { NOTICE_KEY_SECRET: 'x'.repeat(32) };
 
@@ -31,6 +31,20 @@ describe('loadConfig', () => {
     const problems = problemsOf({ ...base, QUARANTINE_AFTER: 'soon', LEDGER_MODE: 'maybe', WORKER_CONCURRENCY: '-3', SMTP_URL: 'nope' });
     expect(problems.map((p) => p.split(' ')[0]).sort()).toEqual(['LEDGER_MODE', 'QUARANTINE_AFTER', 'SMTP_URL', 'WORKER_CONCURRENCY']);
     expect(problems.join('\n')).toContain('"soon" is not a duration');
+  });
+
+  it('builds recipient links on an https PUBLIC_BASE_URL, or http on a loopback host only', () => {
+    expect(problemsOf({ ...base, PUBLIC_BASE_URL: 'https://notices.example.com' })).toEqual([]);
+    expect(problemsOf({ ...base, PUBLIC_BASE_URL: 'http://localhost:3000' })).toEqual([]);
+    expect(problemsOf({ ...base, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' })).toEqual([]);
+    expect(problemsOf({ ...base, PUBLIC_BASE_URL: 'http://notices.example.com' })).toEqual([expect.stringMatching(/^PUBLIC_BASE_URL must be an https URL/)]);
+    expect(problemsOf({ ...base, PUBLIC_BASE_URL: 'https://notices.example.com/?next=evil' })).toEqual([
+      expect.stringMatching(/^PUBLIC_BASE_URL must have no query/),
+    ]);
+    expect(publicBaseUrl(loadConfig({ ...base, NEXTAUTH_URL: 'https://console.example.com' }))).toBe('https://console.example.com');
+    expect(publicBaseUrl(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://n.example.com', NEXTAUTH_URL: 'https://console.example.com' }))).toBe(
+      'https://n.example.com',
+    );
   });
 
   it('rejects a short secret', () => {

@@ -141,6 +141,23 @@ export const envSchema = z.object({
   SIGN_IN_ADDRESS_WINDOW: duration('15m').refine((ms) => ms >= 1_000, 'must be at least 1s'),
   NEXTAUTH_SECRET: secret.optional(),
   NEXTAUTH_URL: optionalUrl,
+  /**
+   * Where recipients reach the product: the links in a notice (the recipient page, one-click
+   * unsubscribe) and provider callbacks are built on it. https, except http on a loopback host
+   * (localhost, 127.0.0.1, [::1]) as the demo and the tests use. Unset: NEXTAUTH_URL, else
+   * https://MESSAGE_ID_DOMAIN.
+   */
+  PUBLIC_BASE_URL: z
+    .url()
+    .refine((text) => {
+      const url = new URL(text);
+      return url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
+    }, 'must be an https URL (http only for localhost, 127.0.0.1 or [::1])')
+    .refine((text) => {
+      const url = new URL(text);
+      return url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+    }, 'must have no query, fragment or credentials')
+    .optional(),
   /** Bearer token Prometheus presents to the console's /api/metrics; unset disables that endpoint. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   OIDC_ISSUER: optionalUrl,
@@ -158,6 +175,11 @@ export const envSchema = z.object({
 });
 
 export type Config = z.infer<typeof envSchema>;
+
+/** The base of every link a recipient follows and every callback a provider makes (PUBLIC_BASE_URL). */
+export function publicBaseUrl(config: Pick<Config, 'PUBLIC_BASE_URL' | 'NEXTAUTH_URL' | 'MESSAGE_ID_DOMAIN'>): string {
+  return config.PUBLIC_BASE_URL ?? config.NEXTAUTH_URL ?? `https://${config.MESSAGE_ID_DOMAIN}`;
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

@@ -170,6 +170,8 @@ async function main(): Promise<void> {
     DATABASE_URL: databaseUrl,
     SMTP_URL: `smtp://127.0.0.1:${String(smtpPort)}`,
     NEXTAUTH_URL: consoleUrl,
+    // The links in the demo's notices open the recipient page on this console (http is accepted on localhost only).
+    PUBLIC_BASE_URL: consoleUrl,
     WORKER_METRICS_PORT: settings.workerMetricsPort,
   };
 

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { createDb, createPool } from '@/db/client';
 import { migrateDatabase } from '@/db/migrate';
-import type { Config } from '@/lib/config';
+import { publicBaseUrl, type Config } from '@/lib/config';
 import { createWakeupHandler, type CrashPoint } from '@/lib/jobs/handle-wakeup';
 import { parseQuietHours } from '@/lib/jobs/quiet-hours';
 import { createDomainRateLimiter } from '@/lib/jobs/rate-limit';
@@ -97,7 +97,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       retryCapMs: config.RETRY_CAP,
       maxAttempts: config.MAX_ATTEMPTS,
       secret: config.NOTICE_KEY_SECRET,
-      cancelBaseUrl: config.NEXTAUTH_URL ?? `https://${config.MESSAGE_ID_DOMAIN}`,
+      cancelBaseUrl: publicBaseUrl(config),
       maxTokenWaitMs: 1_000,
     },
     checkpoint: crashHook<CrashPoint | ReplayCrashPoint>(config.WORKER_CRASH_AT, logger),

@@ -7,3 +7,4 @@ export * from './replays';
 export * from './auth';
 export * from './audit';
 export * from './overview';
+export * from './recipients';

@@ -53,3 +53,19 @@ export type Role = (typeof roles)[number];
 export function inList(values: readonly string[]): string {
   return values.map((value) => `'${value}'`).join(', ');
 }
+
+/** How a notice reaches its recipient. Part of what a notice is (its type's configuration), never of a replay. */
+export const channels = ['email', 'sms'] as const;
+export type Channel = (typeof channels)[number];
+
+/**
+ * A recipient's standing for one category of notice on one channel. `required`: a notice the law
+ * calls for, which an opt-out cannot stop (a hard bounce or a complaint still does); it is the only
+ * state of the `required` category and never one of `courtesy`.
+ */
+export const preferenceStates = ['opted_in', 'opted_out', 'required'] as const;
+export type PreferenceState = (typeof preferenceStates)[number];
+
+/** Who changed a preference: the recipient (one-click, the recipient page, an SMS keyword), the provider, the producer, or support. */
+export const preferenceSources = ['one_click', 'recipient_page', 'provider_event', 'sms_keyword', 'producer_api', 'support'] as const;
+export type PreferenceSource = (typeof preferenceSources)[number];
