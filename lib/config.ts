@@ -46,10 +46,7 @@ const secret = z.string().min(32, 'must be at least 32 characters (use `openssl 
 
 const optionalUrl = z.url().optional();
 
-const otlpUrl = z
-  .url({ error: 'must be an http(s) URL such as http://otel-collector:4318' })
-  .refine((text) => /^https?:$/.test(new URL(text).protocol), 'must be an http(s) URL such as http://otel-collector:4318 (OTLP over HTTP)')
-  .optional();
+const otlpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://otel-collector:4318 (OTLP over HTTP)' }).optional();
 
 const quietHours = z
   .string()

@@ -258,7 +258,10 @@ async function planAndSchedule(tx: Tx, params: ReceiveEventParams, event: Busine
       continue;
     }
     const job = await withSpan('notice.schedule', {}, async (span) =>
-      annotatePlannedJob(span, await scheduleOne(tx, { publisher, notice, type: type.name, identity, fields: type.identity, request, event, now, secret, config })),
+      annotatePlannedJob(
+        span,
+        await scheduleOne(tx, { publisher, notice, type: type.name, identity, fields: type.identity, request, event, now, secret, config }),
+      ),
     );
     if (job.created) {
       audits.push({
