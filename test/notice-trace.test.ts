@@ -1,6 +1,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { POST as eventsRoute } from '@/app/api/v1/events/route';
 import { POST as scheduleRoute } from '@/app/api/v1/reminders/route';
 import { getLedgerRow } from '@/db/queries/ledger/read';
 import { genericWebhook } from '@/lib/api/webhooks';
@@ -231,6 +232,48 @@ describe('traces of one notice', () => {
       for (const text of textsOf(span)) {
         for (const value of [...forbidden, ...bodyLines]) expect(text, `span ${span.name}`).not.toContain(value);
       }
+    }
+  });
+  it('an event: producer request → event.receive → one notice.schedule per planned notice, each job holding its own span as traceparent', async () => {
+    exporter.reset();
+    const year = new Date().getUTCFullYear() + 1;
+    const request = new Request('http://localhost/api/v1/events', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        type: 'subscription.renewal',
+        identity: { subscription_id: 'sub_trace', period_start: `${year}-03-01` },
+        anchorAt: `${year}-03-01T17:00:00Z`,
+        recipient: { email, region: 'US-CA', timeZone: 'America/Los_Angeles', locale: 'en-US' },
+        contract: { termMonths: 12 },
+        payload,
+      }),
+    });
+    const response = await eventsRoute(request, {});
+    expect(response.status).toBe(201);
+    const answer = (await response.json()) as { planned: { jobId: string }[] };
+    expect(answer.planned.length).toBeGreaterThan(0);
+
+    const spans = exporter.getFinishedSpans();
+    const producer = one(spans, 'producer.request');
+    expect(producer.attributes).toMatchObject({ 'http.route': '/api/v1/events', 'http.response.status_code': 201 });
+    const receive = one(spans, 'event.receive');
+    expect(parentOf(receive)).toBe(idOf(producer));
+    expect(receive.attributes).toMatchObject({
+      'event.type': 'subscription.renewal',
+      'event.receive.result': 'created',
+      'event.planned': answer.planned.length,
+    });
+    const schedules = byName(spans, 'notice.schedule');
+    expect(schedules.map((span) => span.attributes['notice.job_id']).sort()).toEqual(answer.planned.map((notice) => notice.jobId).sort());
+    for (const span of schedules) {
+      expect(parentOf(span)).toBe(idOf(receive));
+      const job = await readJob(t.db, String(span.attributes['notice.job_id']));
+      expect(job.traceparent).toBe(`00-${span.spanContext().traceId}-${idOf(span)}-01`);
+      expect(span.attributes['notice.correlation']).toBe(correlationOf(job.noticeKey));
+    }
+    for (const span of spans) {
+      for (const text of textsOf(span)) for (const value of [email, email.toLowerCase(), payload.plan, payload.amount]) expect(text).not.toContain(value);
     }
   });
 });
