@@ -14,17 +14,25 @@ import { context, INVALID_SPAN_CONTEXT, SpanKind, SpanStatusCode, trace, type At
 
 export const tracer = trace.getTracer('notice-ledger');
 
-let installed = false;
+/**
+ * Whether an SDK is registered, kept on globalThis rather than in this module: Next compiles the
+ * instrumentation hook and the route handlers as separate bundles, each with its own copy of
+ * this module, and a module flag set by the hook stayed false in every route (no producer span
+ * under `next start`, found by exporting from a real console). The API's own globals work the same way.
+ */
+const INSTALLED = Symbol.for('notice-ledger.tracing.installed');
+type WithFlag = { [INSTALLED]?: boolean };
+const flagHolder = globalThis as WithFlag;
 /** Shared: a non-recording span ignores every call, so one serves every untraced step. */
 const noopSpan = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 
 /** Called by `./sdk` once a tracer provider is registered (and by nothing else). */
 export function markTracingInstalled(on: boolean): void {
-  installed = on;
+  flagHolder[INSTALLED] = on;
 }
 
 export function tracingInstalled(): boolean {
-  return installed;
+  return flagHolder[INSTALLED] === true;
 }
 
 export type SpanOptions = { kind?: SpanKind; links?: Link[]; root?: boolean };
@@ -43,7 +51,7 @@ export function recordError(span: Span, error: unknown): void {
  * rethrown. Untraced, it returns `fn`'s own promise: no span, no extra await.
  */
 export function withSpan<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>, options: SpanOptions = {}): Promise<T> {
-  if (!installed) return fn(noopSpan);
+  if (!tracingInstalled()) return fn(noopSpan);
   const parent = options.root ? trace.deleteSpan(context.active()) : context.active();
   return tracer.startActiveSpan(name, { attributes, kind: options.kind ?? SpanKind.INTERNAL, links: options.links }, parent, async (span) => {
     try {
@@ -63,7 +71,7 @@ export function withSpan<T>(name: string, attributes: Attributes, fn: (span: Spa
  * as it is. Nothing inside the step runs in this span's context; these steps start no spans.
  */
 export function traceStep<T>(name: string, pending: Promise<T>, annotate?: (span: Span, value: T) => void): Promise<T> {
-  if (!installed) return pending;
+  if (!tracingInstalled()) return pending;
   const span = tracer.startSpan(name);
   return pending.then(
     (value) => {
@@ -81,7 +89,7 @@ export function traceStep<T>(name: string, pending: Promise<T>, annotate?: (span
 
 /** A step that is already decided (the pure policy decision, microseconds): a span of no length carrying its answer. */
 export function recordStep<T>(name: string, value: T, annotate: (span: Span, value: T) => void): T {
-  if (!installed) return value;
+  if (!tracingInstalled()) return value;
   const span = tracer.startSpan(name);
   annotate(span, value);
   span.end();
@@ -90,7 +98,7 @@ export function recordStep<T>(name: string, value: T, annotate: (span: Span, val
 
 /** withSpan for a synchronous step (the policy decision). */
 export function withSpanSync<T>(name: string, attributes: Attributes, fn: (span: Span) => T): T {
-  if (!installed) return fn(noopSpan);
+  if (!tracingInstalled()) return fn(noopSpan);
   return tracer.startActiveSpan(name, { attributes }, (span) => {
     try {
       return fn(span);
@@ -112,7 +120,7 @@ const traceparentPattern = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 /** The active span as a W3C `traceparent` (version 00), or null when nothing is traced. */
 export function currentTraceparent(): string | null {
-  if (!installed) return null;
+  if (!tracingInstalled()) return null;
   const span = trace.getActiveSpan();
   if (!span) return null;
   const { traceId, spanId, traceFlags } = span.spanContext();
