@@ -46,6 +46,8 @@ const secret = z.string().min(32, 'must be at least 32 characters (use `openssl 
 
 const optionalUrl = z.url().optional();
 
+const otlpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://otel-collector:4318 (OTLP over HTTP)' }).optional();
+
 const quietHours = z
   .string()
   .regex(/^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d$/, 'must look like 21:00-08:00')
@@ -170,6 +172,14 @@ export const envSchema = z.object({
   POSTMARK_WEBHOOK_PASSWORD: z.string().optional(),
   SENDGRID_WEBHOOK_PUBLIC_KEY: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * OpenTelemetry traces (lib/telemetry/): off unless an OTLP/HTTP endpoint is set. The base
+   * endpoint gets `/v1/traces` appended; the traces endpoint is used as given (the OTLP spec's
+   * rule). Other OTEL_EXPORTER_OTLP_* settings (headers, timeout) are read by the exporter.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlpUrl,
+  OTEL_SERVICE_NAME: z.string().min(1).max(255).optional(),
   /** Test-only: the worker SIGKILLs itself at this point of the send path or of a replay batch (crash tests). */
   WORKER_CRASH_AT: z.enum(['after_claim', 'after_send', 'after_commit', 'replay_before_commit']).optional(),
 });
@@ -255,6 +265,22 @@ export function noticeSettings(env: Env = process.env): NoticeSettings {
   const parsed = noticeSettingsSchema.safeParse(present);
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   return parsed.data;
+}
+
+/**
+ * Where spans go, parsed alone like noticeSettings: the console's start-up hook and the worker
+ * install tracing before anything else reads the configuration. `tracesUrl` null: tracing off.
+ */
+const tracingSettingsSchema = envSchema.pick({ OTEL_EXPORTER_OTLP_ENDPOINT: true, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: true, OTEL_SERVICE_NAME: true });
+export type TracingSettings = { tracesUrl: string | null; serviceName: string | null };
+
+export function tracingSettings(env: Env = process.env): TracingSettings {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = tracingSettingsSchema.safeParse(present);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`));
+  const { OTEL_EXPORTER_OTLP_ENDPOINT: base, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: traces, OTEL_SERVICE_NAME: serviceName } = parsed.data;
+  const tracesUrl = traces ?? (base ? `${base.replace(/\/+$/, '')}/v1/traces` : null);
+  return { tracesUrl, serviceName: serviceName ?? null };
 }
 
 let cached: Config | undefined;

@@ -1,5 +1,6 @@
 import { config, processEnv } from '@/lib/config';
 import { createLogger } from '@/lib/log';
+import { startTracing } from '@/lib/telemetry/start';
 import { startWorker, type RunningWorker } from './start';
 
 /**
@@ -10,6 +11,9 @@ async function main(): Promise<void> {
   const settings = config();
   processEnv.nameProcess('notice-ledger-worker');
   const logger = createLogger('worker', settings.LOG_LEVEL);
+  // Off (nothing loaded) unless OTEL_EXPORTER_OTLP_ENDPOINT or …_TRACES_ENDPOINT is set.
+  const tracing = await startTracing({ serviceName: 'notice-ledger-worker' });
+  if (tracing.enabled) logger.info('tracing: spans exported over OTLP/HTTP');
 
   let worker: RunningWorker | null = null;
   let requested: NodeJS.Signals | null = null;
@@ -27,16 +31,22 @@ async function main(): Promise<void> {
     }
     signalled = true;
     logger.info({ signal }, 'stopping: no new work, finishing in-flight sends');
-    worker.stop().then(
-      () => {
-        logger.info('stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error instanceof Error ? error.message : String(error) }, 'stop failed');
-        process.exit(1);
-      },
-    );
+    worker
+      .stop()
+      // Last: the spans of the sends that just finished are in the batch it flushes.
+      .then(() =>
+        tracing.shutdown().catch((error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'traces not flushed')),
+      )
+      .then(
+        () => {
+          logger.info('stopped');
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error instanceof Error ? error.message : String(error) }, 'stop failed');
+          process.exit(1);
+        },
+      );
   };
   // Installed before anything can say "ready": a supervisor may signal the moment it reads
   // that line, and a signal with no listener terminates the process on the spot.

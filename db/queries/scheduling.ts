@@ -28,6 +28,8 @@ export type NewJob = {
   ruleSetVersion?: string | null;
   /** The business event that planned it (POST /api/v1/events). */
   eventId?: string | null;
+  /** The scheduling span's W3C traceparent (lib/telemetry/tracing.ts currentTraceparent). */
+  traceparent?: string | null;
 };
 
 /** Inserts unless the notice key already has a job; `created` says which happened. */

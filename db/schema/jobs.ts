@@ -49,6 +49,12 @@ export const reminderJobs = pgTable(
     batchId: text('batch_id'),
     /** Compact template data only (plan name, amount, dates); never bodies or card data. */
     payload: jsonb('payload').$type<Record<string, unknown>>().notNull().default({}),
+    /**
+     * The W3C traceparent of the span that scheduled it (the producer's request), when tracing
+     * was on: every wake-up's span links to it. Observability only: not part of the key, the
+     * queue payload or any decision.
+     */
+    traceparent: text('traceparent'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

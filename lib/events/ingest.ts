@@ -4,6 +4,7 @@ import { insertProviderEvent, linkProviderEvent } from '@/db/queries/events';
 import { findLedgerLink, listClaimsWithSendEvidence, type Evidence } from '@/db/queries/ledger/evidence-match';
 import { resolveClaims } from '@/db/queries/ledger/resolve';
 import { addRecipientSuppression } from '@/db/queries/suppressions';
+import { traceIngest, traceReconcile } from '@/lib/telemetry/evidence-spans';
 import { provesHandOver, storableEvent, suppressionFor, type NormalizedEvent } from './types';
 
 export type IngestSummary = {
@@ -26,7 +27,11 @@ export type IngestSummary = {
  * Order does not matter: an event that arrives before its row can be linked stays stored and
  * `reconcileQuarantine` applies it later; a duplicate is stored nowhere and changes nothing.
  */
-export async function ingestEvents(db: DbOrTx, { events }: { events: NormalizedEvent[] }): Promise<IngestSummary> {
+export function ingestEvents(db: DbOrTx, params: { events: NormalizedEvent[] }): Promise<IngestSummary> {
+  return traceIngest(params.events, () => ingestEventsUntraced(db, params));
+}
+
+async function ingestEventsUntraced(db: DbOrTx, { events }: { events: NormalizedEvent[] }): Promise<IngestSummary> {
   const summary: IngestSummary = { received: events.length, stored: 0, duplicates: 0, linked: 0, confirmed: [], suppressed: [] };
   for (const event of events.map(storableEvent)) {
     await db.transaction(async (tx) => {
@@ -86,7 +91,11 @@ export async function ingestEvents(db: DbOrTx, { events }: { events: NormalizedE
  * accepted/delivered evidence. For the worker to call periodically (and after a restart):
  * it catches events that arrived before their row could be linked. Never releases a claim.
  */
-export async function reconcileQuarantine(db: DbOrTx, { limit = 500 }: { limit?: number } = {}): Promise<{ confirmed: string[] }> {
+export function reconcileQuarantine(db: DbOrTx, options: { limit?: number } = {}): Promise<{ confirmed: string[] }> {
+  return traceReconcile(() => reconcileQuarantineUntraced(db, options));
+}
+
+async function reconcileQuarantineUntraced(db: DbOrTx, { limit = 500 }: { limit?: number }): Promise<{ confirmed: string[] }> {
   const candidates = await listClaimsWithSendEvidence(db, { limit });
   const confirmed: string[] = [];
   for (const candidate of candidates) {

@@ -11,6 +11,7 @@ import { defaultSnsKeyResolver, type SnsKeyResolver } from './sns';
 import type { ParsedWebhook, WebhookProvider } from './types';
 import type { WebhookSummary } from '@/lib/api/webhooks';
 import type { Result } from '@/lib/http/refusal';
+import { traceWebhook } from '@/lib/telemetry/evidence-spans';
 
 const log = createLogger('webhooks');
 /** A SendGrid batch holds up to a few thousand events; 1 MiB is far above any provider's request. */
@@ -80,7 +81,11 @@ async function parseFor({
  * batch: its siblings are stored, the answer is 200 (a retry would carry the same event) and
  * the response, a warning and `notice_ledger_webhook_events_skipped_total` name it by index and id.
  */
-export async function receiveWebhook({
+export function receiveWebhook(params: Parameters<typeof receiveWebhookUntraced>[0]): Promise<Result<WebhookSummary>> {
+  return traceWebhook(params.provider, () => receiveWebhookUntraced(params));
+}
+
+async function receiveWebhookUntraced({
   provider,
   headers,
   body,

@@ -2,6 +2,7 @@ import type { z, ZodType } from 'zod';
 import { getDb, type Db } from '@/db/client';
 import { recordApiTokenUse, verifyApiToken } from '@/lib/auth/api-tokens';
 import { createLogger } from '@/lib/log';
+import { SpanKind, withSpan } from '@/lib/telemetry/tracing';
 import { parseInput, readJson } from './body';
 import type { ProducerContract } from './contract';
 import { refuse, type Result } from './refusal';
@@ -38,7 +39,21 @@ export function producerRoute<P extends ZodType, B extends ZodType, O extends Zo
   contract: ProducerContract<P, B, O>,
   handler: (context: ProducerHandlerContext<P, B>) => Promise<Result<ProducerAnswer<O>>>,
 ): ProducerRouteHandler {
-  const route = async (request: Request, context?: { params?: Promise<Record<string, string | string[]> | undefined> }): Promise<Response> => {
+  type RouteContext = { params?: Promise<Record<string, string | string[]> | undefined> };
+  // The producer's span: scheduling runs inside it and stores its traceparent on the job, the
+  // wake-up links to it (ARCHITECTURE.md, "Traces"). Under `next start` it is a child of Next's own.
+  const route = (request: Request, context?: RouteContext): Promise<Response> =>
+    withSpan(
+      'producer.request',
+      { 'http.request.method': request.method, 'http.route': contract.path },
+      async (span) => {
+        const response = await answer(request, context);
+        span.setAttribute('http.response.status_code', response.status);
+        return response;
+      },
+      { kind: SpanKind.SERVER },
+    );
+  const answer = async (request: Request, context?: RouteContext): Promise<Response> => {
     try {
       const db = getDb();
       const check = await verifyApiToken(db, { authorization: request.headers.get('authorization') });

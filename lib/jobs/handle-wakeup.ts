@@ -23,6 +23,7 @@ import {
 } from '@/lib/metrics/registry';
 import type { Delivery, HandlerResult, WakeupHandler } from '@/lib/queue/types';
 import type { NoticeConfig } from '@/lib/windows/load-config';
+import { traceClaims, traceCommit, tracePolicy, traceSend, traceTokenWait, traceWakeup, untracedWakeup } from '@/lib/telemetry/notice-spans';
 import { planRetry } from './backoff';
 import { decidePolicy, windowClosed, type PolicyDecision } from './policy';
 import { recipientDomain, type DomainRateLimiter } from './rate-limit';
@@ -94,7 +95,7 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
   const now = deps.now ?? (() => new Date());
   const { db, settings, logger } = deps;
   const checkpoint = deps.checkpoint ?? (() => undefined);
-  const statements = createSendPathStatements(db);
+  const statements = traceClaims(createSendPathStatements(db));
 
   return async (delivery: Delivery): Promise<HandlerResult> => {
     const startedAt = now();
@@ -102,10 +103,11 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
     const loaded = await statements.loadJob(jobId);
     if (!loaded) {
       logger.warn({ jobId, queueMessageId: delivery.messageId }, 'wake-up for an unknown job; acked');
+      untracedWakeup('unknown_job');
       return { ack: true };
     }
     const { job } = loaded;
-    const attempt = (outcome: AttemptRecord['outcome'], extra: Partial<AttemptRecord> = {}): AttemptRecord => ({
+    const attempt = traceWakeup(job, (outcome: AttemptRecord['outcome'], extra: Partial<AttemptRecord> = {}): AttemptRecord => ({
       jobId: job.id,
       noticeKey: job.noticeKey,
       workerId: deps.workerId,
@@ -116,7 +118,7 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       correlationId: correlationOf(job.noticeKey),
       mode: settings.mode,
       ...extra,
-    });
+    }));
     const log = logger.child({ jobId: job.id, noticeKey: job.noticeKey, queueMessageId: delivery.messageId, batchId: batchId ?? job.batchId ?? undefined });
 
     const decision = decidePolicy({
@@ -126,6 +128,7 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       evidenceState: loaded.evidenceState,
       quietHours: quietHoursAtSend(settings.noticeConfig, job.noticeType),
     });
+    tracePolicy(decision);
 
     if (decision.kind === 'discard') {
       await recordAttempt(db, attempt('discarded', { detail: `job_${decision.state}` }));
@@ -158,7 +161,7 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
     if (policyApplies && decision.kind === 'suppress') return suppress(decision);
 
     const domain = recipientDomain(job.recipientEmail);
-    const throttled = await takeToken(deps, domain, delivery.signal);
+    const throttled = await traceTokenWait(takeToken(deps, domain, delivery.signal));
     if (throttled !== null) {
       const until = new Date(now().getTime() + throttled);
       await db.transaction(async (tx) => {
@@ -229,10 +232,10 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       oneTimeCode = held?.oneTimeCode ?? mintOneTimeCode();
     }
 
-    const outcome = await sendNotice(deps, job, oneTimeCode);
+    const outcome = await traceSend(sendNotice(deps, job, oneTimeCode));
     checkpoint('after_send');
     const sentDetail = decision.kind === 'proceed' && decision.quietHoursOverridden ? 'quiet_hours_overridden' : null;
-    const result = await commitOutcome({ deps, statements, job, outcome, ownedToken, attempt, claimCommittedAt, sentDetail });
+    const result = await traceCommit(commitOutcome({ deps, statements, job, outcome, ownedToken, attempt, claimCommittedAt, sentDetail }));
     checkpoint('after_commit');
     log.info({ outcome: outcome.kind, errorClass: outcome.kind === 'accepted' ? undefined : outcome.errorClass }, 'send finished');
     return result;

@@ -10,6 +10,8 @@ import { noticeKeyFor } from '@/lib/windows/keys';
 import type { NoticeConfig, RuleSet } from '@/lib/windows/load-config';
 import { windowForNotice } from '@/lib/windows/notice-window';
 import { contractSchema, jurisdictionSchema } from '@/lib/windows/rules';
+import { annotateScheduled } from '@/lib/telemetry/notice-spans';
+import { currentTraceparent, withSpan } from '@/lib/telemetry/tracing';
 
 /**
  * Scheduling is idempotent on the notice key: a producer that retries (timeout, redeploy,
@@ -260,7 +262,12 @@ export function windowOfRequest(
   };
 }
 
-export async function scheduleNotice({ db, publisher, request: input, actor, now, secret, maxDelayMs, notices }: ScheduleParams): Promise<ScheduleResult> {
+/** scheduleNotice in its span (`notice.schedule`: type, outcome, job id, correlation). */
+export function scheduleNotice(params: ScheduleParams): Promise<ScheduleResult> {
+  return withSpan('notice.schedule', {}, async (span) => annotateScheduled(span, await scheduleNoticeUntraced(params)));
+}
+
+async function scheduleNoticeUntraced({ db, publisher, request: input, actor, now, secret, maxDelayMs, notices }: ScheduleParams): Promise<ScheduleResult> {
   const parsed = parseIdentity(notices.config, input.type, input.identity);
   if (!parsed.ok) return { kind: 'invalid', message: parsed.problems.join('; '), fields: ['type', 'identity'] };
   const fact = { type: input.type, identity: parsed.identity, revision: input.revision };
@@ -294,6 +301,7 @@ export async function scheduleNotice({ db, publisher, request: input, actor, now
       payload: request.payload,
       // Marked below once the queue has recorded a wake-up; until then the dispatcher's.
       wakeupPublishedAt: null,
+      traceparent: currentTraceparent(),
       ...(window
         ? {
             windowEarliest: window.earliest,

@@ -25,6 +25,8 @@ import type { NoticeConfig, RuleSet } from '@/lib/windows/load-config';
 import { planEvent, type PlannedNotice } from '@/lib/windows/plan';
 import { contractSchema, jurisdictionSchema } from '@/lib/windows/rules';
 import { isTimeZoneName } from '@/lib/windows/zoned';
+import { annotateEventReceived, annotatePlannedJob } from '@/lib/telemetry/notice-spans';
+import { currentTraceparent, withSpan } from '@/lib/telemetry/tracing';
 
 /**
  * A business event in (`POST /api/v1/events`), the notices it calls for out. In one transaction:
@@ -120,7 +122,12 @@ export function eventBodySha256(request: EventRequest, identity: Record<string, 
   return createHash('sha256').update(canonical, 'utf8').digest('hex');
 }
 
-export async function receiveEvent(params: ReceiveEventParams): Promise<ReceiveEventResult> {
+/** receiveEvent in its span (`event.receive`), each planned notice in a `notice.schedule` child. */
+export function receiveEvent(params: ReceiveEventParams): Promise<ReceiveEventResult> {
+  return withSpan('event.receive', {}, async (span) => annotateEventReceived(span, await receiveEventUntraced(params)));
+}
+
+async function receiveEventUntraced(params: ReceiveEventParams): Promise<ReceiveEventResult> {
   const { db, request, notices } = params;
   const parsed = parseEventIdentity(notices.config, request.type, request.identity);
   if (!parsed.ok) return { kind: 'invalid', message: parsed.problems.join('; '), fields: parsed.problems.map((problem) => problem.split(':')[0] ?? '') };
@@ -250,7 +257,12 @@ async function planAndSchedule(tx: Tx, params: ReceiveEventParams, event: Busine
       });
       continue;
     }
-    const job = await scheduleOne(tx, { publisher, notice, type: type.name, identity, fields: type.identity, request, event, now, secret, config });
+    const job = await withSpan('notice.schedule', {}, async (span) =>
+      annotatePlannedJob(
+        span,
+        await scheduleOne(tx, { publisher, notice, type: type.name, identity, fields: type.identity, request, event, now, secret, config }),
+      ),
+    );
     if (job.created) {
       audits.push({
         actor,
@@ -333,6 +345,7 @@ async function scheduleOne(
     batchId: null,
     payload: request.payload,
     wakeupPublishedAt: null,
+    traceparent: currentTraceparent(),
     windowEarliest: notice.window.earliest,
     category: notice.category,
     region: request.recipient.region,

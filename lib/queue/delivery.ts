@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Logger } from '@/lib/log';
+import { recordError, SpanKind, withSpan, type Span } from '@/lib/telemetry/tracing';
 import type { Delivery, HandlerResult, Wakeup, WakeupHandler } from './types';
 
 /**
@@ -108,10 +109,11 @@ export function createDeliveryLifecycle<M>(params: {
   const running = new Map<Promise<void>, AbortController>();
   let stopping = false;
 
-  const settle = async (incoming: IncomingDelivery<M>, wakeup: Wakeup, controller: AbortController): Promise<void> => {
+  const settle = async (incoming: IncomingDelivery<M>, wakeup: Wakeup, controller: AbortController, span: Span): Promise<void> => {
     let expired = false;
     const cancelExpiry = startTimer(incoming.visibilityMs, () => {
       expired = true;
+      span.addEvent('queue.visibility_expired');
       controller.abort(new Error('visibility timeout expired'));
       transport
         .releaseExpired(incoming.message)
@@ -125,11 +127,14 @@ export function createDeliveryLifecycle<M>(params: {
         if ('wakeAt' in result) await transport.publish(wakeup, result.wakeAt);
       } catch (error) {
         threw = true;
+        recordError(span, error);
         log.warn({ queueMessageId: incoming.messageId, jobId: wakeup.jobId, err: errorMessage(error) }, 'wake-up handler failed');
       }
       const settlement = decideSettlement({ threw, expired, stopping });
-      if (settlement === 'ack') await transport.ack(incoming.message, { expired: () => expired });
-      else if (settlement === 'requeue') await transport.requeue(incoming.message);
+      span.setAttribute('notice.settlement', settlement);
+      if (settlement === 'ack')
+        await withSpan('queue.settle', { 'notice.settlement': 'ack' }, () => transport.ack(incoming.message, { expired: () => expired }));
+      else if (settlement === 'requeue') await withSpan('queue.settle', { 'notice.settlement': 'requeue' }, () => transport.requeue(incoming.message));
     } finally {
       // Only now: a batched ack still waiting must hear that its deadline passed.
       cancelExpiry();
@@ -146,7 +151,11 @@ export function createDeliveryLifecycle<M>(params: {
     }
     const controller = new AbortController();
     if (stopping) controller.abort(new Error('worker stopping'));
-    const done = settle(incoming, parsed.data, controller).catch((error: unknown) => {
+    // One span per delivery, its own trace, ending at the settlement; the handler links it to the
+    // span that scheduled the job (lib/telemetry/notice-spans.ts traceWakeup).
+    const attributes = { 'notice.job_id': parsed.data.jobId, 'messaging.destination.name': queueName, 'messaging.message.id': incoming.messageId };
+    const traced = withSpan('notice.wakeup', attributes, (span) => settle(incoming, parsed.data, controller, span), { kind: SpanKind.CONSUMER, root: true });
+    const done = traced.catch((error: unknown) => {
       log.error({ queueMessageId: incoming.messageId, err: errorMessage(error) }, 'wake-up completion failed');
     });
     running.set(done, controller);

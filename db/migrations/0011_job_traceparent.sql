@@ -1,0 +1,1 @@
+ALTER TABLE "reminder_jobs" ADD COLUMN "traceparent" text;
