@@ -11,6 +11,7 @@ import * as windows from './console/windows';
 import { getHealth, getReady } from './health';
 import { scrapeConsoleMetrics } from './metrics';
 import { producerRoutes } from './producer';
+import { oneClickRoutes } from './one-click';
 import { providerRoutes } from './webhooks';
 
 /**
@@ -19,7 +20,7 @@ import { providerRoutes } from './webhooks';
  * and the authorization matrix (test/fuzz/authorization-matrix.test.ts) walks its console part.
  */
 
-const audiences = new Set(['console', 'producer', 'provider', 'scrape', 'public']);
+const audiences = new Set(['console', 'producer', 'provider', 'scrape', 'public', 'one_click']);
 
 function isRouteContract(value: unknown): value is RouteContract {
   return (
@@ -35,6 +36,7 @@ export const routeContracts: readonly RouteContract[] = [
   ...[audit, lookup, overview, quarantine, replays, reports, tokens, users, windows].flatMap(contractsIn),
   ...producerRoutes,
   ...providerRoutes,
+  ...oneClickRoutes,
   scrapeConsoleMetrics,
   getHealth,
   getReady,
