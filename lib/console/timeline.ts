@@ -24,6 +24,7 @@ const eventTone: Record<string, TimelineTone> = {
   dropped: 'bad',
   soft_bounce: 'warn',
   deferred: 'warn',
+  unsubscribe: 'warn',
 };
 
 function fact(label: string, value: string | number | null | undefined): { label: string; value: string }[] {

@@ -33,6 +33,7 @@ const deferralText: Record<string, string> = {
 
 /** Why a policy suppression happened, when the attempt's detail says more than the reason. */
 const suppressionDetailText: Record<string, string> = {
+  opted_out: 'the recipient had opted out of courtesy notices by email',
   quiet_hours_cover_window: "its send window closed during the recipient's quiet hours (a courtesy notice is not sent inside them)",
   // Rows recorded before migration 0008 kept their words.
   deadline_passed: 'its send window closed before it could be sent (it is never sent late)',
@@ -54,6 +55,8 @@ export function explainAttempt(outcome: string, detail: string | null): string {
   if (!detail) return base;
   if (outcome === 'deferred') return `Deferred because of ${deferralText[detail] ?? detail.replaceAll('_', ' ')}`;
   if (outcome === 'suppressed_policy') return `Suppressed because ${suppressionDetailText[detail] ?? explainSuppression(detail) ?? detail}`;
+  if (outcome === 'permanent_failure' && detail === 'mailbox_unknown')
+    return "The provider refused permanently: the recipient's mailbox does not exist (the address is now on the suppression list)";
   if (outcome === 'sent' && sentDetailText[detail]) return `${base}; ${sentDetailText[detail]}`;
   return `${base} (${detail.replaceAll('_', ' ')})`;
 }
@@ -66,6 +69,8 @@ export const providerEventText: Record<string, string> = {
   soft_bounce: 'Bounced (temporary)',
   complaint: 'Recipient marked it as spam',
   dropped: 'Provider dropped the message',
+  unsubscribe: 'Recipient unsubscribed at the provider',
+  resubscribe: 'Recipient subscribed again at the provider',
   other: 'Other provider event',
 };
 
