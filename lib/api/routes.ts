@@ -12,6 +12,7 @@ import { getHealth, getReady } from './health';
 import { scrapeConsoleMetrics } from './metrics';
 import { producerRoutes } from './producer';
 import { oneClickRoutes } from './one-click';
+import { recipientPreferenceRoutes } from './recipient-preferences';
 import { providerRoutes } from './webhooks';
 
 /**
@@ -37,6 +38,7 @@ export const routeContracts: readonly RouteContract[] = [
   ...producerRoutes,
   ...providerRoutes,
   ...oneClickRoutes,
+  ...recipientPreferenceRoutes,
   scrapeConsoleMetrics,
   getHealth,
   getReady,
