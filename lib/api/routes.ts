@@ -3,6 +3,7 @@ import * as audit from './console/audit';
 import * as lookup from './console/lookup';
 import * as overview from './console/overview';
 import * as quarantine from './console/quarantine';
+import * as recipients from './console/recipients';
 import * as replays from './console/replays';
 import * as reports from './console/reports';
 import * as tokens from './console/tokens';
@@ -34,7 +35,7 @@ function contractsIn(module: Record<string, unknown>): RouteContract[] {
 }
 
 export const routeContracts: readonly RouteContract[] = [
-  ...[audit, lookup, overview, quarantine, replays, reports, tokens, users, windows].flatMap(contractsIn),
+  ...[audit, lookup, overview, quarantine, recipients, replays, reports, tokens, users, windows].flatMap(contractsIn),
   ...producerRoutes,
   ...providerRoutes,
   ...oneClickRoutes,

@@ -80,3 +80,25 @@ export const recipientSuppressionText: Record<string, string> = {
   unsubscribed: 'the recipient unsubscribed',
   manual: 'someone added the address to the suppression list by hand',
 };
+
+const byWhom: Record<string, string> = {
+  one_click: 'in one click from an email (List-Unsubscribe)',
+  recipient_page: 'on the recipient page of an email',
+  provider_event: 'at the mail provider',
+  sms_keyword: 'by an SMS keyword',
+  producer_api: 'as the producing service reported',
+  support: 'by support',
+};
+
+/** A preference change as support reads it to the customer: "Opted out of courtesy reminders in one click from an email". */
+export function preferenceChangeText({ to, source, category }: { to: string; source: string; category: string }): string {
+  const what =
+    to === 'opted_out' ? `Opted out of ${category} reminders` : to === 'opted_in' ? `Opted back in to ${category} reminders` : `Set ${category} to ${to}`;
+  return `${what} ${byWhom[source] ?? `(${source.replaceAll('_', ' ')})`}`;
+}
+
+export const preferenceStateText: Record<string, string> = {
+  opted_in: 'receives courtesy reminders',
+  opted_out: 'opted out: courtesy reminders are not sent',
+  required: 'always sent: required by law, cannot be opted out of (a hard bounce, a complaint or a manual suppression still stops it)',
+};
