@@ -1,8 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { expect, snap, test } from '@/e2e/fixtures/test';
 
-test('support opens a recipient, reads their own opt-out, opts them back in with a reason and adds a suppression', async ({ pageAs, sql }, testInfo) => {
+test('support opens a recipient, reads their own opt-out, opts them back in, cancels a pending notice and adds a suppression, each with a reason', async ({
+  pageAs,
+  sql,
+  seed,
+  baseURL,
+}, testInfo) => {
   const email = `recipient-${randomUUID().slice(0, 8)}@example.com`;
+  const hours = (n: number) => new Date(Date.now() + n * 3_600_000).toISOString();
+  const created = await fetch(`${baseURL}/api/v1/reminders`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${seed.producer.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      type: 'renewal_notice_t72',
+      identity: { subscription_id: `sub_${randomUUID().slice(0, 8)}`, period_start: '2027-01-01' },
+      recipient: { email, timeZone: 'Europe/Berlin' },
+      dueAt: hours(2),
+      deadlineAt: hours(26),
+      payload: { plan: 'Pro' },
+      source: 'e2e-support',
+    }),
+  });
+  expect(created.status).toBe(201);
+  const { id: jobId } = (await created.json()) as { id: string };
   await sql(`insert into recipient_preferences (recipient, category, channel, state, source) values ($1, 'courtesy', 'email', 'opted_out', 'one_click')`, [
     email,
   ]);
@@ -16,6 +37,7 @@ test('support opens a recipient, reads their own opt-out, opts them back in with
   await expect(page.getByTestId('recipient-view')).toBeVisible();
   await expect(page.getByTestId('preference-courtesy')).toHaveAttribute('data-state', 'opted_out');
   await expect(page.getByTestId('history-row').first()).toContainText('Opted out of courtesy reminders in one click from an email');
+  await expect(page.getByTestId('open-notice')).toHaveCount(1);
   await snap(page, testInfo, 'recipient-opted-out');
 
   await page.getByTestId('preference-opt-in').click();
@@ -24,6 +46,14 @@ test('support opens a recipient, reads their own opt-out, opts them back in with
   await page.getByTestId('recipient-confirm-button').click();
   await expect(page.getByTestId('recipient-done')).toContainText('done, and audited');
   await expect(page.getByTestId('preference-courtesy')).toHaveAttribute('data-state', 'opted_in');
+
+  await expect(page.getByTestId('open-notice')).toHaveCount(1);
+  await page.getByTestId('cancel-notice').click();
+  await page.getByTestId('recipient-reason').fill('customer cancelled the subscription by phone');
+  await page.getByTestId('recipient-confirm-button').click();
+  await expect(page.getByTestId('recipient-done')).toContainText('cancelled');
+  await expect(page.getByTestId('open-notice')).toHaveCount(0);
+  expect(await sql<{ state: string }>('select state from reminder_jobs where id = $1', [jobId])).toEqual([{ state: 'cancelled' }]);
 
   await page.getByTestId('suppression-add').click();
   await page.getByTestId('recipient-reason').fill('address belongs to someone else');
