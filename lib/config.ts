@@ -160,6 +160,12 @@ export const envSchema = z.object({
       return url.search === '' && url.hash === '' && url.username === '' && url.password === '';
     }, 'must have no query, fragment or credentials')
     .optional(),
+  /**
+   * A mailbox the operator's own mail server handles for RFC 8058 mailto unsubscribes (the
+   * subject carries the signed token; lib/recipient/unsubscribe.ts). Unset: courtesy notices
+   * advertise only the https one-click URI, never a mailto nobody reads.
+   */
+  UNSUBSCRIBE_MAILBOX: z.email().optional(),
   /** Bearer token Prometheus presents to the console's /api/metrics; unset disables that endpoint. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   OIDC_ISSUER: optionalUrl,

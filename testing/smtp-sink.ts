@@ -74,6 +74,11 @@ export type SmtpSinkOptions = {
   eventDelayMs?: number;
   /** Which events to post per accepted message and recipient. */
   eventTypes?: SinkEventType[];
+  /**
+   * Recipients whose mailbox does not exist: RCPT TO is answered as Postfix does,
+   * `550 5.1.1 <addr>: Recipient address rejected: User unknown in local recipient table`.
+   */
+  unknownMailboxes?: (recipient: string) => boolean;
   /** Recipients for which a hard bounce is posted instead of the events above. */
   bounce?: (recipient: string) => boolean;
   /** Largest message kept in memory; larger ones are answered 552. */
@@ -182,6 +187,7 @@ export async function startSmtpSink({
   eventDelayMs = 200,
   eventTypes = ['accepted', 'delivered'],
   bounce,
+  unknownMailboxes,
   maxBytes = 10 * 1024 * 1024,
   eventRetryDelaysMs = [250, 1_000, 3_000, 10_000],
   eventsForDropped = false,
@@ -297,6 +303,12 @@ export async function startSmtpSink({
     size: maxBytes,
     closeTimeout: 1_000,
     onRcptTo(address, _session, callback) {
+      if (unknownMailboxes?.(address.address.toLowerCase())) {
+        rejected.push({ code: 550, stage: 'rcpt', correlation: null, to: [address.address.toLowerCase()], at: new Date() });
+        changes.emit('change');
+        callback(smtpError(550, `5.1.1 <${address.address}>: Recipient address rejected: User unknown in local recipient table`));
+        return;
+      }
       const current = takeFault('rcpt');
       if (current.kind === 'reject') {
         rejected.push({ code: current.code, stage: 'rcpt', correlation: null, to: [address.address.toLowerCase()], at: new Date() });

@@ -98,6 +98,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       maxAttempts: config.MAX_ATTEMPTS,
       secret: config.NOTICE_KEY_SECRET,
       cancelBaseUrl: publicBaseUrl(config),
+      unsubscribeMailbox: config.UNSUBSCRIBE_MAILBOX ?? null,
       maxTokenWaitMs: 1_000,
     },
     checkpoint: crashHook<CrashPoint | ReplayCrashPoint>(config.WORKER_CRASH_AT, logger),

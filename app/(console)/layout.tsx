@@ -24,6 +24,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const items: NavItem[] = [
     { href: '/', label: 'Overview' },
     ...(can(role, 'lookup.read') ? [{ href: '/lookup', label: 'Lookup' }] : []),
+    ...(can(role, 'lookup.read') ? [{ href: '/recipients', label: 'Recipients' }] : []),
     ...(can(role, 'quarantine.read') ? [{ href: '/quarantine', label: 'Quarantine', badge: quarantined }] : []),
     ...(can(role, 'windows.read') ? [{ href: '/windows', label: 'Windows', badge: gaps, badgeTitle: `${gaps} open compliance gaps` }] : []),
     ...(can(role, 'replay.read') ? [{ href: '/replays', label: 'Replays' }] : []),

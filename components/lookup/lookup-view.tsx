@@ -109,7 +109,14 @@ function NoticeCard({ notice }: { notice: NoticeView }) {
       </p>
       <dl className="kv">
         <dt>Recipient</dt>
-        <dd>{notice.recipientEmail ?? '—'}</dd>
+        <dd>
+          {notice.recipientEmail ?? '—'}
+          {notice.recipientEmail ? (
+            <a className="small" style={{ marginLeft: 8 }} href={`/recipients?email=${encodeURIComponent(notice.recipientEmail)}`} data-testid="recipient-link">
+              suppressions, preferences, cancel
+            </a>
+          ) : null}
+        </dd>
         <dt>Subject</dt>
         <dd>
           {notice.subjectId ?? '—'}

@@ -1,24 +1,51 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Db, DbOrTx } from '@/db/client';
-import { evidence, recipientSuppressions, reminderJobs, type JobRow } from '@/db/schema';
-import type { RecipientSuppressionReason, SuppressionReason } from '@/db/schema/states';
+import { evidence, recipientPreferences, recipientSuppressions, reminderJobs, type JobRow } from '@/db/schema';
+import type { PreferenceState, RecipientSuppressionReason, SuppressionReason } from '@/db/schema/states';
 
 /** The send path's transitions on `reminder_jobs`. Each is conditional on the state it leaves. */
 
 export type JobForSend = {
   job: JobRow;
   recipientSuppression: RecipientSuppressionReason | null;
+  /** The recipient's preference for the job's category by email; `opted_in` when none is stored. */
+  preference: PreferenceState;
   evidenceState: 'open' | 'resolved' | null;
 };
 
-/** The job with what the policy step reads: the recipient's suppression and the evidence state. */
+/**
+ * The job with what the policy step reads: the recipient's suppression, their preference for the
+ * job's category (a job is an email today: channel 'email'), and the evidence state. One statement.
+ */
 function selectJobForSend(db: DbOrTx) {
   return db
-    .select({ job: reminderJobs, recipientSuppression: recipientSuppressions.reason, evidenceState: evidence.state })
+    .select({ job: reminderJobs, recipientSuppression: recipientSuppressions.reason, preference: recipientPreferences.state, evidenceState: evidence.state })
     .from(reminderJobs)
     .leftJoin(recipientSuppressions, eq(recipientSuppressions.email, sql`lower(${reminderJobs.recipientEmail})`))
+    .leftJoin(
+      recipientPreferences,
+      and(
+        eq(recipientPreferences.recipient, sql`lower(${reminderJobs.recipientEmail})`),
+        eq(recipientPreferences.category, reminderJobs.category),
+        eq(recipientPreferences.channel, sql`'email'`),
+      ),
+    )
     .leftJoin(evidence, eq(evidence.ref, reminderJobs.evidenceRef));
+}
+
+function jobForSend(row: {
+  job: JobRow;
+  recipientSuppression: RecipientSuppressionReason | null;
+  preference: PreferenceState | null;
+  evidenceState: 'open' | 'resolved' | null;
+}): JobForSend {
+  return {
+    job: row.job,
+    recipientSuppression: row.recipientSuppression ?? null,
+    preference: row.preference ?? 'opted_in',
+    evidenceState: row.evidenceState ?? null,
+  };
 }
 
 function loadJobQuery(db: DbOrTx) {
@@ -45,7 +72,7 @@ export async function loadJobForSend(db: DbOrTx, { jobId }: { jobId: string }): 
   }
   const row = rows[0];
   if (!row) return null;
-  return { job: row.job, recipientSuppression: row.recipientSuppression ?? null, evidenceState: row.evidenceState ?? null };
+  return jobForSend(row);
 }
 
 function loadJobsQuery(db: Db) {
@@ -65,8 +92,7 @@ export async function loadJobsForSend(db: Db, jobIds: readonly string[]): Promis
   const rows = await prepared.execute({ jobIds: [...jobIds] });
   const byId = new Map<string, JobForSend>();
   for (const row of rows) {
-    if (!byId.has(row.job.id))
-      byId.set(row.job.id, { job: row.job, recipientSuppression: row.recipientSuppression ?? null, evidenceState: row.evidenceState ?? null });
+    if (!byId.has(row.job.id)) byId.set(row.job.id, jobForSend(row));
   }
   return byId;
 }

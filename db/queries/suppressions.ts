@@ -26,3 +26,15 @@ export async function findRecipientSuppression(db: DbOrTx, { email }: { email: s
   const rows = await db.select().from(recipientSuppressions).where(eq(recipientSuppressions.email, email.trim().toLowerCase())).limit(1);
   return rows[0] ?? null;
 }
+
+/** Takes the address off the suppression list; the removed row, or null when it was not on it. */
+export async function removeRecipientSuppression(db: DbOrTx, { email }: { email: string }): Promise<RecipientSuppression | null> {
+  const rows = await db.delete(recipientSuppressions).where(eq(recipientSuppressions.email, email.trim().toLowerCase())).returning();
+  return rows[0] ?? null;
+}
+
+/** The row, locked for the transaction: support's add / remove reads the before it audits under it. */
+export async function lockRecipientSuppression(db: DbOrTx, { email }: { email: string }): Promise<RecipientSuppression | null> {
+  const rows = await db.select().from(recipientSuppressions).where(eq(recipientSuppressions.email, email.trim().toLowerCase())).for('update').limit(1);
+  return rows[0] ?? null;
+}

@@ -37,7 +37,19 @@ export type NoticeCategory = (typeof noticeCategories)[number];
 export const recipientSuppressionReasons = ['hard_bounce', 'complaint', 'unsubscribed', 'manual'] as const;
 export type RecipientSuppressionReason = (typeof recipientSuppressionReasons)[number];
 
-export const providerEventTypes = ['accepted', 'delivered', 'deferred', 'bounce', 'soft_bounce', 'complaint', 'dropped', 'other'] as const;
+/** `unsubscribe` / `resubscribe`: the recipient changed their subscription at the provider (lib/events/ingest.ts writes the preference). */
+export const providerEventTypes = [
+  'accepted',
+  'delivered',
+  'deferred',
+  'bounce',
+  'soft_bounce',
+  'complaint',
+  'dropped',
+  'unsubscribe',
+  'resubscribe',
+  'other',
+] as const;
 export type ProviderEventType = (typeof providerEventTypes)[number];
 
 /** Events that come only after the provider accepted the message from us (see lib/events/types.ts). */

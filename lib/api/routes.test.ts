@@ -36,6 +36,8 @@ function schemasOf(contract: RouteContract): { request: unknown[]; response: unk
     case 'scrape':
     case 'public':
       return { request: [contract.input], response: contract.output };
+    case 'one_click':
+      return { request: [contract.params], response: contract.output };
   }
 }
 

@@ -3,6 +3,7 @@ import * as audit from './console/audit';
 import * as lookup from './console/lookup';
 import * as overview from './console/overview';
 import * as quarantine from './console/quarantine';
+import * as recipients from './console/recipients';
 import * as replays from './console/replays';
 import * as reports from './console/reports';
 import * as tokens from './console/tokens';
@@ -11,6 +12,8 @@ import * as windows from './console/windows';
 import { getHealth, getReady } from './health';
 import { scrapeConsoleMetrics } from './metrics';
 import { producerRoutes } from './producer';
+import { oneClickRoutes } from './one-click';
+import { recipientPreferenceRoutes } from './recipient-preferences';
 import { providerRoutes } from './webhooks';
 
 /**
@@ -19,7 +22,7 @@ import { providerRoutes } from './webhooks';
  * and the authorization matrix (test/fuzz/authorization-matrix.test.ts) walks its console part.
  */
 
-const audiences = new Set(['console', 'producer', 'provider', 'scrape', 'public']);
+const audiences = new Set(['console', 'producer', 'provider', 'scrape', 'public', 'one_click']);
 
 function isRouteContract(value: unknown): value is RouteContract {
   return (
@@ -32,9 +35,11 @@ function contractsIn(module: Record<string, unknown>): RouteContract[] {
 }
 
 export const routeContracts: readonly RouteContract[] = [
-  ...[audit, lookup, overview, quarantine, replays, reports, tokens, users, windows].flatMap(contractsIn),
+  ...[audit, lookup, overview, quarantine, recipients, replays, reports, tokens, users, windows].flatMap(contractsIn),
   ...producerRoutes,
   ...providerRoutes,
+  ...oneClickRoutes,
+  ...recipientPreferenceRoutes,
   scrapeConsoleMetrics,
   getHealth,
   getReady,

@@ -9,6 +9,8 @@ import type { Role } from './roles';
 export const permissions = {
   'overview.read': ['support', 'oncall', 'operator', 'manager', 'admin'],
   'lookup.read': ['support', 'oncall', 'operator', 'manager', 'admin'],
+  /** A recipient's suppression and preferences, and cancelling one of their pending notices: support's daily work. */
+  'recipients.manage': ['support', 'oncall', 'operator', 'manager', 'admin'],
   'quarantine.read': ['support', 'oncall', 'operator', 'manager', 'admin'],
   'quarantine.resolve': ['oncall', 'operator', 'manager', 'admin'],
   'replay.read': ['support', 'oncall', 'operator', 'manager', 'admin'],

@@ -11,6 +11,7 @@ import {
   type LookupSearch,
   type NoticeMatch,
 } from '@/db/queries/lookup';
+import { listPreferenceChanges } from '@/db/queries/preferences';
 import { canonicalNotice, correlationFromMessageId, correlationOf, messageIdFor, noticeKey } from '@/lib/ledger/notice-key';
 import { noticeTypeLabel } from '@/lib/windows/active';
 import { identityFieldsOf, parseNoticeFact } from '@/lib/windows/notice-fact';
@@ -110,11 +111,12 @@ export async function loadNoticeView(
     listNoticeAttempts(db, { noticeKey: key }),
   ]);
   if (!job && !ledger) return null;
-  const [events, suppression, evidence, audit] = await Promise.all([
+  const [events, suppression, evidence, audit, preferenceChanges] = await Promise.all([
     listNoticeProviderEvents(db, { noticeKey: key, providerMessageId: ledger?.providerMessageId ?? null }),
     job ? findRecipientSuppression(db, { email: job.recipientEmail }) : Promise.resolve(null),
     job?.evidenceRef ? findEvidence(db, { ref: job.evidenceRef }) : Promise.resolve(null),
     listAuditForTargets(db, { targetIds: [key, ...(job ? [job.id] : [])] }),
+    job ? listPreferenceChanges(db, { recipient: job.recipientEmail, channel: 'email', limit: 20 }) : Promise.resolve([]),
   ]);
   const type = job?.noticeType ?? ledger?.noticeType ?? 'unknown';
   const duplicatesSuppressed = attempts.filter((attempt) => attempt.outcome === 'suppressed_duplicate').length;
@@ -153,7 +155,7 @@ export async function loadNoticeView(
       key,
       secret,
     }),
-    timeline: buildTimeline({ job, ledger, attempts, events, suppression, evidence, audit }),
+    timeline: buildTimeline({ job, ledger, attempts, events, suppression, evidence, audit, preferenceChanges }),
   };
 }
 

@@ -1,8 +1,9 @@
 import type { AuditRow } from '@/db/schema/audit';
+import type { RecipientPreferenceChangeRow } from '@/db/schema/recipients';
 import type { EvidenceEntry, NoticeAttempt, NoticeJob, NoticeLedgerEntry, NoticeProviderEvent, RecipientSuppressionEntry } from '@/db/queries/lookup';
 import type { TimelineEntry, TimelineTone } from '@/lib/api/console/lookup';
 import { formatUtc } from './format';
-import { explainAttempt, explainSuppression, providerEventText, recipientSuppressionText } from './words';
+import { explainAttempt, explainSuppression, preferenceChangeText, providerEventText, recipientSuppressionText } from './words';
 
 export type { TimelineEntry, TimelineTone } from '@/lib/api/console/lookup';
 
@@ -24,6 +25,7 @@ const eventTone: Record<string, TimelineTone> = {
   dropped: 'bad',
   soft_bounce: 'warn',
   deferred: 'warn',
+  unsubscribe: 'warn',
 };
 
 function fact(label: string, value: string | number | null | undefined): { label: string; value: string }[] {
@@ -42,6 +44,7 @@ export function buildTimeline({
   suppression,
   evidence,
   audit,
+  preferenceChanges = [],
 }: {
   job: NoticeJob | null;
   ledger: NoticeLedgerEntry | null;
@@ -50,6 +53,8 @@ export function buildTimeline({
   suppression: RecipientSuppressionEntry | null;
   evidence: EvidenceEntry | null;
   audit: AuditRow[];
+  /** The recipient's preference changes (newest first, bounded): their own opt-outs, in words. */
+  preferenceChanges?: RecipientPreferenceChangeRow[];
 }): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
   if (job) {
@@ -160,6 +165,15 @@ export function buildTimeline({
       title: `Recipient on the suppression list: ${recipientSuppressionText[suppression.reason] ?? suppression.reason}`,
       facts: [...fact('note', suppression.note)],
       tone: 'warn',
+    });
+  }
+  for (const change of preferenceChanges) {
+    entries.push({
+      at: change.changedAt.toISOString(),
+      kind: 'recipient',
+      title: `The recipient ${preferenceChangeText({ to: change.toState, source: change.source, category: change.category }).replace(/^O/, 'o')}`,
+      facts: [...fact('source', change.source), ...fact('by', change.actor), ...fact('reason', change.reason)],
+      tone: change.toState === 'opted_out' ? 'warn' : 'neutral',
     });
   }
   for (const row of audit) {

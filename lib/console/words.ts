@@ -33,6 +33,7 @@ const deferralText: Record<string, string> = {
 
 /** Why a policy suppression happened, when the attempt's detail says more than the reason. */
 const suppressionDetailText: Record<string, string> = {
+  opted_out: 'the recipient had opted out of courtesy notices by email',
   quiet_hours_cover_window: "its send window closed during the recipient's quiet hours (a courtesy notice is not sent inside them)",
   // Rows recorded before migration 0008 kept their words.
   deadline_passed: 'its send window closed before it could be sent (it is never sent late)',
@@ -54,6 +55,8 @@ export function explainAttempt(outcome: string, detail: string | null): string {
   if (!detail) return base;
   if (outcome === 'deferred') return `Deferred because of ${deferralText[detail] ?? detail.replaceAll('_', ' ')}`;
   if (outcome === 'suppressed_policy') return `Suppressed because ${suppressionDetailText[detail] ?? explainSuppression(detail) ?? detail}`;
+  if (outcome === 'permanent_failure' && detail === 'mailbox_unknown')
+    return "The provider refused permanently: the recipient's mailbox does not exist (the address is now on the suppression list)";
   if (outcome === 'sent' && sentDetailText[detail]) return `${base}; ${sentDetailText[detail]}`;
   return `${base} (${detail.replaceAll('_', ' ')})`;
 }
@@ -66,6 +69,8 @@ export const providerEventText: Record<string, string> = {
   soft_bounce: 'Bounced (temporary)',
   complaint: 'Recipient marked it as spam',
   dropped: 'Provider dropped the message',
+  unsubscribe: 'Recipient unsubscribed at the provider',
+  resubscribe: 'Recipient subscribed again at the provider',
   other: 'Other provider event',
 };
 
@@ -74,4 +79,26 @@ export const recipientSuppressionText: Record<string, string> = {
   complaint: 'the recipient complained about an earlier email',
   unsubscribed: 'the recipient unsubscribed',
   manual: 'someone added the address to the suppression list by hand',
+};
+
+const byWhom: Record<string, string> = {
+  one_click: 'in one click from an email (List-Unsubscribe)',
+  recipient_page: 'on the recipient page of an email',
+  provider_event: 'at the mail provider',
+  sms_keyword: 'by an SMS keyword',
+  producer_api: 'as the producing service reported',
+  support: 'by support',
+};
+
+/** A preference change as support reads it to the customer: "Opted out of courtesy reminders in one click from an email". */
+export function preferenceChangeText({ to, source, category }: { to: string; source: string; category: string }): string {
+  const what =
+    to === 'opted_out' ? `Opted out of ${category} reminders` : to === 'opted_in' ? `Opted back in to ${category} reminders` : `Set ${category} to ${to}`;
+  return `${what} ${byWhom[source] ?? `(${source.replaceAll('_', ' ')})`}`;
+}
+
+export const preferenceStateText: Record<string, string> = {
+  opted_in: 'receives courtesy reminders',
+  opted_out: 'opted out: courtesy reminders are not sent',
+  required: 'always sent: required by law, cannot be opted out of (a hard bounce, a complaint or a manual suppression still stops it)',
 };

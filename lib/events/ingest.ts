@@ -3,6 +3,7 @@ import { insertAuditEntries } from '@/db/queries/audit';
 import { insertProviderEvent, linkProviderEvent } from '@/db/queries/events';
 import { findLedgerLink, listClaimsWithSendEvidence, type Evidence } from '@/db/queries/ledger/evidence-match';
 import { resolveClaims } from '@/db/queries/ledger/resolve';
+import { setPreference } from '@/db/queries/preferences';
 import { addRecipientSuppression } from '@/db/queries/suppressions';
 import { traceIngest, traceReconcile } from '@/lib/telemetry/evidence-spans';
 import { provesHandOver, storableEvent, suppressionFor, type NormalizedEvent } from './types';
@@ -15,6 +16,8 @@ export type IngestSummary = {
   /** Notice keys moved claimed → sent by this batch. */
   confirmed: string[];
   suppressed: string[];
+  /** Recipients whose courtesy preference this batch changed (provider unsubscribe / resubscribe events). */
+  preferences: string[];
 };
 
 /**
@@ -23,7 +26,12 @@ export type IngestSummary = {
  *  - link it to its ledger row (correlation tag / our Message-ID, else provider message id);
  *  - accepted/delivered for a `claimed` row: claimed → sent, at any age of the claim — it
  *    only ever moves a claim to sent, so it is safe before quarantine too;
- *  - hard bounce / complaint: the recipient joins the suppression list.
+ *  - hard bounce / complaint: the recipient joins the suppression list;
+ *  - unsubscribe / resubscribe (SendGrid subscription tracking, Postmark SubscriptionChange, SES
+ *    Subscription): the recipient's courtesy preference by email, source `provider_event`, actor
+ *    the provider's event id. Always the courtesy category, whatever notice the event links to:
+ *    a required notice cannot be unsubscribed from, and a recipient who unsubscribes from one
+ *    asked for less mail, which is what a courtesy opt-out gives them.
  * Order does not matter: an event that arrives before its row can be linked stays stored and
  * `reconcileQuarantine` applies it later; a duplicate is stored nowhere and changes nothing.
  */
@@ -32,7 +40,7 @@ export function ingestEvents(db: DbOrTx, params: { events: NormalizedEvent[] }):
 }
 
 async function ingestEventsUntraced(db: DbOrTx, { events }: { events: NormalizedEvent[] }): Promise<IngestSummary> {
-  const summary: IngestSummary = { received: events.length, stored: 0, duplicates: 0, linked: 0, confirmed: [], suppressed: [] };
+  const summary: IngestSummary = { received: events.length, stored: 0, duplicates: 0, linked: 0, confirmed: [], suppressed: [], preferences: [] };
   for (const event of events.map(storableEvent)) {
     await db.transaction(async (tx) => {
       const link = await findLedgerLink(tx, { correlationId: event.correlationId, providerMessageId: event.providerMessageId });
@@ -80,6 +88,18 @@ async function ingestEventsUntraced(db: DbOrTx, { events }: { events: Normalized
           note: `${event.provider} ${event.rawType}${event.bounceType ? ` (${event.bounceType})` : ''}`,
         });
         if (added) summary.suppressed.push(event.recipient);
+      }
+      if ((event.type === 'unsubscribe' || event.type === 'resubscribe') && event.recipient) {
+        const written = await setPreference(tx, {
+          recipient: event.recipient,
+          category: 'courtesy',
+          channel: 'email',
+          state: event.type === 'unsubscribe' ? 'opted_out' : 'opted_in',
+          source: 'provider_event',
+          actor: `${event.provider}:${event.eventId}`,
+          reason: `${event.provider} ${event.rawType}`,
+        });
+        if (written.changed) summary.preferences.push(event.recipient);
       }
     });
   }

@@ -52,7 +52,14 @@ export type ScrapeContract<O extends ZodType = ZodType> = Common & { audience: '
 /** Answered to anyone, without authentication: liveness and readiness probes. They read no session and reveal no data. */
 export type PublicContract<O extends ZodType = ZodType> = Common & { audience: 'public'; input: ZodType; output: O };
 
-export type RouteContract = ConsoleContract | ProducerContract | ProviderContract | ScrapeContract | PublicContract;
+/**
+ * A link in a notice that its recipient (or their mailbox provider) follows: RFC 8058 one-click
+ * unsubscribe. No session and no credentials (RFC 8058 forbids cookies and authorization on the
+ * POST): the signed token in the path is the only authority. Answers a small HTML page.
+ */
+export type OneClickContract<P extends ZodType = ZodType, O extends ZodType = ZodType> = Common & { audience: 'one_click'; params: P; output: O };
+
+export type RouteContract = ConsoleContract | ProducerContract | ProviderContract | ScrapeContract | PublicContract | OneClickContract;
 
 /** Nothing in, for a GET without parameters: unknown query names are ignored, as before. */
 export const noInput = z.object({});
@@ -79,6 +86,10 @@ export function scrapeContract<O extends ZodType>(contract: Omit<ScrapeContract<
 
 export function publicContract<O extends ZodType>(contract: Omit<PublicContract<O>, 'audience' | 'method' | 'input'>): PublicContract<O> {
   return { audience: 'public', method: 'GET', input: noInput, ...contract };
+}
+
+export function oneClickContract<P extends ZodType, O extends ZodType>(contract: Omit<OneClickContract<P, O>, 'audience'>): OneClickContract<P, O> {
+  return { audience: 'one_click', ...contract };
 }
 
 /** A CSV download: the file and the name the browser saves it under. */

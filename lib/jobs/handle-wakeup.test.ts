@@ -19,6 +19,9 @@ import { readFileSync } from 'node:fs';
 import { activeNoticeConfig } from '@/lib/windows/active';
 import { parseNoticeConfig, type NoticeConfig } from '@/lib/windows/load-config';
 import { parseQuietHours } from './quiet-hours';
+import { setPreference } from '@/db/queries/preferences';
+import { findRecipientSuppression } from '@/db/queries/suppressions';
+import { verifyRecipientToken } from '@/lib/recipient/link';
 
 let t: TestDatabase;
 let sink: SmtpSink;
@@ -464,5 +467,110 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     expect((await listAttemptsForJob(t.db, { jobId: second.id })).map((a) => [a.outcome, a.detail])).toEqual([['deferred', 'rate_limited']]);
     expect(await make(bucketB, 'worker-b')(delivery(other.id))).toEqual({ ack: true });
     expect((await readJob(t.db, other.id)).state).toBe('sent');
+  });
+
+  describe('consent: preferences, required notices, unknown mailboxes', () => {
+    it('a courtesy notice carries RFC 8058 one-click headers with a signed unsubscribe token; a required one carries none', async () => {
+      const courtesy = await insertTestJob(t.db);
+      const required = await insertTestJob(t.db, { category: 'required' });
+      const handle = handlerFor({ cancelBaseUrl: 'https://notices.test', unsubscribeMailbox: 'unsubscribe@notices.test' });
+      await handle(delivery(courtesy.id));
+      await handle(delivery(required.id));
+      const [sent] = sink.messages().filter((m) => m.correlation === correlationOf(courtesy.noticeKey));
+      expect(sent?.headers['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
+      const header = sent?.headers['list-unsubscribe'] ?? '';
+      const match = /^<https:\/\/notices\.test\/api\/recipient\/unsubscribe\/([^>]+)>, <mailto:unsubscribe@notices\.test\?subject=unsubscribe%20([^>]+)>$/.exec(
+        header,
+      );
+      expect(match, header).not.toBeNull();
+      const token = decodeURIComponent(match?.[1] ?? '');
+      expect(decodeURIComponent(match?.[2] ?? '')).toBe(token);
+      const verdict = verifyRecipientToken({ secret: settings.secret, token });
+      expect(verdict).toMatchObject({ ok: true, purpose: 'unsubscribe', noticeKey: courtesy.noticeKey });
+      // Valid for a year: mailbox providers offer the button on old mail.
+      if (verdict.ok) expect(verdict.expiresAt.getTime() - Date.now()).toBeGreaterThan(364 * 86_400_000);
+      const [requiredMail] = sink.messages().filter((m) => m.correlation === correlationOf(required.noticeKey));
+      expect(requiredMail).toBeDefined();
+      expect(requiredMail?.headers['list-unsubscribe']).toBeUndefined();
+      expect(requiredMail?.headers['list-unsubscribe-post']).toBeUndefined();
+    });
+
+    it('without UNSUBSCRIBE_MAILBOX the header offers the https URI only', async () => {
+      const job = await insertTestJob(t.db);
+      await handlerFor()(delivery(job.id));
+      const [sent] = sink.messages().filter((m) => m.correlation === correlationOf(job.noticeKey));
+      expect(sent?.headers['list-unsubscribe']).toMatch(/^<https:\/\/notices\.test\/api\/recipient\/unsubscribe\/v1\.[^>]+>$/);
+    });
+
+    it('suppresses a courtesy notice to an opted-out recipient as unsubscribed and still sends a required one, even past an old unsubscribed entry', async () => {
+      const email = `opted-out-${Date.now()}@example.test`;
+      await setPreference(t.db, { recipient: email, category: 'courtesy', channel: 'email', state: 'opted_out', source: 'one_click' });
+      await t.db.insert(recipientSuppressions).values({ email, reason: 'unsubscribed' });
+      const courtesy = await insertTestJob(t.db, { recipientEmail: email.toUpperCase() });
+      const required = await insertTestJob(t.db, { recipientEmail: email, category: 'required' });
+      const handle = handlerFor();
+      await handle(delivery(courtesy.id));
+      await handle(delivery(required.id));
+      expect(await readJob(t.db, courtesy.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'unsubscribed' });
+      expect(await getLedgerRow(t.db, { noticeKey: courtesy.noticeKey })).toBeNull();
+      expect(sink.countByCorrelation(correlationOf(courtesy.noticeKey))).toBe(0);
+      expect(await readJob(t.db, required.id)).toMatchObject({ state: 'sent' });
+      expect(sink.countByCorrelation(correlationOf(required.noticeKey))).toBe(1);
+    });
+
+    it('a hard bounce, a complaint or a manual entry stops a required notice too', async () => {
+      for (const reason of ['hard_bounce', 'complaint', 'manual'] as const) {
+        const email = `stopped-${reason}-${Date.now()}@example.test`;
+        await t.db.insert(recipientSuppressions).values({ email, reason });
+        const required = await insertTestJob(t.db, { recipientEmail: email, category: 'required' });
+        await handlerFor()(delivery(required.id));
+        expect(await readJob(t.db, required.id)).toMatchObject({ state: 'suppressed' });
+        expect(sink.countByCorrelation(correlationOf(required.noticeKey))).toBe(0);
+      }
+    });
+
+    it('a retryable failure, then an opt-out, then the retry: suppressed, never sent', async () => {
+      const job = await insertTestJob(t.db);
+      const handle = handlerFor();
+      sink.setFault({ kind: 'reject', code: 451, times: 1 });
+      await handle(delivery(job.id));
+      expect(await readJob(t.db, job.id)).toMatchObject({ state: 'pending', attempts: 1 });
+      await setPreference(t.db, { recipient: job.recipientEmail, category: 'courtesy', channel: 'email', state: 'opted_out', source: 'producer_api' });
+      clockOffsetMs = 5_000;
+      expect(await handle(delivery(job.id))).toEqual({ ack: true });
+      expect(await readJob(t.db, job.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'unsubscribed' });
+      expect(sink.countByCorrelation(correlationOf(job.noticeKey))).toBe(0);
+      expect((await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => [a.outcome, a.detail])).toEqual([
+        ['retryable_failure', null],
+        ['suppressed_policy', 'opted_out'],
+      ]);
+    });
+
+    it('SMTP 550 5.1.1 (user unknown) fails the notice and suppresses the address as a hard bounce, in the same transaction', async () => {
+      const unknownSink = await startSmtpSink({ unknownMailboxes: (recipient) => recipient.startsWith('nobody-') });
+      try {
+        const email = `nobody-${Date.now()}@example.test`;
+        const job = await insertTestJob(t.db, { recipientEmail: email });
+        const mail = createMailTransport({ smtpUrl: unknownSink.url, timeoutMs: 5_000, from: 'n@notices.test', messageIdDomain: 'notices.test' });
+        const handle = createWakeupHandler({ db: t.db, mail, rateLimiter: limiter, settings, workerId: 'w', logger: createLogger('test', 'silent'), now });
+        expect(await handle(delivery(job.id))).toEqual({ ack: true });
+        expect(await readJob(t.db, job.id)).toMatchObject({ state: 'failed', lastErrorClass: 'smtp_550' });
+        expect(await findRecipientSuppression(t.db, { email })).toMatchObject({ reason: 'hard_bounce', note: 'smtp 550 mailbox unknown' });
+        expect((await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => [a.outcome, a.detail])).toEqual([['permanent_failure', 'mailbox_unknown']]);
+        // The next notice to the address, required or not, is not attempted.
+        const next = await insertTestJob(t.db, { recipientEmail: email, category: 'required' });
+        await handle(delivery(next.id));
+        expect(await readJob(t.db, next.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'hard_bounce' });
+        expect(unknownSink.rejections()).toHaveLength(1);
+        // Any other 550 ("mailbox unavailable" is also a policy refusal) fails the notice and suppresses nothing.
+        const other = await insertTestJob(t.db);
+        sink.setFault({ kind: 'reject', code: 550, times: 1, at: 'rcpt' });
+        await handlerFor()(delivery(other.id));
+        expect(await readJob(t.db, other.id)).toMatchObject({ state: 'failed' });
+        expect(await findRecipientSuppression(t.db, { email: other.recipientEmail })).toBeNull();
+      } finally {
+        await unknownSink.stop();
+      }
+    });
   });
 });

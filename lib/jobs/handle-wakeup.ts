@@ -4,6 +4,7 @@ import type { Db } from '@/db/client';
 import { recordAttempt, type AttemptRecord } from '@/db/queries/attempts';
 import { deferJob, failJob, recordUnknownOutcome, retryJob, suppressJob } from '@/db/queries/jobs';
 import { releaseClaim } from '@/db/queries/ledger/commit';
+import { addRecipientSuppression } from '@/db/queries/suppressions';
 import { getLedgerRow, getLedgerState } from '@/db/queries/ledger/read';
 import type { JobRow } from '@/db/schema';
 import type { Logger } from '@/lib/log';
@@ -24,6 +25,7 @@ import {
 import type { Delivery, HandlerResult, WakeupHandler } from '@/lib/queue/types';
 import type { NoticeConfig } from '@/lib/windows/load-config';
 import { traceClaims, traceCommit, tracePolicy, traceSend, traceTokenWait, traceWakeup, untracedWakeup } from '@/lib/telemetry/notice-spans';
+import { unsubscribeLinks } from '@/lib/recipient/unsubscribe';
 import { planRetry } from './backoff';
 import { decidePolicy, windowClosed, type PolicyDecision } from './policy';
 import { recipientDomain, type DomainRateLimiter } from './rate-limit';
@@ -49,7 +51,10 @@ export type SendPathSettings = {
   retryCapMs: number;
   maxAttempts: number;
   secret: string;
+  /** PUBLIC_BASE_URL: the recipient's links (cancel, one-click unsubscribe) are built on it. */
   cancelBaseUrl: string;
+  /** UNSUBSCRIBE_MAILBOX: the mailto URI of List-Unsubscribe, when the operator's MTA handles one. */
+  unsubscribeMailbox?: string | null;
   /** Longer throttles defer the job through the queue instead of holding a handler slot. */
   maxTokenWaitMs: number;
 };
@@ -125,6 +130,7 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       now: startedAt,
       job,
       recipientSuppression: loaded.recipientSuppression,
+      preference: loaded.preference,
       evidenceState: loaded.evidenceState,
       quietHours: quietHoursAtSend(settings.noticeConfig, job.noticeType),
     });
@@ -271,7 +277,18 @@ async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string):
     // Nothing left the process: as definite as a 5xx, and retrying cannot help.
     return { kind: 'rejected', permanent: true, code: null, errorClass: 'render_failed' };
   }
-  return deps.mail.send({ noticeKey: job.noticeKey, to: job.recipientEmail, ...rendered });
+  // A courtesy notice can be unsubscribed from in one click (RFC 8058); a required one cannot, and carries no header.
+  const listUnsubscribe =
+    job.category === 'courtesy'
+      ? unsubscribeLinks({
+          secret: deps.settings.secret,
+          baseUrl: deps.settings.cancelBaseUrl,
+          noticeKey: job.noticeKey,
+          mailbox: deps.settings.unsubscribeMailbox ?? null,
+          now: (deps.now ?? (() => new Date()))(),
+        })
+      : null;
+  return deps.mail.send({ noticeKey: job.noticeKey, to: job.recipientEmail, ...rendered, listUnsubscribe });
 }
 
 type CommitParams = {
@@ -330,11 +347,20 @@ async function commitOutcome({ deps, statements, job, outcome, ownedToken, attem
     if (ownedToken) await releaseClaim(tx, { noticeKey: job.noticeKey, claimToken: ownedToken });
     if (nextAttemptAt) await retryJob(tx, { jobId: job.id, nextAttemptAt, errorClass: outcome.errorClass });
     else await failJob(tx, { jobId: job.id, errorClass: outcome.errorClass });
+    // "No such mailbox" stops every later notice to the address, as a provider's hard bounce does.
+    if (outcome.mailboxUnknown) {
+      await addRecipientSuppression(tx, {
+        email: job.recipientEmail,
+        reason: 'hard_bounce',
+        sourceEventId: null,
+        note: `smtp ${outcome.code ?? ''} mailbox unknown`.trim(),
+      });
+    }
     await recordAttempt(
       tx,
       attempt(nextAttemptAt ? 'retryable_failure' : 'permanent_failure', {
         errorClass: outcome.errorClass,
-        detail: outcome.permanent ? 'permanent' : nextAttemptAt ? null : 'max_attempts',
+        detail: outcome.mailboxUnknown ? 'mailbox_unknown' : outcome.permanent ? 'permanent' : nextAttemptAt ? null : 'max_attempts',
       }),
     );
   });

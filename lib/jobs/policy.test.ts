@@ -9,6 +9,7 @@ function facts(overrides: Partial<Omit<PolicyFacts, 'job'>> & { job?: Partial<Po
   return {
     now,
     recipientSuppression: null,
+    preference: 'opted_in',
     evidenceState: null,
     quietHours: null,
     ...overrides,
@@ -72,6 +73,27 @@ describe('send-path policy', () => {
     ['manual', 'unsubscribed'],
   ] as const)('suppresses a %s recipient', (suppression, reason) => {
     expect(decidePolicy(facts({ recipientSuppression: suppression }))).toEqual({ kind: 'suppress', reason, detail: reason });
+  });
+
+  it('suppresses a courtesy notice to an opted-out recipient as unsubscribed, and sends a required one', () => {
+    expect(decidePolicy(facts({ preference: 'opted_out' }))).toEqual({ kind: 'suppress', reason: 'unsubscribed', detail: 'opted_out' });
+    expect(decidePolicy(facts({ preference: 'opted_out', job: { category: 'required' } }))).toEqual({ kind: 'proceed', quietHoursOverridden: false });
+    expect(decidePolicy(facts({ preference: 'required', job: { category: 'required' } }))).toEqual({ kind: 'proceed', quietHoursOverridden: false });
+  });
+
+  it('an opt-out still applies to a retry whose backoff has not expired yet, and to one that comes due', () => {
+    const retryAt = new Date(now.getTime() + 60_000);
+    expect(decidePolicy(facts({ preference: 'opted_out', job: { nextAttemptAt: retryAt } }))).toMatchObject({ kind: 'suppress', reason: 'unsubscribed' });
+    expect(decidePolicy(facts({ preference: 'opted_out', job: { state: 'claimed' } }))).toMatchObject({ kind: 'suppress', reason: 'unsubscribed' });
+  });
+
+  it.each([
+    ['unsubscribed', { kind: 'proceed', quietHoursOverridden: false }],
+    ['manual', { kind: 'suppress', reason: 'unsubscribed', detail: 'unsubscribed' }],
+    ['hard_bounce', { kind: 'suppress', reason: 'hard_bounce', detail: 'hard_bounce' }],
+    ['complaint', { kind: 'suppress', reason: 'complaint', detail: 'complaint' }],
+  ] as const)('a required notice to a %s recipient: an unsubscribe does not stop it, a bounce, complaint or manual entry does', (suppression, decision) => {
+    expect(decidePolicy(facts({ recipientSuppression: suppression, preference: 'opted_out', job: { category: 'required' } }))).toEqual(decision);
   });
 
   it('suppresses when the evidence is resolved', () => {

@@ -1,4 +1,4 @@
-import type { JobState, NoticeCategory, RecipientSuppressionReason, SuppressionReason } from '@/db/schema/states';
+import type { JobState, NoticeCategory, PreferenceState, RecipientSuppressionReason, SuppressionReason } from '@/db/schema/states';
 import { quietHoursEnd, type QuietWindow } from './quiet-hours';
 
 /**
@@ -17,6 +17,17 @@ import { quietHoursEnd, type QuietWindow } from './quiet-hours';
  * them (a law's window outranks the recipient's night, as the planner decides in
  * lib/windows/plan.ts) and a `courtesy` one is suppressed `window_missed`, its attempt saying
  * `quiet_hours_cover_window`.
+ *
+ * Consent (issue 16). A `courtesy` notice to a recipient whose preference for courtesy notices
+ * on this channel is `opted_out` is suppressed `unsubscribed`. A `required` notice — one the law
+ * calls for (an auto-renewal notice before a charge) — is sent to an opted-out recipient: the
+ * opt-out, and the older `unsubscribed` entry on the suppression list, which meant the same,
+ * cannot stop it. What still stops a required notice is what makes sending useless or harmful:
+ * a hard bounce (there is no mailbox), a complaint (the recipient reported us as spam), and a
+ * `manual` entry (support's deliberate, audited "never email this address", e.g. it belongs to
+ * someone else; the console says so when it is added, and an ordinary "stop emailing me" is a
+ * preference instead). Both are read from the job's load on every wake-up, so a retry after a
+ * temporary rejection meets an opt-out that arrived in between.
  */
 export type PolicyFacts = {
   now: Date;
@@ -31,6 +42,8 @@ export type PolicyFacts = {
     recipientTimeZone: string;
   };
   recipientSuppression: RecipientSuppressionReason | null;
+  /** The recipient's stored preference for the job's category on its channel; none stored is `opted_in`. */
+  preference: PreferenceState;
   evidenceState: 'open' | 'resolved' | null;
   quietHours: QuietWindow | null;
 };
@@ -52,6 +65,9 @@ const recipientReason: Record<RecipientSuppressionReason, SuppressionReason> = {
   manual: 'unsubscribed',
 };
 
+/** The suppression-list reasons that stop a required notice too (see the comment on PolicyFacts). */
+const stopsRequired: ReadonlySet<RecipientSuppressionReason> = new Set(['hard_bounce', 'complaint', 'manual']);
+
 /** The first instant a send may happen: the window's earliest, or the due time when that is later. */
 export function sendOpensAt(job: Pick<PolicyFacts['job'], 'dueAt' | 'windowEarliest'>): Date {
   return job.windowEarliest && job.windowEarliest.getTime() > job.dueAt.getTime() ? job.windowEarliest : job.dueAt;
@@ -64,12 +80,13 @@ export function windowClosed(job: Pick<PolicyFacts['job'], 'deadlineAt'>, now: D
 
 const suppress = (reason: SuppressionReason, detail: string = reason): PolicyDecision => ({ kind: 'suppress', reason, detail });
 
-export function decidePolicy({ now, job, recipientSuppression, evidenceState, quietHours }: PolicyFacts): PolicyDecision {
+export function decidePolicy({ now, job, recipientSuppression, preference, evidenceState, quietHours }: PolicyFacts): PolicyDecision {
   if (terminal.includes(job.state)) return { kind: 'discard', state: job.state };
   const opensAt = sendOpensAt(job);
   if (now < opensAt) return { kind: 'defer', until: opensAt, cause: 'early' };
   if (windowClosed(job, now)) return suppress('window_missed');
-  if (recipientSuppression) return suppress(recipientReason[recipientSuppression]);
+  if (recipientSuppression && (job.category !== 'required' || stopsRequired.has(recipientSuppression))) return suppress(recipientReason[recipientSuppression]);
+  if (job.category !== 'required' && preference === 'opted_out') return suppress('unsubscribed', 'opted_out');
   if (evidenceState === 'resolved') return suppress('evidence_resolved');
   // A wake-up that arrives before its backoff expired (a duplicate, or the sweeper) waits.
   if (job.state === 'pending' && now < job.nextAttemptAt) return { kind: 'defer', until: job.nextAttemptAt, cause: 'backoff' };

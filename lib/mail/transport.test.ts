@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { freePort } from '@/db/embedded';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { startSmtpSink } from '@/testing/smtp-sink';
-import { classifySendError, correlationHeaders, createMailTransport, providerIdFromResponse } from './transport';
+import { classifySendError, correlationHeaders, createMailTransport, listUnsubscribeHeaders, providerIdFromResponse } from './transport';
 
 const err = (fields: Record<string, unknown>, message = 'failed') => Object.assign(new Error(message), fields);
 
@@ -43,6 +43,48 @@ describe('classifySendError', () => {
 
   it('does not trust a reply code carried by a lost connection', () => {
     expect(classifySendError(err({ code: 'ECONNECTION', responseCode: 451, command: 'CONN' }))).toMatchObject({ kind: 'unknown' });
+  });
+});
+
+describe('a reply that says the mailbox does not exist', () => {
+  it.each([
+    '550 5.1.1 <a@b.test>: Recipient address rejected: User unknown in local recipient table',
+    '550-5.1.1 The email account that you tried to reach does not exist.',
+    '550 No such user here',
+    '553 sorry, user unknown',
+    '550 Mailbox not found',
+  ])('%s → permanent, mailbox unknown', (response) => {
+    const code = Number(response.slice(0, 3));
+    expect(classifySendError(Object.assign(new Error('rcpt'), { code: 'EENVELOPE', responseCode: code, response }))).toEqual({
+      kind: 'rejected',
+      permanent: true,
+      code,
+      errorClass: `smtp_${code}`,
+      mailboxUnknown: true,
+    });
+  });
+
+  it.each(['550 Mailbox unavailable', '550 5.7.1 Message rejected as spam', '554 5.7.1 Relay access denied', '451 4.1.1 user unknown, try later'])(
+    '%s → not a missing mailbox',
+    (response) => {
+      const outcome = classifySendError(Object.assign(new Error('rcpt'), { code: 'EENVELOPE', responseCode: Number(response.slice(0, 3)), response }));
+      expect(outcome).not.toHaveProperty('mailboxUnknown');
+    },
+  );
+});
+
+describe('listUnsubscribeHeaders', () => {
+  it('sets both RFC 8058 headers for a notice with a URI, none without', () => {
+    expect(listUnsubscribeHeaders({ https: 'https://n.test/u/t', mailto: 'mailto:u@n.test?subject=unsubscribe%20t' })).toEqual({
+      'List-Unsubscribe': '<https://n.test/u/t>, <mailto:u@n.test?subject=unsubscribe%20t>',
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    });
+    expect(listUnsubscribeHeaders({ https: 'https://n.test/u/t', mailto: null })).toEqual({
+      'List-Unsubscribe': '<https://n.test/u/t>',
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    });
+    expect(listUnsubscribeHeaders(null)).toEqual({});
+    expect(listUnsubscribeHeaders(undefined)).toEqual({});
   });
 });
 

@@ -14,7 +14,8 @@ import { correlationOf, messageIdFor } from '@/lib/ledger/notice-key';
  */
 export type SendOutcome =
   | { kind: 'accepted'; providerMessageId: string | null }
-  | { kind: 'rejected'; permanent: boolean; code: number | null; errorClass: string }
+  /** `mailboxUnknown`: the relay said the mailbox does not exist (550 5.1.1, "user unknown"): the address is suppressed as a hard bounce is. */
+  | { kind: 'rejected'; permanent: boolean; code: number | null; errorClass: string; mailboxUnknown?: boolean }
   | { kind: 'unknown'; errorClass: string };
 
 export type OutgoingNotice = {
@@ -23,6 +24,12 @@ export type OutgoingNotice = {
   subject: string;
   text: string;
   html: string;
+  /**
+   * RFC 2369 / RFC 8058 one-click unsubscribe: a courtesy notice carries its signed https URI
+   * (and a mailto URI when the operator has a mailbox that handles it); a required notice has
+   * none, and then neither header is set.
+   */
+  listUnsubscribe?: { https: string; mailto: string | null } | null;
 };
 
 export type MailTransport = {
@@ -30,7 +37,19 @@ export type MailTransport = {
   close: () => void;
 };
 
-type MailError = Error & { code?: string; responseCode?: number; command?: string; syscall?: string };
+type MailError = Error & { code?: string; responseCode?: number; command?: string; syscall?: string; response?: string };
+
+/**
+ * "This mailbox does not exist": the enhanced status 5.1.1 (RFC 3463, bad destination mailbox
+ * address), or the wording relays use for it. Not every 550 ("mailbox unavailable" is also a
+ * policy refusal), so a refusal for any other reason never suppresses the address.
+ */
+const unknownMailboxReply =
+  /^5\d\d[ -]5\.1\.1\b|\b(user unknown|unknown user|no such (user|mailbox|recipient)|(mailbox|address|user|recipient) (does not exist|not found|unknown)|unknown (recipient|mailbox))\b/i;
+
+export function saysMailboxUnknown(response: string | undefined, code: number | null): boolean {
+  return code !== null && code >= 500 && code < 600 && typeof response === 'string' && unknownMailboxReply.test(response.trim());
+}
 
 const lostConnection = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'ETLS']);
 
@@ -43,7 +62,8 @@ export function classifySendError(error: unknown): Exclude<SendOutcome, { kind: 
   const err = asMailError(error);
   const code = typeof err.responseCode === 'number' ? err.responseCode : null;
   if (code !== null && code >= 400 && code < 600 && !lostConnection.has(err.code ?? '')) {
-    return { kind: 'rejected', permanent: code >= 500, code, errorClass: `smtp_${code}` };
+    const mailboxUnknown = saysMailboxUnknown(err.response, code);
+    return { kind: 'rejected', permanent: code >= 500, code, errorClass: `smtp_${code}`, ...(mailboxUnknown ? { mailboxUnknown } : {}) };
   }
   // The TCP connect itself failed: not a byte of the message left the process.
   if (err.syscall === 'connect' || (err.code === 'ESOCKET' && err.command === 'CONN' && /ECONNREFUSED/.test(err.message))) {
@@ -71,6 +91,13 @@ export function correlationHeaders(correlation: string): Record<string, string> 
     [`X-PM-Metadata-${CORRELATION_TAG}`]: correlation,
     'X-SMTPAPI': JSON.stringify({ unique_args: { [CORRELATION_TAG]: correlation } }),
   };
+}
+
+/** The RFC 8058 headers of a courtesy notice; none for a notice without an unsubscribe URI. */
+export function listUnsubscribeHeaders(listUnsubscribe: OutgoingNotice['listUnsubscribe']): Record<string, string> {
+  if (!listUnsubscribe) return {};
+  const uris = [`<${listUnsubscribe.https}>`, ...(listUnsubscribe.mailto ? [`<${listUnsubscribe.mailto}>`] : [])];
+  return { 'List-Unsubscribe': uris.join(', '), 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
 }
 
 /** The relay's queue id from "250 2.0.0 Ok: queued as ABC123", else the whole reply line. */
@@ -153,7 +180,7 @@ export function createMailTransport({ smtpUrl, timeoutMs, from, messageIdDomain,
           text: mail.text,
           html: mail.html,
           messageId: messageIdFor(mail.noticeKey, messageIdDomain),
-          headers: correlationHeaders(correlationOf(mail.noticeKey)),
+          headers: { ...correlationHeaders(correlationOf(mail.noticeKey)), ...listUnsubscribeHeaders(mail.listUnsubscribe) },
         });
         return { kind: 'accepted', providerMessageId: providerIdFromResponse(info.response) ?? info.messageId ?? null };
       } catch (error) {

@@ -117,7 +117,8 @@ describe('a console session opens no producer API route', () => {
           new Request('http://api.test/api/v1/x', {
             method: route.method,
             headers: { 'content-type': 'application/json', ...headers },
-            body: JSON.stringify({ kind: 'reconciliation_exception' }),
+            // A GET (the recipient preferences read) carries no body.
+            ...(route.method === 'GET' ? {} : { body: JSON.stringify({ kind: 'reconciliation_exception' }) }),
           }),
         );
         expect(outcome.status).toBe(401);

@@ -367,6 +367,41 @@ const listed: readonly ConsoleHandler[] = [
       ],
     ],
   },
+  {
+    name: 'recipients (view)',
+    method: 'GET',
+    path: '/api/console/recipients',
+    permission: 'lookup.read',
+    queryNames: ['email'],
+    mutates: false,
+    regressions: [[['email', 'a\u0000b@example.com']], [['email', 'customer0@example.com']]],
+  },
+  {
+    name: 'recipients/suppression',
+    method: 'POST',
+    path: '/api/console/recipients/suppression',
+    permission: 'recipients.manage',
+    validBody: () => ({ email: 'customer1@example.com', action: 'add', reason: 'fuzz: the customer asked' }),
+    mutates: true,
+    regressionBodies: [JSON.stringify({ email: 'customer1@example.com', action: 'add', reason: 'fuzz\u0000' })],
+  },
+  {
+    name: 'recipients/preference',
+    method: 'POST',
+    path: '/api/console/recipients/preference',
+    permission: 'recipients.manage',
+    validBody: () => ({ email: 'customer2@example.com', category: 'courtesy', state: 'opted_out', reason: 'fuzz: the customer asked' }),
+    mutates: true,
+    regressionBodies: [JSON.stringify({ email: 'customer2@example.com', category: 'required', state: 'opted_out', reason: 'fuzz: required' })],
+  },
+  {
+    name: 'recipients/cancel',
+    method: 'POST',
+    path: '/api/console/recipients/cancel',
+    permission: 'recipients.manage',
+    validBody: () => ({ jobId: '00000000-0000-4000-8000-000000000000', reason: 'fuzz: the customer asked' }),
+    mutates: true,
+  },
 ];
 
 const csvCell = fc.oneof(

@@ -34,7 +34,8 @@ export type TimelineTone = z.infer<typeof timelineTone>;
 
 export const timelineEntry = z.object({
   at: instant,
-  kind: z.enum(['scheduled', 'attempt', 'claim', 'provider', 'suppression', 'operator', 'evidence', 'ledger']),
+  /** `recipient`: the customer's own action (an opt-out by any source) or a change made for them. */
+  kind: z.enum(['scheduled', 'attempt', 'claim', 'provider', 'suppression', 'operator', 'evidence', 'ledger', 'recipient']),
   title: z.string(),
   facts: z.array(z.object({ label: z.string(), value: z.string() })),
   tone: timelineTone,

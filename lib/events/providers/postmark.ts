@@ -32,10 +32,31 @@ const bounceLike = z
     Metadata: metadata,
   })
   .loose();
+/**
+ * A change of the message stream's suppression list. `SuppressSending: true` with
+ * `SuppressionReason: ManualSuppression` and `Origin: Recipient` is the recipient unsubscribing
+ * (Postmark's unsubscribe link or the List-Unsubscribe header); `false` is a reactivation. A
+ * HardBounce or SpamComplaint change repeats what the Bounce / SpamComplaint record already said,
+ * and is stored as `other`. MessageID is null for a suppression support made in Postmark.
+ */
+const subscriptionChange = z
+  .object({
+    RecordType: z.literal('SubscriptionChange'),
+    MessageID: z.string().min(1).nullable().optional(),
+    Recipient: z.string().min(1),
+    SuppressSending: z.boolean(),
+    SuppressionReason: z.string().nullable().optional(),
+    Origin: z.string().nullable().optional(),
+    ChangedAt: z.iso.datetime({ offset: true }),
+    Metadata: metadata,
+  })
+  .loose();
 const other = z.object({ RecordType: z.string().min(1), MessageID: z.string().min(1), Metadata: metadata }).loose();
 
 /** The records this route reads; anything else with a RecordType and MessageID is stored as `other`. */
-export const postmarkRecord = z.union([delivery, bounceLike, other]);
+export const postmarkRecord = z.union([delivery, bounceLike, subscriptionChange, other]);
+
+const unsubscribeReasons = new Set(['ManualSuppression']);
 
 const hardBounceTypes = new Set(['HardBounce', 'BadEmailAddress']);
 
@@ -103,6 +124,25 @@ export function parsePostmarkWebhook({
       ],
     };
   }
+  const changeRecord = subscriptionChange.safeParse(record);
+  if (changeRecord.success) {
+    const c = changeRecord.data;
+    const byRecipient = !c.SuppressionReason || unsubscribeReasons.has(c.SuppressionReason);
+    return {
+      ok: true,
+      skipped: [],
+      events: [
+        base({
+          record: { ...c, MessageID: c.MessageID ?? '' },
+          // No id of its own: the record's content names it, so a redelivery lands on the same event.
+          eventId: `subscription_change:${createHash('sha256').update(body).digest('hex').slice(0, 32)}`,
+          type: byRecipient ? (c.SuppressSending ? 'unsubscribe' : 'resubscribe') : 'other',
+          recipient: c.Recipient,
+          occurredAt: c.ChangedAt,
+        }),
+      ],
+    };
+  }
   const otherRecord = other.safeParse(record);
   if (!otherRecord.success || ['Delivery', 'Bounce', 'SpamComplaint'].includes(otherRecord.data.RecordType)) {
     return reject('invalid_input', 'body is not a Postmark Delivery, Bounce or SpamComplaint record');
@@ -154,7 +194,7 @@ function base({
     rawType: record.RecordType,
     correlationId: normaliseCorrelation(record.Metadata?.[CORRELATION_TAG]),
     messageId: null,
-    providerMessageId: record.MessageID,
+    providerMessageId: record.MessageID || null,
     recipient: normaliseRecipient(recipient),
     bounceType,
     occurredAt: Number.isNaN(occurred.getTime()) ? new Date() : occurred,

@@ -55,6 +55,12 @@ const typeOf: Record<string, ProviderEventType> = {
   deferred: 'deferred',
   dropped: 'dropped',
   spamreport: 'complaint',
+  // Subscription tracking: the global unsubscribe and an unsubscribe group both opt the recipient
+  // out of courtesy notices (we send no group of our own: any group is our mail); a group
+  // resubscribe opts them back in.
+  unsubscribe: 'unsubscribe',
+  group_unsubscribe: 'unsubscribe',
+  group_resubscribe: 'resubscribe',
 };
 
 export function parseSendgridWebhook({

@@ -22,6 +22,29 @@ import type { ProviderEventType } from '@/db/schema/states';
 
 const recipientList = z.array(z.object({ emailAddress: z.string() }).loose());
 
+const topicPreferences = z
+  .object({
+    unsubscribeAll: z.boolean().optional(),
+    topicSubscriptionStatus: z.array(z.object({ topicName: z.string(), subscriptionStatus: z.string() }).loose()).optional(),
+  })
+  .loose();
+
+/**
+ * Opted out when the new preferences unsubscribe from all or from any topic (our notices are
+ * one list to the recipient); back in when they left "unsubscribe all" with no topic opted out;
+ * anything else (a topic opted into, nothing changed) says nothing about our courtesy notices.
+ */
+function subscriptionChangeOf(subscription: {
+  newTopicPreferences?: z.infer<typeof topicPreferences>;
+  oldTopicPreferences?: z.infer<typeof topicPreferences>;
+}) {
+  const next = subscription.newTopicPreferences ?? {};
+  const optedOutOfTopic = (next.topicSubscriptionStatus ?? []).some((topic) => topic.subscriptionStatus.toLowerCase() === 'optout');
+  if (next.unsubscribeAll === true || optedOutOfTopic) return 'unsubscribe' as const;
+  if (next.unsubscribeAll === false && subscription.oldTopicPreferences?.unsubscribeAll === true) return 'resubscribe' as const;
+  return 'other' as const;
+}
+
 const sesMail = z
   .object({
     messageId: z.string().min(1),
@@ -59,6 +82,17 @@ const sesEvent = z
       .optional(),
     delivery: z
       .object({ recipients: z.array(z.string()), timestamp: z.iso.datetime({ offset: true }) })
+      .loose()
+      .optional(),
+    // Event publishing's `Subscription` type: a change through SES's list management (the
+    // List-Unsubscribe header SES adds, or its subscription page) for mail sent with a contact list.
+    subscription: z
+      .object({
+        timestamp: z.iso.datetime({ offset: true }),
+        source: z.string().optional(),
+        newTopicPreferences: topicPreferences.optional(),
+        oldTopicPreferences: topicPreferences.optional(),
+      })
       .loose()
       .optional(),
     deliveryDelay: z
@@ -214,6 +248,19 @@ function normaliseSesEvent({ event, envelope }: { event: SesEvent; envelope: Sns
           type: 'deferred',
           recipient: r.emailAddress,
           occurredAt: delay.timestamp,
+        }),
+      );
+    }
+    case 'Subscription': {
+      const subscription = event.subscription;
+      if (!subscription) return [];
+      const type = subscriptionChangeOf(subscription);
+      return event.mail.destination.map((recipient) =>
+        make({
+          eventId: `${sesId}:subscription:${subscription.timestamp}:${recipient.toLowerCase()}`,
+          type,
+          recipient,
+          occurredAt: subscription.timestamp,
         }),
       );
     }

@@ -1,0 +1,2 @@
+ALTER TABLE "provider_events" DROP CONSTRAINT "provider_events_type_check";--> statement-breakpoint
+ALTER TABLE "provider_events" ADD CONSTRAINT "provider_events_type_check" CHECK (event_type in ('accepted', 'delivered', 'deferred', 'bounce', 'soft_bounce', 'complaint', 'dropped', 'unsubscribe', 'resubscribe', 'other'));

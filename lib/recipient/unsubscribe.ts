@@ -1,0 +1,44 @@
+import { recipientLinkUrl, signRecipientToken } from './link';
+
+/**
+ * The one-click unsubscribe URIs a courtesy notice carries (RFC 8058, RFC 2369).
+ *
+ * The https URI is `PUBLIC_BASE_URL/api/recipient/unsubscribe/<token>`, a signed token of
+ * purpose `unsubscribe` naming the notice (lib/recipient/link.ts); the route
+ * (app/api/recipient/unsubscribe/[token]/route.ts) unsubscribes on a POST whose body is
+ * `List-Unsubscribe=One-Click`, and shows a confirm button on a GET (link scanners follow GETs).
+ *
+ * It expires UNSUBSCRIBE_LINK_DAYS after the send: mailbox providers keep offering their
+ * "Unsubscribe" button on old mail, and people unsubscribe from mail they received months ago,
+ * so the link must outlive the notice's window by far. It stays shorter than the default job
+ * retention (RETENTION_LEDGER, 430 days), so an unexpired link still finds the recipient it is for.
+ *
+ * The mailto URI is offered only when the operator names a mailbox (UNSUBSCRIBE_MAILBOX) that
+ * their own mail server handles: notice-ledger receives no mail. Its subject carries the same
+ * token; the operator's MTA (a filter or pipe) completes it by POSTing `List-Unsubscribe=One-Click`
+ * to the https URI. Unset, no mailto is advertised: a mailto that nobody reads would lose the
+ * recipient's request silently.
+ */
+export const UNSUBSCRIBE_PATH = '/api/recipient/unsubscribe';
+export const UNSUBSCRIBE_LINK_DAYS = 365;
+
+export type ListUnsubscribe = { https: string; mailto: string | null };
+
+export function unsubscribeLinks({
+  secret,
+  baseUrl,
+  noticeKey,
+  mailbox,
+  now,
+}: {
+  secret: string;
+  baseUrl: string;
+  noticeKey: string;
+  mailbox: string | null;
+  now: Date;
+}): ListUnsubscribe {
+  const token = signRecipientToken({ secret, noticeKey, purpose: 'unsubscribe', expiresAt: new Date(now.getTime() + UNSUBSCRIBE_LINK_DAYS * 86_400_000) });
+  const https = recipientLinkUrl(baseUrl, UNSUBSCRIBE_PATH, token);
+  const mailto = mailbox ? `mailto:${mailbox}?subject=${encodeURIComponent(`unsubscribe ${token}`)}` : null;
+  return { https, mailto };
+}
