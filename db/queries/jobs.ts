@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Db, DbOrTx } from '@/db/client';
-import { evidence, recipientSuppressions, reminderJobs, type JobRow } from '@/db/schema';
+import { businessEvents, evidence, recipientSuppressions, reminderJobs, type JobRow } from '@/db/schema';
 import type { RecipientSuppressionReason, SuppressionReason } from '@/db/schema/states';
 
 /** The send path's transitions on `reminder_jobs`. Each is conditional on the state it leaves. */
@@ -10,15 +10,18 @@ export type JobForSend = {
   job: JobRow;
   recipientSuppression: RecipientSuppressionReason | null;
   evidenceState: 'open' | 'resolved' | null;
+  /** The planning event's anchor (the charge); null for a reminder scheduled directly. */
+  anchorAt: Date | null;
 };
 
 /** The job with what the policy step reads: the recipient's suppression and the evidence state. */
 function selectJobForSend(db: DbOrTx) {
   return db
-    .select({ job: reminderJobs, recipientSuppression: recipientSuppressions.reason, evidenceState: evidence.state })
+    .select({ job: reminderJobs, recipientSuppression: recipientSuppressions.reason, evidenceState: evidence.state, anchorAt: businessEvents.anchorAt })
     .from(reminderJobs)
     .leftJoin(recipientSuppressions, eq(recipientSuppressions.email, sql`lower(${reminderJobs.recipientEmail})`))
-    .leftJoin(evidence, eq(evidence.ref, reminderJobs.evidenceRef));
+    .leftJoin(evidence, eq(evidence.ref, reminderJobs.evidenceRef))
+    .leftJoin(businessEvents, eq(businessEvents.id, reminderJobs.eventId));
 }
 
 function loadJobQuery(db: DbOrTx) {
@@ -45,7 +48,7 @@ export async function loadJobForSend(db: DbOrTx, { jobId }: { jobId: string }): 
   }
   const row = rows[0];
   if (!row) return null;
-  return { job: row.job, recipientSuppression: row.recipientSuppression ?? null, evidenceState: row.evidenceState ?? null };
+  return { job: row.job, recipientSuppression: row.recipientSuppression ?? null, evidenceState: row.evidenceState ?? null, anchorAt: row.anchorAt ?? null };
 }
 
 function loadJobsQuery(db: Db) {
@@ -66,7 +69,12 @@ export async function loadJobsForSend(db: Db, jobIds: readonly string[]): Promis
   const byId = new Map<string, JobForSend>();
   for (const row of rows) {
     if (!byId.has(row.job.id))
-      byId.set(row.job.id, { job: row.job, recipientSuppression: row.recipientSuppression ?? null, evidenceState: row.evidenceState ?? null });
+      byId.set(row.job.id, {
+        job: row.job,
+        recipientSuppression: row.recipientSuppression ?? null,
+        evidenceState: row.evidenceState ?? null,
+        anchorAt: row.anchorAt ?? null,
+      });
   }
   return byId;
 }

@@ -7,9 +7,10 @@ import { releaseClaim } from '@/db/queries/ledger/commit';
 import { getLedgerRow, getLedgerState } from '@/db/queries/ledger/read';
 import type { JobRow } from '@/db/schema';
 import type { Logger } from '@/lib/log';
-import { cancellationUrl, mintOneTimeCode } from '@/lib/ledger/one-time-code';
+import { mintOneTimeCode } from '@/lib/ledger/one-time-code';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { renderNotice } from '@/lib/mail/render';
+import { recipientPageUrl } from '@/lib/recipient/page-link';
 import type { MailTransport, SendOutcome } from '@/lib/mail/transport';
 import {
   claimsMinted,
@@ -48,6 +49,7 @@ export type SendPathSettings = {
   retryCapMs: number;
   maxAttempts: number;
   secret: string;
+  /** PUBLIC_BASE_URL: the notice's recipient-page link is built on it. */
   cancelBaseUrl: string;
   /** Longer throttles defer the job through the queue instead of holding a handler slot. */
   maxTokenWaitMs: number;
@@ -229,7 +231,7 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       oneTimeCode = held?.oneTimeCode ?? mintOneTimeCode();
     }
 
-    const outcome = await sendNotice(deps, job, oneTimeCode);
+    const outcome = await sendNotice(deps, job, oneTimeCode, loaded.anchorAt);
     checkpoint('after_send');
     const sentDetail = decision.kind === 'proceed' && decision.quietHoursOverridden ? 'quiet_hours_overridden' : null;
     const result = await commitOutcome({ deps, statements, job, outcome, ownedToken, attempt, claimCommittedAt, sentDetail });
@@ -254,12 +256,14 @@ async function takeToken(deps: SendPathDeps, domain: string, signal: AbortSignal
   }
 }
 
-async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string): Promise<SendOutcome> {
-  const cancelUrl = cancellationUrl({
+async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string, anchorAt: Date | null): Promise<SendOutcome> {
+  // The recipient page (cancel, preferences); the one-time code stays in the mail, and the page asks for it where the type says so.
+  const cancelUrl = recipientPageUrl({
     secret: deps.settings.secret,
     baseUrl: deps.settings.cancelBaseUrl,
-    correlation: correlationOf(job.noticeKey),
-    code: oneTimeCode,
+    noticeKey: job.noticeKey,
+    anchorAt,
+    deadlineAt: job.deadlineAt,
   });
   let rendered;
   try {
