@@ -1,4 +1,4 @@
-import type { ConsoleContract, ProducerContract, PublicContract, RouteContract } from '@/lib/http/contract';
+import type { ConsoleContract, ProducerContract, PublicContract, RecipientContract, RouteContract } from '@/lib/http/contract';
 import * as audit from './console/audit';
 import * as lookup from './console/lookup';
 import * as overview from './console/overview';
@@ -11,6 +11,7 @@ import * as windows from './console/windows';
 import { getHealth, getReady } from './health';
 import { scrapeConsoleMetrics } from './metrics';
 import { producerRoutes } from './producer';
+import { recipientRoutes } from './recipient';
 import { providerRoutes } from './webhooks';
 
 /**
@@ -19,7 +20,7 @@ import { providerRoutes } from './webhooks';
  * and the authorization matrix (test/fuzz/authorization-matrix.test.ts) walks its console part.
  */
 
-const audiences = new Set(['console', 'producer', 'provider', 'scrape', 'public']);
+const audiences = new Set(['console', 'producer', 'provider', 'scrape', 'public', 'recipient']);
 
 function isRouteContract(value: unknown): value is RouteContract {
   return (
@@ -35,6 +36,7 @@ export const routeContracts: readonly RouteContract[] = [
   ...[audit, lookup, overview, quarantine, replays, reports, tokens, users, windows].flatMap(contractsIn),
   ...producerRoutes,
   ...providerRoutes,
+  ...recipientRoutes,
   scrapeConsoleMetrics,
   getHealth,
   getReady,
@@ -47,3 +49,6 @@ export const producerRouteContracts: readonly ProducerContract[] = routeContract
   (contract): contract is ProducerContract => contract.audience === 'producer',
 );
 export const publicRouteContracts: readonly PublicContract[] = routeContracts.filter((contract): contract is PublicContract => contract.audience === 'public');
+export const recipientRouteContracts: readonly RecipientContract[] = routeContracts.filter(
+  (contract): contract is RecipientContract => contract.audience === 'recipient',
+);

@@ -1,5 +1,6 @@
 import type { DbOrTx } from '@/db/client';
 import { listAuditForTargets } from '@/db/queries/audit';
+import { findCancellationRequest } from '@/db/queries/cancellation-requests';
 import {
   findEvidence,
   findNoticeJob,
@@ -110,11 +111,12 @@ export async function loadNoticeView(
     listNoticeAttempts(db, { noticeKey: key }),
   ]);
   if (!job && !ledger) return null;
-  const [events, suppression, evidence, audit] = await Promise.all([
+  const [events, suppression, evidence, audit, cancellation] = await Promise.all([
     listNoticeProviderEvents(db, { noticeKey: key, providerMessageId: ledger?.providerMessageId ?? null }),
     job ? findRecipientSuppression(db, { email: job.recipientEmail }) : Promise.resolve(null),
     job?.evidenceRef ? findEvidence(db, { ref: job.evidenceRef }) : Promise.resolve(null),
     listAuditForTargets(db, { targetIds: [key, ...(job ? [job.id] : [])] }),
+    findCancellationRequest(db, { noticeKey: key }),
   ]);
   const type = job?.noticeType ?? ledger?.noticeType ?? 'unknown';
   const duplicatesSuppressed = attempts.filter((attempt) => attempt.outcome === 'suppressed_duplicate').length;
@@ -153,7 +155,7 @@ export async function loadNoticeView(
       key,
       secret,
     }),
-    timeline: buildTimeline({ job, ledger, attempts, events, suppression, evidence, audit }),
+    timeline: buildTimeline({ job, ledger, attempts, events, suppression, evidence, audit, cancellation }),
   };
 }
 

@@ -1,7 +1,8 @@
 import type { AuditRow } from '@/db/schema/audit';
+import type { CancellationRequestRow } from '@/db/schema/recipients';
 import type { EvidenceEntry, NoticeAttempt, NoticeJob, NoticeLedgerEntry, NoticeProviderEvent, RecipientSuppressionEntry } from '@/db/queries/lookup';
 import type { TimelineEntry, TimelineTone } from '@/lib/api/console/lookup';
-import { formatUtc } from './format';
+import { formatShortUtc, formatUtc } from './format';
 import { explainAttempt, explainSuppression, providerEventText, recipientSuppressionText } from './words';
 
 export type { TimelineEntry, TimelineTone } from '@/lib/api/console/lookup';
@@ -42,6 +43,7 @@ export function buildTimeline({
   suppression,
   evidence,
   audit,
+  cancellation = null,
 }: {
   job: NoticeJob | null;
   ledger: NoticeLedgerEntry | null;
@@ -50,6 +52,8 @@ export function buildTimeline({
   suppression: RecipientSuppressionEntry | null;
   evidence: EvidenceEntry | null;
   audit: AuditRow[];
+  /** The customer's own request from the notice's link (lib/recipient/actions.ts). */
+  cancellation?: CancellationRequestRow | null;
 }): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
   if (job) {
@@ -160,6 +164,18 @@ export function buildTimeline({
       title: `Recipient on the suppression list: ${recipientSuppressionText[suppression.reason] ?? suppression.reason}`,
       facts: [...fact('note', suppression.note)],
       tone: 'warn',
+    });
+  }
+  if (cancellation) {
+    entries.push({
+      at: cancellation.requestedAt.toISOString(),
+      kind: 'customer',
+      title: `Customer asked to cancel from the notice link, ${formatShortUtc(cancellation.requestedAt)}`,
+      facts: [
+        ...fact('what happens next', 'recorded for the producer (GET /api/v1/cancellation-requests); the notice itself is unchanged'),
+        ...fact('confirmation code', cancellation.codeVerified ? 'typed and matched' : 'not asked for this type'),
+      ],
+      tone: 'neutral',
     });
   }
   for (const row of audit) {

@@ -33,6 +33,7 @@ export type ConsoleContract<I extends ZodType = ZodType, O extends ZodType = Zod
 export type ProducerContract<P extends ZodType = ZodType, B extends ZodType = ZodType, O extends ZodType = ZodType> = Common & {
   audience: 'producer';
   params: P;
+  /** The JSON body; for a GET, the query string. */
   body: B;
   /** An empty body is `{}` (cancel, resolve); otherwise a JSON body is required. */
   bodyOptional: boolean;
@@ -52,7 +53,13 @@ export type ScrapeContract<O extends ZodType = ZodType> = Common & { audience: '
 /** Answered to anyone, without authentication: liveness and readiness probes. They read no session and reveal no data. */
 export type PublicContract<O extends ZodType = ZodType> = Common & { audience: 'public'; input: ZodType; output: O };
 
-export type RouteContract = ConsoleContract | ProducerContract | ProviderContract | ScrapeContract | PublicContract;
+/**
+ * Whoever holds a notice's signed link (lib/recipient/link.ts): the token in the path is the only
+ * credential. `input` is the query (GET) or the form / JSON body (POST).
+ */
+export type RecipientContract<I extends ZodType = ZodType, O extends ZodType = ZodType> = Common & { audience: 'recipient'; input: I; output: O };
+
+export type RouteContract = ConsoleContract | ProducerContract | ProviderContract | ScrapeContract | PublicContract | RecipientContract;
 
 /** Nothing in, for a GET without parameters: unknown query names are ignored, as before. */
 export const noInput = z.object({});
@@ -79,6 +86,10 @@ export function scrapeContract<O extends ZodType>(contract: Omit<ScrapeContract<
 
 export function publicContract<O extends ZodType>(contract: Omit<PublicContract<O>, 'audience' | 'method' | 'input'>): PublicContract<O> {
   return { audience: 'public', method: 'GET', input: noInput, ...contract };
+}
+
+export function recipientContract<I extends ZodType, O extends ZodType>(contract: Omit<RecipientContract<I, O>, 'audience'>): RecipientContract<I, O> {
+  return { audience: 'recipient', ...contract };
 }
 
 /** A CSV download: the file and the name the browser saves it under. */

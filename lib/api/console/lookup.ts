@@ -34,7 +34,7 @@ export type TimelineTone = z.infer<typeof timelineTone>;
 
 export const timelineEntry = z.object({
   at: instant,
-  kind: z.enum(['scheduled', 'attempt', 'claim', 'provider', 'suppression', 'operator', 'evidence', 'ledger']),
+  kind: z.enum(['scheduled', 'attempt', 'claim', 'provider', 'suppression', 'operator', 'evidence', 'ledger', 'customer']),
   title: z.string(),
   facts: z.array(z.object({ label: z.string(), value: z.string() })),
   tone: timelineTone,
