@@ -117,7 +117,7 @@ describe('a console session opens no producer API route', () => {
           new Request('http://api.test/api/v1/x', {
             method: route.method,
             headers: { 'content-type': 'application/json', ...headers },
-            body: JSON.stringify({ kind: 'reconciliation_exception' }),
+            body: route.method === 'GET' ? undefined : JSON.stringify({ kind: 'reconciliation_exception' }),
           }),
         );
         expect(outcome.status).toBe(401);
