@@ -27,7 +27,7 @@ export async function insertSentNotice(
 ): Promise<SentTestNotice> {
   const suffix = randomBytes(5).toString('hex');
   const recovery = type === 'payment_recovery';
-  const identity = recovery
+  const identity: Record<string, string> = recovery
     ? { account_id: `acct_${suffix}`, reconciliation_id: 'rec_test', exception_id: `exc_${suffix}` }
     : { subscription_id: `sub_${suffix}`, period_start: anchorAt.toISOString().slice(0, 10) };
   const fact: NoticeFact = { type, identity, revision: 0 };
