@@ -74,6 +74,17 @@ export function formatForRecipient(date: Date, timeZone: string): string {
   }
 }
 
+/** "Dec 1, 2026, 5:51 – 11:52 PM": a range in `timeZone`, the shared parts said once. */
+export function formatRangeForRecipient(start: Date, end: Date, timeZone: string): string {
+  const options: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short' };
+  try {
+    // ICU puts thin and narrow no-break spaces around the dash; plain spaces read the same and match everywhere.
+    return new Intl.DateTimeFormat('en-US', { ...options, timeZone }).formatRange(start, end).replace(/[\u2009\u202f]/g, ' ');
+  } catch {
+    return `${new Intl.DateTimeFormat('en-US', { ...options, timeZone: 'UTC' }).formatRange(start, end).replace(/[\u2009\u202f]/g, ' ')} UTC`;
+  }
+}
+
 function zoneName(date: Date, timeZone: string): string {
   try {
     const part = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'long' }).formatToParts(date).find((p) => p.type === 'timeZoneName');
@@ -133,7 +144,7 @@ export function buildRecipientPageView({
     plan,
     amount: formatAmount(job.payload),
     chargeAt: anchor ? formatForRecipient(anchor, zone) : null,
-    window: `${formatForRecipient(earliest, zone)} – ${formatForRecipient(job.deadlineAt, zone)}`,
+    window: formatRangeForRecipient(earliest, job.deadlineAt, zone),
     timeZone: zoneName(anchor ?? job.deadlineAt, zone),
     category: job.category,
     requiredReason:

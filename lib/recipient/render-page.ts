@@ -49,6 +49,7 @@ button{font:inherit;font-weight:600;border-radius:8px;padding:.6rem 1rem;border:
 .state.off{background:#f1f5f9;color:#475569}
 .state.required{background:#eff6ff;color:#1e40af}
 footer{margin-top:1.5rem;color:#64748b;font-size:.85rem;text-align:center}
+@media (max-width:420px){dl{grid-template-columns:1fr;gap:0}dt{font-size:.85rem;margin-top:.5rem}dt:first-child{margin-top:0}}
 `;
 
 function documentOf({ title, body }: { title: string; body: Html }): string {
@@ -78,7 +79,7 @@ function details(view: RecipientPageView): Html {
     ['Plan', view.plan],
     ['Amount', view.amount],
     ['Charge date', view.chargeAt],
-    ['Notice window', view.window],
+    ['Notice due', view.window],
     ['Times shown in', view.timeZone],
   ];
   return html`<dl data-testid="notice-details">
