@@ -158,13 +158,14 @@ export const envSchema = z.object({
    */
   PUBLIC_BASE_URL: z
     .url()
+    // zod runs these after a failed .url() too: an unparsable value must answer false, not throw.
     .refine((text) => {
-      const url = new URL(text);
-      return url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
+      const url = URL.parse(text);
+      return url !== null && (url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)));
     }, 'must be an https URL (http only for localhost, 127.0.0.1 or [::1])')
     .refine((text) => {
-      const url = new URL(text);
-      return url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+      const url = URL.parse(text);
+      return url !== null && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
     }, 'must have no query, fragment or credentials')
     .optional(),
   /** Bearer token Prometheus presents to the console's /api/metrics; unset disables that endpoint. */
