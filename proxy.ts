@@ -15,6 +15,7 @@ export function proxy(request: NextRequest): NextResponse {
 }
 
 export const config = {
-  // Pages only: API routes answer 401 themselves, assets and the sign-in page stay public.
-  matcher: ['/((?!api/|_next/|signin|favicon.ico).*)'],
+  // Pages only: API routes answer 401 themselves, assets and the sign-in page stay public, and so does
+  // the recipient page (/r/<token>: the signed link is its only credential, lib/http/recipient-route.ts).
+  matcher: ['/((?!api/|_next/|signin|favicon.ico|r/).*)'],
 };

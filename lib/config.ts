@@ -141,6 +141,15 @@ export const envSchema = z.object({
   SIGN_IN_MAX_FAILURES_PER_ADDRESS: int(20, 1, 1_000_000),
   // 0 would be "never expires" to the limiter: a permanent ban of the address.
   SIGN_IN_ADDRESS_WINDOW: duration('15m').refine((ms) => ms >= 1_000, 'must be at least 1s'),
+  /**
+   * The recipient page (app/r/): requests per notice link and per client address (the latter only
+   * behind TRUSTED_PROXY_HOPS) in each window, and wrong one-time codes per link before it refuses
+   * until the window ends (50-bit codes: 5 guesses per 15 min never find one).
+   */
+  RECIPIENT_LINK_LIMIT: int(30, 1, 1_000_000),
+  RECIPIENT_ADDRESS_LIMIT: int(300, 1, 1_000_000),
+  RECIPIENT_CODE_ATTEMPTS: int(5, 1, 1_000),
+  RECIPIENT_LINK_WINDOW: duration('15m').refine((ms) => ms >= 1_000, 'must be at least 1s'),
   NEXTAUTH_SECRET: secret.optional(),
   NEXTAUTH_URL: optionalUrl,
   /**
@@ -151,13 +160,14 @@ export const envSchema = z.object({
    */
   PUBLIC_BASE_URL: z
     .url()
+    // zod runs these after a failed .url() too: an unparsable value must answer false, not throw.
     .refine((text) => {
-      const url = new URL(text);
-      return url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
+      const url = URL.parse(text);
+      return url !== null && (url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)));
     }, 'must be an https URL (http only for localhost, 127.0.0.1 or [::1])')
     .refine((text) => {
-      const url = new URL(text);
-      return url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+      const url = URL.parse(text);
+      return url !== null && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
     }, 'must have no query, fragment or credentials')
     .optional(),
   /**

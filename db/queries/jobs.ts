@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Db, DbOrTx } from '@/db/client';
-import { evidence, recipientPreferences, recipientSuppressions, reminderJobs, type JobRow } from '@/db/schema';
+import { businessEvents, evidence, recipientPreferences, recipientSuppressions, reminderJobs, type JobRow } from '@/db/schema';
 import type { PreferenceState, RecipientSuppressionReason, SuppressionReason } from '@/db/schema/states';
 
 /** The send path's transitions on `reminder_jobs`. Each is conditional on the state it leaves. */
@@ -12,6 +12,8 @@ export type JobForSend = {
   /** The recipient's preference for the job's category by email; `opted_in` when none is stored. */
   preference: PreferenceState;
   evidenceState: 'open' | 'resolved' | null;
+  /** The planning event's anchor (the charge); null for a reminder scheduled directly. */
+  anchorAt: Date | null;
 };
 
 /**
@@ -20,7 +22,13 @@ export type JobForSend = {
  */
 function selectJobForSend(db: DbOrTx) {
   return db
-    .select({ job: reminderJobs, recipientSuppression: recipientSuppressions.reason, preference: recipientPreferences.state, evidenceState: evidence.state })
+    .select({
+      job: reminderJobs,
+      recipientSuppression: recipientSuppressions.reason,
+      preference: recipientPreferences.state,
+      evidenceState: evidence.state,
+      anchorAt: businessEvents.anchorAt,
+    })
     .from(reminderJobs)
     .leftJoin(recipientSuppressions, eq(recipientSuppressions.email, sql`lower(${reminderJobs.recipientEmail})`))
     .leftJoin(
@@ -31,7 +39,8 @@ function selectJobForSend(db: DbOrTx) {
         eq(recipientPreferences.channel, sql`'email'`),
       ),
     )
-    .leftJoin(evidence, eq(evidence.ref, reminderJobs.evidenceRef));
+    .leftJoin(evidence, eq(evidence.ref, reminderJobs.evidenceRef))
+    .leftJoin(businessEvents, eq(businessEvents.id, reminderJobs.eventId));
 }
 
 function jobForSend(row: {
@@ -39,12 +48,14 @@ function jobForSend(row: {
   recipientSuppression: RecipientSuppressionReason | null;
   preference: PreferenceState | null;
   evidenceState: 'open' | 'resolved' | null;
+  anchorAt: Date | null;
 }): JobForSend {
   return {
     job: row.job,
     recipientSuppression: row.recipientSuppression ?? null,
     preference: row.preference ?? 'opted_in',
     evidenceState: row.evidenceState ?? null,
+    anchorAt: row.anchorAt ?? null,
   };
 }
 

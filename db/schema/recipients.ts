@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, check, index, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, check, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { channels, inList, noticeCategories, preferenceSources, preferenceStates } from './states';
 
 /**
@@ -53,3 +53,39 @@ export const recipientPreferenceChanges = pgTable(
 
 export type RecipientPreferenceRow = typeof recipientPreferences.$inferSelect;
 export type RecipientPreferenceChangeRow = typeof recipientPreferenceChanges.$inferSelect;
+
+/** Where a customer asked to cancel from: only the recipient page today. */
+export const cancellationSources = ['recipient_page'] as const;
+export type CancellationSource = (typeof cancellationSources)[number];
+
+/**
+ * A customer's request to cancel the renewal a notice is about, made from the notice's link.
+ * One per notice key: asking again is the same request (the first time stands). The producer
+ * reads them (`GET /api/v1/cancellation-requests`) and cancels the subscription itself; nothing
+ * here cancels a notice. The business subject is copied from the job so the request outlives
+ * the job's retention. Nothing identifying the requester's device is stored.
+ */
+export const cancellationRequests = pgTable(
+  'cancellation_requests',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    noticeKey: text('notice_key').notNull().unique('cancellation_requests_notice_key_unique'),
+    /** The job at the time of the request; no foreign key, so retention deletes jobs without looking here. */
+    jobId: uuid('job_id').notNull(),
+    noticeType: text('notice_type').notNull(),
+    identity: jsonb('identity').$type<Record<string, string>>().notNull(),
+    subjectId: text('subject_id').notNull(),
+    customerId: text('customer_id'),
+    source: text('source', { enum: cancellationSources }).notNull(),
+    /** True when the customer typed the notice's one-time code (its type asks for it). */
+    codeVerified: boolean('code_verified').notNull().default(false),
+    requestedAt: timestamp('requested_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    check('cancellation_requests_source_check', sql.raw(`source in (${inList(cancellationSources)})`)),
+    // The producer's listing reads by time (since) and pages by id.
+    index('cancellation_requests_requested_idx').on(table.requestedAt, table.id),
+  ],
+);
+
+export type CancellationRequestRow = typeof cancellationRequests.$inferSelect;

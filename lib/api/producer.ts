@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { jobStates } from '@/db/schema/states';
+import { cancellationSources, type CancellationRequestRow } from '@/db/schema/recipients';
 import type { EvidenceRow } from '@/db/queries/evidence';
 import type { JobRow } from '@/db/schema/jobs';
 import { producerContract } from '@/lib/http/contract';
@@ -103,8 +104,6 @@ export const resolveEvidenceRoute = producerContract({
   bodyOptional: true,
   output: evidenceView.extend({ alreadyResolved: z.boolean(), suppressedJobIds: z.array(z.uuid()) }),
 });
-
-export const producerRoutes = [scheduleReminder, cancelReminderRoute, openEvidenceRoute, resolveEvidenceRoute, postEventRoute] as const;
 
 function jobView(job: JobRow): z.input<typeof reminderJob> {
   return {
@@ -215,3 +214,79 @@ export function eventAnswer(result: ReceiveEventResult): Result<ProducerAnswer<t
     }
   }
 }
+
+/** A page of the customers' cancellation requests (lib/recipient/actions.ts), oldest first. */
+export const cancellationRequestView = z.object({
+  id: z.string(),
+  noticeKey: z.string().regex(/^[0-9a-f]{64}$/),
+  jobId: z.uuid(),
+  type: z.string(),
+  identity: z.record(z.string(), z.string()),
+  subjectId: z.string(),
+  customerId: z.string().nullable(),
+  source: z.enum(cancellationSources),
+  codeVerified: z.boolean(),
+  requestedAt: instant,
+});
+
+const cursorPattern = /^c1\.(\d{1,18})$/;
+
+export const listCancellationRequestsRoute = producerContract({
+  method: 'GET',
+  path: '/api/v1/cancellation-requests',
+  params: z.object({}),
+  body: z.strictObject({
+    /** Only requests made at or after this instant. */
+    since: instant.optional(),
+    /** `nextCursor` of the previous page. */
+    cursor: z.string().regex(cursorPattern, 'must be the nextCursor of a previous page').optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(100),
+  }),
+  bodyOptional: true,
+  output: z.object({ requests: z.array(cancellationRequestView), nextCursor: z.string().nullable() }),
+});
+
+export function cursorAfterId(cursor: string | undefined): number | null {
+  const match = cursor ? cursorPattern.exec(cursor) : null;
+  return match ? Number(match[1]) : null;
+}
+
+export function cancellationRequestsAnswer(
+  rows: CancellationRequestRow[],
+  { limit, cursor }: { limit: number; cursor: string | undefined },
+): Result<ProducerAnswer<typeof listCancellationRequestsRoute.output>> {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    ok: true,
+    data: {
+      status: 200,
+      body: {
+        requests: page.map((row) => ({
+          id: String(row.id),
+          noticeKey: row.noticeKey,
+          jobId: row.jobId,
+          type: row.noticeType,
+          identity: row.identity,
+          subjectId: row.subjectId,
+          customerId: row.customerId,
+          source: row.source,
+          codeVerified: row.codeVerified,
+          requestedAt: row.requestedAt.toISOString(),
+        })),
+        // Where the next read starts: after this page's last row, or where this read started when
+        // nothing new was there (poll again with it). null only when there has never been a row to pass.
+        nextCursor: last ? `c1.${String(last.id)}` : (cursor ?? null),
+      },
+    },
+  };
+}
+
+export const producerRoutes = [
+  scheduleReminder,
+  cancelReminderRoute,
+  openEvidenceRoute,
+  resolveEvidenceRoute,
+  postEventRoute,
+  listCancellationRequestsRoute,
+] as const;

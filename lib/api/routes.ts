@@ -1,4 +1,4 @@
-import type { ConsoleContract, ProducerContract, PublicContract, RouteContract } from '@/lib/http/contract';
+import type { ConsoleContract, ProducerContract, PublicContract, RecipientContract, RouteContract } from '@/lib/http/contract';
 import * as audit from './console/audit';
 import * as lookup from './console/lookup';
 import * as overview from './console/overview';
@@ -14,6 +14,7 @@ import { scrapeConsoleMetrics } from './metrics';
 import { producerRoutes } from './producer';
 import { oneClickRoutes } from './one-click';
 import { recipientPreferenceRoutes } from './recipient-preferences';
+import { recipientRoutes } from './recipient';
 import { providerRoutes } from './webhooks';
 
 /**
@@ -22,7 +23,7 @@ import { providerRoutes } from './webhooks';
  * and the authorization matrix (test/fuzz/authorization-matrix.test.ts) walks its console part.
  */
 
-const audiences = new Set(['console', 'producer', 'provider', 'scrape', 'public', 'one_click']);
+const audiences = new Set(['console', 'producer', 'provider', 'scrape', 'public', 'one_click', 'recipient']);
 
 function isRouteContract(value: unknown): value is RouteContract {
   return (
@@ -40,6 +41,7 @@ export const routeContracts: readonly RouteContract[] = [
   ...providerRoutes,
   ...oneClickRoutes,
   ...recipientPreferenceRoutes,
+  ...recipientRoutes,
   scrapeConsoleMetrics,
   getHealth,
   getReady,
@@ -52,3 +54,6 @@ export const producerRouteContracts: readonly ProducerContract[] = routeContract
   (contract): contract is ProducerContract => contract.audience === 'producer',
 );
 export const publicRouteContracts: readonly PublicContract[] = routeContracts.filter((contract): contract is PublicContract => contract.audience === 'public');
+export const recipientRouteContracts: readonly RecipientContract[] = routeContracts.filter(
+  (contract): contract is RecipientContract => contract.audience === 'recipient',
+);

@@ -7,6 +7,12 @@ export function formatUtc(iso: string | null | undefined): string {
   return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** "2 Dec 10:14 UTC": a moment in a sentence (the lookup timeline's customer actions). */
+export function formatShortUtc(date: Date): string {
+  const month = new Intl.DateTimeFormat('en-GB', { month: 'short', timeZone: 'UTC' }).format(date);
+  return `${date.getUTCDate()} ${month} ${date.toISOString().slice(11, 16)} UTC`;
+}
+
 /**
  * An instant as the recipient's wall clock, e.g. "2026-03-08 07:00 EST (America/New_York)".
  * Computed on the server (the lookup response carries it), so server and client render alike.

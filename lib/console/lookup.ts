@@ -1,5 +1,6 @@
 import type { DbOrTx } from '@/db/client';
 import { listAuditForTargets } from '@/db/queries/audit';
+import { findCancellationRequest } from '@/db/queries/cancellation-requests';
 import {
   findEvidence,
   findNoticeJob,
@@ -111,12 +112,13 @@ export async function loadNoticeView(
     listNoticeAttempts(db, { noticeKey: key }),
   ]);
   if (!job && !ledger) return null;
-  const [events, suppression, evidence, audit, preferenceChanges] = await Promise.all([
+  const [events, suppression, evidence, audit, preferenceChanges, cancellation] = await Promise.all([
     listNoticeProviderEvents(db, { noticeKey: key, providerMessageId: ledger?.providerMessageId ?? null }),
     job ? findRecipientSuppression(db, { email: job.recipientEmail }) : Promise.resolve(null),
     job?.evidenceRef ? findEvidence(db, { ref: job.evidenceRef }) : Promise.resolve(null),
     listAuditForTargets(db, { targetIds: [key, ...(job ? [job.id] : [])] }),
     job ? listPreferenceChanges(db, { recipient: job.recipientEmail, channel: 'email', limit: 20 }) : Promise.resolve([]),
+    findCancellationRequest(db, { noticeKey: key }),
   ]);
   const type = job?.noticeType ?? ledger?.noticeType ?? 'unknown';
   const duplicatesSuppressed = attempts.filter((attempt) => attempt.outcome === 'suppressed_duplicate').length;
@@ -155,7 +157,7 @@ export async function loadNoticeView(
       key,
       secret,
     }),
-    timeline: buildTimeline({ job, ledger, attempts, events, suppression, evidence, audit, preferenceChanges }),
+    timeline: buildTimeline({ job, ledger, attempts, events, suppression, evidence, audit, preferenceChanges, cancellation }),
   };
 }
 

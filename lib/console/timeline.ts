@@ -1,8 +1,8 @@
 import type { AuditRow } from '@/db/schema/audit';
-import type { RecipientPreferenceChangeRow } from '@/db/schema/recipients';
+import type { CancellationRequestRow, RecipientPreferenceChangeRow } from '@/db/schema/recipients';
 import type { EvidenceEntry, NoticeAttempt, NoticeJob, NoticeLedgerEntry, NoticeProviderEvent, RecipientSuppressionEntry } from '@/db/queries/lookup';
 import type { TimelineEntry, TimelineTone } from '@/lib/api/console/lookup';
-import { formatUtc } from './format';
+import { formatShortUtc, formatUtc } from './format';
 import { explainAttempt, explainSuppression, preferenceChangeText, providerEventText, recipientSuppressionText } from './words';
 
 export type { TimelineEntry, TimelineTone } from '@/lib/api/console/lookup';
@@ -45,6 +45,7 @@ export function buildTimeline({
   evidence,
   audit,
   preferenceChanges = [],
+  cancellation = null,
 }: {
   job: NoticeJob | null;
   ledger: NoticeLedgerEntry | null;
@@ -55,6 +56,8 @@ export function buildTimeline({
   audit: AuditRow[];
   /** The recipient's preference changes (newest first, bounded): their own opt-outs, in words. */
   preferenceChanges?: RecipientPreferenceChangeRow[];
+  /** The customer's own request from the notice's link (lib/recipient/actions.ts). */
+  cancellation?: CancellationRequestRow | null;
 }): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
   if (job) {
@@ -174,6 +177,18 @@ export function buildTimeline({
       title: `The recipient ${preferenceChangeText({ to: change.toState, source: change.source, category: change.category }).replace(/^O/, 'o')}`,
       facts: [...fact('source', change.source), ...fact('by', change.actor), ...fact('reason', change.reason)],
       tone: change.toState === 'opted_out' ? 'warn' : 'neutral',
+    });
+  }
+  if (cancellation) {
+    entries.push({
+      at: cancellation.requestedAt.toISOString(),
+      kind: 'customer',
+      title: `Customer asked to cancel from the notice link, ${formatShortUtc(cancellation.requestedAt)}`,
+      facts: [
+        ...fact('what happens next', 'recorded for the producer (GET /api/v1/cancellation-requests); the notice itself is unchanged'),
+        ...fact('confirmation code', cancellation.codeVerified ? 'typed and matched' : 'not asked for this type'),
+      ],
+      tone: 'neutral',
     });
   }
   for (const row of audit) {

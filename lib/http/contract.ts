@@ -33,6 +33,7 @@ export type ConsoleContract<I extends ZodType = ZodType, O extends ZodType = Zod
 export type ProducerContract<P extends ZodType = ZodType, B extends ZodType = ZodType, O extends ZodType = ZodType> = Common & {
   audience: 'producer';
   params: P;
+  /** The JSON body; for a GET, the query string. */
   body: B;
   /** An empty body is `{}` (cancel, resolve); otherwise a JSON body is required. */
   bodyOptional: boolean;
@@ -59,7 +60,13 @@ export type PublicContract<O extends ZodType = ZodType> = Common & { audience: '
  */
 export type OneClickContract<P extends ZodType = ZodType, O extends ZodType = ZodType> = Common & { audience: 'one_click'; params: P; output: O };
 
-export type RouteContract = ConsoleContract | ProducerContract | ProviderContract | ScrapeContract | PublicContract | OneClickContract;
+/**
+ * Whoever holds a notice's signed link (lib/recipient/link.ts): the token in the path is the only
+ * credential. `input` is the query (GET) or the form / JSON body (POST).
+ */
+export type RecipientContract<I extends ZodType = ZodType, O extends ZodType = ZodType> = Common & { audience: 'recipient'; input: I; output: O };
+
+export type RouteContract = ConsoleContract | ProducerContract | ProviderContract | ScrapeContract | PublicContract | OneClickContract | RecipientContract;
 
 /** Nothing in, for a GET without parameters: unknown query names are ignored, as before. */
 export const noInput = z.object({});
@@ -90,6 +97,10 @@ export function publicContract<O extends ZodType>(contract: Omit<PublicContract<
 
 export function oneClickContract<P extends ZodType, O extends ZodType>(contract: Omit<OneClickContract<P, O>, 'audience'>): OneClickContract<P, O> {
   return { audience: 'one_click', ...contract };
+}
+
+export function recipientContract<I extends ZodType, O extends ZodType>(contract: Omit<RecipientContract<I, O>, 'audience'>): RecipientContract<I, O> {
+  return { audience: 'recipient', ...contract };
 }
 
 /** A CSV download: the file and the name the browser saves it under. */

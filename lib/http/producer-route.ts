@@ -3,7 +3,7 @@ import { getDb, type Db } from '@/db/client';
 import { recordApiTokenUse, verifyApiToken } from '@/lib/auth/api-tokens';
 import { createLogger } from '@/lib/log';
 import { SpanKind, withSpan } from '@/lib/telemetry/tracing';
-import { parseInput, readJson } from './body';
+import { parseInput, readJson, readQuery } from './body';
 import type { ProducerContract } from './contract';
 import { refuse, type Result } from './refusal';
 import { producerOk, producerRefusal } from './wire';
@@ -67,7 +67,8 @@ export function producerRoute<P extends ZodType, B extends ZodType, O extends Zo
         contract.params,
       );
       if (!params.ok) return producerRefusal(params.refusal);
-      const body = await readJson(request, contract.body, { optional: contract.bodyOptional });
+      // A GET reads its `body` schema from the query string (as a console GET reads its input).
+      const body = contract.method === 'GET' ? readQuery(request, contract.body) : await readJson(request, contract.body, { optional: contract.bodyOptional });
       if (!body.ok) return producerRefusal(body.refusal);
       const result = await handler({ db, request, actor: check.actor, params: params.data, body: body.data });
       if (!result.ok) return producerRefusal(result.refusal);

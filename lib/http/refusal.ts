@@ -8,6 +8,8 @@ export const refusalStatus = {
   forbidden: 403,
   invalid_input: 400,
   not_found: 404,
+  /** A link past its expiry: it existed and will not work again. */
+  gone: 410,
   method_not_allowed: 405,
   conflict: 409,
   too_large: 413,

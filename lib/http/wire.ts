@@ -25,6 +25,7 @@ const producerNames: Record<RefusalKind, string> = {
   forbidden: 'forbidden',
   invalid_input: 'invalid_request',
   not_found: 'not_found',
+  gone: 'gone',
   method_not_allowed: 'method_not_allowed',
   conflict: 'conflict',
   too_large: 'body_too_large',

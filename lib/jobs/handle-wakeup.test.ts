@@ -22,6 +22,7 @@ import { parseQuietHours } from './quiet-hours';
 import { setPreference } from '@/db/queries/preferences';
 import { findRecipientSuppression } from '@/db/queries/suppressions';
 import { verifyRecipientToken } from '@/lib/recipient/link';
+import { insertSentNotice, recipientLinkIn, tokenOf } from '@/testing/recipient';
 
 let t: TestDatabase;
 let sink: SmtpSink;
@@ -381,6 +382,49 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     expect(firstCode).toMatch(/^[A-Z2-9]{10}$/);
     expect(secondCode).toBe(firstCode);
     expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toMatchObject({ state: 'sent', oneTimeCode: firstCode });
+  });
+
+  it('links to the signed recipient page on PUBLIC_BASE_URL, expiring at the anchor (the deadline without one); a resend keeps the first link and code', async () => {
+    const direct = await insertTestJob(t.db);
+    expect(await handlerFor()(delivery(direct.id))).toEqual({ ack: true });
+    const [directMail] = sink.messages().filter((m) => m.correlation === correlationOf(direct.noticeKey));
+    const directLink = recipientLinkIn(directMail?.raw ?? '') ?? '';
+    expect(directLink).toMatch(/^https:\/\/notices\.test\/r\/v1\./);
+    expect(verifyRecipientToken({ secret: settings.secret, token: tokenOf(directLink) })).toEqual({
+      ok: true,
+      noticeKey: direct.noticeKey,
+      purpose: 'page',
+      expiresAt: new Date(Math.floor(direct.deadlineAt.getTime() / 1000) * 1000),
+    });
+    expect(directMail?.raw).not.toContain('/cancel?');
+
+    // A planned notice: its event's anchor (the charge) bounds the link. Sent, dropped, released, resent.
+    const anchorAt = new Date(Date.now() + 30 * 3_600_000);
+    const planned = await insertSentNotice(t.db, { anchorAt, withLedger: false });
+    await t.pool.query(
+      `update reminder_jobs set state = 'pending', due_at = now() - interval '1 minute', next_attempt_at = now() - interval '1 minute', window_earliest = now() - interval '1 hour', deadline_at = now() + interval '6 hours' where id = $1`,
+      [planned.job.id],
+    );
+    const corr = correlationOf(planned.job.noticeKey);
+    sink.setFault({ kind: 'drop-after-data', times: 1 });
+    expect(await handlerFor()(delivery(planned.job.id))).toEqual({ ack: true });
+    await resolveQuarantine(t.db, {
+      action: 'release',
+      selection: { keys: [planned.job.noticeKey] },
+      actor: 'oncall@example.test',
+      reason: 'no trace; resend',
+      quarantineAfterMs: 0,
+    });
+    expect(await handlerFor()(delivery(planned.job.id))).toEqual({ ack: true });
+    const mails = sink.messages().filter((m) => m.correlation === corr);
+    expect(mails.map((m) => m.outcome)).toEqual(['dropped-after-data', 'accepted']);
+    const [firstLink, secondLink] = mails.map((m) => recipientLinkIn(m.raw) ?? '');
+    const first = verifyRecipientToken({ secret: settings.secret, token: tokenOf(firstLink ?? '') });
+    expect(first).toEqual({ ok: true, noticeKey: planned.job.noticeKey, purpose: 'page', expiresAt: new Date(Math.floor(anchorAt.getTime() / 1000) * 1000) });
+    // The first mail's link and code are the resend's: the first email still works.
+    expect(secondLink).toBe(firstLink);
+    expect(codeIn(mails[0]?.raw ?? '')).toBe(codeIn(mails[1]?.raw ?? ''));
+    expect(await getLedgerRow(t.db, { noticeKey: planned.job.noticeKey })).toMatchObject({ state: 'sent', oneTimeCode: codeIn(mails[0]?.raw ?? '') });
   });
 
   it('does not claim when the delivery was aborted before the claim', async () => {

@@ -8,9 +8,10 @@ import { addRecipientSuppression } from '@/db/queries/suppressions';
 import { getLedgerRow, getLedgerState } from '@/db/queries/ledger/read';
 import type { JobRow } from '@/db/schema';
 import type { Logger } from '@/lib/log';
-import { cancellationUrl, mintOneTimeCode } from '@/lib/ledger/one-time-code';
+import { mintOneTimeCode } from '@/lib/ledger/one-time-code';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { renderNotice } from '@/lib/mail/render';
+import { recipientPageUrl } from '@/lib/recipient/page-link';
 import type { MailTransport, SendOutcome } from '@/lib/mail/transport';
 import {
   claimsMinted,
@@ -238,7 +239,7 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       oneTimeCode = held?.oneTimeCode ?? mintOneTimeCode();
     }
 
-    const outcome = await traceSend(sendNotice(deps, job, oneTimeCode));
+    const outcome = await traceSend(sendNotice(deps, job, oneTimeCode, loaded.anchorAt));
     checkpoint('after_send');
     const sentDetail = decision.kind === 'proceed' && decision.quietHoursOverridden ? 'quiet_hours_overridden' : null;
     const result = await traceCommit(commitOutcome({ deps, statements, job, outcome, ownedToken, attempt, claimCommittedAt, sentDetail }));
@@ -263,12 +264,14 @@ async function takeToken(deps: SendPathDeps, domain: string, signal: AbortSignal
   }
 }
 
-async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string): Promise<SendOutcome> {
-  const cancelUrl = cancellationUrl({
+async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string, anchorAt: Date | null): Promise<SendOutcome> {
+  // The recipient page (cancel, preferences); the one-time code stays in the mail, and the page asks for it where the type says so.
+  const cancelUrl = recipientPageUrl({
     secret: deps.settings.secret,
     baseUrl: deps.settings.cancelBaseUrl,
-    correlation: correlationOf(job.noticeKey),
-    code: oneTimeCode,
+    noticeKey: job.noticeKey,
+    anchorAt,
+    deadlineAt: job.deadlineAt,
   });
   let rendered;
   try {

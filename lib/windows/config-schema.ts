@@ -51,6 +51,39 @@ export const eventTypeSchema = z.strictObject({
   subjectField: z.string().min(1),
 });
 
+/**
+ * The merchant's own cancel page for a notice type, e.g.
+ * `https://merchant.example/account/cancel?subscription={subscription_id}`. https only, and the
+ * scheme, host and port are fixed text: a placeholder (`{field}`, an identity field of the type or
+ * `customer_id`, checked in load-config.ts) may appear in the path or query only, and its value is
+ * percent-encoded when the link is followed. The target never comes from the request, so the
+ * recipient page cannot be made an open redirect.
+ */
+export const cancelRedirect = z
+  .string()
+  .max(2_000)
+  .refine((text) => /^https:\/\/[^/{}?#@]+\//.test(text), 'must start with https://host/ (no placeholder, credentials or query before the path)')
+  .refine((text) => {
+    try {
+      const url = new URL(text.replace(/\{[a-z][a-z0-9_]{0,63}\}/g, 'x'));
+      return url.protocol === 'https:' && url.username === '' && url.password === '' && !/[{}]/.test(url.href);
+    } catch {
+      return false;
+    }
+  }, 'must be an https URL whose placeholders look like {subscription_id}');
+
+/** Placeholders of a redirect template, in order. */
+export function cancelRedirectFields(template: string): string[] {
+  return [...template.matchAll(/\{([a-z][a-z0-9_]{0,63})\}/g)].map((match) => match[1] ?? '');
+}
+
+/**
+ * What "cancel the renewal" on the recipient page does for this type: record a cancellation
+ * request (the default) or send the customer to `redirect`. `requiresCode`: the page asks for the
+ * notice's one-time code first. A type without `cancel` offers no cancellation (a payment recovery).
+ */
+export const cancelSchema = z.strictObject({ requiresCode: z.boolean().default(false), redirect: cancelRedirect.optional() });
+
 export const noticeTypeSchema = z.strictObject({
   label: z.string().min(1).max(200),
   event: eventName,
@@ -71,6 +104,7 @@ export const noticeTypeSchema = z.strictObject({
    */
   correction: z.enum(['always', 'if_not_sent', 'never']),
   enabled: z.boolean().default(true),
+  cancel: cancelSchema.optional(),
 });
 
 const ruleSwitchSchema = z.strictObject({ id: z.string().min(1), enabled: z.literal(false) });

@@ -262,3 +262,35 @@ describe('quiet hours resolution', () => {
     expect(parseNoticeConfig(shippedJson, 'test.json').config.noticeTypes.renewal_notice_t72?.quietHours).toBeNull();
   });
 });
+
+describe('a notice type’s cancel redirect (no open redirect)', () => {
+  const withRedirect = (redirect: unknown) => changed((json) => (noticeType(json, 'renewal_notice_t72').cancel = { redirect }));
+
+  it('accepts an https URL with a fixed host and identity placeholders in the path or query', () => {
+    const { config } = parseNoticeConfig(withRedirect('https://merchant.example/subscriptions/{subscription_id}/cancel?c={customer_id}'), 'operator.json');
+    expect(config.noticeTypes.renewal_notice_t72?.cancel).toEqual({
+      requiresCode: false,
+      redirect: 'https://merchant.example/subscriptions/{subscription_id}/cancel?c={customer_id}',
+    });
+    expect(config.noticeTypes.auto_renewal_notice?.cancel).toEqual({ requiresCode: true });
+    expect(config.noticeTypes.payment_recovery?.cancel).toBeUndefined();
+  });
+
+  it.each([
+    ['http://merchant.example/cancel', 'must start with https://host/'],
+    ['https://{subscription_id}.merchant.example/cancel', 'must start with https://host/'],
+    ['https://merchant.example', 'must start with https://host/'],
+    ['https://user:pw@merchant.example/cancel', 'must start with https://host/'],
+    ['javascript:alert(1)//', 'must start with https://host/'],
+    ['//merchant.example/cancel', 'must start with https://host/'],
+    ['https://merchant.example/cancel?s={Subscription}', 'placeholders look like {subscription_id}'],
+  ])('refuses %s', (redirect, message) => {
+    expect(problemsOf(withRedirect(redirect)).join('\n')).toContain(message);
+  });
+
+  it('refuses a placeholder that is not an identity field of the type', () => {
+    expect(problemsOf(withRedirect('https://merchant.example/cancel?e={email}'))).toEqual([
+      'noticeTypes.renewal_notice_t72.cancel.redirect: {email} is not one of its identity fields (subscription_id, period_start) or customer_id',
+    ]);
+  });
+});

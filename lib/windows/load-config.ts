@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseQuietHours, type QuietWindow } from '@/lib/jobs/quiet-hours';
 import {
+  cancelRedirectFields,
   noticeConfigSchema,
   type EventTypeConfig,
   type MerchantWindow,
@@ -94,6 +95,10 @@ function crossFieldProblems(config: ParsedNoticeConfig): string[] {
     if (type.category === 'courtesy' && type.obligation !== null)
       problems.push(`${at}.obligation: a courtesy notice fulfils no legal obligation (category required?)`);
     if (type.category === 'required' && type.obligation === null) problems.push(`${at}.obligation: a required notice must name the obligation it fulfils`);
+    for (const field of cancelRedirectFields(type.cancel?.redirect ?? '')) {
+      if (field !== 'customer_id' && !type.identity.includes(field))
+        problems.push(`${at}.cancel.redirect: {${field}} is not one of its identity fields (${type.identity.join(', ')}) or customer_id`);
+    }
   }
   return problems;
 }

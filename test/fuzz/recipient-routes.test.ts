@@ -1,39 +1,57 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recipientRouteContracts } from '@/lib/api/routes';
 import { createApiToken } from '@/lib/auth/api-tokens';
-import { signRecipientToken } from '@/lib/recipient/link';
+import { resetRecipientThrottleForTests } from '@/lib/http/recipient-route';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
-import { insertTestJob } from '@/testing/jobs';
-import { fuzzParameters, hostileBodyText, hostileString, mutatedObject } from './arbitraries';
-import { callHandler, expectSafe, FUZZ_SECRETS, patchEnv, snapshotTables } from './harness';
+import { insertSentNotice, pageToken } from '@/testing/recipient';
+import { loadRouteHandler } from '@/testing/route-handlers';
+import { fuzzParameters, hostileBodyText, hostileHeaderValue, hostileQuery, hostileString, mutatedObject, plausibleString, poisoned } from './arbitraries';
+import { callHandler, expectSafe, patchEnv, snapshotTables, storedOneTimeCodes } from './harness';
 
 /**
- * The recipient's one-click unsubscribe link and the producer's preferences API under hostile
- * input: never a 5xx, no secret in the answer, and a refused request changes no row. A forged
- * token is refused before anything is read, so it does not even count against the rate limit;
- * a genuine one may (counters aside, as the issue allows), so those cases leave the counters out.
+ * The recipient-link routes (app/r/) and the producer's cancellation-request listing under
+ * hostile input: any token (valid, forged, tampered, expired, another purpose, an unknown
+ * notice), any body in any content type, any X-Forwarded-For. Never a 5xx, no stack trace,
+ * secret or one-time code in the answer, and a refused request (4xx) changes no table but the
+ * rate-limit counters.
  */
 
 const RUNS = 60;
-type Route = (request: Request, context?: { params?: Promise<Record<string, string>> }) => Promise<Response>;
 let t: TestDatabase;
 let restoreEnv: () => void;
-let apiToken = '';
-let validLink = '';
-let secrets: string[] = [];
+let secrets: string[];
+let tokens: string[];
+let producerToken = '';
+
+async function productTables(): Promise<Record<string, string>> {
+  const { rate_limit_domains: _counters, ...rest } = await snapshotTables(t.pool);
+  return rest;
+}
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  restoreEnv = patchEnv({ DATABASE_URL: t.url, WEBHOOK_SECRET: FUZZ_SECRETS.WEBHOOK_SECRET });
-  apiToken = (await createApiToken(t.db, { name: 'fuzz producer', createdBy: null, actor: 'fuzz' })).token;
-  const job = await insertTestJob(t.db, { recipientEmail: 'fuzz-recipient@example.com' });
-  validLink = signRecipientToken({
-    secret: process.env.NOTICE_KEY_SECRET ?? '',
-    noticeKey: job.noticeKey,
-    purpose: 'unsubscribe',
-    expiresAt: new Date(Date.now() + 86_400_000),
+  // High limits, so most cases reach the handler; one address header in a few is trusted.
+  restoreEnv = patchEnv({
+    DATABASE_URL: t.url,
+    PUBLIC_BASE_URL: 'https://notices.test',
+    TRUSTED_PROXY_HOPS: '1',
+    RECIPIENT_LINK_LIMIT: '100000',
+    RECIPIENT_ADDRESS_LIMIT: '100000',
   });
-  secrets = [apiToken, process.env.NOTICE_KEY_SECRET ?? '', ...Object.values(FUZZ_SECRETS)];
+  resetRecipientThrottleForTests();
+  const courtesy = await insertSentNotice(t.db, { code: 'FUZZCODE23', phone: '+4915100000001' });
+  const required = await insertSentNotice(t.db, { type: 'auto_renewal_notice', code: 'FUZZCODE45' });
+  const recovery = await insertSentNotice(t.db, { type: 'payment_recovery', code: 'FUZZCODE67' });
+  const valid = [courtesy, required, recovery].map((notice) => pageToken(notice.job.noticeKey));
+  tokens = [
+    ...valid,
+    pageToken(courtesy.job.noticeKey, { expiresAt: new Date(Date.now() - 60_000) }),
+    pageToken(courtesy.job.noticeKey, { purpose: 'unsubscribe' }),
+    pageToken('e'.repeat(64)),
+  ];
+  producerToken = (await createApiToken(t.db, { name: 'fuzz producer', createdBy: null, actor: 'fuzz' })).token;
+  secrets = [process.env.NOTICE_KEY_SECRET ?? '', producerToken, ...(await storedOneTimeCodes(t.pool))];
 });
 
 afterAll(async () => {
@@ -41,97 +59,107 @@ afterAll(async () => {
   await getDb().$client.end();
   await t.drop();
   restoreEnv();
+  resetRecipientThrottleForTests();
 });
 
-const withoutCounters = (snapshot: Record<string, string>) => {
-  const { rate_limit_domains: _counters, ...rest } = snapshot;
-  return rest;
-};
+const token = () =>
+  fc.oneof(
+    { arbitrary: fc.constantFrom(...tokens), weight: 4 },
+    { arbitrary: poisoned(fc.constantFrom(...tokens)), weight: 2 },
+    // One character of a valid token changed: a tampered signature or body.
+    {
+      arbitrary: fc.tuple(fc.constantFrom(...tokens), fc.nat(), fc.constantFrom('A', 'z', '_', '.', '-')).map(([value, at, char]) => {
+        const index = at % value.length;
+        return value.slice(0, index) + char + value.slice(index + 1);
+      }),
+      weight: 2,
+    },
+    { arbitrary: hostileString, weight: 1 },
+    { arbitrary: plausibleString, weight: 1 },
+  );
 
 const contentTypes = fc.constantFrom(
-  undefined,
   'application/x-www-form-urlencoded',
-  'multipart/form-data; boundary=x',
-  'multipart/form-data',
   'application/json',
+  'application/json; charset=utf-8',
   'text/plain',
+  'multipart/form-data',
+  '',
 );
 
-/** Tokens a scanner, a forger or a broken mail client might send. */
-const hostileToken = fc.oneof(
-  hostileString,
-  fc.constant(''),
-  fc.constant('v1..'),
-  fc.constant('v1.%00.%00'),
-  fc.string({ minLength: 0, maxLength: 20 }).map((tail) => `${validLink.slice(0, -10)}${tail}`),
-  fc.string({ minLength: 1, maxLength: 4 }).map((extra) => `${validLink}${extra}`),
-  fc.constant('a'.repeat(5_000)),
-);
+const formOf = (value: unknown): string => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return String(JSON.stringify(value));
+  return new URLSearchParams(Object.entries(value).map(([key, item]) => [key, typeof item === 'string' ? item : (JSON.stringify(item) ?? '')])).toString();
+};
 
-describe('one-click unsubscribe under hostile input', () => {
-  it('GET and POST with a hostile token: never a 5xx or a leak, no row changed (rate-limit counters included)', async () => {
-    const { GET, POST } = (await import('@/app/api/recipient/unsubscribe/[token]/route')) as { GET: Route; POST: Route };
+describe('recipient-link routes under hostile input', () => {
+  for (const contract of recipientRouteContracts) {
+    it(`${contract.method} ${contract.path}: any token, body, content type and address → never a 5xx; a refusal changes nothing`, async () => {
+      const handler = await loadRouteHandler(contract);
+      const template = contract.path.endsWith('/preferences')
+        ? { channel: 'email', state: 'opted_out' }
+        : contract.path.endsWith('/cancel')
+          ? { code: 'FUZZCODE45' }
+          : { flash: 'code_wrong' };
+      const bodies = fc.oneof(
+        { arbitrary: mutatedObject(template).map((value) => ({ form: formOf(value), json: JSON.stringify(value) ?? 'null' })), weight: 3 },
+        { arbitrary: fc.constant({ form: formOf(template), json: JSON.stringify(template) }), weight: 1 },
+        { arbitrary: hostileBodyText.map((text) => ({ form: text, json: text })), weight: 1 },
+      );
+      const query = hostileQuery(['flash']);
+      const address = fc.option(fc.oneof(hostileHeaderValue, fc.constantFrom('203.0.113.9', '2001:db8::1', '::ffff:198.51.100.2')), { freq: 2 });
+      await fc.assert(
+        fc.asyncProperty(token(), bodies, contentTypes, query, address, fc.boolean(), async (chosen, body, contentType, pairs, forwardedFor, json) => {
+          const before = await productTables();
+          const search = contract.method === 'GET' && pairs.length > 0 ? `?${new URLSearchParams(pairs).toString()}` : '';
+          const headers: Record<string, string> = { accept: json ? 'application/json' : 'text/html' };
+          if (contract.method !== 'GET' && contentType) headers['content-type'] = contentType;
+          if (forwardedFor !== null) headers['x-forwarded-for'] = forwardedFor;
+          let url: string;
+          try {
+            url = new URL(`https://notices.test/r/${encodeURIComponent(chosen)}${contract.path.slice('/r/{token}'.length)}${search}`).toString();
+          } catch {
+            return;
+          }
+          const outcome = await callHandler(
+            (request) => handler(request, { params: Promise.resolve({ token: chosen }) }),
+            new Request(url, {
+              method: contract.method,
+              headers,
+              body: contract.method === 'GET' ? undefined : contentType.includes('json') ? body.json : body.form,
+            }),
+          );
+          const context = `${contract.method} ${contract.path} token=${JSON.stringify(chosen).slice(0, 80)} ${contentType} ${body.form.slice(0, 120)} → ${outcome.status} ${outcome.text.slice(0, 200)}`;
+          expectSafe(outcome, { secrets, context });
+          expect([200, 303, 400, 403, 404, 410, 413, 422, 429], context).toContain(outcome.status);
+          if (outcome.status >= 400) expect(await productTables(), context).toEqual(before);
+          if (contract.method === 'GET') expect(await productTables(), `${context}: a page view wrote`).toEqual(before);
+          const location = outcome.headers.get('location');
+          if (location) expect(location.startsWith('https://notices.test/r/'), `${context}: redirected to ${location}`).toBe(true);
+        }),
+        fuzzParameters(RUNS),
+      );
+    });
+  }
+
+  it('GET /api/v1/cancellation-requests: hostile queries → never a 5xx, and nothing written (a read)', async () => {
+    const handler = await loadRouteHandler({ method: 'GET', path: '/api/v1/cancellation-requests' });
     await fc.assert(
-      fc.asyncProperty(hostileToken, fc.boolean(), hostileBodyText, contentTypes, async (token, post, body, contentType) => {
-        if (token === validLink) return;
+      fc.asyncProperty(hostileQuery(['since', 'cursor', 'limit']), async (pairs) => {
         const before = await snapshotTables(t.pool);
-        const headers: Record<string, string> = contentType ? { 'content-type': contentType } : {};
-        const request = new Request('http://localhost/api/recipient/unsubscribe/x', post ? { method: 'POST', headers, body } : { method: 'GET' });
-        const outcome = await callHandler((r) => (post ? POST : GET)(r, { params: Promise.resolve({ token }) }), request);
-        expectSafe(outcome, { secrets, context: `${post ? 'POST' : 'GET'} ${token.slice(0, 80)}` });
-        expect(outcome.status).toBeGreaterThanOrEqual(400);
-        expect(await snapshotTables(t.pool)).toEqual(before);
-      }),
-      fuzzParameters(RUNS),
-    );
-  });
-
-  it('POST with the genuine token and a hostile body: never a 5xx; anything but the RFC body changes no row', async () => {
-    const { POST } = (await import('@/app/api/recipient/unsubscribe/[token]/route')) as { POST: Route };
-    await fc.assert(
-      fc.asyncProperty(hostileBodyText, contentTypes, async (body, contentType) => {
-        const before = await snapshotTables(t.pool);
-        const headers: Record<string, string> = contentType ? { 'content-type': contentType } : {};
-        const outcome = await callHandler(
-          (r) => POST(r, { params: Promise.resolve({ token: validLink }) }),
-          new Request('http://localhost/api/recipient/unsubscribe/x', { method: 'POST', headers, body }),
-        );
-        expectSafe(outcome, { secrets, context: `POST body ${body.slice(0, 80)}` });
-        if (outcome.status >= 400) expect(withoutCounters(await snapshotTables(t.pool))).toEqual(withoutCounters(before));
-      }),
-      // The per-notice bucket (20 per 10 minutes) answers 429 after that: still a refusal that changes nothing.
-      fuzzParameters(RUNS),
-    );
-  });
-});
-
-describe('PUT /api/v1/recipients/{email}/preferences under hostile input', () => {
-  const valid = { preferences: [{ category: 'courtesy', channel: 'email', state: 'opted_out' }], reason: 'fuzz' };
-
-  it('hostile bodies and emails: never a 5xx or a leak; a refused request changes no row', async () => {
-    const { PUT, GET } = (await import('@/app/api/v1/recipients/[email]/preferences/route')) as { PUT: Route; GET: Route };
-    const bodies = fc.oneof(
-      { arbitrary: mutatedObject(valid).map((value) => JSON.stringify(value) ?? 'null'), weight: 3 },
-      { arbitrary: hostileBodyText, weight: 1 },
-    );
-    const emails = fc.oneof(
-      hostileString,
-      fc.constant('ana@example.com'),
-      fc.constant('ana%40example.com'),
-      fc.constant('%E0%A4%A'),
-      fc.constant('a\u0000@example.com'),
-    );
-    await fc.assert(
-      fc.asyncProperty(bodies, emails, fc.boolean(), async (body, email, get) => {
-        const before = await snapshotTables(t.pool);
-        const request = new Request('http://localhost/api/v1/recipients/x/preferences', {
-          method: get ? 'GET' : 'PUT',
-          headers: { authorization: `Bearer ${apiToken}`, 'content-type': 'application/json' },
-          ...(get ? {} : { body }),
+        const request = new Request(`https://notices.test/api/v1/cancellation-requests?${new URLSearchParams(pairs).toString()}`, {
+          headers: { authorization: `Bearer ${producerToken}` },
         });
-        const outcome = await callHandler((r) => (get ? GET : PUT)(r, { params: Promise.resolve({ email }) }), request);
-        expectSafe(outcome, { secrets, context: `${get ? 'GET' : 'PUT'} ${email.slice(0, 60)} ${body.slice(0, 120)}` });
-        if (outcome.status >= 400) expect(await snapshotTables(t.pool)).toEqual(before);
+        const outcome = await callHandler((r) => handler(r, { params: undefined }), request);
+        const context = `${JSON.stringify(pairs).slice(0, 200)} → ${outcome.status} ${outcome.text.slice(0, 200)}`;
+        expectSafe(outcome, { secrets, context });
+        if (outcome.status >= 400) expect(await snapshotTables(t.pool), context).toEqual(before);
+        else {
+          // A 2xx only stamps the token's last use.
+          const { api_tokens: _tokens, ...rest } = await snapshotTables(t.pool);
+          const { api_tokens: _before, ...restBefore } = before;
+          expect(rest, context).toEqual(restBefore);
+        }
       }),
       fuzzParameters(RUNS),
     );

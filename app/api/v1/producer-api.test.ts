@@ -6,6 +6,9 @@ import { PUT as openEvidenceRoute } from './evidence/[ref]/route';
 import { POST as resolveEvidenceRoute } from './evidence/[ref]/resolve/route';
 import { POST as cancelRoute } from './reminders/[id]/cancel/route';
 import { POST as scheduleRoute } from './reminders/route';
+import { GET as listCancellationRequestsRoute } from './cancellation-requests/route';
+import { recordCancellationRequest } from '@/db/queries/cancellation-requests';
+import { insertSentNotice } from '@/testing/recipient';
 
 type Route = (request: Request, context: { params?: Promise<Record<string, string>> }) => Promise<Response>;
 
@@ -276,5 +279,72 @@ describe('evidence', () => {
     const result = await call(resolveEvidenceRoute, { params: { ref: 'recon:never-opened' }, body: { kind: 'reconciliation_exception' } });
     expect(result.status).toBe(200);
     expect(result.json).toMatchObject({ ref: 'recon:never-opened', state: 'resolved', kind: 'reconciliation_exception' });
+  });
+});
+
+describe('GET /api/v1/cancellation-requests', () => {
+  async function list(query: string, auth: string | null = `Bearer ${token}`) {
+    const request = new Request(`http://localhost/api/v1/cancellation-requests${query}`, { headers: auth ? { authorization: auth } : {} });
+    const response = await listCancellationRequestsRoute(request, { params: undefined });
+    return {
+      status: response.status,
+      json: (await response.json()) as { requests?: { noticeKey: string; requestedAt: string; type: string }[]; nextCursor?: string | null; error?: string },
+    };
+  }
+
+  it('pages the customers’ requests oldest first with a cursor, from `since`, only once settled; refuses without a token or with a bad query', async () => {
+    await t.pool.query('delete from cancellation_requests');
+    const keys: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const notice = await insertSentNotice(t.db);
+      await recordCancellationRequest(t.db, {
+        noticeKey: notice.job.noticeKey,
+        jobId: notice.job.id,
+        noticeType: notice.job.noticeType,
+        identity: notice.job.identity,
+        subjectId: notice.job.subjectId,
+        customerId: null,
+        source: 'recipient_page',
+        codeVerified: false,
+      });
+      await t.pool.query(`update cancellation_requests set requested_at = now() - make_interval(mins => $2) where notice_key = $1`, [
+        notice.job.noticeKey,
+        60 - i,
+      ]);
+      keys.push(notice.job.noticeKey);
+    }
+    // Just made: not listed until it has surely committed (LISTING_SETTLE_MS).
+    const fresh = await insertSentNotice(t.db);
+    await recordCancellationRequest(t.db, {
+      noticeKey: fresh.job.noticeKey,
+      jobId: fresh.job.id,
+      noticeType: fresh.job.noticeType,
+      identity: fresh.job.identity,
+      subjectId: fresh.job.subjectId,
+      customerId: null,
+      source: 'recipient_page',
+      codeVerified: true,
+    });
+
+    const first = await list('?limit=2');
+    expect(first.status).toBe(200);
+    expect(first.json.requests?.map((r) => r.noticeKey)).toEqual(keys.slice(0, 2));
+    expect(first.json.requests?.[0]).toMatchObject({ type: 'renewal_notice_t72', source: 'recipient_page', codeVerified: false, identity: expect.any(Object) });
+    const second = await list(`?limit=2&cursor=${first.json.nextCursor ?? ''}`);
+    expect(second.json.requests?.map((r) => r.noticeKey)).toEqual(keys.slice(2, 4));
+    const third = await list(`?limit=2&cursor=${second.json.nextCursor ?? ''}`);
+    expect(third.json.requests?.map((r) => r.noticeKey)).toEqual(keys.slice(4));
+    const end = await list(`?cursor=${third.json.nextCursor ?? ''}`);
+    expect(end.json).toEqual({ requests: [], nextCursor: third.json.nextCursor });
+
+    const since = (await t.pool.query<{ at: Date }>('select requested_at as at from cancellation_requests where notice_key = $1', [keys[3]])).rows[0]?.at;
+    expect((await list(`?since=${since?.toISOString() ?? ''}`)).json.requests?.map((r) => r.noticeKey)).toEqual(keys.slice(3));
+
+    expect((await list('', null)).status).toBe(401);
+    for (const query of ['?cursor=123', '?limit=0', '?limit=501', '?since=yesterday', '?other=1']) {
+      const refused = await list(query);
+      expect(refused.status, query).toBe(400);
+      expect(refused.json.error).toBe('invalid_request');
+    }
   });
 });

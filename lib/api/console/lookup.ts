@@ -34,8 +34,8 @@ export type TimelineTone = z.infer<typeof timelineTone>;
 
 export const timelineEntry = z.object({
   at: instant,
-  /** `recipient`: the customer's own action (an opt-out by any source) or a change made for them. */
-  kind: z.enum(['scheduled', 'attempt', 'claim', 'provider', 'suppression', 'operator', 'evidence', 'ledger', 'recipient']),
+  /** `recipient`: an opt-out or opt-in by any source, or a change made for the recipient; `customer`: the customer's request from the notice's link. */
+  kind: z.enum(['scheduled', 'attempt', 'claim', 'provider', 'suppression', 'operator', 'evidence', 'ledger', 'recipient', 'customer']),
   title: z.string(),
   facts: z.array(z.object({ label: z.string(), value: z.string() })),
   tone: timelineTone,

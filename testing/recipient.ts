@@ -1,0 +1,96 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { DbOrTx } from '@/db/client';
+import { businessEvents, noticeLedger, type JobRow } from '@/db/schema';
+import { signRecipientToken, type LinkPurpose } from '@/lib/recipient/link';
+import type { NoticeFact } from '@/lib/windows/notice-fact';
+import { insertTestJob } from './jobs';
+
+const HOUR = 3_600_000;
+
+export type SentTestNotice = { job: JobRow; code: string; anchorAt: Date; fact: NoticeFact };
+
+/**
+ * A notice as the recipient holds it (tests only): the business event with its anchor (the
+ * charge) and recipient, the job it planned, and a `sent` ledger row with its one-time code.
+ */
+export async function insertSentNotice(
+  db: DbOrTx,
+  {
+    type = 'renewal_notice_t72',
+    anchorAt = new Date(Date.now() + 48 * HOUR),
+    phone,
+    timeZone = 'Europe/Berlin',
+    code = 'ABCDEFGH23',
+    category,
+    withLedger = true,
+  }: { type?: string; anchorAt?: Date; phone?: string; timeZone?: string; code?: string; category?: 'courtesy' | 'required'; withLedger?: boolean } = {},
+): Promise<SentTestNotice> {
+  const suffix = randomBytes(5).toString('hex');
+  const recovery = type === 'payment_recovery';
+  const identity: Record<string, string> = recovery
+    ? { account_id: `acct_${suffix}`, reconciliation_id: 'rec_test', exception_id: `exc_${suffix}` }
+    : { subscription_id: `sub_${suffix}`, period_start: anchorAt.toISOString().slice(0, 10) };
+  const fact: NoticeFact = { type, identity, revision: 0 };
+  const [event] = await db
+    .insert(businessEvents)
+    .values({
+      type: recovery ? 'reconciliation.exception' : 'subscription.renewal',
+      identity,
+      revision: 0,
+      bodySha256: createHash('sha256').update(randomBytes(8)).digest('hex'),
+      anchorAt,
+      region: 'DE',
+      timeZone,
+      recipient: { email: 'customer@example.test', ...(phone ? { phone } : {}) },
+      payload: {},
+      ruleSetVersion: 'rules-test',
+      source: 'test',
+    })
+    .returning({ id: businessEvents.id });
+  const job = await insertTestJob(db, {
+    fact,
+    eventId: event?.id ?? null,
+    recipientTimeZone: timeZone,
+    recipientEmail: `customer_${randomBytes(3).toString('hex')}@example.test`,
+    deadlineAt: new Date(anchorAt.getTime() - 24 * HOUR),
+    windowEarliest: new Date(anchorAt.getTime() - 72 * HOUR),
+    dueAt: new Date(anchorAt.getTime() - 72 * HOUR),
+    category: category ?? (type.startsWith('renewal_notice') || type === 'payment_recovery' ? 'courtesy' : 'required'),
+    payload: { plan_name: 'Coffee Box', amount: '19.00', currency: 'EUR' },
+    state: 'sent',
+  });
+  if (withLedger) {
+    await db.insert(noticeLedger).values({
+      noticeKey: job.noticeKey,
+      noticeType: type,
+      identity,
+      revision: 0,
+      jobId: job.id,
+      state: 'sent',
+      claimedBy: 'test-worker',
+      sentAt: new Date(),
+      recipientDomain: 'example.test',
+      oneTimeCode: code,
+    });
+  }
+  return { job, code, anchorAt, fact };
+}
+
+/** A page link's token for `noticeKey`, signed with the tests' NOTICE_KEY_SECRET. */
+export function pageToken(
+  noticeKey: string,
+  { expiresAt = new Date(Date.now() + 24 * HOUR), purpose = 'page' }: { expiresAt?: Date; purpose?: LinkPurpose } = {},
+): string {
+  return signRecipientToken({ secret: process.env.NOTICE_KEY_SECRET ?? '', noticeKey, purpose, expiresAt });
+}
+
+/** The recipient-page link in a raw message the SMTP sink received (its text part, quoted-printable decoded). */
+export function recipientLinkIn(raw: string): string | null {
+  const decoded = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return /https?:\/\/[^\s"<>]+\/r\/[A-Za-z0-9._~%-]+/.exec(decoded)?.[0] ?? null;
+}
+
+/** The token of a recipient-page link. */
+export function tokenOf(link: string): string {
+  return decodeURIComponent(new URL(link).pathname.split('/').at(-1) ?? '');
+}
