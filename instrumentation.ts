@@ -1,14 +1,16 @@
 /**
  * Next's start-up hook: the console validates the operator's notice configuration (NOTICE_CONFIG)
- * before it serves a request, so a bad file stops `next start` with the field it names instead of
+ * and its templates (lib/templates) before it serves a request, so a bad file stops `next start` with the field it names instead of
  * failing the first producer call that plans a notice. It does nothing else.
  */
 export async function register(): Promise<void> {
   // The hook also runs for the edge runtime, which cannot read files; the console's routes run on Node.
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   const { activeNoticeConfig } = await import('@/lib/windows/active');
+  const { prepareTemplates } = await import('@/lib/templates/load');
   try {
-    activeNoticeConfig();
+    // Every template file is parsed and checked against its declared variables, the layout compiled.
+    await prepareTemplates(activeNoticeConfig().config);
   } catch (error) {
     // Next logs a failing hook and serves anyway ("Failed to preload entries"): stop instead.
     console.error(error instanceof Error ? error.message : error);

@@ -28,6 +28,9 @@ export type NewJob = {
   ruleSetVersion?: string | null;
   /** The business event that planned it (POST /api/v1/events). */
   eventId?: string | null;
+  /** The recipient's BCP 47 locale (templates) and the notice's anchor (the charge date it shows). */
+  recipientLocale?: string | null;
+  anchorAt?: Date | null;
 };
 
 /** Inserts unless the notice key already has a job; `created` says which happened. */

@@ -10,6 +10,7 @@ import type { Logger } from '@/lib/log';
 import { cancellationUrl, mintOneTimeCode } from '@/lib/ledger/one-time-code';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { renderNotice } from '@/lib/mail/render';
+import { RenderError } from '@/lib/templates/render';
 import type { MailTransport, SendOutcome } from '@/lib/mail/transport';
 import {
   claimsMinted,
@@ -255,7 +256,7 @@ async function takeToken(deps: SendPathDeps, domain: string, signal: AbortSignal
 }
 
 async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string): Promise<SendOutcome> {
-  const cancelUrl = cancellationUrl({
+  const manage = cancellationUrl({
     secret: deps.settings.secret,
     baseUrl: deps.settings.cancelBaseUrl,
     correlation: correlationOf(job.noticeKey),
@@ -263,10 +264,12 @@ async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string):
   });
   let rendered;
   try {
-    rendered = renderNotice({ noticeType: job.noticeType, payload: job.payload, oneTimeCode, cancelUrl });
-  } catch {
-    // Nothing left the process: as definite as a 5xx, and retrying cannot help.
-    return { kind: 'rejected', permanent: true, code: null, errorClass: 'render_failed' };
+    rendered = await renderNotice({ config: deps.settings.noticeConfig, job, oneTimeCode, links: { manage, unsubscribe: null } });
+  } catch (error) {
+    // Nothing left the process: as definite as a 5xx, and retrying cannot help. The reason names
+    // the template and variable (RenderError), never a value; it is the attempt's detail.
+    const detail = error instanceof RenderError ? error.reason : 'render_failed';
+    return { kind: 'rejected', permanent: true, code: null, errorClass: 'render_failed', detail };
   }
   return deps.mail.send({ noticeKey: job.noticeKey, to: job.recipientEmail, ...rendered });
 }
@@ -331,7 +334,7 @@ async function commitOutcome({ deps, statements, job, outcome, ownedToken, attem
       tx,
       attempt(nextAttemptAt ? 'retryable_failure' : 'permanent_failure', {
         errorClass: outcome.errorClass,
-        detail: outcome.permanent ? 'permanent' : nextAttemptAt ? null : 'max_attempts',
+        detail: outcome.detail ?? (outcome.permanent ? 'permanent' : nextAttemptAt ? null : 'max_attempts'),
       }),
     );
   });

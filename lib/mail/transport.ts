@@ -14,7 +14,8 @@ import { correlationOf, messageIdFor } from '@/lib/ledger/notice-key';
  */
 export type SendOutcome =
   | { kind: 'accepted'; providerMessageId: string | null }
-  | { kind: 'rejected'; permanent: boolean; code: number | null; errorClass: string }
+  /** `detail`: why, when the reason is ours (a template that does not render), recorded on the attempt. */
+  | { kind: 'rejected'; permanent: boolean; code: number | null; errorClass: string; detail?: string }
   | { kind: 'unknown'; errorClass: string };
 
 export type OutgoingNotice = {

@@ -41,3 +41,14 @@ export function definitionFor(templates: TemplatesConfig | null, templateId: str
   if (!templates || !Object.hasOwn(templates.definitions, templateId)) return null;
   return templates.definitions[templateId] ?? null;
 }
+
+/** The sample payload a notice type's template declares (the console, the demo and the tests render with it); {} when none. */
+export function samplePayloadFor(
+  templates: TemplatesConfig | null,
+  noticeTypes: Record<string, { template: string }>,
+  noticeType: string,
+): Record<string, unknown> {
+  const type = Object.hasOwn(noticeTypes, noticeType) ? noticeTypes[noticeType] : undefined;
+  const definition = type ? definitionFor(templates, type.template) : null;
+  return definition ? { ...definition.sample } : {};
+}
