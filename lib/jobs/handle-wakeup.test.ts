@@ -57,7 +57,7 @@ function handlerFor(overrides: Partial<SendPathSettings> = {}, workerId = 'test-
 function configWith({ fallback, own = {} }: { fallback: string | null; own?: Record<string, string> }): NoticeConfig {
   const json = JSON.parse(readFileSync(activeNoticeConfig().config.file, 'utf8')) as { noticeTypes: Record<string, Record<string, unknown>> };
   for (const [type, quietHours] of Object.entries(own)) json.noticeTypes[type] = { ...json.noticeTypes[type], quietHours };
-  return parseNoticeConfig(json, 'test-config.json', { fallbackQuietHours: fallback ? parseQuietHours(fallback) : null }).config;
+  return parseNoticeConfig(json, activeNoticeConfig().config.file, { fallbackQuietHours: fallback ? parseQuietHours(fallback) : null }).config;
 }
 
 /** "HH:00-HH:00" in UTC, from `startHours` to `endHours` after the current hour (negative: before it). */
