@@ -282,6 +282,27 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     expect((await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => a.outcome)).toEqual(['retryable_failure', 'deferred', 'permanent_failure']);
   });
 
+  it('a notice whose template cannot render fails permanently once, the reason in the attempt, nothing sent, no retry', async () => {
+    // A row written before the payload was checked at the front door (or by hand): no reference.
+    const job = await insertTestJob(t.db, {
+      fact: { type: 'payment_recovery', identity: { account_id: 'acct_r', reconciliation_id: 'rec_r', exception_id: `exc_${Date.now()}` }, revision: 0 },
+      payload: { customer_name: 'Ada', amount: '49.00', currency: 'EUR' },
+    });
+    const handle = handlerFor();
+    expect(await handle(delivery(job.id))).toEqual({ ack: true });
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'failed', attempts: 1, lastErrorClass: 'render_failed' });
+    expect(sink.countByCorrelation(correlationOf(job.noticeKey))).toBe(0);
+    expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toMatchObject({ state: 'released' });
+    const attempts = await listAttemptsForJob(t.db, { jobId: job.id });
+    expect(attempts.map((a) => [a.outcome, a.errorClass, a.detail])).toEqual([
+      ['permanent_failure', 'render_failed', expect.stringMatching(/^payment_recovery\/email\.en\.subject: undefined variable: reference/)],
+    ]);
+    // A second wake-up finds a failed job: discarded, not another render.
+    clockOffsetMs = 60_000;
+    expect(await handle(delivery(job.id))).toEqual({ ack: true });
+    expect((await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => a.outcome)).toEqual(['permanent_failure', 'discarded']);
+  });
+
   it('gives up after MAX_ATTEMPTS temporary rejections', async () => {
     const job = await insertTestJob(t.db);
     const handle = handlerFor({ maxAttempts: 2 });

@@ -87,7 +87,9 @@ function readText(file: string, problems: string[], directory: string): string |
 }
 
 function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0]?.slice(0, 300) ?? 'error';
+  const line = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'error';
+  // Liquid appends `, file:<path>`: the problem already names the file, relative to the directory.
+  return line.replace(/, file:[^,]*/, '').slice(0, 300);
 }
 
 /** Parses one file with the engine and checks that every variable it reads is declared (or built in). */
@@ -99,13 +101,16 @@ function parseFile(
   if (source === null) return null;
   const engine = html ? htmlEngine : textEngine;
   let templates: Template[];
+  const name = relative(directory, file);
+  let variables: string[];
   try {
-    templates = engine.parse(source, file);
+    templates = engine.parse(source, name);
+    // Static analysis follows include/render tags: with no file system (engine.ts) they fail here.
+    variables = engine.globalVariablesSync(templates);
   } catch (error) {
-    problems.push(`${relative(directory, file)}: does not parse: ${firstLine(error)}`);
+    problems.push(`${name}: does not parse: ${firstLine(error)}`);
     return null;
   }
-  const variables = engine.globalVariablesSync(templates);
   for (const name of variables) {
     if (!allowed.has(name))
       problems.push(

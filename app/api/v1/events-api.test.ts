@@ -159,7 +159,11 @@ describe('POST /api/v1/events', () => {
 
   it.each([
     ['no payload at all', { payload: undefined }, ['payload.customer_name', 'payload.plan_name', 'payload.amount', 'payload.currency']],
-    ['the old demo keys (plan, charge_at, amount_due)', { payload: { plan: 'Pro', charge_at: at('03-01'), amount_due: '49.00', currency: 'USD' } }, ['payload.customer_name', 'payload.plan_name', 'payload.amount']],
+    [
+      'the old demo keys (plan, charge_at, amount_due)',
+      { payload: { plan: 'Pro', charge_at: at('03-01'), amount_due: '49.00', currency: 'USD' } },
+      ['payload.customer_name', 'payload.plan_name', 'payload.amount'],
+    ],
     ['an amount with a comma', { payload: { ...renewalPayload, amount: '190,00' } }, ['payload.amount']],
     ['an unknown currency', { payload: { ...renewalPayload, currency: 'XYZ' } }, ['payload.currency']],
     ['a plan name that is not a string', { payload: { ...renewalPayload, plan_name: { en: 'Coffee' } } }, ['payload.plan_name']],
@@ -177,9 +181,10 @@ describe('POST /api/v1/events', () => {
   it('the planned jobs carry the anchor and the canonical locale their templates render with', async () => {
     const created = await call(eventsRoute, renewal({}, { locale: 'en-us' }));
     expect(created.status).toBe(201);
-    const { rows } = await t.pool.query<{ anchor_at: Date; recipient_locale: string }>(`select anchor_at, recipient_locale from reminder_jobs where event_id = $1`, [
-      created.json.eventId,
-    ]);
+    const { rows } = await t.pool.query<{ anchor_at: Date; recipient_locale: string }>(
+      `select anchor_at, recipient_locale from reminder_jobs where event_id = $1`,
+      [created.json.eventId],
+    );
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
       expect(row.anchor_at.toISOString()).toBe(new Date(at('03-01T17:00:00Z')).toISOString());

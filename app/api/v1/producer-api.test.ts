@@ -141,7 +141,11 @@ describe('POST /api/v1/reminders', () => {
     const body = reminder();
     const first = await call(scheduleRoute, { body });
     expect(first.status).toBe(201);
-    const result = await expectRefusedWithoutWrites(scheduleRoute, { body: { ...body, dueAt: iso(Date.now() + 3 * HOUR), payload: { ...recoveryPayload, reference: 'RC-2026-0043' } } }, 409);
+    const result = await expectRefusedWithoutWrites(
+      scheduleRoute,
+      { body: { ...body, dueAt: iso(Date.now() + 3 * HOUR), payload: { ...recoveryPayload, reference: 'RC-2026-0043' } } },
+      409,
+    );
     expect(result.json.error).toBe('notice_conflict');
     expect(result.json.details).toMatchObject({ jobId: first.json.id, fields: ['dueAt', 'payload'] });
   });
@@ -203,13 +207,23 @@ describe('POST /api/v1/reminders', () => {
   });
 
   it.each([
-    ['a declared variable missing', { payload: { customer_name: 'Ada', currency: 'EUR', reference: 'RC-1' } }, 'payload.amount', /payload\.amount: is required \(decimal\)/],
+    [
+      'a declared variable missing',
+      { payload: { customer_name: 'Ada', currency: 'EUR', reference: 'RC-1' } },
+      'payload.amount',
+      /payload\.amount: is required \(decimal\)/,
+    ],
     ['an amount that is a number', { payload: { ...recoveryPayload, amount: 49 } }, 'payload.amount', /payload\.amount: must be a decimal string/],
     ['an amount with its currency in it', { payload: { ...recoveryPayload, amount: '49.00 EUR' } }, 'payload.amount', /must be a decimal string such as/],
     ['a currency that is not ISO 4217', { payload: { ...recoveryPayload, currency: 'EURO' } }, 'payload.currency', /ISO 4217/],
     ['a lower-case currency', { payload: { ...recoveryPayload, currency: 'eur' } }, 'payload.currency', /ISO 4217/],
     ['an empty customer name', { payload: { ...recoveryPayload, customer_name: '  ' } }, 'payload.customer_name', /must not be empty/],
-    ['the old demo keys', { payload: { plan: 'Team', amount_due: '49.00', charge_at: '2026-03-01' } }, 'payload.customer_name', /payload\.customer_name: is required/],
+    [
+      'the old demo keys',
+      { payload: { plan: 'Team', amount_due: '49.00', charge_at: '2026-03-01' } },
+      'payload.customer_name',
+      /payload\.customer_name: is required/,
+    ],
   ])('422 for %s, naming the field; nothing written', async (_name, overrides, field, message) => {
     const result = await expectRefusedWithoutWrites(scheduleRoute, { body: reminder(overrides) }, 422);
     expect(result.json.error).toBe('invalid_payload');
@@ -237,7 +251,11 @@ describe('POST /api/v1/reminders', () => {
     expect(created.status).toBe(201);
     const { rows } = await t.pool.query<{ recipient_locale: string | null }>('select recipient_locale from reminder_jobs where id = $1', [created.json.id]);
     expect(rows[0]?.recipient_locale).toBe('de-AT');
-    const refused = await expectRefusedWithoutWrites(scheduleRoute, { body: reminder({ recipient: { email: 'a@example.com', timeZone: 'UTC', locale: 'not a locale!' } }) }, 400);
+    const refused = await expectRefusedWithoutWrites(
+      scheduleRoute,
+      { body: reminder({ recipient: { email: 'a@example.com', timeZone: 'UTC', locale: 'not a locale!' } }) },
+      400,
+    );
     expect(JSON.stringify(refused.json.details)).toContain('recipient.locale');
   });
 });
