@@ -8,6 +8,9 @@ import { loadTemplates, prepareTemplates, TemplateConfigError } from './load';
 import { localeCandidates, renderEmail, renderSms, RenderError, type RenderRequest } from './render';
 
 const { config } = activeNoticeConfig();
+// The configuration file as JSON, edited field by field in the load-error tests.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const links = { manage: 'https://notices.example/r/abc?x=1&y=2', unsubscribe: 'https://notices.example/u/abc' };
 
 function request(template: string, overrides: Partial<RenderRequest> = {}): RenderRequest {
@@ -143,11 +146,11 @@ describe('loading templates: a bad file stops start-up naming the file and the v
   });
 
   /** A copy of the default configuration and templates, edited by `edit`, loaded. */
-  function loadEdited(edit: (dir: string, json: Record<string, any>) => void) {
+  function loadEdited(edit: (dir: string, json: Json) => void) {
     const dir = mkdtempSync(join(tmpdir(), 'templates-'));
     dirs.push(dir);
     cpSync('config/templates', join(dir, 'templates'), { recursive: true });
-    const json = JSON.parse(readFileSync('config/notice-ledger.json', 'utf8')) as Record<string, any>;
+    const json = JSON.parse(readFileSync('config/notice-ledger.json', 'utf8')) as Json;
     edit(dir, json);
     writeFileSync(join(dir, 'notice-ledger.json'), JSON.stringify(json));
     return async () => prepareTemplates(loadNoticeConfig(join(dir, 'notice-ledger.json')).config);
@@ -200,7 +203,7 @@ describe('loading templates: a bad file stops start-up naming the file and the v
   it('the configuration: an undefined template, a sample that breaks its declarations, a required type that does not meet its rules', () => {
     const dir = mkdtempSync(join(tmpdir(), 'templates-config-'));
     dirs.push(dir);
-    const json = JSON.parse(readFileSync('config/notice-ledger.json', 'utf8')) as Record<string, any>;
+    const json = JSON.parse(readFileSync('config/notice-ledger.json', 'utf8')) as Json;
     json.noticeTypes.renewal_notice_t72.template = 'renewal_v2';
     json.templates.definitions.payment_recovery.sample.currency = 'euro';
     json.templates.definitions.price_change_notice.meets = ['how_to_cancel'];
