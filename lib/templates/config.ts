@@ -21,7 +21,7 @@ export function templateConfigProblems(config: ParsedNoticeConfig, rules: readon
       problems.push(`noticeTypes.${name}.template: "${type.template}" is not defined in templates.definitions`);
       continue;
     }
-    if (type.obligation === null) continue;
+    if (type.category !== 'required' || type.obligation === null) continue;
     const required = new Set(rules.filter((rule) => rule.enabled && rule.obligation === type.obligation).flatMap((rule) => rule.requirements));
     const met = new Set<string>([...layoutMeets, ...definition.meets]);
     const missing = [...required].filter((requirement) => !met.has(requirement)).sort();
