@@ -107,6 +107,7 @@ test.describe('events API', () => {
         region: 'US-CA',
         contract: { termMonths: 12 },
         dueAt: `${year}-02-28T17:00:00Z`,
+        payload: { customer_name: 'Ana Silva', plan_name: 'Coffee Box', amount: '190.00', currency: 'USD' },
         source: 'e2e-events',
       },
     });

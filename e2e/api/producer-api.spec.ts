@@ -223,6 +223,8 @@ test.describe('producer API', () => {
     const job = await schedule(request, auth, {
       type: 'payment_recovery',
       identity: { account_id: 'acct_e2e', reconciliation_id: ref, exception_id: 'exc_1' },
+      anchorAt: undefined,
+      payload: { customer_name: 'Ana Silva', amount: '49.00', currency: 'EUR', reference: 'RC-2026-0042' },
       evidenceRef: ref,
     });
     const resolved = await request.post(`/api/v1/evidence/${ref}/resolve`, { headers: auth, data: { reason: 'customer paid' } });
