@@ -1,6 +1,6 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
-  // The worker, the embedded database and pg-boss are server-only Node modules.
+  // The worker, the embedded database and pg-boss are server-only Node modules; so are the template engines (lib/templates).
   serverExternalPackages: [
     'pg',
     'pg-boss',
@@ -14,6 +14,9 @@ const nextConfig = {
     '@opentelemetry/sdk-trace-node',
     '@opentelemetry/exporter-trace-otlp-http',
     '@opentelemetry/resources',
+    'mjml',
+    'liquidjs',
+    'html-to-text',
   ],
   poweredByHeader: false,
   typedRoutes: false,

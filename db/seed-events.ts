@@ -109,11 +109,12 @@ export async function seedDemoEvents(
         anchorAt,
         recipient: { email: `${event.sub.replace(/_/g, '.')}@example.test`, region: event.region, timeZone: event.timeZone, locale: event.locale },
         contract: event.contract,
+        // Exactly what the renewal types' templates declare; the charge date is the anchor.
         payload: {
+          customer_name: 'Ana Silva',
           plan_name: 'Coffee Box',
-          amount: '19.00',
+          amount: event.region === 'IN' ? '499.00' : '19.00',
           currency: event.region === 'IN' ? 'INR' : event.region.startsWith('US') ? 'USD' : 'EUR',
-          charge_date: anchorAt.toISOString().slice(0, 10),
         },
         source: SOURCE,
       },
@@ -155,6 +156,8 @@ async function insertMissedWindows(
         subjectId: item.sub,
         recipientEmail: `${item.sub.replace(/_/g, '.')}@example.test`,
         recipientTimeZone: item.timeZone,
+        recipientLocale: 'en-US',
+        anchorAt: new Date(latest.getTime() + 15 * DAY),
         dueAt: earliest,
         deadlineAt: latest,
         nextAttemptAt: earliest,
@@ -166,7 +169,7 @@ async function insertMissedWindows(
         state: 'suppressed',
         suppressionReason: 'window_missed',
         source: SOURCE,
-        payload: { plan_name: 'Coffee Box' },
+        payload: { customer_name: 'Ana Silva', plan_name: 'Coffee Box', amount: '19.00', currency: item.region === 'IN' ? 'INR' : 'USD' },
         updatedAt: new Date(latest.getTime() + 60_000),
       })
       .onConflictDoNothing({ target: reminderJobs.noticeKey })

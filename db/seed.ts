@@ -35,6 +35,9 @@ export type SeedSummary = { seeded: boolean; jobs: number; ledger: number; stuck
 const domains = ['gmail.example', 'outlook.example', 'yahoo.example', 'fastmail.example', 'acme-corp.example', 'proton.example'];
 const timeZones = ['UTC', 'Europe/Berlin', 'America/New_York', 'America/Los_Angeles', 'Asia/Tokyo', 'Australia/Sydney'];
 const plans = ['Basic box', 'Family box', 'Premium box'];
+const customers = ['Ana Silva', 'Jonas Becker', 'Priya Raman', 'Léa Martin', 'Tom Walker', 'Mia Schneider', 'Kenji Sato', 'Olivia Brown'];
+/** The recipient's locale: en and de have templates of their own; fr falls back to en, formatted for fr. */
+const locales = ['en-US', 'en-GB', 'de-DE', 'de-AT', 'fr-FR'];
 const HOUR = 3_600_000;
 
 /** mulberry32: small, deterministic, good enough for spreading demo data. */
@@ -63,7 +66,11 @@ type JobSeed = {
   evidenceRef: string | null;
   customerId: string;
   source: string;
+  /** Exactly the variables the type's template declares (config/notice-ledger.json templates). */
   payload: Record<string, unknown>;
+  /** The charge (renewals) or the reconciliation (payment recovery): the date the template shows. */
+  anchorAt: Date;
+  locale: string;
 };
 
 type LedgerSeed = {
@@ -194,7 +201,9 @@ async function insertDemoData(client: pg.PoolClient, options: SeedOptions): Prom
         evidenceRef: null,
         customerId: `cus_${String(5000 + i)}`,
         source: 'billing-scheduler',
-        payload: { plan: pick(plans), amount: `${(9 + Math.floor(random() * 40)).toString()}.00`, currency: 'EUR', charge_at: chargeAt.toISOString() },
+        payload: { customer_name: pick(customers), plan_name: pick(plans), amount: `${(9 + Math.floor(random() * 40)).toString()}.00`, currency: 'EUR' },
+        anchorAt: chargeAt,
+        locale: pick(locales),
       };
       if (dueAt.getTime() < now.getTime() - 2 * HOUR) {
         job.state = 'sent';
@@ -234,7 +243,14 @@ async function insertDemoData(client: pg.PoolClient, options: SeedOptions): Prom
       evidenceRef,
       customerId: `cus_b${String(i)}`,
       source: 'nightly-reconciliation',
-      payload: { amount_due: `${(50 + Math.floor(random() * 900)).toString()}.00`, currency: 'EUR' },
+      payload: {
+        customer_name: pick(customers),
+        amount: `${(50 + Math.floor(random() * 900)).toString()}.00`,
+        currency: 'EUR',
+        reference: `RC-${reconciliationId.slice(6)}-${String(i).padStart(4, '0')}`,
+      },
+      anchorAt: new Date(now.getTime() - (1 + (i % 3)) * 24 * HOUR),
+      locale: pick(locales),
     };
     if (dueAt < now && resolved) {
       job.state = 'suppressed';
@@ -391,12 +407,13 @@ async function insertJobs(client: pg.PoolClient, jobs: JobSeed[], now: Date): Pr
     const chunk = jobs.slice(offset, offset + 1000);
     await client.query(
       `insert into reminder_jobs (id, notice_key, notice_type, identity, revision, subject_id, customer_id, recipient_email, recipient_time_zone,
-         due_at, deadline_at, state, suppression_reason, attempts, next_attempt_at, evidence_ref, source, payload, created_at, updated_at)
+         due_at, deadline_at, state, suppression_reason, attempts, next_attempt_at, evidence_ref, source, payload, created_at, updated_at,
+         anchor_at, recipient_locale)
        select id, key, type, identity, 0, subject, customer, email, tz, due, deadline, state, reason, attempts, due, evidence, source, payload,
-              least(due - interval '3 days', $17::timestamptz), $17::timestamptz
+              least(due - interval '3 days', $17::timestamptz), $17::timestamptz, anchor, locale
        from unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[],
-                   $10::timestamptz[], $11::text[], $12::text[], $13::int[], $14::text[], $15::text[], $16::jsonb[])
-         as t(id, key, type, identity, subject, customer, email, tz, due, deadline, state, reason, attempts, evidence, source, payload)
+                   $10::timestamptz[], $11::text[], $12::text[], $13::int[], $14::text[], $15::text[], $16::jsonb[], $18::timestamptz[], $19::text[])
+         as t(id, key, type, identity, subject, customer, email, tz, due, deadline, state, reason, attempts, evidence, source, payload, anchor, locale)
        on conflict (notice_key) do nothing`,
       [
         chunk.map((j) => j.id),
@@ -416,6 +433,8 @@ async function insertJobs(client: pg.PoolClient, jobs: JobSeed[], now: Date): Pr
         chunk.map((j) => j.source),
         chunk.map((j) => JSON.stringify(j.payload)),
         now,
+        chunk.map((j) => j.anchorAt),
+        chunk.map((j) => j.locale),
       ],
     );
   }

@@ -14,6 +14,7 @@ import { createMailTransport } from '@/lib/mail/transport';
 import { createQueue } from '@/lib/queue';
 import { startReplayRunner, type ReplayCrashPoint } from '@/lib/replay/runner';
 import { scheduleUploadedItem } from '@/lib/replay/schedule-item';
+import { prepareTemplates } from '@/lib/templates/load';
 import { loadNoticeConfig } from '@/lib/windows/load-config';
 import { startMetricsServer } from './metrics-server';
 
@@ -41,8 +42,15 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   // QUIET_HOURS is the last fallback of a type's quiet hours (its own, else the file's), as for the planner.
   const quietHours = config.QUIET_HOURS ? parseQuietHours(config.QUIET_HOURS) : null;
   const notices = loadNoticeConfig(config.NOTICE_CONFIG, { fallbackQuietHours: quietHours });
+  // Its templates too: every file parsed and checked against its declared variables, the layout compiled.
+  const templates = await prepareTemplates(notices.config);
   logger.info(
-    { file: notices.config.file, noticeTypes: Object.keys(notices.config.noticeTypes).length, ruleSet: notices.ruleSet.version },
+    {
+      file: notices.config.file,
+      templates: templates.entries.size,
+      noticeTypes: Object.keys(notices.config.noticeTypes).length,
+      ruleSet: notices.ruleSet.version,
+    },
     'notice configuration loaded',
   );
   let databaseUrl = config.DATABASE_URL;

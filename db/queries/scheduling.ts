@@ -30,6 +30,9 @@ export type NewJob = {
   eventId?: string | null;
   /** The scheduling span's W3C traceparent (lib/telemetry/tracing.ts currentTraceparent). */
   traceparent?: string | null;
+  /** The recipient's BCP 47 locale (templates) and the notice's anchor (the charge date it shows). */
+  recipientLocale?: string | null;
+  anchorAt?: Date | null;
 };
 
 /** Inserts unless the notice key already has a job; `created` says which happened. */

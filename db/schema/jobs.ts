@@ -17,6 +17,10 @@ export const reminderJobs = pgTable(
     customerId: text('customer_id'),
     recipientEmail: text('recipient_email').notNull(),
     recipientTimeZone: text('recipient_time_zone').notNull().default('UTC'),
+    /** BCP 47 (canonical): which template locale and number/date formats the notice uses; null: the fallback locale. */
+    recipientLocale: text('recipient_locale'),
+    /** The instant the notice is about (the charge): templates show it as the charge date. Null: scheduled without anchorAt. */
+    anchorAt: timestamp('anchor_at', { withTimezone: true }),
     dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
     /**
      * The allowed window is [window_earliest, deadline_at]: merchant window ∩ every applicable

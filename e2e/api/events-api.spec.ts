@@ -18,7 +18,7 @@ function renewal(overrides: Record<string, unknown> = {}) {
     anchorAt: `${year}-03-01T17:00:00Z`,
     recipient: { email: 'Events.Spec@Example.com', region: 'US-CA', timeZone: 'America/Los_Angeles', locale: 'en-US' },
     contract: { termMonths: 12 },
-    payload: { plan_name: 'Coffee Box' },
+    payload: { customer_name: 'Ana Silva', plan_name: 'Coffee Box', amount: '190.00', currency: 'USD' },
     source: 'e2e-events',
     ...overrides,
   };
@@ -54,7 +54,7 @@ test.describe('events API', () => {
     expect(await again.json()).toEqual({ ...plan, created: false });
 
     const before = await counts(sql);
-    const changed = await request.post('/api/v1/events', { headers: auth, data: { ...body, payload: { plan_name: 'Other' } } });
+    const changed = await request.post('/api/v1/events', { headers: auth, data: { ...body, payload: { ...body.payload, plan_name: 'Other' } } });
     expect(changed.status()).toBe(409);
     expect(await changed.json()).toMatchObject({ error: 'event_conflict' });
     expect(await counts(sql)).toBe(before);
@@ -65,9 +65,20 @@ test.describe('events API', () => {
     expect(old).toEqual([{ state: 'cancelled' }]);
 
     const afterRevision = await counts(sql);
-    const stale = await request.post('/api/v1/events', { headers: auth, data: { ...body, revision: 0, payload: { plan_name: 'late' } } });
+    const stale = await request.post('/api/v1/events', { headers: auth, data: { ...body, revision: 0, payload: { ...body.payload, plan_name: 'late' } } });
     expect(stale.status()).toBe(409);
     expect(await counts(sql)).toBe(afterRevision);
+  });
+
+  test('422 for a payload the planned notices cannot render, naming each field; nothing written', async ({ request, sql }) => {
+    const before = await counts(sql);
+    const refused = await request.post('/api/v1/events', {
+      headers: auth,
+      data: renewal({ payload: { customer_name: 'Ana Silva', plan_name: 'Coffee Box', amount: '190,00', currency: 'usd' } }),
+    });
+    expect(refused.status()).toBe(422);
+    expect(await refused.json()).toMatchObject({ error: 'invalid_payload', details: { fields: ['payload.amount', 'payload.currency'] } });
+    expect(await counts(sql)).toBe(before);
   });
 
   test('400 names the field or the known event types, and writes nothing', async ({ request, sql }) => {
@@ -96,6 +107,7 @@ test.describe('events API', () => {
         region: 'US-CA',
         contract: { termMonths: 12 },
         dueAt: `${year}-02-28T17:00:00Z`,
+        payload: { customer_name: 'Ana Silva', plan_name: 'Coffee Box', amount: '190.00', currency: 'USD' },
         source: 'e2e-events',
       },
     });

@@ -18,7 +18,9 @@ function reminder(overrides: Record<string, unknown> = {}) {
     recipient: { email: 'Producer.Spec@Example.com', timeZone: 'Europe/Berlin' },
     dueAt: hours(2),
     deadlineAt: hours(26),
-    payload: { plan: 'Pro' },
+    // The charge a day after the deadline: its template shows the charge date (t72 window −72 h…−24 h).
+    anchorAt: hours(50),
+    payload: { customer_name: 'Ana Silva', plan_name: 'Pro', amount: '49.00', currency: 'EUR' },
     source: 'e2e-producer',
     ...overrides,
   };
@@ -104,6 +106,31 @@ test.describe('producer API', () => {
     expect(tooLarge.status()).toBe(413);
     expect(await tooLarge.json()).toMatchObject({ error: 'body_too_large' });
 
+    expect(await jobCount(sql)).toBe(before);
+  });
+
+  test('POST /api/v1/reminders refuses a payload its template cannot render with a 422 naming each field, and writes nothing', async ({ request, sql }) => {
+    const before = await jobCount(sql);
+    const oldKeys = await request.post('/api/v1/reminders', {
+      headers: auth,
+      data: reminder({ payload: { plan: 'Pro', amount_due: '49.00', charge_at: hours(50) } }),
+    });
+    expect(oldKeys.status()).toBe(422);
+    expect(await oldKeys.json()).toMatchObject({
+      error: 'invalid_payload',
+      details: { fields: ['payload.customer_name', 'payload.plan_name', 'payload.amount', 'payload.currency'] },
+    });
+    const wrongType = await request.post('/api/v1/reminders', {
+      headers: auth,
+      data: reminder({ payload: { customer_name: 'Ana', plan_name: 'Pro', amount: 49, currency: 'euro' } }),
+    });
+    expect(wrongType.status()).toBe(422);
+    const refused = (await wrongType.json()) as { details: { message: string; fields: string[] } };
+    expect(refused.details.fields).toEqual(['payload.amount', 'payload.currency']);
+    expect(refused.details.message).toMatch(/payload\.amount: must be a decimal string/);
+    const noAnchor = await request.post('/api/v1/reminders', { headers: auth, data: reminder({ anchorAt: undefined }) });
+    expect(noAnchor.status()).toBe(422);
+    expect(await noAnchor.json()).toMatchObject({ error: 'invalid_payload', details: { fields: ['anchorAt'] } });
     expect(await jobCount(sql)).toBe(before);
   });
 
@@ -196,6 +223,8 @@ test.describe('producer API', () => {
     const job = await schedule(request, auth, {
       type: 'payment_recovery',
       identity: { account_id: 'acct_e2e', reconciliation_id: ref, exception_id: 'exc_1' },
+      anchorAt: undefined,
+      payload: { customer_name: 'Ana Silva', amount: '49.00', currency: 'EUR', reference: 'RC-2026-0042' },
       evidenceRef: ref,
     });
     const resolved = await request.post(`/api/v1/evidence/${ref}/resolve`, { headers: auth, data: { reason: 'customer paid' } });

@@ -150,6 +150,8 @@ export function scheduleAnswer(result: ScheduleResult): Result<ProducerAnswer<ty
       return refuse('conflict', result.message, { code: 'notice_conflict', details: { message: result.message, jobId: result.job.id, fields: result.fields } });
     case 'invalid':
       return refuse('invalid_input', result.message, { code: 'invalid_request', details: { message: result.message, fields: result.fields } });
+    case 'invalid_payload':
+      return refuse('unprocessable', result.message, { code: 'invalid_payload', details: { message: result.message, fields: result.fields } });
   }
 }
 
@@ -180,6 +182,8 @@ export function eventAnswer(result: ReceiveEventResult): Result<ProducerAnswer<t
   switch (result.kind) {
     case 'invalid':
       return refuse('invalid_input', result.message, { code: 'invalid_request', details: { message: result.message, fields: result.fields } });
+    case 'invalid_payload':
+      return refuse('unprocessable', result.message, { code: 'invalid_payload', details: { message: result.message, fields: result.fields } });
     case 'conflict':
       return refuse('conflict', result.message, {
         code: result.code,

@@ -6,6 +6,7 @@ import * as quarantine from './console/quarantine';
 import * as recipients from './console/recipients';
 import * as replays from './console/replays';
 import * as reports from './console/reports';
+import * as templates from './console/templates';
 import * as tokens from './console/tokens';
 import * as users from './console/users';
 import * as windows from './console/windows';
@@ -36,7 +37,7 @@ function contractsIn(module: Record<string, unknown>): RouteContract[] {
 }
 
 export const routeContracts: readonly RouteContract[] = [
-  ...[audit, lookup, overview, quarantine, recipients, replays, reports, tokens, users, windows].flatMap(contractsIn),
+  ...[audit, lookup, overview, quarantine, recipients, replays, reports, templates, tokens, users, windows].flatMap(contractsIn),
   ...producerRoutes,
   ...providerRoutes,
   ...oneClickRoutes,

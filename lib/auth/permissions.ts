@@ -20,6 +20,8 @@ export const permissions = {
   'windows.read': ['support', 'oncall', 'operator', 'manager', 'admin'],
   'gaps.resolve': ['operator', 'manager', 'admin'],
   'notice_config.read': ['operator', 'manager', 'admin'],
+  /** Send a template's sample rendering to an address through the real mail transport (audited). */
+  'templates.test': ['operator', 'manager', 'admin'],
   'audit.read': ['support', 'oncall', 'operator', 'manager', 'admin'],
   'users.manage': ['admin'],
   'tokens.manage': ['admin'],

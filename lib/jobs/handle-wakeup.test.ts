@@ -61,7 +61,7 @@ function handlerFor(overrides: Partial<SendPathSettings> = {}, workerId = 'test-
 function configWith({ fallback, own = {} }: { fallback: string | null; own?: Record<string, string> }): NoticeConfig {
   const json = JSON.parse(readFileSync(activeNoticeConfig().config.file, 'utf8')) as { noticeTypes: Record<string, Record<string, unknown>> };
   for (const [type, quietHours] of Object.entries(own)) json.noticeTypes[type] = { ...json.noticeTypes[type], quietHours };
-  return parseNoticeConfig(json, 'test-config.json', { fallbackQuietHours: fallback ? parseQuietHours(fallback) : null }).config;
+  return parseNoticeConfig(json, activeNoticeConfig().config.file, { fallbackQuietHours: fallback ? parseQuietHours(fallback) : null }).config;
 }
 
 /** "HH:00-HH:00" in UTC, from `startHours` to `endHours` after the current hour (negative: before it). */
@@ -284,6 +284,27 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
         .map((r) => r.code),
     ).toEqual([451, 550]);
     expect((await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => a.outcome)).toEqual(['retryable_failure', 'deferred', 'permanent_failure']);
+  });
+
+  it('a notice whose template cannot render fails permanently once, the reason in the attempt, nothing sent, no retry', async () => {
+    // A row written before the payload was checked at the front door (or by hand): no reference.
+    const job = await insertTestJob(t.db, {
+      fact: { type: 'payment_recovery', identity: { account_id: 'acct_r', reconciliation_id: 'rec_r', exception_id: `exc_${Date.now()}` }, revision: 0 },
+      payload: { customer_name: 'Ada', amount: '49.00', currency: 'EUR' },
+    });
+    const handle = handlerFor();
+    expect(await handle(delivery(job.id))).toEqual({ ack: true });
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'failed', attempts: 1, lastErrorClass: 'render_failed' });
+    expect(sink.countByCorrelation(correlationOf(job.noticeKey))).toBe(0);
+    expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toMatchObject({ state: 'released' });
+    const attempts = await listAttemptsForJob(t.db, { jobId: job.id });
+    expect(attempts.map((a) => [a.outcome, a.errorClass, a.detail])).toEqual([
+      ['permanent_failure', 'render_failed', expect.stringMatching(/^payment_recovery\/email\.en\.subject: undefined variable: reference/)],
+    ]);
+    // A second wake-up finds a failed job: discarded, not another render.
+    clockOffsetMs = 60_000;
+    expect(await handle(delivery(job.id))).toEqual({ ack: true });
+    expect((await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => a.outcome)).toEqual(['permanent_failure', 'discarded']);
   });
 
   it('gives up after MAX_ATTEMPTS temporary rejections', async () => {

@@ -12,6 +12,7 @@ import { mintOneTimeCode } from '@/lib/ledger/one-time-code';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { renderNotice } from '@/lib/mail/render';
 import { recipientPageUrl } from '@/lib/recipient/page-link';
+import { RenderError } from '@/lib/templates/render';
 import type { MailTransport, SendOutcome } from '@/lib/mail/transport';
 import {
   claimsMinted,
@@ -239,7 +240,7 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       oneTimeCode = held?.oneTimeCode ?? mintOneTimeCode();
     }
 
-    const outcome = await traceSend(sendNotice(deps, job, oneTimeCode, loaded.anchorAt));
+    const outcome = await traceSend(sendNotice(deps, job, oneTimeCode, job.anchorAt ?? loaded.anchorAt));
     checkpoint('after_send');
     const sentDetail = decision.kind === 'proceed' && decision.quietHoursOverridden ? 'quiet_hours_overridden' : null;
     const result = await traceCommit(commitOutcome({ deps, statements, job, outcome, ownedToken, attempt, claimCommittedAt, sentDetail }));
@@ -266,21 +267,14 @@ async function takeToken(deps: SendPathDeps, domain: string, signal: AbortSignal
 
 async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string, anchorAt: Date | null): Promise<SendOutcome> {
   // The recipient page (cancel, preferences); the one-time code stays in the mail, and the page asks for it where the type says so.
-  const cancelUrl = recipientPageUrl({
+  const manage = recipientPageUrl({
     secret: deps.settings.secret,
     baseUrl: deps.settings.cancelBaseUrl,
     noticeKey: job.noticeKey,
     anchorAt,
     deadlineAt: job.deadlineAt,
   });
-  let rendered;
-  try {
-    rendered = renderNotice({ noticeType: job.noticeType, payload: job.payload, oneTimeCode, cancelUrl });
-  } catch {
-    // Nothing left the process: as definite as a 5xx, and retrying cannot help.
-    return { kind: 'rejected', permanent: true, code: null, errorClass: 'render_failed' };
-  }
-  // A courtesy notice can be unsubscribed from in one click (RFC 8058); a required one cannot, and carries no header.
+  // A courtesy notice can be unsubscribed from in one click (RFC 8058) and by its link; a required one cannot, carries no header and says why.
   const listUnsubscribe =
     job.category === 'courtesy'
       ? unsubscribeLinks({
@@ -291,6 +285,15 @@ async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string, 
           now: (deps.now ?? (() => new Date()))(),
         })
       : null;
+  let rendered;
+  try {
+    rendered = await renderNotice({ config: deps.settings.noticeConfig, job, oneTimeCode, links: { manage, unsubscribe: listUnsubscribe?.https ?? null } });
+  } catch (error) {
+    // Nothing left the process: as definite as a 5xx, and retrying cannot help. The reason names
+    // the template and variable (RenderError), never a value; it is the attempt's detail.
+    const detail = error instanceof RenderError ? error.reason : 'render_failed';
+    return { kind: 'rejected', permanent: true, code: null, errorClass: 'render_failed', detail };
+  }
   return deps.mail.send({ noticeKey: job.noticeKey, to: job.recipientEmail, ...rendered, listUnsubscribe });
 }
 
@@ -363,7 +366,7 @@ async function commitOutcome({ deps, statements, job, outcome, ownedToken, attem
       tx,
       attempt(nextAttemptAt ? 'retryable_failure' : 'permanent_failure', {
         errorClass: outcome.errorClass,
-        detail: outcome.mailboxUnknown ? 'mailbox_unknown' : outcome.permanent ? 'permanent' : nextAttemptAt ? null : 'max_attempts',
+        detail: outcome.detail ?? (outcome.mailboxUnknown ? 'mailbox_unknown' : outcome.permanent ? 'permanent' : nextAttemptAt ? null : 'max_attempts'),
       }),
     );
   });

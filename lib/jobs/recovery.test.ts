@@ -77,7 +77,7 @@ function request(overrides: Partial<Record<string, unknown>> = {}): ScheduleRequ
     recipient: { email: `billing+${counter}@example.test`, timeZone: 'UTC' },
     dueAt: new Date(clockMs + 10 * MINUTE).toISOString(),
     deadlineAt: new Date(clockMs + 24 * 60 * MINUTE).toISOString(),
-    payload: { amount: '120.00 EUR' },
+    payload: { customer_name: 'Ada Lovelace', amount: '120.00', currency: 'EUR', reference: 'RC-2026-0042' },
     source: 'nightly-reconciliation',
     ...overrides,
   });

@@ -12,6 +12,8 @@ import { windowForNotice } from '@/lib/windows/notice-window';
 import { contractSchema, jurisdictionSchema } from '@/lib/windows/rules';
 import { annotateScheduled } from '@/lib/telemetry/notice-spans';
 import { currentTraceparent, withSpan } from '@/lib/telemetry/tracing';
+import { fieldOf, noticePayloadProblems } from '@/lib/templates/payload';
+import { localeSchema } from '@/lib/templates/schema';
 
 /**
  * Scheduling is idempotent on the notice key: a producer that retries (timeout, redeploy,
@@ -96,6 +98,8 @@ export const scheduleRequest = z
         .max(254)
         .transform((email) => email.toLowerCase()),
       timeZone: z.string().max(64).refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin').default('UTC'),
+      /** BCP 47: the template locale and the date and number formats; without it, the fallback locale. */
+      locale: localeSchema.optional(),
     }),
     dueAt: utcInstant,
     /** Required unless `anchorAt` is given; then it defaults to the window's latest instant. */
@@ -149,6 +153,8 @@ export type ScheduleResult =
   | { kind: 'existing'; job: JobRow }
   | { kind: 'conflict'; job: JobRow; message: string; fields: string[] }
   | { kind: 'invalid'; message: string; fields: string[] }
+  /** The payload lacks a variable its template declares, or has one of the wrong type: 422 naming the field. */
+  | { kind: 'invalid_payload'; message: string; fields: string[] }
   /** The request is well-formed but its dueAt (or deadlineAt) falls outside the computed window: 422 naming the rules. */
   | { kind: 'outside_window'; message: string; fields: string[]; ruleIds: string[]; window: { earliest: Date; latest: Date } | null };
 
@@ -169,6 +175,7 @@ export function differingFields(job: JobRow, request: ResolvedScheduleRequest): 
   const fields: string[] = [];
   if (job.recipientEmail.toLowerCase() !== request.recipient.email) fields.push('recipient.email');
   if (job.recipientTimeZone !== request.recipient.timeZone) fields.push('recipient.timeZone');
+  if ((job.recipientLocale ?? null) !== (request.recipient.locale ?? null)) fields.push('recipient.locale');
   if (job.dueAt.getTime() !== request.dueAt.getTime()) fields.push('dueAt');
   if (job.deadlineAt.getTime() !== request.deadlineAt.getTime()) fields.push('deadlineAt');
   if (stableJson(job.payload) !== stableJson(request.payload)) fields.push('payload');
@@ -274,6 +281,8 @@ async function scheduleNoticeUntraced({ db, publisher, request: input, actor, no
   const type = notices.config.noticeTypes[fact.type];
   const subjectField = type ? notices.config.eventTypes[type.event]?.subjectField : undefined;
   const subjectId = (subjectField && fact.identity[subjectField]) || '';
+  const payloadIssues = noticePayloadProblems(notices.config, fact.type, input.payload, { hasAnchor: input.anchorAt !== undefined });
+  if (payloadIssues.length > 0) return { kind: 'invalid_payload', message: payloadIssues.join('; '), fields: payloadIssues.map(fieldOf) };
   const resolved = windowOfRequest(input, { ...notices, now });
   if (!resolved.ok) return resolved.result;
   const { request, window } = resolved;
@@ -293,6 +302,8 @@ async function scheduleNoticeUntraced({ db, publisher, request: input, actor, no
       customerId: request.customerId ?? null,
       recipientEmail: request.recipient.email,
       recipientTimeZone: request.recipient.timeZone,
+      recipientLocale: request.recipient.locale ?? null,
+      anchorAt: request.anchorAt ?? null,
       dueAt: request.dueAt,
       deadlineAt: request.deadlineAt,
       evidenceRef: request.evidenceRef ?? null,

@@ -170,7 +170,8 @@ describe('send windows at send (property, real database and SMTP sink)', () => {
               ruleSetVersion: notice.ruleSetVersion,
               nextAttemptAt: notice.dueAt,
               source: 'property',
-              payload: { plan_name: 'Coffee Box', amount: '19.00', currency: 'EUR', charge_date: identity.period_start },
+              payload: { customer_name: 'Ana Silva', plan_name: 'Coffee Box', amount: '19.00', currency: 'EUR' },
+              anchorAt: new Date(s.anchor),
             })
             .returning();
           const job = inserted as JobRow;

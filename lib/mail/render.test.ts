@@ -1,30 +1,47 @@
 import { describe, expect, it } from 'vitest';
 import { mintOneTimeCode } from '@/lib/ledger/one-time-code';
-import { renderNotice } from './render';
-import { loadNoticeConfig } from '@/lib/windows/load-config';
+import { RenderError } from '@/lib/templates/render';
+import { activeNoticeConfig } from '@/lib/windows/active';
+import { renderNotice, type RenderInput } from './render';
+
+const { config } = activeNoticeConfig();
+
+function job(overrides: Partial<RenderInput['job']> = {}): RenderInput['job'] {
+  return {
+    noticeType: 'renewal_notice_t72',
+    category: 'courtesy',
+    payload: { customer_name: 'Ada', plan_name: 'Box <Deluxe>', amount: '29.00', currency: 'EUR', card_number: '4111' },
+    recipientLocale: 'en',
+    recipientTimeZone: 'UTC',
+    anchorAt: new Date('2026-10-01T09:00:00Z'),
+    deadlineAt: new Date('2026-09-30T09:00:00Z'),
+    ...overrides,
+  };
+}
 
 describe('renderNotice', () => {
-  it('renders text and escaped HTML with the code and cancellation link', () => {
-    const mail = renderNotice({
-      noticeType: 'renewal_notice_t72',
-      payload: { plan_name: 'Box <Deluxe>', amount: '29.00', currency: 'EUR', charge_date: '2026-10-01', card_number: '4111' },
-      oneTimeCode: 'ABCD2345EF',
-      cancelUrl: 'https://x.test/cancel?n=1&c=2',
-    });
-    expect(mail.subject).toBe('Your Box <Deluxe> renews in 3 days');
+  it('renders the job through its template: text, escaped HTML, the code and the manage link; undeclared payload keys never reach it', async () => {
+    const mail = await renderNotice({ config, job: job(), oneTimeCode: 'ABCD2345EF', links: { manage: 'https://x.test/cancel?n=1&c=2' } });
+    expect(mail.subject).toBe('Your Box <Deluxe> renews on October 1, 2026');
     expect(mail.text).toContain('ABCD2345EF');
-    expect(mail.text).toContain('2026-10-01');
+    expect(mail.text).toContain('€29.00');
+    expect(mail.text).toContain('https://x.test/cancel?n=1&c=2');
     expect(mail.html).toContain('Box &lt;Deluxe&gt;');
     expect(mail.html).toContain('href="https://x.test/cancel?n=1&amp;c=2"');
     expect(mail.text).not.toContain('4111');
+    expect(mail.html).not.toContain('4111');
   });
 
-  it('has a template for every configured notice type and refuses unknown ones, inherited names included', () => {
-    for (const noticeType of Object.keys(loadNoticeConfig('config/notice-ledger.json').config.noticeTypes)) {
-      expect(renderNotice({ noticeType, payload: {}, oneTimeCode: 'C', cancelUrl: 'https://x.test/' }).text.length).toBeGreaterThan(20);
+  it('refuses a type that is not configured, inherited names included, with a reason', async () => {
+    for (const noticeType of ['nope', 'constructor']) {
+      await expect(renderNotice({ config, job: job({ noticeType }), oneTimeCode: 'C', links: { manage: 'https://x.test/' } })).rejects.toThrow(RenderError);
     }
-    expect(() => renderNotice({ noticeType: 'nope', payload: {}, oneTimeCode: 'C', cancelUrl: 'https://x.test/' })).toThrow(/no template/);
-    expect(() => renderNotice({ noticeType: 'constructor', payload: {}, oneTimeCode: 'C', cancelUrl: 'https://x.test/' })).toThrow(/no template/);
+  });
+
+  it('a notice without an anchor cannot show its charge date: a RenderError naming the variable', async () => {
+    const error = await renderNotice({ config, job: job({ anchorAt: null }), oneTimeCode: 'C', links: { manage: 'https://x.test/' } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RenderError);
+    expect((error as RenderError).reason).toMatch(/renewal_notice_t72\/email\.en\.subject: undefined variable: anchor_at/);
   });
 });
 

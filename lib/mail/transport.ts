@@ -14,8 +14,11 @@ import { correlationOf, messageIdFor } from '@/lib/ledger/notice-key';
  */
 export type SendOutcome =
   | { kind: 'accepted'; providerMessageId: string | null }
-  /** `mailboxUnknown`: the relay said the mailbox does not exist (550 5.1.1, "user unknown"): the address is suppressed as a hard bounce is. */
-  | { kind: 'rejected'; permanent: boolean; code: number | null; errorClass: string; mailboxUnknown?: boolean }
+  /**
+   * `mailboxUnknown`: the relay said the mailbox does not exist (550 5.1.1, "user unknown"): the address is suppressed as a hard bounce is.
+   * `detail`: why, when the reason is ours (a template that does not render), recorded on the attempt.
+   */
+  | { kind: 'rejected'; permanent: boolean; code: number | null; errorClass: string; mailboxUnknown?: boolean; detail?: string }
   | { kind: 'unknown'; errorClass: string };
 
 export type OutgoingNotice = {

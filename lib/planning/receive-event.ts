@@ -27,6 +27,8 @@ import { contractSchema, jurisdictionSchema } from '@/lib/windows/rules';
 import { isTimeZoneName } from '@/lib/windows/zoned';
 import { annotateEventReceived, annotatePlannedJob } from '@/lib/telemetry/notice-spans';
 import { currentTraceparent, withSpan } from '@/lib/telemetry/tracing';
+import { fieldOf, noticePayloadProblems } from '@/lib/templates/payload';
+import { localeSchema } from '@/lib/templates/schema';
 
 /**
  * A business event in (`POST /api/v1/events`), the notices it calls for out. In one transaction:
@@ -59,10 +61,12 @@ export const eventRequest = z.strictObject({
       .regex(/^[A-Z]{2}(-[A-Z0-9]{1,3})?$/, 'must be a country (FR) or a subdivision (US-CA) in ISO 3166 upper case')
       .pipe(jurisdictionSchema),
     timeZone: z.string().max(64).refine(isTimeZoneName, 'must be an IANA time zone such as America/Los_Angeles'),
+    /** BCP 47, canonicalised: the template locale and the date and number formats of every notice planned from it. */
     locale: z
       .string()
       .max(35)
-      .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP 47 language tag such as en-US'),
+      .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP 47 language tag such as en-US')
+      .pipe(localeSchema),
   }),
   contract: contractSchema.default({}),
   payload: compactPayload.default({}),
@@ -95,6 +99,8 @@ export type ReceiveEventResult =
   | { kind: 'created'; answer: EventAnswer }
   | { kind: 'existing'; answer: EventAnswer }
   | { kind: 'invalid'; message: string; fields: string[] }
+  /** The payload lacks a variable a planned notice's template declares, or has one of the wrong type: 422. */
+  | { kind: 'invalid_payload'; message: string; fields: string[] }
   | { kind: 'conflict'; code: 'event_conflict' | 'stale_revision'; message: string; eventId: string; revision: number };
 
 export type ReceiveEventParams = {
@@ -132,6 +138,8 @@ async function receiveEventUntraced(params: ReceiveEventParams): Promise<Receive
   const parsed = parseEventIdentity(notices.config, request.type, request.identity);
   if (!parsed.ok) return { kind: 'invalid', message: parsed.problems.join('; '), fields: parsed.problems.map((problem) => problem.split(':')[0] ?? '') };
   const identity = parsed.identity;
+  const payloadIssues = eventPayloadProblems(params);
+  if (payloadIssues.length > 0) return { kind: 'invalid_payload', message: payloadIssues.join('; '), fields: payloadIssues.map(fieldOf) };
   const bodySha256 = eventBodySha256(request, identity);
   return db.transaction(async (tx) => {
     await lockEventIdentity(tx, { type: request.type, identity });
@@ -168,6 +176,16 @@ async function receiveEventUntraced(params: ReceiveEventParams): Promise<Receive
     await planAndSchedule(tx, params, event, identity);
     return { kind: 'created', answer: await answerOf(tx, event, notices.config) };
   });
+}
+
+/**
+ * Every notice type the event calls for reads the same payload: it must satisfy each enabled
+ * type's template (the union of their declarations), checked before anything is written.
+ */
+function eventPayloadProblems({ request, notices }: ReceiveEventParams): string[] {
+  const types = Object.values(notices.config.noticeTypes).filter((type) => type.enabled && type.event === request.type);
+  const problems = types.flatMap((type) => noticePayloadProblems(notices.config, type.name, request.payload, { hasAnchor: true }));
+  return [...new Set(problems)];
 }
 
 async function answerSeen(tx: Tx, seen: BusinessEventRow, bodySha256: string, config: NoticeConfig): Promise<ReceiveEventResult> {
@@ -338,6 +356,8 @@ async function scheduleOne(
     customerId: null,
     recipientEmail: request.recipient.email,
     recipientTimeZone: request.recipient.timeZone,
+    recipientLocale: request.recipient.locale,
+    anchorAt: request.anchorAt,
     dueAt: notice.dueAt,
     deadlineAt: notice.window.latest,
     evidenceRef: null,

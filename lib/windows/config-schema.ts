@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { templatesSectionSchema } from '@/lib/templates/schema';
 import { obligations, ruleSchema } from './rules';
 
 /**
@@ -132,6 +133,8 @@ export const noticeConfigSchema = z.strictObject({
   eventTypes: z.record(eventName, eventTypeSchema),
   noticeTypes: z.record(name, noticeTypeSchema),
   rules: z.array(ruleEntrySchema).default([]),
+  /** Per template id: its declared variables and sample payload; the files are under `directory` (lib/templates). */
+  templates: templatesSectionSchema.optional(),
 });
 
 export type NoticeConfigInput = z.input<typeof noticeConfigSchema>;

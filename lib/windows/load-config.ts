@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { templateConfigProblems, type TemplatesConfig } from '@/lib/templates/config';
 import { parseQuietHours, type QuietWindow } from '@/lib/jobs/quiet-hours';
 import {
   cancelRedirectFields,
@@ -29,6 +31,8 @@ export type NoticeConfig = {
   noticeTypes: Record<string, NoticeType>;
   /** The configuration's quiet hours, else QUIET_HOURS: what a type no longer configured keeps at send. */
   quietHours: QuietWindow | null;
+  /** The `templates` section with its directory resolved against the file; null when the file has none (lib/templates). */
+  templates: TemplatesConfig | null;
 };
 
 /** What the process adds to the file: QUIET_HOURS, the quiet hours of a type and a file that set none. */
@@ -73,6 +77,7 @@ export function parseNoticeConfig(json: unknown, file: string, defaults: ConfigD
     );
   const problems = crossFieldProblems(parsed.data);
   const ruleSet = effectiveRules(parsed.data.rules, problems);
+  problems.push(...templateConfigProblems(parsed.data, ruleSet.rules));
   if (problems.length > 0) throw new NoticeConfigError(file, problems);
   return { config: resolveConfig(parsed.data, file, defaults.fallbackQuietHours ?? null), ruleSet };
 }
@@ -133,7 +138,8 @@ function resolveConfig(config: ParsedNoticeConfig, file: string, fallbackQuietHo
     const quietHours = type.quietHours === 'inherit' ? fallback : type.quietHours === 'off' ? null : parseQuietHours(type.quietHours);
     noticeTypes[name] = { ...type, name, window: type.window ?? null, quietHours };
   }
-  return { file, eventTypes: config.eventTypes, noticeTypes, quietHours: fallback };
+  const templates = config.templates ? { ...config.templates, directory: resolve(dirname(file), config.templates.directory) } : null;
+  return { file, eventTypes: config.eventTypes, noticeTypes, quietHours: fallback, templates };
 }
 
 /** Which enabled notice types an event type triggers, in configuration order. */

@@ -82,7 +82,14 @@ export function planNotices({ prng, secret, notices, spreadMs }: PlanOptions): P
       evidenceRef,
       resolveEvidenceOffsetMs: evidenceRef && prng.chance(0.1) ? prng.int(-1_000, 500) : null,
       retryAfterMs: prng.chance(0.2) ? 0 : prng.int(50, Math.max(100, Math.floor(spreadMs / 2))),
-      payload: { plan_name: prng.pick(['Coffee Box', 'Tea Club', 'Pro Plan']), amount: `${prng.int(5, 99)}.00`, currency: 'EUR', charge_date: '2026-12-01' },
+      // Exactly the variables the type's template declares (the draws are the ones a seed always made).
+      payload: ((plan: string, amount: string): Record<string, string> =>
+        fact.type === 'payment_recovery'
+          ? { customer_name: 'Ana Silva', amount, currency: 'EUR', reference: `RC-${fact.identity.exception_id ?? index}` }
+          : { customer_name: 'Ana Silva', plan_name: plan, amount, currency: 'EUR' })(
+        prng.pick(['Coffee Box', 'Tea Club', 'Pro Plan']),
+        `${prng.int(5, 99)}.00`,
+      ),
     };
     // A fifth of the notices get a window that opens after the due time; a third of those a
     // window so tight (0.3–3 s) that wake-ups delayed by kills and faults land after it.

@@ -1,3 +1,4 @@
+import { activeNoticeConfig } from '@/lib/windows/active';
 import type { PlannedNotice } from './plan';
 
 /**
@@ -45,17 +46,32 @@ export function semaphore(limit: number): <T>(task: () => Promise<T>) => Promise
 // give it its window before anything wakes it (the console answers slowly under the chaos).
 const WINDOW_LEAD_MS = 3_000;
 
+/**
+ * A renewal template shows the charge date, so a renewal notice carries its anchor: chosen so
+ * the type's merchant window (t72: −72 h…−24 h) ends at the deadline and opens no later than
+ * the due time (t24's 23 h window shortens a 48 h deadline to 23 h: still far past any run).
+ */
+function anchorFor(type: string, dueAt: number, deadlineAt: number): { anchorAt?: string; deadlineAt: number } {
+  const window = activeNoticeConfig().config.noticeTypes[type]?.window;
+  if (type === 'payment_recovery' || !window) return { deadlineAt };
+  let anchor = deadlineAt - window.to;
+  if (anchor + window.from > dueAt) anchor = dueAt - window.from;
+  return { anchorAt: new Date(anchor).toISOString(), deadlineAt: Math.min(deadlineAt, anchor + window.to) };
+}
+
 function requestBody(notice: PlannedNotice, startedAt: number): Record<string, unknown> {
   const planned = startedAt + notice.dueOffsetMs;
   const dueAt = notice.windowOpensAfterDueMs === null ? planned : Math.max(planned, Date.now() + WINDOW_LEAD_MS);
+  // Tight deadlines count from when the request is made, so the API never refuses one as already past.
+  const anchored = anchorFor(notice.fact.type, dueAt, Math.max(dueAt, Date.now()) + notice.deadlineAfterMs);
   return {
     type: notice.fact.type,
     identity: notice.fact.identity,
     revision: notice.fact.revision,
     recipient: { email: notice.recipientEmail, timeZone: 'UTC' },
     dueAt: new Date(dueAt).toISOString(),
-    // Tight deadlines count from when the request is made, so the API never refuses one as already past.
-    deadlineAt: new Date(Math.max(dueAt, Date.now()) + notice.deadlineAfterMs).toISOString(),
+    deadlineAt: new Date(anchored.deadlineAt).toISOString(),
+    ...(anchored.anchorAt ? { anchorAt: anchored.anchorAt } : {}),
     payload: notice.payload,
     ...(notice.evidenceRef ? { evidenceRef: notice.evidenceRef } : {}),
     source: 'chaos',

@@ -159,6 +159,14 @@ const listed: readonly ConsoleHandler[] = [
     mutates: false,
   },
   {
+    name: 'templates/test',
+    method: 'POST',
+    path: '/api/console/templates/test',
+    permission: 'templates.test',
+    validBody: () => ({ template: 'renewal_notice_t72', locale: 'en', to: 'fuzz@example.test' }),
+    mutates: true,
+  },
+  {
     name: 'audit',
     method: 'GET',
     path: '/api/console/audit',

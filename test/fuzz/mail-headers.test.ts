@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderNotice } from '@/lib/mail/render';
 import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
 import { createMailTransport, type MailTransport } from '@/lib/mail/transport';
+import { activeNoticeConfig } from '@/lib/windows/active';
 import { fuzzParameters, hostileString, poisoned } from './arbitraries';
+
+const { config } = activeNoticeConfig();
 
 /**
  * Producer payload values reach the Subject line (plan name) and the body. Through the real
@@ -50,11 +53,19 @@ describe('mail headers with hostile payload values', () => {
       fc.asyncProperty(injected, injected, fc.constantFrom('renewal_notice_t72', 'renewal_notice_t24', 'payment_recovery'), async (plan, name, noticeType) => {
         counter += 1;
         const noticeKey = counter.toString(16).padStart(64, '0');
-        const rendered = renderNotice({
-          noticeType,
-          payload: { plan_name: plan, customer_name: name, amount: name },
+        const rendered = await renderNotice({
+          config,
+          job: {
+            noticeType,
+            category: 'courtesy',
+            payload: { plan_name: plan, customer_name: name, amount: '49.00', currency: 'EUR', reference: plan },
+            recipientLocale: null,
+            recipientTimeZone: 'UTC',
+            anchorAt: new Date('2026-10-01T09:00:00Z'),
+            deadlineAt: new Date('2026-09-30T09:00:00Z'),
+          },
           oneTimeCode: 'OTC-123456',
-          cancelUrl: 'https://example.org/c/x',
+          links: { manage: 'https://example.org/c/x' },
         });
         const outcome = await transport.send({ to: 'customer@example.com', subject: rendered.subject, text: rendered.text, html: rendered.html, noticeKey });
         expect(outcome.kind).toBe('accepted');

@@ -31,7 +31,8 @@ export default async function AdminPage() {
         <div>
           <h1>Admin</h1>
           <p>
-            Console users and producer API tokens. Every change is audited. <Link href="/admin/notice-types">Notice types and rules (read-only) →</Link>
+            Console users and producer API tokens. Every change is audited. <Link href="/admin/notice-types">Notice types and rules (read-only) →</Link>{' '}
+            <Link href="/admin/templates">Templates →</Link>
           </p>
         </div>
       </div>

@@ -42,6 +42,9 @@ async function call(route: Route, body: unknown): Promise<{ status: number; json
   return { status: response.status, json: (await response.json()) as Json };
 }
 
+/** What every subscription.renewal notice type's template declares (config/notice-ledger.json templates). */
+const renewalPayload = { customer_name: 'Ana Silva', plan_name: 'Coffee Box', amount: '190.00', currency: 'USD' };
+
 let counter = 0;
 function renewal(overrides: Json = {}, recipient: Json = {}): Json {
   counter += 1;
@@ -52,7 +55,7 @@ function renewal(overrides: Json = {}, recipient: Json = {}): Json {
     anchorAt: at('03-01T17:00:00Z'),
     recipient: { email: 'Ana@Example.com', region: 'US-CA', timeZone: 'America/Los_Angeles', locale: 'en-US', ...recipient },
     contract: { termMonths: 12 },
-    payload: { plan_name: 'Coffee Box', amount: '190.00', currency: 'USD', charge_date: at('03-01') },
+    payload: renewalPayload,
     ...overrides,
   };
 }
@@ -123,7 +126,7 @@ describe('POST /api/v1/events', () => {
     const after = await snapshotTables(t.pool);
     // Only the token's last_used_at moves on a 2xx.
     expect({ ...after, api_tokens: '' }).toEqual({ ...before, api_tokens: '' });
-    const changed = await expectRefusedWithoutWrites(eventsRoute, { ...body, payload: { plan_name: 'Other' } }, 409);
+    const changed = await expectRefusedWithoutWrites(eventsRoute, { ...body, payload: { ...renewalPayload, plan_name: 'Other' } }, 409);
     expect(changed.error).toBe('event_conflict');
   });
 
@@ -152,6 +155,41 @@ describe('POST /api/v1/events', () => {
     const json = await expectRefusedWithoutWrites(eventsRoute, renewal(overrides as Json), 400);
     expect(json.error).toBe('invalid_request');
     expect(JSON.stringify(json.details)).toMatch(pattern);
+  });
+
+  it.each([
+    ['no payload at all', { payload: undefined }, ['payload.customer_name', 'payload.plan_name', 'payload.amount', 'payload.currency']],
+    [
+      'the old demo keys (plan, charge_at, amount_due)',
+      { payload: { plan: 'Pro', charge_at: at('03-01'), amount_due: '49.00', currency: 'USD' } },
+      ['payload.customer_name', 'payload.plan_name', 'payload.amount'],
+    ],
+    ['an amount with a comma', { payload: { ...renewalPayload, amount: '190,00' } }, ['payload.amount']],
+    ['an unknown currency', { payload: { ...renewalPayload, currency: 'XYZ' } }, ['payload.currency']],
+    ['a plan name that is not a string', { payload: { ...renewalPayload, plan_name: { en: 'Coffee' } } }, ['payload.plan_name']],
+  ])('422 for %s, naming each field; nothing written', async (_name, overrides, fields) => {
+    const json = await expectRefusedWithoutWrites(eventsRoute, renewal(overrides as Json), 422);
+    expect(json.error).toBe('invalid_payload');
+    expect((json.details as { fields: string[] }).fields).toEqual(fields);
+  });
+
+  it('400 for a locale that is not BCP 47', async () => {
+    const json = await expectRefusedWithoutWrites(eventsRoute, renewal({}, { locale: 'en-US-x' }), 400);
+    expect(JSON.stringify(json.details)).toMatch(/recipient\.locale/);
+  });
+
+  it('the planned jobs carry the anchor and the canonical locale their templates render with', async () => {
+    const created = await call(eventsRoute, renewal({}, { locale: 'en-us' }));
+    expect(created.status).toBe(201);
+    const { rows } = await t.pool.query<{ anchor_at: Date; recipient_locale: string }>(
+      `select anchor_at, recipient_locale from reminder_jobs where event_id = $1`,
+      [created.json.eventId],
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      expect(row.anchor_at.toISOString()).toBe(new Date(at('03-01T17:00:00Z')).toISOString());
+      expect(row.recipient_locale).toBe('en-US');
+    }
   });
 });
 
@@ -278,7 +316,7 @@ describe('a new revision re-plans', () => {
     expect(notice(r1.json, 'auto_renewal_notice')?.noticeKey).not.toBe(notice(r0.json, 'auto_renewal_notice')?.noticeKey);
 
     // An older revision arriving late is refused and changes nothing; a repeat of revision 0 is still 200.
-    const stale = await expectRefusedWithoutWrites(eventsRoute, { ...first, payload: { plan_name: 'late' } }, 409);
+    const stale = await expectRefusedWithoutWrites(eventsRoute, { ...first, payload: { ...renewalPayload, plan_name: 'late' } }, 409);
     expect(stale.error).toBe('event_conflict');
     // `always`: a corrected auto-renewal notice goes out even though revision 1's was sent.
     await t.pool.query(`update reminder_jobs set state = 'sent' where id = $1`, [notice(r1.json, 'auto_renewal_notice')?.jobId]);
@@ -360,7 +398,7 @@ describe('POST /api/v1/reminders with anchorAt', () => {
       region: 'US-CA',
       contract: { termMonths: 12 },
       dueAt: at('02-20T18:00:00Z'),
-      payload: {},
+      payload: renewalPayload,
       source: 'billing',
       ...overrides,
     };
@@ -402,18 +440,26 @@ describe('POST /api/v1/reminders with anchorAt', () => {
     expect(result.json.deadlineAt).toBe(new Date(ms(anchor) - DAY).toISOString());
   });
 
-  it('without anchorAt behaves as before and needs deadlineAt', async () => {
-    const json = await expectRefusedWithoutWrites(
-      scheduleRoute,
-      reminder({ anchorAt: undefined, region: undefined, contract: undefined, type: 'renewal_notice_t72' }),
-      400,
-    );
+  it('without anchorAt behaves as before and needs deadlineAt (a type whose template shows no anchor)', async () => {
+    const recovery = {
+      anchorAt: undefined,
+      region: undefined,
+      contract: undefined,
+      type: 'payment_recovery',
+      identity: { account_id: 'acct_1', reconciliation_id: 'rec_1', exception_id: `exc_${counter}` },
+      payload: { customer_name: 'Ana Silva', amount: '19.00', currency: 'EUR', reference: 'RC-1' },
+    };
+    const json = await expectRefusedWithoutWrites(scheduleRoute, reminder(recovery), 400);
     expect(JSON.stringify(json.details)).toMatch(/deadlineAt/);
-    const ok = await call(
-      scheduleRoute,
-      reminder({ anchorAt: undefined, region: undefined, contract: undefined, type: 'renewal_notice_t72', deadlineAt: at('02-21T18:00:00Z') }),
-    );
+    const ok = await call(scheduleRoute, reminder({ ...recovery, deadlineAt: at('02-21T18:00:00Z') }));
     expect(ok.status).toBe(201);
     expect(ok.json.window).toBeUndefined();
+    // A renewal notice's template shows the charge date: without the anchor it is refused, naming it.
+    const renewalWithoutAnchor = await expectRefusedWithoutWrites(
+      scheduleRoute,
+      reminder({ anchorAt: undefined, region: undefined, contract: undefined, type: 'renewal_notice_t72', deadlineAt: at('02-21T18:00:00Z') }),
+      422,
+    );
+    expect(renewalWithoutAnchor.details).toMatchObject({ fields: ['anchorAt'] });
   });
 });

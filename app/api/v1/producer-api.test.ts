@@ -52,6 +52,9 @@ async function snapshot(): Promise<string> {
   return parts.join('|');
 }
 
+/** What payment_recovery's template declares (config/notice-ledger.json templates). */
+const recoveryPayload = { customer_name: 'Ada Lovelace', amount: '49.00', currency: 'EUR', reference: 'RC-2026-0042' };
+
 let exceptionCounter = 0;
 function reminder(overrides: Record<string, unknown> = {}) {
   exceptionCounter += 1;
@@ -63,7 +66,7 @@ function reminder(overrides: Record<string, unknown> = {}) {
     recipient: { email: 'Billing@Example.com', timeZone: 'Europe/Berlin' },
     dueAt: iso(now + 2 * HOUR),
     deadlineAt: iso(now + 26 * HOUR),
-    payload: { plan: 'Team', amount: '49.00 EUR' },
+    payload: recoveryPayload,
     evidenceRef: 'recon:2026-03-01:exc',
     customerId: 'cus_42',
     source: 'nightly-reconciliation',
@@ -141,7 +144,11 @@ describe('POST /api/v1/reminders', () => {
     const body = reminder();
     const first = await call(scheduleRoute, { body });
     expect(first.status).toBe(201);
-    const result = await expectRefusedWithoutWrites(scheduleRoute, { body: { ...body, dueAt: iso(Date.now() + 3 * HOUR), payload: { plan: 'Pro' } } }, 409);
+    const result = await expectRefusedWithoutWrites(
+      scheduleRoute,
+      { body: { ...body, dueAt: iso(Date.now() + 3 * HOUR), payload: { ...recoveryPayload, reference: 'RC-2026-0043' } } },
+      409,
+    );
     expect(result.json.error).toBe('notice_conflict');
     expect(result.json.details).toMatchObject({ jobId: first.json.id, fields: ['dueAt', 'payload'] });
   });
@@ -149,7 +156,7 @@ describe('POST /api/v1/reminders', () => {
   it('a revision bump is a new notice: a second job', async () => {
     const body = reminder();
     const first = await call(scheduleRoute, { body });
-    const bumped = await call(scheduleRoute, { body: { ...body, revision: 1, payload: { plan: 'Pro' } } });
+    const bumped = await call(scheduleRoute, { body: { ...body, revision: 1, payload: { ...recoveryPayload, reference: 'RC-2026-0043' } } });
     expect(bumped.status).toBe(201);
     expect(bumped.json.id).not.toBe(first.json.id);
     expect(bumped.json.revision).toBe(1);
@@ -200,6 +207,59 @@ describe('POST /api/v1/reminders', () => {
     const result = await expectRefusedWithoutWrites(scheduleRoute, { body: reminder(overrides) }, 400);
     expect(result.json.error).toBe('invalid_request');
     if (path) expect(JSON.stringify(result.json.details)).toContain(path);
+  });
+
+  it.each([
+    [
+      'a declared variable missing',
+      { payload: { customer_name: 'Ada', currency: 'EUR', reference: 'RC-1' } },
+      'payload.amount',
+      /payload\.amount: is required \(decimal\)/,
+    ],
+    ['an amount that is a number', { payload: { ...recoveryPayload, amount: 49 } }, 'payload.amount', /payload\.amount: must be a decimal string/],
+    ['an amount with its currency in it', { payload: { ...recoveryPayload, amount: '49.00 EUR' } }, 'payload.amount', /must be a decimal string such as/],
+    ['a currency that is not ISO 4217', { payload: { ...recoveryPayload, currency: 'EURO' } }, 'payload.currency', /ISO 4217/],
+    ['a lower-case currency', { payload: { ...recoveryPayload, currency: 'eur' } }, 'payload.currency', /ISO 4217/],
+    ['an empty customer name', { payload: { ...recoveryPayload, customer_name: '  ' } }, 'payload.customer_name', /must not be empty/],
+    [
+      'the old demo keys',
+      { payload: { plan: 'Team', amount_due: '49.00', charge_at: '2026-03-01' } },
+      'payload.customer_name',
+      /payload\.customer_name: is required/,
+    ],
+  ])('422 for %s, naming the field; nothing written', async (_name, overrides, field, message) => {
+    const result = await expectRefusedWithoutWrites(scheduleRoute, { body: reminder(overrides) }, 422);
+    expect(result.json.error).toBe('invalid_payload');
+    expect((result.json.details as { fields: string[] }).fields).toContain(field);
+    expect(JSON.stringify(result.json.details)).toMatch(message);
+  });
+
+  it('422 for a renewal notice without anchorAt: its template shows the charge date, which only the anchor gives', async () => {
+    const now = Date.now();
+    const body = {
+      type: 'renewal_notice_t24',
+      identity: { subscription_id: `sub_anchorless_${exceptionCounter++}`, period_start: '2030-01-01' },
+      recipient: { email: 'a@example.com', timeZone: 'UTC' },
+      dueAt: iso(now + HOUR),
+      deadlineAt: iso(now + 2 * HOUR),
+      payload: { customer_name: 'Ada', plan_name: 'Pro', amount: '49.00', currency: 'EUR' },
+      source: 'billing',
+    };
+    const result = await expectRefusedWithoutWrites(scheduleRoute, { body }, 422);
+    expect((result.json.details as { fields: string[] }).fields).toEqual(['anchorAt']);
+  });
+
+  it('stores the recipient locale canonicalised and refuses one that is not BCP 47 (400)', async () => {
+    const created = await call(scheduleRoute, { body: reminder({ recipient: { email: 'a@example.com', timeZone: 'Europe/Berlin', locale: 'de-at' } }) });
+    expect(created.status).toBe(201);
+    const { rows } = await t.pool.query<{ recipient_locale: string | null }>('select recipient_locale from reminder_jobs where id = $1', [created.json.id]);
+    expect(rows[0]?.recipient_locale).toBe('de-AT');
+    const refused = await expectRefusedWithoutWrites(
+      scheduleRoute,
+      { body: reminder({ recipient: { email: 'a@example.com', timeZone: 'UTC', locale: 'not a locale!' } }) },
+      400,
+    );
+    expect(JSON.stringify(refused.json.details)).toContain('recipient.locale');
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { loadNoticeConfigView } from '@/lib/console/windows';
 import { formatDuration } from '@/lib/console/format';
 import { Forbidden } from '@/components/ui/states';
@@ -21,7 +22,8 @@ export default async function NoticeTypesPage() {
           <h1>Notice types and rules</h1>
           <p>
             Loaded from <code>{view.file}</code> at start-up (read-only here: edit the file and restart). Rule set{' '}
-            <code data-testid="rule-set-version">{view.ruleSetVersion}</code> is recorded with every notice it plans.
+            <code data-testid="rule-set-version">{view.ruleSetVersion}</code> is recorded with every notice it plans. What each template renders:{' '}
+            <Link href="/admin/templates">Templates →</Link>
           </p>
         </div>
       </div>

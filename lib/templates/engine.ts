@@ -1,0 +1,72 @@
+import { Liquid, type Context } from 'liquidjs';
+
+/**
+ * The Liquid engines templates are parsed and rendered with. Sandboxed: `templates: {}` means
+ * no include, render or layout tag can read a file (every lookup is in an empty in-memory map);
+ * only own properties are visible; an unknown variable or filter is an error, never an empty
+ * string; and there is no way to run code. HTML output escapes every `{{ }}` (the layout marks
+ * the one pre-rendered body `raw`); the text engine (subject, text part, SMS) does not escape,
+ * since its output is not HTML. Values are data: Liquid in a payload value is printed, not run.
+ */
+
+function formatContext(context: Context): { locale: string; timeZone: string } {
+  const recipient = context.getSync(['recipient']) as { locale?: unknown; time_zone?: unknown } | undefined;
+  return {
+    locale: typeof recipient?.locale === 'string' ? recipient.locale : 'en',
+    timeZone: typeof recipient?.time_zone === 'string' ? recipient.time_zone : 'UTC',
+  };
+}
+
+function asDate(value: unknown, filter: string): Date {
+  const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value.length === 10 ? `${value}T12:00:00Z` : value) : null;
+  if (!date || Number.isNaN(date.getTime())) throw new Error(`${filter}: not a date`);
+  return date;
+}
+
+/** An amount in the recipient's locale: `{{ amount | money: currency }}` → `49,00 €` for de. */
+function money(this: { context: Context }, amount: unknown, currency: unknown): string {
+  const { locale } = formatContext(this.context);
+  if (typeof currency !== 'string') throw new Error('money: needs a currency code');
+  const value = typeof amount === 'number' ? amount : Number(amount);
+  if (!Number.isFinite(value)) throw new Error('money: not a number');
+  // A decimal string is formatted exactly (Intl.NumberFormat v3 takes strings), not through a float.
+  const exact = (typeof amount === 'string' ? amount : value) as unknown as number;
+  return new Intl.NumberFormat(locale, { style: 'currency', currency }).format(exact);
+}
+
+/** A date in the recipient's locale and time zone: `{{ anchor_at | local_date }}` → `1. Oktober 2026`. */
+function localDate(this: { context: Context }, value: unknown): string {
+  const { locale, timeZone } = formatContext(this.context);
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone }).format(asDate(value, 'local_date'));
+}
+
+/** Date and time with the zone's short name: `{{ window_closes_at | local_datetime }}`. */
+function localDateTime(this: { context: Context }, value: unknown): string {
+  const { locale, timeZone } = formatContext(this.context);
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeStyle: 'short', timeZone, timeZoneName: 'short' }).format(asDate(value, 'local_datetime'));
+}
+
+function createEngine(outputEscape: 'escape' | undefined): Liquid {
+  const engine = new Liquid({
+    templates: {},
+    ownPropertyOnly: true,
+    strictVariables: true,
+    strictFilters: true,
+    lenientIf: false,
+    jsTruthy: false,
+    outputEscape,
+    // An operator's template is bounded like any input: size, render time, memory.
+    parseLimit: 100_000,
+    renderLimit: 1_000,
+    memoryLimit: 10_000_000,
+  });
+  engine.registerFilter('money', money);
+  engine.registerFilter('local_date', localDate);
+  engine.registerFilter('local_datetime', localDateTime);
+  return engine;
+}
+
+/** Escapes every output: the HTML body and the layout. */
+export const htmlEngine = createEngine('escape');
+/** Plain text: subject, text part, SMS. */
+export const textEngine = createEngine(undefined);

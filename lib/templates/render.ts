@@ -1,0 +1,153 @@
+import { convert } from 'html-to-text';
+import type { Template } from 'liquidjs';
+import { htmlEngine, textEngine } from './engine';
+import { compileLayout, type Channel, type TemplateSet } from './load';
+import { canonicalLocale } from './schema';
+
+/**
+ * Rendering one notice from its template. The inputs are the notice's own facts — its template,
+ * category, anchor and window, the recipient's locale and time zone, the declared payload values,
+ * the one-time code and the links the notice must show — and nothing else: a payload key the
+ * template does not declare never reaches it. Any problem (no template, a missing value, a
+ * filter that fails) is a RenderError with a reason that names the template, channel, locale
+ * and variable, never a value.
+ */
+
+export type NoticeLinks = {
+  /** The recipient's page for this notice: manage, cancel. Every email shows it. */
+  manage: string;
+  /** One-click unsubscribe; null for a required notice, which says it is legally required instead. */
+  unsubscribe?: string | null;
+};
+
+export type RenderRequest = {
+  template: string;
+  noticeType: string;
+  category: 'required' | 'courtesy';
+  /** BCP 47; null: the fallback locale. */
+  locale: string | null;
+  timeZone: string;
+  payload: Record<string, unknown>;
+  /** The instant the notice is about (the charge); null when the notice was scheduled without one. */
+  anchorAt: Date | null;
+  /** The last instant the notice may go out. */
+  windowClosesAt: Date | null;
+  code: string;
+  links: NoticeLinks;
+};
+
+export type RenderedEmail = { subject: string; html: string; text: string; locale: string };
+export type RenderedSms = { text: string; locale: string };
+
+export class RenderError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'RenderError';
+  }
+}
+
+/** `de-AT` → de-AT, de, then the fallback: the first locale the template has. */
+export function localeCandidates(locale: string | null, fallbackLocale: string): string[] {
+  const candidates: string[] = [];
+  const canonical = locale === null ? null : canonicalLocale(locale);
+  if (canonical) {
+    const parts = canonical.split('-');
+    for (let length = parts.length; length >= 1; length -= 1) candidates.push(parts.slice(0, length).join('-'));
+  }
+  candidates.push(fallbackLocale);
+  return [...new Set(candidates)];
+}
+
+function pick<T>(byLocale: Map<string, T>, locale: string | null, fallbackLocale: string): { locale: string; value: T } | null {
+  for (const candidate of localeCandidates(locale, fallbackLocale)) {
+    const value = byLocale.get(candidate);
+    if (value) return { locale: candidate, value };
+  }
+  return null;
+}
+
+function reasonOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]?.slice(0, 200) ?? 'error';
+}
+
+/** The render scope: declared payload values only, then the product's own variables. */
+function scopeOf(set: TemplateSet, request: RenderRequest, formatLocale: string): Record<string, unknown> {
+  const strings = pick(set.layoutStrings, request.locale, set.fallbackLocale)?.value;
+  const entry = set.entries.get(request.template);
+  const declared = entry ? Object.keys(entry.definition.variables) : [];
+  const scope: Record<string, unknown> = {};
+  for (const name of declared) if (Object.hasOwn(request.payload, name)) scope[name] = request.payload[name];
+  if (request.anchorAt) scope.anchor_at = request.anchorAt;
+  if (request.windowClosesAt) scope.window_closes_at = request.windowClosesAt;
+  scope.code = request.code;
+  scope.links = { manage: request.links.manage, unsubscribe: request.links.unsubscribe ?? null };
+  scope.recipient = { locale: formatLocale, time_zone: request.timeZone };
+  scope.category = request.category;
+  scope.notice_type = request.noticeType;
+  if (strings) scope.merchant = strings.merchant;
+  return scope;
+}
+
+function run(templates: Template[], scope: Record<string, unknown>, html: boolean, where: string): string {
+  try {
+    return (html ? htmlEngine : textEngine).renderSync(templates, scope) as string;
+  } catch (error) {
+    throw new RenderError(`${where}: ${reasonOf(error)}`);
+  }
+}
+
+function entryOf(set: TemplateSet, request: RenderRequest) {
+  const entry = set.entries.get(request.template);
+  if (!entry) throw new RenderError(`no template "${request.template.slice(0, 100)}" for notice type ${request.noticeType.slice(0, 64)}`);
+  if (!request.links.manage) throw new RenderError(`${request.template}: no manage link to show (every notice carries one)`);
+  return entry;
+}
+
+/** The formatting locale: the recipient's own (de-AT formats as de-AT), else the template's. */
+function formatLocaleOf(request: RenderRequest, templateLocale: string): string {
+  return (request.locale && canonicalLocale(request.locale)) || templateLocale;
+}
+
+export async function renderEmail(set: TemplateSet, request: RenderRequest): Promise<RenderedEmail> {
+  const entry = entryOf(set, request);
+  const chosen = pick(entry.email, request.locale, set.fallbackLocale);
+  if (!chosen) throw new RenderError(`${request.template}: no email template in ${localeCandidates(request.locale, set.fallbackLocale).join(', ')}`);
+  const { locale, value: template } = chosen;
+  const where = `${request.template}/email.${locale}`;
+  const scope = scopeOf(set, request, formatLocaleOf(request, locale));
+  const subject = run(template.subject, scope, false, `${where}.subject`).replace(/\s+/g, ' ').trim();
+  if (subject === '') throw new RenderError(`${where}.subject: renders empty`);
+  const body = run(template.html, scope, true, `${where}.html`);
+  const bodyText = template.text
+    ? run(template.text, scope, false, `${where}.text`).trim()
+    : convert(body, { wordwrap: 78, selectors: [{ selector: 'a', options: { hideLinkHrefIfSameAsText: true } }] }).trim();
+  const strings = pick(set.layoutStrings, request.locale, set.fallbackLocale)?.value;
+  if (!strings) throw new RenderError(`_layout: no strings for ${locale}`);
+  const layoutScope = { ...scope, t: strings, body, subject, preview: bodyText.split('\n').find((line) => line.trim() !== '') ?? subject };
+  const layout = await compileLayout(set);
+  const html = run(layout, layoutScope, true, '_layout/email.mjml');
+  const text = run(set.textLayout, { ...layoutScope, body: bodyText }, false, '_layout/text.liquid')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  return { subject, html, text: `${text}\n`, locale };
+}
+
+export function renderSms(set: TemplateSet, request: RenderRequest): RenderedSms {
+  const entry = entryOf(set, request);
+  const chosen = pick(entry.sms, request.locale, set.fallbackLocale);
+  if (!chosen) throw new RenderError(`${request.template}: no sms template in ${localeCandidates(request.locale, set.fallbackLocale).join(', ')}`);
+  const { locale, value: template } = chosen;
+  const text = run(template.text, scopeOf(set, request, formatLocaleOf(request, locale)), false, `${request.template}/sms.${locale}`)
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (text === '') throw new RenderError(`${request.template}/sms.${locale}: renders empty`);
+  return { text, locale };
+}
+
+export type RenderedNotice = ({ channel: 'email' } & RenderedEmail) | ({ channel: 'sms' } & RenderedSms);
+
+/** One entry point for every channel (the SMS transport calls this with `sms`). */
+export async function renderChannel(set: TemplateSet, channel: Channel, request: RenderRequest): Promise<RenderedNotice> {
+  if (channel === 'sms') return { channel, ...renderSms(set, request) };
+  return { channel, ...(await renderEmail(set, request)) };
+}
