@@ -35,7 +35,8 @@ import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
 
 const WEBHOOK_SECRET = 'trace-webhook-secret-0123456789abcdef';
 const email = 'Trace.Person@Example.com';
-const payload = { plan: 'Orchid Team Plan', amount: '4711.00 EUR' };
+// Every variable the renewal and recovery templates declare, with values no span may carry.
+const payload = { customer_name: 'Orchid Customer', plan_name: 'Orchid Team Plan', amount: '4711.00', currency: 'EUR', reference: 'orchid-ref-4711' };
 
 let t: TestDatabase;
 let sink: SmtpSink;
@@ -218,8 +219,10 @@ describe('traces of one notice', () => {
       'trace.person',
       ledger.oneTimeCode,
       job.noticeKey,
-      payload.plan,
+      payload.customer_name,
+      payload.plan_name,
       payload.amount,
+      payload.reference,
       token,
       process.env.NOTICE_KEY_SECRET ?? 'unset',
     ];
@@ -273,7 +276,7 @@ describe('traces of one notice', () => {
       expect(span.attributes['notice.correlation']).toBe(correlationOf(job.noticeKey));
     }
     for (const span of spans) {
-      for (const text of textsOf(span)) for (const value of [email, email.toLowerCase(), payload.plan, payload.amount]) expect(text).not.toContain(value);
+      for (const text of textsOf(span)) for (const value of [email, email.toLowerCase(), payload.customer_name, payload.plan_name, payload.amount, payload.reference]) expect(text).not.toContain(value);
     }
   });
 });

@@ -56,7 +56,11 @@ export async function insertSentNotice(
     windowEarliest: new Date(anchorAt.getTime() - 72 * HOUR),
     dueAt: new Date(anchorAt.getTime() - 72 * HOUR),
     category: category ?? (type.startsWith('renewal_notice') || type === 'payment_recovery' ? 'courtesy' : 'required'),
-    payload: { plan_name: 'Coffee Box', amount: '19.00', currency: 'EUR' },
+    anchorAt,
+    // Exactly the variables the default templates declare (config/notice-ledger.json `templates`).
+    payload: recovery
+      ? { customer_name: 'Ada', amount: '19.00', currency: 'EUR', reference: `exc_${suffix}` }
+      : { customer_name: 'Ada', plan_name: 'Coffee Box', amount: '19.00', currency: 'EUR' },
     state: 'sent',
   });
   if (withLedger) {

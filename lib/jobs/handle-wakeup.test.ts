@@ -78,7 +78,9 @@ function delivery(jobId: string, signal: AbortSignal = new AbortController().sig
 }
 
 function codeIn(raw: string): string | null {
-  return /confirmation code: ([A-Z2-9]{10})/.exec(raw)?.[1] ?? null;
+  // A part with a non-ASCII character (€) is quoted-printable: undo its soft breaks and escapes first.
+  const decoded = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  return /confirmation code: ([A-Z2-9]{10})/.exec(decoded)?.[1] ?? null;
 }
 
 async function metricValue(counter: typeof duplicatesSuppressed | typeof wouldSuppress | typeof windowMissed, labels: Record<string, string>): Promise<number> {
@@ -405,7 +407,7 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toMatchObject({ state: 'sent', oneTimeCode: firstCode });
   });
 
-  it('links to the signed recipient page on PUBLIC_BASE_URL, expiring at the anchor (the deadline without one); a resend keeps the first link and code', async () => {
+  it("links to the signed recipient page on PUBLIC_BASE_URL, expiring at the anchor (the job's own, else its event's); a resend keeps the first link and code", async () => {
     const direct = await insertTestJob(t.db);
     expect(await handlerFor()(delivery(direct.id))).toEqual({ ack: true });
     const [directMail] = sink.messages().filter((m) => m.correlation === correlationOf(direct.noticeKey));
@@ -415,8 +417,11 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
       ok: true,
       noticeKey: direct.noticeKey,
       purpose: 'page',
-      expiresAt: new Date(Math.floor(direct.deadlineAt.getTime() / 1000) * 1000),
+      // The row carries the anchor the producer posted (a day after the deadline here); without one the
+      // link ends at the deadline (recipientPageExpiry, lib/recipient/notice-view.test.ts).
+      expiresAt: new Date(Math.floor((direct.anchorAt ?? direct.deadlineAt).getTime() / 1000) * 1000),
     });
+    expect(direct.anchorAt?.getTime()).toBeGreaterThan(direct.deadlineAt.getTime());
     expect(directMail?.raw).not.toContain('/cancel?');
 
     // A planned notice: its event's anchor (the charge) bounds the link. Sent, dropped, released, resent.

@@ -51,7 +51,7 @@ function validReminder(): Record<string, unknown> {
     recipient: { email: 'billing@example.com', timeZone: 'Europe/Berlin' },
     dueAt: new Date(now + 2 * HOUR).toISOString(),
     deadlineAt: new Date(now + 26 * HOUR).toISOString(),
-    payload: { plan: 'Team', amount: '49.00 EUR' },
+    payload: { customer_name: 'Ana', amount: '49.00', currency: 'EUR', reference: 'exc_fuzz' },
     evidenceRef: 'recon:2026-03-01:exc',
     customerId: 'cus_42',
     source: 'nightly-reconciliation',
@@ -68,7 +68,7 @@ function validEvent(): Record<string, unknown> {
     anchorAt: `${year}-03-01T17:00:00Z`,
     recipient: { email: 'ana@example.com', phone: '+14155550100', region: 'US-CA', timeZone: 'America/Los_Angeles', locale: 'en-US' },
     contract: { termMonths: 12, trialDays: 31, paymentNetwork: 'visa', priceChange: { effectiveAt: `${year}-03-01T17:00:00Z` } },
-    payload: { plan_name: 'Coffee Box', amount: '190.00' },
+    payload: { customer_name: 'Ana', plan_name: 'Coffee Box', amount: '190.00', currency: 'USD' },
     source: 'billing',
   };
 }
@@ -82,7 +82,7 @@ function anchoredReminder(): Record<string, unknown> {
     region: 'US-CA',
     contract: { termMonths: 12 },
     dueAt: `${year}-02-01T17:00:00Z`,
-    payload: { plan_name: 'Coffee Box' },
+    payload: { customer_name: 'Ana', plan_name: 'Coffee Box', amount: '190.00', currency: 'USD' },
     source: 'billing',
   };
 }
