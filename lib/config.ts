@@ -188,6 +188,8 @@ export const envSchema = z.object({
   TWILIO_API_BASE_URL: z.url().default('https://api.twilio.com'),
   /** How long a send waits for Twilio's answer; past it the outcome is unknown (the message may exist). */
   TWILIO_TIMEOUT: timer('15s'),
+  /** The demo's local Twilio peer (`scripts/twilio-peer.ts`). */
+  TWILIO_PEER_PORT: int(0, 0, 65535),
   /** Messages per second per sender and destination country, shared by all workers (a long code sends ~1/s to the US). */
   RATE_LIMIT_PER_SMS_SENDER: int(10, 1, 10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -106,7 +106,8 @@ export async function startTwilioPeer({
   accountSid = `AC${'0'.repeat(24)}${randomBytes(4).toString('hex')}`,
   authToken = randomBytes(16).toString('hex'),
   callbackDelayMs = 20,
-}: { accountSid?: string; authToken?: string; callbackDelayMs?: number } = {}): Promise<TwilioPeer> {
+  port = 0,
+}: { accountSid?: string; authToken?: string; callbackDelayMs?: number; port?: number } = {}): Promise<TwilioPeer> {
   let fault: TwilioFault | ((to: string, index: number) => TwilioFault) = { kind: 'none' };
   let callbackMode: CallbackMode | ((sid: string) => CallbackMode) = 'normal';
   const stopped = new Set<string>();
@@ -244,7 +245,7 @@ export async function startTwilioPeer({
       );
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
   const waitFor = async (predicate: () => boolean, timeoutMs = 10_000) => {

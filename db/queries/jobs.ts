@@ -14,11 +14,14 @@ export type JobForSend = {
 
 /** The job with what the policy step reads: the recipient's suppression and the evidence state. */
 function selectJobForSend(db: DbOrTx) {
-  return db
-    .select({ job: reminderJobs, recipientSuppression: recipientSuppressions.reason, evidenceState: evidence.state })
-    .from(reminderJobs)
-    .leftJoin(recipientSuppressions, eq(recipientSuppressions.email, sql`lower(${reminderJobs.recipientEmail})`))
-    .leftJoin(evidence, eq(evidence.ref, reminderJobs.evidenceRef));
+  return (
+    db
+      .select({ job: reminderJobs, recipientSuppression: recipientSuppressions.reason, evidenceState: evidence.state })
+      .from(reminderJobs)
+      // The suppression list is of mail addresses (bounces, complaints): it binds email notices only.
+      .leftJoin(recipientSuppressions, and(eq(recipientSuppressions.email, sql`lower(${reminderJobs.recipientEmail})`), eq(reminderJobs.channel, 'email')))
+      .leftJoin(evidence, eq(evidence.ref, reminderJobs.evidenceRef))
+  );
 }
 
 function loadJobQuery(db: DbOrTx) {

@@ -18,3 +18,9 @@ export function normalisePhone(text: string, region?: string | null): PhoneResul
   // numbering plans do not tell a mobile from a fixed line everywhere (US: fixed-line-or-mobile).
   return { ok: true, e164: parsed.number.e164, regionCode: parsed.regionCode };
 }
+
+/** The ISO 3166 country of an E.164 number (`+14155550100` → `US`), or `ZZ` when none is known. */
+export function countryOf(e164: string): string {
+  const parsed = parsePhoneNumber(e164);
+  return parsed.regionCode ?? 'ZZ';
+}

@@ -21,7 +21,7 @@ type RequestOptions<TData> = Parameters<typeof twilio.RequestClient.prototype.re
 export type SmsOutcome =
   | Exclude<SendOutcome, { kind: 'rejected' }>
   /** `optOut`: Twilio refused because the recipient replied STOP (21610); the send path records the SMS opt-out. */
-  | (Extract<SendOutcome, { kind: 'rejected' }> & { optOut?: boolean });
+  | (Extract<SendOutcome, { kind: 'rejected' }> & { optOut?: boolean; detail?: string });
 
 export type OutgoingSms = { noticeKey: string; to: string; body: string };
 
