@@ -246,7 +246,7 @@ export async function startTwilioPeer({
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const listening = (server.address() as AddressInfo).port;
 
   const waitFor = async (predicate: () => boolean, timeoutMs = 10_000) => {
     const deadline = Date.now() + timeoutMs;
@@ -257,7 +257,7 @@ export async function startTwilioPeer({
   };
 
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `http://127.0.0.1:${listening}`,
     accountSid,
     authToken,
     setFault: (next) => {
