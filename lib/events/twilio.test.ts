@@ -9,6 +9,8 @@ import { insertClaimedNotice, keyWithCorrelation } from '@/testing/provider-even
 import { snapshotTables } from '@/test/fuzz/table-snapshot';
 import { twilioSignature } from '@/testing/twilio-peer';
 import type { WebhookSettings } from './webhook';
+import { refreshDeliveryGauges } from '@/lib/metrics/delivery-gap';
+import { registry } from '@/lib/metrics/registry';
 
 const authToken = 'twilio-test-auth-token-0123456789';
 const publicBaseUrl = 'https://notices.example.com';
@@ -155,6 +157,20 @@ describe('status callbacks (/api/webhooks/twilio)', () => {
     const before = await snapshotTables(t.pool);
     expect((await route(twilioRequest('/api/webhooks/twilio', status(sid(5), 'sent')))).status).toBe(503);
     expect(await snapshotTables(t.pool)).toEqual(before);
+  });
+});
+
+describe('accepted vs delivered per channel', () => {
+  it('Twilio messages count under channel="sms": accepted (queued…sent) without delivered is the gap', async () => {
+    const path = '/api/webhooks/twilio?c=e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5';
+    await statusRoute(twilioRequest(path, status(sid(600), 'sent')));
+    await refreshDeliveryGauges(t.db);
+    const text = await registry.getSingleMetricAsString('notice_ledger_delivery_gap');
+    // sid(600) was only sent: accepted without delivered.
+    expect(text).toMatch(/notice_ledger_delivery_gap\{channel="sms",provider="twilio",notice_type="[a-z_]+"\} \d+/);
+    const sms = [...text.matchAll(/\{channel="sms"[^}]*\} (\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+    expect(sms).toBeGreaterThanOrEqual(1);
+    expect(text).not.toMatch(/channel="email",provider="twilio"/);
   });
 });
 
