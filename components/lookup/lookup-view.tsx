@@ -110,6 +110,11 @@ function NoticeCard({ notice }: { notice: NoticeView }) {
       <dl className="kv">
         <dt>Recipient</dt>
         <dd>{notice.recipientEmail ?? '—'}</dd>
+        <dt>Channel</dt>
+        <dd data-testid="channel">
+          {notice.channel === 'sms' ? 'Text message (SMS)' : notice.channel === 'email' ? 'Email' : '—'}
+          {notice.channel === 'sms' && notice.recipientPhone ? <span className="mono"> · {notice.recipientPhone}</span> : null}
+        </dd>
         <dt>Subject</dt>
         <dd>
           {notice.subjectId ?? '—'}
