@@ -43,7 +43,7 @@ export type TwilioPeer = {
   baseUrl: string;
   accountSid: string;
   authToken: string;
-  setFault: (fault: TwilioFault | ((to: string, index: number) => TwilioFault)) => void;
+  setFault: (fault: TwilioFault | ((to: string, index: number, correlation: string | null) => TwilioFault)) => void;
   setCallbacks: (mode: CallbackMode | ((sid: string) => CallbackMode)) => void;
   /** Numbers that replied STOP: a send to one is refused 21610. */
   unsubscribe: (phone: string) => void;
@@ -108,7 +108,7 @@ export async function startTwilioPeer({
   callbackDelayMs = 20,
   port = 0,
 }: { accountSid?: string; authToken?: string; callbackDelayMs?: number; port?: number } = {}): Promise<TwilioPeer> {
-  let fault: TwilioFault | ((to: string, index: number) => TwilioFault) = { kind: 'none' };
+  let fault: TwilioFault | ((to: string, index: number, correlation: string | null) => TwilioFault) = { kind: 'none' };
   let callbackMode: CallbackMode | ((sid: string) => CallbackMode) = 'normal';
   const stopped = new Set<string>();
   const stored: PeerMessage[] = [];
@@ -175,7 +175,14 @@ export async function startTwilioPeer({
       const body = form.get('Body') ?? '';
       const from = form.get('From');
       const messagingServiceSid = form.get('MessagingServiceSid');
-      const current = typeof fault === 'function' ? fault(to, index) : fault;
+      const statusCallback = form.get('StatusCallback');
+      let correlation: string | null = null;
+      try {
+        correlation = statusCallback ? new URL(statusCallback).searchParams.get('c') : null;
+      } catch {
+        correlation = null;
+      }
+      const current = typeof fault === 'function' ? fault(to, index, correlation) : fault;
       if (current.kind === 'status')
         return fail(
           res,
@@ -190,13 +197,6 @@ export async function startTwilioPeer({
         return fail(res, 400, 21211, `Invalid 'To' Phone Number: ${to.slice(0, 3)}…`);
       if (stopped.has(to) || (current.kind === 'refuse' && current.code === 21610)) return fail(res, 400, 21610);
       if (current.kind === 'refuse') return fail(res, 400, current.code);
-      const statusCallback = form.get('StatusCallback');
-      let correlation: string | null = null;
-      try {
-        correlation = statusCallback ? new URL(statusCallback).searchParams.get('c') : null;
-      } catch {
-        correlation = null;
-      }
       const now = new Date();
       const message: PeerMessage = {
         sid: sid('SM'),

@@ -52,7 +52,7 @@ function requestBody(notice: PlannedNotice, startedAt: number): Record<string, u
     type: notice.fact.type,
     identity: notice.fact.identity,
     revision: notice.fact.revision,
-    recipient: { email: notice.recipientEmail, timeZone: 'UTC' },
+    recipient: { email: notice.recipientEmail, timeZone: 'UTC', ...(notice.recipientPhone ? { phone: notice.recipientPhone } : {}) },
     dueAt: new Date(dueAt).toISOString(),
     // Tight deadlines count from when the request is made, so the API never refuses one as already past.
     deadlineAt: new Date(Math.max(dueAt, Date.now()) + notice.deadlineAfterMs).toISOString(),
