@@ -271,8 +271,8 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are required when OIDC_ISSUER is set');
   }
   if (config.SNS_CERT_DIR && !isDirectory(config.SNS_CERT_DIR)) problems.push(`SNS_CERT_DIR is not a readable directory: ${config.SNS_CERT_DIR}`);
-  const twilio = twilioSettings(config);
-  if (!twilio.ok && twilio.missing.length < 3) problems.push(`${twilio.missing.join(' and ')} required with the other TWILIO_ settings`);
+  // Partial Twilio settings are fine here: the console needs only TWILIO_AUTH_TOKEN (to verify
+  // callbacks); a worker with SMS types names what it lacks at start-up (worker/start.ts).
   if (config.TWILIO_FROM && config.TWILIO_MESSAGING_SERVICE_SID) problems.push('TWILIO_FROM and TWILIO_MESSAGING_SERVICE_SID: set one sender, not both');
   if (config.WORKER_CRASH_AT && config.NODE_ENV === 'production') problems.push('WORKER_CRASH_AT is a test hook and must not be set in production');
   if (problems.length > 0) throw new ConfigError(problems);
