@@ -124,8 +124,12 @@ function NoticeCard({ notice }: { notice: NoticeView }) {
         <dd>
           {formatUtc(notice.dueAt)} / {formatUtc(notice.deadlineAt)}
         </dd>
-        <dt>Message-ID</dt>
-        <dd className="mono">{notice.messageId}</dd>
+        {notice.channel === 'sms' ? null : (
+          <>
+            <dt>Message-ID</dt>
+            <dd className="mono">{notice.messageId}</dd>
+          </>
+        )}
         <dt>Provider id</dt>
         <dd className="mono">{notice.providerMessageId ?? '—'}</dd>
         <dt>Scheduled by</dt>
