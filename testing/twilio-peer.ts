@@ -44,7 +44,7 @@ export type TwilioPeer = {
   accountSid: string;
   authToken: string;
   setFault: (fault: TwilioFault | ((to: string, index: number, correlation: string | null) => TwilioFault)) => void;
-  setCallbacks: (mode: CallbackMode | ((sid: string) => CallbackMode)) => void;
+  setCallbacks: (mode: CallbackMode | ((message: PeerMessage) => CallbackMode)) => void;
   /** Numbers that replied STOP: a send to one is refused 21610. */
   unsubscribe: (phone: string) => void;
   messages: () => PeerMessage[];
@@ -109,7 +109,7 @@ export async function startTwilioPeer({
   port = 0,
 }: { accountSid?: string; authToken?: string; callbackDelayMs?: number; port?: number } = {}): Promise<TwilioPeer> {
   let fault: TwilioFault | ((to: string, index: number, correlation: string | null) => TwilioFault) = { kind: 'none' };
-  let callbackMode: CallbackMode | ((sid: string) => CallbackMode) = 'normal';
+  let callbackMode: CallbackMode | ((message: PeerMessage) => CallbackMode) = 'normal';
   const stopped = new Set<string>();
   const stored: PeerMessage[] = [];
   const delivered: { url: string; params: Record<string, string>; status: number }[] = [];
@@ -123,7 +123,7 @@ export async function startTwilioPeer({
   };
 
   const schedule = (message: PeerMessage, statuses: { status: string; errorCode?: number }[]) => {
-    const mode = typeof callbackMode === 'function' ? callbackMode(message.sid) : callbackMode;
+    const mode = typeof callbackMode === 'function' ? callbackMode(message) : callbackMode;
     if (!message.statusCallback || mode === 'drop') return;
     let sequence = statuses;
     if (mode === 'duplicate') sequence = statuses.flatMap((step) => [step, step]);

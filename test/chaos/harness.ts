@@ -10,7 +10,7 @@ import { resolveQuarantine } from '@/lib/console/quarantine';
 import { reconcileQuarantine } from '@/lib/events/ingest';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { startSmtpSink, type MessageFault, type SmtpSink } from '@/testing/smtp-sink';
-import { startTwilioPeer, type CallbackMode, type TwilioFault, type TwilioPeer } from '@/testing/twilio-peer';
+import { startTwilioPeer, type CallbackMode, type PeerMessage, type TwilioFault, type TwilioPeer } from '@/testing/twilio-peer';
 import { deleteRabbitQueue } from '@/testing/queue/rabbitmq';
 import { decideReplay, requestReplay, startReplay } from '@/lib/replay/service';
 import type { Actor } from '@/lib/replay/transitions';
@@ -102,6 +102,8 @@ export type ChaosReport = {
   producer: ProducerStats;
   replay: { batchId: string; state: string; published: number; dryRun: { total: number; newKeys: number } };
   reconciliation: { confirmedByEvents: number; confirmedByReconcile: number; eventsPosted: number; eventPostFailures: number; releasedForResend: number };
+  /** The SMS side: messages the Twilio peer created, requests it answered (or not), signed callbacks it posted to the console. */
+  sms: { messages: number; requests: number; callbacks: number; callbackFailures: number };
   attempts: Record<string, number>;
   overlaps: number;
   /** Windows opening after the due time that the harness set (`planned`) before the notice was due (`set`); wake-ups before and after a window. */
@@ -188,9 +190,9 @@ function smsFaultDecider(
   };
 }
 
-function smsCallbackDecider(seed: number, rates: FaultRates, injected: Record<string, number>): (sid: string) => CallbackMode {
-  return (sid) => {
-    const roll = hashUnit(seed, 'sms-callbacks', sid);
+function smsCallbackDecider(seed: number, rates: FaultRates, injected: Record<string, number>): (message: PeerMessage) => CallbackMode {
+  return (message) => {
+    const roll = hashUnit(seed, 'sms-callbacks', message.correlation ?? message.sid);
     const note = (name: string, mode: CallbackMode): CallbackMode => {
       injected[name] = (injected[name] ?? 0) + 1;
       return mode;
@@ -627,6 +629,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       producer: producer.stats,
       replay: replayReport,
       reconciliation: { confirmedByEvents, confirmedByReconcile, eventsPosted: posted.length, eventPostFailures, releasedForResend: released },
+      sms: { messages: smsMessages, requests: peer.requests(), callbacks: callbacks.length, callbackFailures },
       attempts,
       overlaps,
       windows,
