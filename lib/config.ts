@@ -149,13 +149,14 @@ export const envSchema = z.object({
    */
   PUBLIC_BASE_URL: z
     .url()
+    // zod runs these even when z.url() already failed: a text that is no URL is refused there, not thrown here.
     .refine((text) => {
-      const url = new URL(text);
-      return url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
+      const url = URL.parse(text);
+      return !url || url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
     }, 'must be an https URL (http only for localhost, 127.0.0.1 or [::1])')
     .refine((text) => {
-      const url = new URL(text);
-      return url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+      const url = URL.parse(text);
+      return !url || (url.search === '' && url.hash === '' && url.username === '' && url.password === '');
     }, 'must have no query, fragment or credentials')
     .optional(),
   /** Bearer token Prometheus presents to the console's /api/metrics; unset disables that endpoint. */
