@@ -152,6 +152,7 @@ export function reportTables(report: DuplicateReport): Table[] {
     },
     {
       title: 'By channel',
+      labelColumns: 1,
       header: ['Channel', 'Claims minted', 'Duplicates suppressed', 'Duplicate rate'],
       rows: report.channels.map((row) => [row.channel === 'sms' ? 'SMS' : 'Email', String(row.claimsMinted), String(row.duplicates), formatRate(row.rate)]),
     },

@@ -61,7 +61,13 @@ export const duplicateReport = z.object({
 });
 export type DuplicateReport = z.infer<typeof duplicateReport>;
 
-export const reportTable = z.object({ title: z.string(), header: z.array(z.string()), rows: z.array(z.array(z.string())) });
+/** `labelColumns`: how many leading columns are words (left-aligned); the rest are figures. Default 2. */
+export const reportTable = z.object({
+  title: z.string(),
+  header: z.array(z.string()),
+  rows: z.array(z.array(z.string())),
+  labelColumns: z.number().int().optional(),
+});
 export type Table = z.infer<typeof reportTable>;
 
 export const getReportContract = consoleContract({
