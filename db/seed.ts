@@ -343,6 +343,15 @@ async function insertDemoData(client: pg.PoolClient, options: SeedOptions): Prom
   }
 
   await insertJobs(client, jobs, now);
+  // A third of the payment recoveries still to go have a phone number: they go by SMS (the type's
+  // channel, email its fallback) to the demo's Twilio peer. +1 415 555 0000 replied STOP (21610).
+  await client.query(
+    `update reminder_jobs
+        set channel = 'sms',
+            recipient_phone = case when substring(customer_id from 6)::int = 3 then '+14155550000'
+                                   else '+1415555' || lpad((substring(customer_id from 6)::int % 90 + 10)::text, 4, '01') end
+      where notice_type = 'payment_recovery' and state = 'pending' and substring(customer_id from 6)::int % 3 = 0`,
+  );
   await insertLedger(client, ledger);
   await insertAttempts(client, attempts);
   await insertEvents(client, events);

@@ -160,14 +160,14 @@ export const envSchema = z.object({
    */
   PUBLIC_BASE_URL: z
     .url()
-    // zod runs these after a failed .url() too: an unparsable value must answer false, not throw.
+    // zod runs these even when z.url() already failed: a text that is no URL is refused there, not thrown here.
     .refine((text) => {
       const url = URL.parse(text);
-      return url !== null && (url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)));
+      return !url || url.protocol === 'https:' || (url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
     }, 'must be an https URL (http only for localhost, 127.0.0.1 or [::1])')
     .refine((text) => {
       const url = URL.parse(text);
-      return url !== null && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+      return !url || (url.search === '' && url.hash === '' && url.username === '' && url.password === '');
     }, 'must have no query, fragment or credentials')
     .optional(),
   /**
@@ -187,6 +187,29 @@ export const envSchema = z.object({
   POSTMARK_WEBHOOK_USER: z.string().optional(),
   POSTMARK_WEBHOOK_PASSWORD: z.string().optional(),
   SENDGRID_WEBHOOK_PUBLIC_KEY: z.string().optional(),
+  /** Twilio Programmable Messaging, for notice types that go by SMS (README "SMS"). */
+  TWILIO_ACCOUNT_SID: z
+    .string()
+    .regex(/^AC[0-9a-fA-F]{32}$/, 'must be a Twilio Account SID: AC followed by 32 hex digits')
+    .optional(),
+  TWILIO_AUTH_TOKEN: z.string().min(16, 'must be the account auth token (32 characters)').optional(),
+  /** The sender: an E.164 number or an alphanumeric sender ID; or TWILIO_MESSAGING_SERVICE_SID instead. */
+  TWILIO_FROM: z
+    .string()
+    .regex(/^(\+[1-9]\d{6,14}|[A-Za-z0-9 ]{1,11})$/, 'must be an E.164 number such as +15005550006 or an alphanumeric sender ID (at most 11)')
+    .optional(),
+  TWILIO_MESSAGING_SERVICE_SID: z
+    .string()
+    .regex(/^MG[0-9a-fA-F]{32}$/, 'must be a Messaging Service SID: MG followed by 32 hex digits')
+    .optional(),
+  /** Where the official client sends its requests: Twilio's API, or the local peer (testing/twilio-peer.ts) in tests and the demo. */
+  TWILIO_API_BASE_URL: z.url().default('https://api.twilio.com'),
+  /** How long a send waits for Twilio's answer; past it the outcome is unknown (the message may exist). */
+  TWILIO_TIMEOUT: timer('15s'),
+  /** The demo's local Twilio peer (`scripts/twilio-peer.ts`). */
+  TWILIO_PEER_PORT: int(0, 0, 65535),
+  /** Messages per second per sender and destination country, shared by all workers (a long code sends ~1/s to the US). */
+  RATE_LIMIT_PER_SMS_SENDER: int(10, 1, 10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**
    * OpenTelemetry traces (lib/telemetry/): off unless an OTLP/HTTP endpoint is set. The base
@@ -205,6 +228,33 @@ export type Config = z.infer<typeof envSchema>;
 /** The base of every link a recipient follows and every callback a provider makes (PUBLIC_BASE_URL). */
 export function publicBaseUrl(config: Pick<Config, 'PUBLIC_BASE_URL' | 'NEXTAUTH_URL' | 'MESSAGE_ID_DOMAIN'>): string {
   return config.PUBLIC_BASE_URL ?? config.NEXTAUTH_URL ?? `https://${config.MESSAGE_ID_DOMAIN}`;
+}
+
+export type TwilioSettings = {
+  accountSid: string;
+  authToken: string;
+  sender: { from: string } | { messagingServiceSid: string };
+  apiBaseUrl: string;
+  timeoutMs: number;
+};
+
+/** The Twilio settings when complete, else the names of the missing ones (all three when none is set). */
+export function twilioSettings(config: Config): { ok: true; settings: TwilioSettings } | { ok: false; missing: string[] } {
+  const missing: string[] = [];
+  if (!config.TWILIO_ACCOUNT_SID) missing.push('TWILIO_ACCOUNT_SID');
+  if (!config.TWILIO_AUTH_TOKEN) missing.push('TWILIO_AUTH_TOKEN');
+  if (!config.TWILIO_FROM && !config.TWILIO_MESSAGING_SERVICE_SID) missing.push('TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID');
+  if (missing.length > 0 || !config.TWILIO_ACCOUNT_SID || !config.TWILIO_AUTH_TOKEN) return { ok: false, missing };
+  return {
+    ok: true,
+    settings: {
+      accountSid: config.TWILIO_ACCOUNT_SID,
+      authToken: config.TWILIO_AUTH_TOKEN,
+      sender: config.TWILIO_MESSAGING_SERVICE_SID ? { messagingServiceSid: config.TWILIO_MESSAGING_SERVICE_SID } : { from: config.TWILIO_FROM ?? '' },
+      apiBaseUrl: config.TWILIO_API_BASE_URL,
+      timeoutMs: config.TWILIO_TIMEOUT,
+    },
+  };
 }
 
 export class ConfigError extends Error {
@@ -247,6 +297,9 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are required when OIDC_ISSUER is set');
   }
   if (config.SNS_CERT_DIR && !isDirectory(config.SNS_CERT_DIR)) problems.push(`SNS_CERT_DIR is not a readable directory: ${config.SNS_CERT_DIR}`);
+  // Partial Twilio settings are fine here: the console needs only TWILIO_AUTH_TOKEN (to verify
+  // callbacks); a worker with SMS types names what it lacks at start-up (worker/start.ts).
+  if (config.TWILIO_FROM && config.TWILIO_MESSAGING_SERVICE_SID) problems.push('TWILIO_FROM and TWILIO_MESSAGING_SERVICE_SID: set one sender, not both');
   if (config.WORKER_CRASH_AT && config.NODE_ENV === 'production') problems.push('WORKER_CRASH_AT is a test hook and must not be set in production');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

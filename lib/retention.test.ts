@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertJobUnlessExists } from '@/db/queries/scheduling';
-import { deliveryAttempts, evidence, noticeLedger, providerEvents, reminderJobs } from '@/db/schema';
+import { deliveryAttempts, evidence, noticeLedger, providerEvents, reminderJobs, smsMessages } from '@/db/schema';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { retentionCutoffs, RetentionPolicyError, runRetention, type RetentionPolicy } from './retention';
 
@@ -94,6 +94,11 @@ describe('runRetention', () => {
         details: { smtpResponse: '250 ok', recipient: 'x@example.com' },
       });
     }
+    // Twilio message statuses: as old as a deleted provider event (deleted), recent (kept).
+    await t.db.insert(smsMessages).values([
+      { messageSid: `SM${'1'.repeat(32)}`, status: 'delivered', statusRank: 4, updatedAt: ago(181) },
+      { messageSid: `SM${'2'.repeat(32)}`, status: 'sent', statusRank: 3, updatedAt: ago(5) },
+    ]);
     // Ledger: old sent (deleted), old claimed (kept: quarantine), recent sent (kept).
     for (const [state, days] of [
       ['sent', 401],
@@ -121,7 +126,15 @@ describe('runRetention', () => {
     const recentSentJob = await job({ state: 'sent', updatedAt: ago(100) });
 
     const report = await runRetention({ db: t.db, policy, now });
-    expect(report).toEqual({ attemptsDeleted: 5, providerEventsDeleted: 1, providerEventsRedacted: 1, evidenceDeleted: 1, ledgerDeleted: 1, jobsDeleted: 1 });
+    expect(report).toEqual({
+      attemptsDeleted: 5,
+      providerEventsDeleted: 1,
+      providerEventsRedacted: 1,
+      smsMessagesDeleted: 1,
+      evidenceDeleted: 1,
+      ledgerDeleted: 1,
+      jobsDeleted: 1,
+    });
 
     expect(await t.db.$count(deliveryAttempts)).toBe(1);
     const events = await t.db.select({ eventId: providerEvents.eventId, details: providerEvents.details }).from(providerEvents).orderBy(providerEvents.eventId);

@@ -5,6 +5,7 @@ import {
   deleteAttemptsBefore,
   deleteFinishedJobsBefore,
   deleteProviderEventsBefore,
+  deleteSmsMessagesBefore,
   deleteResolvedEvidenceBefore,
   redactProviderEventDetailsBefore,
 } from '@/db/queries/retention';
@@ -97,6 +98,7 @@ export type RetentionReport = {
   attemptsDeleted: number;
   providerEventsDeleted: number;
   providerEventsRedacted: number;
+  smsMessagesDeleted: number;
   evidenceDeleted: number;
   ledgerDeleted: number;
   jobsDeleted: number;
@@ -119,6 +121,7 @@ export async function runRetention({ db, policy, now }: { db: Db; policy: Retent
     attemptsDeleted: await inBatches(db, policy, (tx, limit) => deleteAttemptsBefore(tx, { before: cutoffs.attempts, limit })),
     providerEventsDeleted: await inBatches(db, policy, (tx, limit) => deleteProviderEventsBefore(tx, { before: cutoffs.providerEvents, limit })),
     providerEventsRedacted: await inBatches(db, policy, (tx, limit) => redactProviderEventDetailsBefore(tx, { before: cutoffs.eventDetails, limit, now })),
+    smsMessagesDeleted: await inBatches(db, policy, (tx, limit) => deleteSmsMessagesBefore(tx, { before: cutoffs.providerEvents, limit })),
     evidenceDeleted: 0,
     ledgerDeleted: await inBatches(db, policy, (tx, limit) => deleteSettledLedgerBefore(tx, { before: cutoffs.ledger, limit })),
     jobsDeleted: await inBatches(db, policy, (tx, limit) => deleteFinishedJobsBefore(tx, { before: cutoffs.ledger, limit })),

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -163,6 +163,7 @@ async function main(): Promise<void> {
 
   const consolePort = settings.port || ((await portIsFree(3000)) ? 3000 : await freePort());
   const smtpPort = await freePort();
+  const twilioPort = await freePort();
   const consoleUrl = `http://localhost:${String(consolePort)}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -173,6 +174,12 @@ async function main(): Promise<void> {
     // The links in the demo's notices open the recipient page on this console (http is accepted on localhost only).
     PUBLIC_BASE_URL: consoleUrl,
     WORKER_METRICS_PORT: settings.workerMetricsPort,
+    // SMS goes to the local Twilio peer (scripts/twilio-peer.ts) through the official client; its
+    // callbacks come back signed to the console. A demo account: never a real Twilio credential.
+    TWILIO_ACCOUNT_SID: `AC${'0'.repeat(31)}1`,
+    TWILIO_AUTH_TOKEN: createHash('sha256').update(`twilio-demo:${secrets.NOTICE_KEY_SECRET}`).digest('hex').slice(0, 32),
+    TWILIO_FROM: '+15005550006',
+    TWILIO_API_BASE_URL: `http://127.0.0.1:${String(twilioPort)}`,
   };
 
   // `next start` serves the last build: rebuilt when any source is newer than it.
@@ -183,6 +190,7 @@ async function main(): Promise<void> {
     SMTP_SINK_PORT: String(smtpPort),
     SMTP_SINK_EVENTS_URL: `http://127.0.0.1:${String(consolePort)}/api/webhooks/generic`,
   });
+  run('twilio-peer', process.execPath, ['--import', 'tsx', 'scripts/twilio-peer.ts'], { ...env, TWILIO_PEER_PORT: String(twilioPort) });
   run('console', path.join(root, 'node_modules/.bin/next'), ['start', '-p', String(consolePort), '-H', '127.0.0.1'], { ...env, NODE_ENV: 'production' });
   run('worker', process.execPath, ['--import', 'tsx', 'worker/main.ts'], { ...env, NODE_ENV: 'production' });
 
@@ -195,7 +203,8 @@ notice-ledger demo is running.
   Console     ${consoleUrl}
   SMTP sink   smtp://127.0.0.1:${String(smtpPort)} (delivery events are posted back to the console)
   Database    ${database ? `embedded PostgreSQL on 127.0.0.1:${String(database.port)} (${shownDataDir}/pg)` : 'DATABASE_URL'}
-  Logs        ${shownDataDir}/logs/{console,worker,smtp-sink}.log
+  Twilio peer http://127.0.0.1:${String(twilioPort)} (SMS; signed status callbacks are posted back to the console)
+  Logs        ${shownDataDir}/logs/{console,worker,smtp-sink,twilio-peer}.log
 
   Sign in as (one login per role):
 ${demoUsers.map((u) => `    ${u.email.padEnd(width)}  ${u.password.padEnd(20)} ${u.role}`).join('\n')}

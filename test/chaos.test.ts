@@ -59,7 +59,24 @@ const amqpUrl = process.env.AMQP_URL;
 describe('chaos, fixed seed', () => {
   it(`seed ${SEED}, 500 notices: no duplicate, nothing lost, no claim left that the sink reported`, async () => {
     const report = await runFixedSeed(500);
-    expect(Object.keys(report.faults).sort()).toEqual(['drop_after_data', 'reject_451', 'reject_550', 'stall_past_timeout', 'stall_past_visibility']);
+    expect(Object.keys(report.faults).sort()).toEqual([
+      'drop_after_data',
+      'reject_451',
+      'reject_550',
+      'sms_429',
+      'sms_5xx',
+      'sms_callbacks_dropped',
+      'sms_callbacks_duplicated',
+      'sms_callbacks_reordered',
+      'sms_timeout',
+      'sms_undelivered',
+      'stall_past_timeout',
+      'stall_past_visibility',
+    ]);
+    // Both channels really ran: SMS through the Twilio peer, its signed callbacks all accepted by the console.
+    expect(report.sms.messages).toBeGreaterThan(20);
+    expect(report.sms.callbacks).toBeGreaterThan(report.sms.messages);
+    expect(report.sms.callbackFailures).toBe(0);
     expect(report.reconciliation.confirmedByEvents + report.reconciliation.confirmedByReconcile).toBeGreaterThan(0);
     // The claim really refused redeliveries (after kills, or while a stalled send was in flight).
     expect(report.attempts.suppressed_duplicate ?? 0).toBeGreaterThan(0);

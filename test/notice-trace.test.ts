@@ -276,7 +276,9 @@ describe('traces of one notice', () => {
       expect(span.attributes['notice.correlation']).toBe(correlationOf(job.noticeKey));
     }
     for (const span of spans) {
-      for (const text of textsOf(span)) for (const value of [email, email.toLowerCase(), payload.customer_name, payload.plan_name, payload.amount, payload.reference]) expect(text).not.toContain(value);
+      for (const text of textsOf(span))
+        for (const value of [email, email.toLowerCase(), payload.customer_name, payload.plan_name, payload.amount, payload.reference])
+          expect(text).not.toContain(value);
     }
   });
 });

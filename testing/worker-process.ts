@@ -35,6 +35,13 @@ export function spawnWorker(env: Record<string, string>, { nodeArgs = [] }: { no
       LOG_LEVEL: 'info',
       WORKER_METRICS_PORT: '0',
       SWEEP_EVERY: '1h',
+      // The shipped configuration sends payment recovery by SMS, so a worker needs Twilio settings
+      // to start; these point at a closed port (a send is refused as connect_failed). SMS tests
+      // pass the local peer's (testing/twilio-peer.ts).
+      TWILIO_ACCOUNT_SID: `AC${'0'.repeat(32)}`,
+      TWILIO_AUTH_TOKEN: 'not-a-real-twilio-auth-token',
+      TWILIO_FROM: '+15005550006',
+      TWILIO_API_BASE_URL: 'http://127.0.0.1:9',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

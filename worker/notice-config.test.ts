@@ -37,4 +37,15 @@ describe('worker start-up with NOTICE_CONFIG', () => {
     const boss = await t.pool.query<{ present: boolean }>(`select to_regclass('pgboss.job') is not null as present`);
     expect(boss.rows[0]?.present).toBe(false);
   });
+
+  it('refuses to start when a type may go by SMS and Twilio is not configured, naming the types and the settings', async () => {
+    const run = await runScript({ script: 'worker/main.ts', args: [], env: { ...scriptEnv(t.url), TWILIO_AUTH_TOKEN: 'only-the-token-0123456789' } });
+    expect(run.code).toBe(1);
+    const output = run.stderr + run.stdout;
+    expect(output).toContain('notice types payment_recovery go by SMS');
+    expect(output).toContain('TWILIO_ACCOUNT_SID, TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID required');
+    expect(output).not.toContain('only-the-token-0123456789');
+    const boss = await t.pool.query<{ present: boolean }>(`select to_regclass('pgboss.job') is not null as present`);
+    expect(boss.rows[0]?.present).toBe(false);
+  });
 });

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { createDb, createPool } from '@/db/client';
 import { migrateDatabase } from '@/db/migrate';
-import { publicBaseUrl, type Config } from '@/lib/config';
+import { ConfigError, publicBaseUrl, twilioSettings, type Config } from '@/lib/config';
 import { createWakeupHandler, type CrashPoint } from '@/lib/jobs/handle-wakeup';
 import { parseQuietHours } from '@/lib/jobs/quiet-hours';
 import { createDomainRateLimiter } from '@/lib/jobs/rate-limit';
@@ -11,6 +11,7 @@ import { startPeriodic } from '@/lib/periodic';
 import { retentionPolicyFrom, startRetention } from '@/lib/retention';
 import type { Logger } from '@/lib/log';
 import { createMailTransport } from '@/lib/mail/transport';
+import { createSmsTransport, statusCallbackUrl } from '@/lib/sms/transport';
 import { createQueue } from '@/lib/queue';
 import { startReplayRunner, type ReplayCrashPoint } from '@/lib/replay/runner';
 import { scheduleUploadedItem } from '@/lib/replay/schedule-item';
@@ -53,6 +54,14 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     },
     'notice configuration loaded',
   );
+  // A type that may go by SMS needs Twilio: refused at start-up, naming the types and the settings.
+  const twilio = twilioSettings(config);
+  const smsTypes = Object.values(notices.config.noticeTypes)
+    .filter((type) => type.enabled && type.channels.includes('sms'))
+    .map((type) => type.name);
+  if (smsTypes.length > 0 && !twilio.ok) {
+    throw new ConfigError([`notice types ${smsTypes.join(', ')} go by SMS (${notices.config.file}): ${twilio.missing.join(', ')} required`]);
+  }
   let databaseUrl = config.DATABASE_URL;
   let stopDatabase = async (): Promise<void> => undefined;
   if (!databaseUrl) {
@@ -80,6 +89,13 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     messageIdDomain: config.MESSAGE_ID_DOMAIN,
     maxConnections: config.WORKER_CONCURRENCY,
   });
+  const sms = twilio.ok
+    ? {
+        transport: createSmsTransport({ twilio: twilio.settings, statusCallbackFor: (correlation) => statusCallbackUrl(publicBaseUrl(config), correlation) }),
+        sender: 'from' in twilio.settings.sender ? twilio.settings.sender.from : twilio.settings.sender.messagingServiceSid,
+        rateLimiter: await createDomainRateLimiter({ pool, pointsPerSecond: config.RATE_LIMIT_PER_SMS_SENDER }),
+      }
+    : undefined;
   const queue = createQueue({ config, databaseUrl, db, queueName: config.QUEUE_NAME, logger });
   await queue.start();
   const metrics = await startMetricsServer({
@@ -96,6 +112,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     db,
     mail,
     rateLimiter,
+    ...(sms ? { sms } : {}),
     workerId,
     logger,
     settings: {

@@ -117,6 +117,11 @@ function NoticeCard({ notice }: { notice: NoticeView }) {
             </a>
           ) : null}
         </dd>
+        <dt>Channel</dt>
+        <dd data-testid="channel">
+          {notice.channel === 'sms' ? 'Text message (SMS)' : notice.channel === 'email' ? 'Email' : '—'}
+          {notice.channel === 'sms' && notice.recipientPhone ? <span className="mono"> · {notice.recipientPhone}</span> : null}
+        </dd>
         <dt>Subject</dt>
         <dd>
           {notice.subjectId ?? '—'}
@@ -126,8 +131,12 @@ function NoticeCard({ notice }: { notice: NoticeView }) {
         <dd>
           {formatUtc(notice.dueAt)} / {formatUtc(notice.deadlineAt)}
         </dd>
-        <dt>Message-ID</dt>
-        <dd className="mono">{notice.messageId}</dd>
+        {notice.channel === 'sms' ? null : (
+          <>
+            <dt>Message-ID</dt>
+            <dd className="mono">{notice.messageId}</dd>
+          </>
+        )}
         <dt>Provider id</dt>
         <dd className="mono">{notice.providerMessageId ?? '—'}</dd>
         <dt>Scheduled by</dt>

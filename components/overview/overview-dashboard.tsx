@@ -6,7 +6,7 @@ import { timeRangeNames, timeRanges, type TimeRange } from '@/lib/console/overvi
 import { Section } from '@/components/ui/boundary';
 import { SkeletonChart, SkeletonLines } from '@/components/ui/states';
 import { ClaimsChart, DeliveryChart, FailuresChart, LatencyChart } from './charts';
-import { AlertBanner, PendingTable, StatusTiles } from './status';
+import { AlertBanner, ChannelSplit, PendingTable, StatusTiles } from './status';
 import { WindowsCard } from './windows-card';
 
 export function OverviewDashboard({ initialRange }: { initialRange: TimeRange }) {
@@ -56,6 +56,15 @@ export function OverviewDashboard({ initialRange }: { initialRange: TimeRange })
         }
       >
         <WindowsCard />
+      </Section>
+      <Section
+        fallback={
+          <div className="card">
+            <SkeletonLines lines={3} />
+          </div>
+        }
+      >
+        <ChannelSplit />
       </Section>
       <div className="grid">
         <Section

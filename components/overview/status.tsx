@@ -85,6 +85,43 @@ export function StatusTiles() {
   );
 }
 
+const channelLabel = { email: 'Email', sms: 'Text message (SMS)' } as const;
+
+/** The last 24 h of provider events, split by channel: what each provider accepted and what reached the recipient. */
+export function ChannelSplit() {
+  const { data } = useStatus();
+  return (
+    <div className="card" data-testid="channel-split">
+      <h2>By channel, last 24 h</h2>
+      <p className="muted small">From the providers&apos; events (SMTP relay events for email, Twilio status callbacks for SMS).</p>
+      <div className="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th>Channel</th>
+              <th className="num">Accepted</th>
+              <th className="num">Delivered</th>
+              <th className="num">Bounced / failed</th>
+              <th className="num">Accepted, not delivered yet</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.channels.map((row) => (
+              <tr key={row.channel} data-testid={`channel-row-${row.channel}`}>
+                <td>{channelLabel[row.channel]}</td>
+                <td className="num">{formatCount(row.accepted)}</td>
+                <td className="num">{formatCount(row.delivered)}</td>
+                <td className="num">{formatCount(row.bounced)}</td>
+                <td className="num">{row.gap > 0 ? <span className="badge warn">{formatCount(row.gap)}</span> : formatCount(row.gap)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
 export function PendingTable() {
   const { data } = usePending();
   const generatedAt = new Date(data.generatedAt).getTime();

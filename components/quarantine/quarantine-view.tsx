@@ -272,7 +272,8 @@ function Row({
           row.evidence.map((event, index) => (
             <span key={index} className="sub">
               <span className={`badge ${event.eventType === 'accepted' || event.eventType === 'delivered' ? 'good' : 'bad'}`}>{event.eventType}</span>{' '}
-              {formatUtc(event.occurredAt).slice(11)} · {event.provider}
+              {event.provider === 'twilio' && event.rawType ? <span> Twilio: {event.rawType}</span> : null} {formatUtc(event.occurredAt).slice(11)} ·{' '}
+              {event.provider}
               {event.providerMessageId ? <span className="mono"> {event.providerMessageId}</span> : null}
               <span className="muted"> (by {event.matchedBy.replace('_', ' ')})</span>
             </span>

@@ -12,7 +12,7 @@ export function ReportTables({ tables }: { tables: Table[] }) {
               <thead>
                 <tr>
                   {table.header.map((cell, index) => (
-                    <th key={cell} className={index > 1 ? 'num' : undefined}>
+                    <th key={cell} className={index >= (table.labelColumns ?? 2) ? 'num' : undefined}>
                       {cell}
                     </th>
                   ))}
@@ -22,7 +22,7 @@ export function ReportTables({ tables }: { tables: Table[] }) {
                 {table.rows.map((row, rowIndex) => (
                   <tr key={rowIndex} className={row[0] === 'Total' ? 'report-total' : undefined}>
                     {row.map((cell, index) => (
-                      <td key={index} className={index > 1 ? 'num' : undefined} data-column={table.header[index]}>
+                      <td key={index} className={index >= (table.labelColumns ?? 2) ? 'num' : undefined} data-column={table.header[index]}>
                         {cell}
                       </td>
                     ))}

@@ -73,6 +73,8 @@ export async function countAcceptedVsDelivered(db: DbOrTx, { from, to }: { from:
       from provider_events e
       left join notice_ledger l on l.notice_key = e.notice_key
       where e.received_at >= ${from.toISOString()}::timestamptz and e.received_at < ${to.toISOString()}::timestamptz
+        -- An incoming SMS (a STOP) is no message of ours.
+        and not (e.provider = 'twilio' and e.event_id like 'inbound:%')
       group by 1, 2, 3
     )
     select provider, notice_type,

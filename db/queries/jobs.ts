@@ -18,29 +18,36 @@ export type JobForSend = {
 
 /**
  * The job with what the policy step reads: the recipient's suppression, their preference for the
- * job's category (a job is an email today: channel 'email'), and the evidence state. One statement.
+ * job's category on the job's channel, and the evidence state. One statement.
  */
 function selectJobForSend(db: DbOrTx) {
-  return db
-    .select({
-      job: reminderJobs,
-      recipientSuppression: recipientSuppressions.reason,
-      preference: recipientPreferences.state,
-      evidenceState: evidence.state,
-      anchorAt: businessEvents.anchorAt,
-    })
-    .from(reminderJobs)
-    .leftJoin(recipientSuppressions, eq(recipientSuppressions.email, sql`lower(${reminderJobs.recipientEmail})`))
-    .leftJoin(
-      recipientPreferences,
-      and(
-        eq(recipientPreferences.recipient, sql`lower(${reminderJobs.recipientEmail})`),
-        eq(recipientPreferences.category, reminderJobs.category),
-        eq(recipientPreferences.channel, sql`'email'`),
-      ),
-    )
-    .leftJoin(evidence, eq(evidence.ref, reminderJobs.evidenceRef))
-    .leftJoin(businessEvents, eq(businessEvents.id, reminderJobs.eventId));
+  return (
+    db
+      .select({
+        job: reminderJobs,
+        recipientSuppression: recipientSuppressions.reason,
+        preference: recipientPreferences.state,
+        evidenceState: evidence.state,
+        anchorAt: businessEvents.anchorAt,
+      })
+      .from(reminderJobs)
+      // The suppression list is of mail addresses (bounces, complaints): it binds email notices only.
+      .leftJoin(recipientSuppressions, and(eq(recipientSuppressions.email, sql`lower(${reminderJobs.recipientEmail})`), eq(reminderJobs.channel, 'email')))
+      // The preference on the job's own channel, keyed by the address on it (recipientAddress, lib/windows/channel.ts).
+      .leftJoin(
+        recipientPreferences,
+        and(
+          eq(
+            recipientPreferences.recipient,
+            sql`case when ${reminderJobs.channel} = 'sms' then ${reminderJobs.recipientPhone} else lower(${reminderJobs.recipientEmail}) end`,
+          ),
+          eq(recipientPreferences.category, reminderJobs.category),
+          eq(recipientPreferences.channel, reminderJobs.channel),
+        ),
+      )
+      .leftJoin(evidence, eq(evidence.ref, reminderJobs.evidenceRef))
+      .leftJoin(businessEvents, eq(businessEvents.id, reminderJobs.eventId))
+  );
 }
 
 function jobForSend(row: {

@@ -4,7 +4,7 @@ import { deliveryAttempts, reminderJobs } from '@/db/schema/jobs';
 import { evidence, providerEvents, recipientSuppressions } from '@/db/schema/events';
 import { noticeLedger } from '@/db/schema/ledger';
 import { businessEvents } from '@/db/schema/planning';
-import type { JobState, LedgerState, NoticeCategory } from '@/db/schema/states';
+import type { Channel, JobState, LedgerState, NoticeCategory } from '@/db/schema/states';
 import { toDateOrNull } from './console-dates';
 
 /**
@@ -81,6 +81,8 @@ export type NoticeJob = {
   subjectId: string;
   customerId: string | null;
   recipientEmail: string;
+  channel: Channel;
+  recipientPhone: string | null;
   dueAt: Date;
   deadlineAt: Date;
   /** The window is [windowEarliest ?? dueAt, deadlineAt]. */
@@ -164,6 +166,8 @@ export async function findNoticeJob(db: DbOrTx, { noticeKey }: { noticeKey: stri
       subjectId: reminderJobs.subjectId,
       customerId: reminderJobs.customerId,
       recipientEmail: reminderJobs.recipientEmail,
+      channel: reminderJobs.channel,
+      recipientPhone: reminderJobs.recipientPhone,
       dueAt: reminderJobs.dueAt,
       deadlineAt: reminderJobs.deadlineAt,
       windowEarliest: reminderJobs.windowEarliest,

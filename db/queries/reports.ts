@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
+import type { Channel } from '@/db/schema/states';
 
 /**
  * The managers' duplicate-rate report. Periods are UTC days or ISO weeks (Monday).
@@ -44,25 +45,28 @@ export async function classifyAttempts(
 const period = (granularity: Granularity, column: string): SQL =>
   sql.raw(`to_char(date_trunc('${granularity === 'week' ? 'week' : 'day'}', ${column} at time zone 'UTC'), 'YYYY-MM-DD')`);
 
-export type ClaimCount = { period: string; noticeType: string; claims: number };
+/** `channel`: the job's (email or sms); a row without a job (a backfill) counts as email. */
+export type ClaimCount = { period: string; noticeType: string; claims: number; channel?: Channel };
 
 /** Claims the send path minted (backfilled rows are not claims). */
 export async function countClaimsMinted(db: DbOrTx, { granularity, from, to }: ReportRange): Promise<ClaimCount[]> {
-  const result = await db.execute<{ period: string; notice_type: string; claims: number }>(sql`
-    select ${period(granularity, 'claimed_at')} as period, notice_type, count(*)::int as claims
-    from notice_ledger
-    where claimed_at >= ${from} and claimed_at < ${to} and source <> 'backfill'
-    group by 1, 2`);
-  return result.rows.map((row) => ({ period: row.period, noticeType: row.notice_type, claims: row.claims }));
+  const result = await db.execute<{ period: string; notice_type: string; claims: number; channel: Channel }>(sql`
+    select ${period(granularity, 'l.claimed_at')} as period, l.notice_type, coalesce(j.channel, 'email') as channel, count(*)::int as claims
+    from notice_ledger l
+    left join reminder_jobs j on j.id = l.job_id
+    where l.claimed_at >= ${from} and l.claimed_at < ${to} and l.source <> 'backfill'
+    group by 1, 2, 3`);
+  return result.rows.map((row) => ({ period: row.period, noticeType: row.notice_type, claims: row.claims, channel: row.channel }));
 }
 
-export type DuplicateCount = { period: string; noticeType: string; cause: string; shadow: boolean; count: number };
+export type DuplicateCount = { period: string; noticeType: string; cause: string; shadow: boolean; count: number; channel?: Channel };
 
 /** Refused and discarded wake-ups (and shadow mode's would-have-been refusals), by cause. */
 export async function countDuplicates(db: DbOrTx, { granularity, from, to }: ReportRange): Promise<DuplicateCount[]> {
-  const result = await db.execute<{ period: string; notice_type: string; cause: string; shadow: boolean; count: number }>(sql`
+  const result = await db.execute<{ period: string; notice_type: string; cause: string; shadow: boolean; count: number; channel: Channel }>(sql`
     select ${period(granularity, 'a.started_at')} as period,
            coalesce(j.notice_type, l.notice_type, 'unknown') as notice_type,
+           coalesce(j.channel, 'email') as channel,
            ${duplicateCauseCase('a')} as cause,
            a.outcome = 'would_suppress' as shadow,
            count(*)::int as count
@@ -71,8 +75,15 @@ export async function countDuplicates(db: DbOrTx, { granularity, from, to }: Rep
     left join notice_ledger l on j.id is null and l.notice_key = a.notice_key
     where a.started_at >= ${from} and a.started_at < ${to}
       and a.outcome in ('suppressed_duplicate', 'discarded', 'would_suppress')
-    group by 1, 2, 3, 4`);
-  return result.rows.map((row) => ({ period: row.period, noticeType: row.notice_type, cause: row.cause, shadow: row.shadow, count: row.count }));
+    group by 1, 2, 3, 4, 5`);
+  return result.rows.map((row) => ({
+    period: row.period,
+    noticeType: row.notice_type,
+    cause: row.cause,
+    shadow: row.shadow,
+    count: row.count,
+    channel: row.channel,
+  }));
 }
 
 export type QuarantineFlow = {

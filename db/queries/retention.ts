@@ -20,6 +20,11 @@ export function deleteProviderEventsBefore(db: DbOrTx, { before, limit }: { befo
   return count(db, sql`delete from provider_events where ctid in (select ctid from provider_events where received_at < ${before} limit ${limit})`);
 }
 
+/** A Twilio message's forward-only status (db/schema/sms.ts) lives as long as its callbacks do. */
+export function deleteSmsMessagesBefore(db: DbOrTx, { before, limit }: { before: Date; limit: number }): Promise<number> {
+  return count(db, sql`delete from sms_messages where ctid in (select ctid from sms_messages where updated_at < ${before} limit ${limit})`);
+}
+
 /** Keeps the ids, type and correlation columns; drops the payload the provider sent. */
 export function redactProviderEventDetailsBefore(db: DbOrTx, { before, limit, now }: { before: Date; limit: number; now: Date }): Promise<number> {
   return count(

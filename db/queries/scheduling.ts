@@ -1,3 +1,4 @@
+import type { Channel } from '@/db/schema/states';
 import { and, eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { reminderJobs, type JobRow } from '@/db/schema/jobs';
@@ -12,6 +13,9 @@ export type NewJob = {
   customerId: string | null;
   recipientEmail: string;
   recipientTimeZone: string;
+  /** Default `email`; an `sms` job carries the E.164 phone. */
+  channel?: Channel;
+  recipientPhone?: string | null;
   dueAt: Date;
   deadlineAt: Date;
   evidenceRef: string | null;

@@ -8,3 +8,4 @@ export * from './auth';
 export * from './audit';
 export * from './overview';
 export * from './recipients';
+export * from './sms';

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { businessEvents } from './planning';
-import { attemptOutcomes, inList, jobStates, noticeCategories } from './states';
+import { attemptOutcomes, channels, inList, jobStates, noticeCategories } from './states';
 
 /** The durable obligation. The queue only wakes work up; this row is the truth. */
 export const reminderJobs = pgTable(
@@ -21,6 +21,10 @@ export const reminderJobs = pgTable(
     recipientLocale: text('recipient_locale'),
     /** The instant the notice is about (the charge): templates show it as the charge date. Null: scheduled without anchorAt. */
     anchorAt: timestamp('anchor_at', { withTimezone: true }),
+    /** How the notice goes out, chosen at scheduling from its type's channels (lib/windows/channel.ts). */
+    channel: text('channel', { enum: channels }).notNull().default('email'),
+    /** The recipient's phone number in E.164, normalised at scheduling; required for an `sms` job. */
+    recipientPhone: text('recipient_phone'),
     dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
     /**
      * The allowed window is [window_earliest, deadline_at]: merchant window ∩ every applicable
@@ -68,6 +72,8 @@ export const reminderJobs = pgTable(
     check('reminder_jobs_window_ordered', sql`window_earliest is null or window_earliest <= deadline_at`),
     check('reminder_jobs_category_check', sql.raw(`category in (${inList(noticeCategories)})`)),
     check('reminder_jobs_attempts_nonnegative', sql`attempts >= 0`),
+    check('reminder_jobs_channel_check', sql.raw(`channel in (${inList(channels)})`)),
+    check('reminder_jobs_sms_has_phone', sql`channel <> 'sms' or recipient_phone is not null`),
     // Overview buckets, oldest pending, and the sweeper: all read pending jobs only.
     index('reminder_jobs_pending_idx')
       .on(table.nextAttemptAt)

@@ -81,3 +81,24 @@ export type PreferenceState = (typeof preferenceStates)[number];
 /** Who changed a preference: the recipient (one-click, the recipient page, an SMS keyword), the provider, the producer, or support. */
 export const preferenceSources = ['one_click', 'recipient_page', 'provider_event', 'sms_keyword', 'producer_api', 'support'] as const;
 export type PreferenceSource = (typeof preferenceSources)[number];
+
+/**
+ * A Twilio message's status as its callbacks report it (Twilio "Message resource: status"), in
+ * the order a message moves through them: a status only ever moves to a higher rank, so a late
+ * or duplicated callback cannot move it back. The four final ones share the top rank: the first
+ * to arrive stays (`read` follows `delivered` on WhatsApp/RCS only, so it ranks above).
+ */
+export const smsStatusRank = {
+  accepted: 0,
+  scheduled: 0,
+  queued: 1,
+  sending: 2,
+  sent: 3,
+  delivered: 4,
+  undelivered: 4,
+  failed: 4,
+  canceled: 4,
+  read: 5,
+} as const;
+export type SmsStatus = keyof typeof smsStatusRank;
+export const smsStatuses = Object.keys(smsStatusRank) as [SmsStatus, ...SmsStatus[]];

@@ -146,6 +146,8 @@ export function scheduleAnswer(result: ScheduleResult): Result<ProducerAnswer<ty
           window: result.window ? { earliest: result.window.earliest.toISOString(), latest: result.window.latest.toISOString() } : null,
         },
       });
+    case 'unprocessable':
+      return refuse('unprocessable', result.message, { code: result.code, details: { message: result.message, fields: result.fields } });
     case 'conflict':
       return refuse('conflict', result.message, { code: 'notice_conflict', details: { message: result.message, jobId: result.job.id, fields: result.fields } });
     case 'invalid':
@@ -184,6 +186,8 @@ export function eventAnswer(result: ReceiveEventResult): Result<ProducerAnswer<t
       return refuse('invalid_input', result.message, { code: 'invalid_request', details: { message: result.message, fields: result.fields } });
     case 'invalid_payload':
       return refuse('unprocessable', result.message, { code: 'invalid_payload', details: { message: result.message, fields: result.fields } });
+    case 'unprocessable':
+      return refuse('unprocessable', result.message, { code: result.code, details: { message: result.message, fields: result.fields } });
     case 'conflict':
       return refuse('conflict', result.message, {
         code: result.code,

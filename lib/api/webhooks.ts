@@ -4,6 +4,7 @@ import { genericWebhookBody } from '@/lib/events/providers/generic';
 import { postmarkRecord } from '@/lib/events/providers/postmark';
 import { sendgridBody } from '@/lib/events/providers/sendgrid';
 import { snsEnvelope } from '@/lib/events/sns';
+import { twilioInboundMessage, twilioStatusCallback } from '@/lib/events/providers/twilio';
 import { skipReasons } from '@/lib/events/types';
 
 /**
@@ -28,4 +29,12 @@ export const postmarkWebhook = providerContract({ path: '/api/webhooks/postmark'
 export const sendgridWebhook = providerContract({ path: '/api/webhooks/sendgrid', provider: 'sendgrid', input: sendgridBody, output: webhookSummary });
 export const sesWebhook = providerContract({ path: '/api/webhooks/ses', provider: 'ses', input: snsEnvelope, output: webhookSummary });
 
-export const providerRoutes = [genericWebhook, postmarkWebhook, sendgridWebhook, sesWebhook] as const;
+export const twilioWebhook = providerContract({ path: '/api/webhooks/twilio', provider: 'twilio', input: twilioStatusCallback, output: webhookSummary });
+export const twilioInboundWebhook = providerContract({
+  path: '/api/webhooks/twilio/inbound',
+  provider: 'twilio_inbound',
+  input: twilioInboundMessage,
+  output: webhookSummary,
+});
+
+export const providerRoutes = [genericWebhook, postmarkWebhook, sendgridWebhook, sesWebhook, twilioWebhook, twilioInboundWebhook] as const;

@@ -72,4 +72,15 @@ describe('quarantine suggestion', () => {
     expect(suggestResolution({ evidence: [], deadlineInMs: -1 }).suggestion).toBe('suppress');
     expect(suggestResolution({ evidence: [], deadlineInMs: 60_000 }).suggestion).toBe('release');
   });
+  it('a Twilio `failed` never left Twilio: release while the window is open, suppress after; a SendGrid drop stays suppress', () => {
+    const twilioFailed = { ...event('dropped'), provider: 'twilio', rawType: 'failed' };
+    expect(suggestResolution({ evidence: [twilioFailed], deadlineInMs: 60_000 }).suggestion).toBe('release');
+    expect(suggestResolution({ evidence: [twilioFailed], deadlineInMs: -1 }).suggestion).toBe('suppress');
+    expect(suggestResolution({ evidence: [{ ...event('dropped'), provider: 'sendgrid', rawType: 'dropped' }], deadlineInMs: 60_000 }).suggestion).toBe(
+      'suppress',
+    );
+    expect(
+      suggestResolution({ evidence: [{ ...event('accepted'), provider: 'twilio', rawType: 'sent' }, twilioFailed], deadlineInMs: 60_000 }).suggestion,
+    ).toBe('confirm_sent');
+  });
 });

@@ -131,6 +131,8 @@ export async function loadNoticeView(
     subjectId: job?.subjectId ?? null,
     customerId: job?.customerId ?? null,
     recipientEmail: job?.recipientEmail ?? null,
+    channel: job?.channel ?? null,
+    recipientPhone: job?.recipientPhone ?? null,
     dueAt: job?.dueAt.toISOString() ?? null,
     deadlineAt: job?.deadlineAt.toISOString() ?? null,
     window: job ? describeWindow({ job, attempts, ledger }) : null,

@@ -1,3 +1,5 @@
+import { countAcceptedVsDelivered, type DeliveryGapRow } from '@/db/queries/events';
+import { channelOfProvider } from '@/lib/metrics/delivery-gap';
 import type { DbOrTx } from '@/db/client';
 import { attemptSeries, findOldestPending, providerEventSeries } from '@/db/queries/overview';
 import { countQuarantined } from '@/db/queries/ledger/read';
@@ -48,6 +50,15 @@ export async function loadSeriesOverview(db: DbOrTx, { now, range }: { now: Date
 /** The trend behind "p99 is rising" always reads the last 6 hours, whatever range the charts show. */
 export const P99_TREND_RANGE: TimeRange = '6h';
 
+/** Accepted vs delivered per channel (email, sms), summed over providers and notice types; both channels always listed. */
+export function channelsOf(rows: DeliveryGapRow[]): StatusOverview['channels'] {
+  return (['email', 'sms'] as const).map((channel) => {
+    const mine = rows.filter((row) => channelOfProvider(row.provider) === channel);
+    const sum = (field: 'accepted' | 'delivered' | 'bounced' | 'gap') => mine.reduce((total, row) => total + row[field], 0);
+    return { channel, accepted: sum('accepted'), delivered: sum('delivered'), bounced: sum('bounced'), gap: sum('gap') };
+  });
+}
+
 /** WINDOW_AT_RISK_WITHIN's default, for callers that do not pass the setting. */
 const DEFAULT_AT_RISK_WITHIN_MS = 24 * 3_600_000;
 
@@ -55,11 +66,12 @@ export async function loadStatusOverview(
   db: DbOrTx,
   { now, quarantineAfterMs, atRiskWithinMs = DEFAULT_AT_RISK_WITHIN_MS }: { now: Date; quarantineAfterMs: number; atRiskWithinMs?: number },
 ): Promise<StatusOverview> {
-  const [quarantined, pending, series, windowsSummary] = await Promise.all([
+  const [quarantined, pending, series, windowsSummary, delivery] = await Promise.all([
     countQuarantined(db, { quarantineAfterMs }),
     findOldestPending(db, { now, noticeTypes: configuredNoticeTypeNames(), nearMs: NEAR_DEADLINE_MS }),
     loadSeriesOverview(db, { now, range: P99_TREND_RANGE }),
     loadWindowsSummary(db, { now, atRiskWithinMs }),
+    countAcceptedVsDelivered(db, { from: new Date(now.getTime() - 24 * 3_600_000), to: new Date(now.getTime() + 1) }),
   ]);
   const windows = { atRiskWithinMs, ...windowsSummary.totals };
   const nearDeadline = pending.reduce((sum, row) => sum + row.nearDeadline, 0);
@@ -70,5 +82,6 @@ export async function loadStatusOverview(
     nearDeadline,
     windows,
     alerts: deriveAlerts({ quarantined, nearDeadline, series: series.points, windows }),
+    channels: channelsOf(delivery),
   };
 }

@@ -7,8 +7,9 @@ export const QUARANTINE_PAGE_SIZE = 50;
 export type { QuarantinePage, QuarantineRowView } from '@/lib/api/console/quarantine';
 
 /**
- * Evidence of acceptance or delivery means the email is out: confirm. A bounce or drop means
- * it never arrived: resend is pointless, suppress. No evidence: past the deadline suppress,
+ * Evidence of acceptance or delivery means the message is out: confirm. A bounce or drop means
+ * it never arrived: resend is pointless, suppress — except a Twilio `failed`, which never left
+ * Twilio: release. No evidence: past the deadline suppress,
  * otherwise release so the resend (with the same one-time code) can still arrive in time.
  */
 export function suggestResolution({
@@ -20,6 +21,11 @@ export function suggestResolution({
 }): Pick<QuarantineRowView, 'suggestion' | 'suggestionWhy'> {
   if (evidence.some((event) => event.eventType === 'accepted' || event.eventType === 'delivered')) {
     return { suggestion: 'confirm_sent', suggestionWhy: 'The provider reports this message: it went out.' };
+  }
+  // Twilio `failed`: the text never left Twilio (queue overflow, account limits), so a resend is no duplicate.
+  const twilioFailed = evidence.some((event) => event.provider === 'twilio' && event.rawType === 'failed');
+  if (twilioFailed && (deadlineInMs === null || deadlineInMs > 0)) {
+    return { suggestion: 'release', suggestionWhy: 'Twilio reports the text failed before it left Twilio: a resend is no duplicate.' };
   }
   if (evidence.some((event) => ['bounce', 'dropped', 'complaint'].includes(event.eventType))) {
     return { suggestion: 'suppress', suggestionWhy: 'The provider bounced or dropped it: sending again will not reach the recipient.' };

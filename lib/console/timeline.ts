@@ -3,7 +3,7 @@ import type { CancellationRequestRow, RecipientPreferenceChangeRow } from '@/db/
 import type { EvidenceEntry, NoticeAttempt, NoticeJob, NoticeLedgerEntry, NoticeProviderEvent, RecipientSuppressionEntry } from '@/db/queries/lookup';
 import type { TimelineEntry, TimelineTone } from '@/lib/api/console/lookup';
 import { formatShortUtc, formatUtc } from './format';
-import { explainAttempt, explainSuppression, preferenceChangeText, providerEventText, recipientSuppressionText } from './words';
+import { explainAttempt, explainSuppression, preferenceChangeText, providerEventText, recipientSuppressionText, twilioEventText } from './words';
 
 export type { TimelineEntry, TimelineTone } from '@/lib/api/console/lookup';
 
@@ -66,6 +66,7 @@ export function buildTimeline({
       kind: 'scheduled',
       title: `Scheduled by ${job.source}${job.batchId ? ` (replay batch ${job.batchId})` : ''}`,
       facts: [
+        ...fact('channel', job.channel === 'sms' ? 'SMS' : 'email'),
         ...fact('due', formatUtc(job.dueAt.toISOString())),
         ...fact('window', `${formatUtc((job.windowEarliest ?? job.dueAt).toISOString())} – ${formatUtc(job.deadlineAt.toISOString())}`),
         ...fact('rules', job.ruleIds.length > 0 ? job.ruleIds.join(', ') : null),
@@ -139,7 +140,10 @@ export function buildTimeline({
     entries.push({
       at: event.occurredAt.toISOString(),
       kind: 'provider',
-      title: `${providerEventText[event.eventType] ?? event.eventType} (${event.provider})`,
+      title:
+        event.provider === 'twilio'
+          ? `${twilioEventText[event.rawType] ?? `Twilio reported ${event.rawType}`} (twilio)`
+          : `${providerEventText[event.eventType] ?? event.eventType} (${event.provider})`,
       facts: [
         ...fact('provider id', event.providerMessageId),
         ...fact('correlation', event.correlationId),

@@ -12,7 +12,7 @@ export const suppressionReasonText: Record<SuppressionReason, string> = {
 };
 
 export const attemptOutcomeText: Record<AttemptOutcome, string> = {
-  sent: 'Sent: the provider accepted the email',
+  sent: 'Sent: the provider accepted the message',
   deferred: 'Deferred',
   discarded: 'Wake-up discarded: the notice was already handled',
   suppressed_duplicate: 'Duplicate suppressed: another attempt already held the claim, so no second email was sent',
@@ -72,6 +72,23 @@ export const providerEventText: Record<string, string> = {
   unsubscribe: 'Recipient unsubscribed at the provider',
   resubscribe: 'Recipient subscribed again at the provider',
   other: 'Other provider event',
+};
+
+/** A Twilio status callback or incoming keyword, by its raw status, in words. */
+export const twilioEventText: Record<string, string> = {
+  accepted: 'Twilio accepted the text message',
+  scheduled: 'Twilio scheduled the text message',
+  queued: 'Twilio queued the text message',
+  sending: 'Twilio is sending the text message',
+  sent: 'Twilio handed the text message to the carrier',
+  delivered: "Delivered to the recipient's phone (the carrier confirmed it)",
+  read: 'The recipient read the message',
+  undelivered: 'The carrier could not deliver the text message',
+  failed: 'Twilio could not send the text message (it never left Twilio)',
+  canceled: 'The text message was canceled before it was sent',
+  inbound_stop: 'The recipient replied STOP: no more courtesy text messages to this number',
+  inbound_start: 'The recipient replied START: text messages to this number resumed',
+  inbound: 'The recipient replied with a message (not kept)',
 };
 
 export const recipientSuppressionText: Record<string, string> = {

@@ -4,6 +4,7 @@ import { insertProviderEvent, linkProviderEvent } from '@/db/queries/events';
 import { findLedgerLink, listClaimsWithSendEvidence, type Evidence } from '@/db/queries/ledger/evidence-match';
 import { resolveClaims } from '@/db/queries/ledger/resolve';
 import { setPreference } from '@/db/queries/preferences';
+import { advanceSmsStatus, isSmsStatus } from '@/db/queries/sms';
 import { addRecipientSuppression } from '@/db/queries/suppressions';
 import { traceIngest, traceReconcile } from '@/lib/telemetry/evidence-spans';
 import { provesHandOver, storableEvent, suppressionFor, type NormalizedEvent } from './types';
@@ -79,6 +80,7 @@ async function ingestEventsUntraced(db: DbOrTx, { events }: { events: Normalized
         });
         if (confirmed) summary.confirmed.push(link.noticeKey);
       }
+      if (event.provider === 'twilio') await applyTwilioEvent(tx, event, link?.noticeKey ?? null);
       const reason = suppressionFor(event);
       if (reason && event.recipient) {
         const added = await addRecipientSuppression(tx, {
@@ -104,6 +106,32 @@ async function ingestEventsUntraced(db: DbOrTx, { events }: { events: Normalized
     });
   }
   return summary;
+}
+
+/**
+ * What a stored Twilio event means besides the ledger: a status callback moves its message's
+ * status forward (db/queries/sms.ts); an incoming STOP / START sets the sender's SMS preference
+ * for courtesy notices (a required notice has no opt-out). Only for an event stored just now, so
+ * a replayed callback or keyword changes nothing.
+ */
+async function applyTwilioEvent(tx: DbOrTx, event: NormalizedEvent, noticeKey: string | null): Promise<void> {
+  if (event.rawType === 'inbound_stop' || event.rawType === 'inbound_start') {
+    if (!event.recipient) return;
+    await setPreference(tx, {
+      recipient: event.recipient,
+      category: 'courtesy',
+      channel: 'sms',
+      state: event.rawType === 'inbound_stop' ? 'opted_out' : 'opted_in',
+      source: 'sms_keyword',
+      actor: 'twilio:inbound',
+      reason: `replied ${String(event.details.keyword ?? event.rawType).toUpperCase()}`,
+    });
+    return;
+  }
+  if (event.providerMessageId && isSmsStatus(event.rawType)) {
+    const errorCode = typeof event.details.ErrorCode === 'string' ? event.details.ErrorCode : null;
+    await advanceSmsStatus(tx, { messageSid: event.providerMessageId, status: event.rawType, errorCode, correlationId: event.correlationId, noticeKey });
+  }
 }
 
 /**

@@ -166,9 +166,9 @@ describe('a claim whose worker died after the hand-over', () => {
     expect(rows).toEqual([{ provider: 'generic', noticeType: 'renewal_notice_t72', accepted: 2, delivered: 1, bounced: 0, complained: 0, gap: 1 }]);
     expect(await countAcceptedVsDelivered(t.db, { from: new Date(Date.now() + 60_000), to: new Date(Date.now() + 120_000) })).toEqual([]);
 
-    const gap = (value: number) => `notice_ledger_delivery_gap{provider="generic",notice_type="renewal_notice_t72"} ${value}`;
+    const gap = (value: number) => `notice_ledger_delivery_gap{channel="email",provider="generic",notice_type="renewal_notice_t72"} ${value}`;
     const messages = (status: string, value: number) =>
-      `notice_ledger_provider_messages{provider="generic",notice_type="renewal_notice_t72",status="${status}"} ${value}`;
+      `notice_ledger_provider_messages{channel="email",provider="generic",notice_type="renewal_notice_t72",status="${status}"} ${value}`;
     const worker = await startMetricsServer({
       queue: queueNotUnderTest,
       host: '127.0.0.1',

@@ -1,7 +1,8 @@
 import { handOverEventTypes, type ProviderEventType } from '@/db/schema/states';
 import type { Refusal, RefusalKind } from '@/lib/http/refusal';
 
-export const webhookProviders = ['ses', 'postmark', 'sendgrid', 'generic'] as const;
+/** `twilio`: status callbacks; `twilio_inbound`: incoming messages (keywords). Both store their events as provider `twilio`. */
+export const webhookProviders = ['ses', 'postmark', 'sendgrid', 'generic', 'twilio', 'twilio_inbound'] as const;
 export type WebhookProvider = (typeof webhookProviders)[number];
 
 /**

@@ -1,5 +1,5 @@
 import type { DbOrTx } from '@/db/client';
-import type { Config } from '@/lib/config';
+import { publicBaseUrl, type Config } from '@/lib/config';
 import { createLogger } from '@/lib/log';
 import { webhookEventsSkipped, webhookRequestsRejected } from '@/lib/metrics/registry';
 import { ingestEvents } from './ingest';
@@ -7,6 +7,7 @@ import { parseGenericWebhook } from './providers/generic';
 import { parsePostmarkWebhook } from './providers/postmark';
 import { parseSendgridWebhook } from './providers/sendgrid';
 import { parseSesWebhook, type SubscriptionConfirmer } from './providers/ses';
+import { parseTwilioInbound, parseTwilioStatusCallback } from './providers/twilio';
 import { defaultSnsKeyResolver, type SnsKeyResolver } from './sns';
 import type { ParsedWebhook, WebhookProvider } from './types';
 import type { WebhookSummary } from '@/lib/api/webhooks';
@@ -27,6 +28,9 @@ export type WebhookSettings = {
   snsTopicArns: string[];
   snsKeyResolver: SnsKeyResolver;
   confirmSubscription?: SubscriptionConfirmer;
+  twilioAuthToken?: string;
+  /** PUBLIC_BASE_URL: the origin Twilio's signature covers (the URL it called). */
+  publicBaseUrl?: string;
 };
 
 export function webhookSettingsFrom(config: Config): WebhookSettings {
@@ -39,6 +43,8 @@ export function webhookSettingsFrom(config: Config): WebhookSettings {
       .map((arn) => arn.trim())
       .filter(Boolean),
     snsKeyResolver: defaultSnsKeyResolver({ certDir: config.SNS_CERT_DIR }),
+    twilioAuthToken: config.TWILIO_AUTH_TOKEN,
+    publicBaseUrl: publicBaseUrl(config),
   };
 }
 
@@ -48,12 +54,14 @@ async function parseFor({
   body,
   settings,
   now,
+  pathAndQuery,
 }: {
   provider: WebhookProvider;
   headers: Headers;
   body: Buffer;
   settings: WebhookSettings;
   now: Date;
+  pathAndQuery: string;
 }): Promise<ParsedWebhook> {
   switch (provider) {
     case 'generic':
@@ -62,6 +70,10 @@ async function parseFor({
       return parsePostmarkWebhook({ headers: headers, body, user: settings.postmarkUser, password: settings.postmarkPassword });
     case 'sendgrid':
       return parseSendgridWebhook({ headers: headers, body, publicKey: settings.sendgridPublicKey, now });
+    case 'twilio':
+      return parseTwilioStatusCallback({ headers, body, pathAndQuery, authToken: settings.twilioAuthToken, publicBaseUrl: settings.publicBaseUrl ?? '', now });
+    case 'twilio_inbound':
+      return parseTwilioInbound({ headers, body, pathAndQuery, authToken: settings.twilioAuthToken, publicBaseUrl: settings.publicBaseUrl ?? '', now });
     case 'ses':
       return parseSesWebhook({
         body,
@@ -92,6 +104,7 @@ async function receiveWebhookUntraced({
   db,
   settings,
   now = new Date(),
+  pathAndQuery = '/',
 }: {
   provider: WebhookProvider;
   headers: Headers;
@@ -99,8 +112,10 @@ async function receiveWebhookUntraced({
   db: DbOrTx;
   settings: WebhookSettings;
   now?: Date;
+  /** The path and query the request arrived on: Twilio's signature covers them. */
+  pathAndQuery?: string;
 }): Promise<Result<WebhookSummary>> {
-  const parsed = await parseFor({ provider, headers, body, settings, now });
+  const parsed = await parseFor({ provider, headers, body, settings, now, pathAndQuery });
   if (!parsed.ok) {
     log.warn({ provider, refused: parsed.refusal.kind, error: parsed.refusal.message }, 'webhook rejected');
     webhookRequestsRejected.inc({ provider, reason: parsed.refusal.kind });

@@ -24,7 +24,15 @@ export function providerRoute<I extends ZodType, O extends ZodType>(
     const body = await readBytes(request, { limitBytes: WEBHOOK_BODY_LIMIT });
     if (!body.ok) return providerRefusal(body.refusal);
     try {
-      const result = await receiveWebhook({ provider: contract.provider, headers: request.headers, body: body.data, db: db(), settings: settings() });
+      const url = new URL(request.url);
+      const result = await receiveWebhook({
+        provider: contract.provider,
+        headers: request.headers,
+        body: body.data,
+        db: db(),
+        settings: settings(),
+        pathAndQuery: url.pathname + url.search,
+      });
       return result.ok ? providerOk(result.data) : providerRefusal(result.refusal);
     } catch (error) {
       log.error({ provider: contract.provider, err: error instanceof Error ? error.message : String(error) }, 'webhook failed; the provider will retry');

@@ -13,7 +13,11 @@ import { correlationOf } from '@/lib/ledger/notice-key';
 import { renderNotice } from '@/lib/mail/render';
 import { recipientPageUrl } from '@/lib/recipient/page-link';
 import { RenderError } from '@/lib/templates/render';
-import type { MailTransport, SendOutcome } from '@/lib/mail/transport';
+import type { MailTransport } from '@/lib/mail/transport';
+import { setPreference } from '@/db/queries/preferences';
+import { countryOf } from '@/lib/sms/phone';
+import { renderSmsBody, segmentsOf } from '@/lib/sms/render';
+import type { SmsOutcome, SmsTransport } from '@/lib/sms/transport';
 import {
   claimsMinted,
   claimToCommitSeconds,
@@ -30,7 +34,7 @@ import { traceClaims, traceCommit, tracePolicy, traceSend, traceTokenWait, trace
 import { unsubscribeLinks } from '@/lib/recipient/unsubscribe';
 import { planRetry } from './backoff';
 import { decidePolicy, windowClosed, type PolicyDecision } from './policy';
-import { recipientDomain, type DomainRateLimiter } from './rate-limit';
+import { recipientDomain, smsThrottleKey, type DomainRateLimiter } from './rate-limit';
 import { createSendPathStatements, type SendPathStatements } from './send-path-statements';
 
 /**
@@ -61,10 +65,15 @@ export type SendPathSettings = {
   maxTokenWaitMs: number;
 };
 
+/** The SMS side of the send path: Twilio, the sender the throttle is keyed by, its bucket (lib/jobs/rate-limit.ts smsThrottleKey). */
+export type SmsSendPath = { transport: SmsTransport; sender: string; rateLimiter: DomainRateLimiter };
+
 export type SendPathDeps = {
   db: Db;
   mail: MailTransport;
   rateLimiter: DomainRateLimiter;
+  /** Absent: Twilio is not configured, and an `sms` job is retried as `sms_not_configured` (the worker refuses to start with SMS types and no Twilio settings). */
+  sms?: SmsSendPath;
   settings: SendPathSettings;
   workerId: string;
   logger: Logger;
@@ -168,8 +177,15 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
     };
     if (policyApplies && decision.kind === 'suppress') return suppress(decision);
 
-    const domain = recipientDomain(job.recipientEmail);
-    const throttled = await traceTokenWait(takeToken(deps, domain, delivery.signal));
+    // An SMS draws from its sender × destination-country bucket; an email from its domain's.
+    const sms = job.channel === 'sms' ? deps.sms : undefined;
+    const domain = job.channel === 'sms' ? `sms:${countryOf(job.recipientPhone ?? '')}` : recipientDomain(job.recipientEmail);
+    const bucket = sms
+      ? { limiter: sms.rateLimiter, key: smsThrottleKey(sms.sender, countryOf(job.recipientPhone ?? '')) }
+      : { limiter: deps.rateLimiter, key: domain };
+    // An SMS job without Twilio takes no token: it is refused as `sms_not_configured` below.
+    const throttled =
+      job.channel === 'sms' && !sms ? null : await traceTokenWait(takeToken(bucket.limiter, settings.maxTokenWaitMs, bucket.key, delivery.signal));
     if (throttled !== null) {
       const until = new Date(now().getTime() + throttled);
       await db.transaction(async (tx) => {
@@ -255,17 +271,17 @@ async function isClaimHeld(db: Db, noticeKey: string): Promise<boolean> {
   return state !== null && state !== 'released';
 }
 
-/** null when a token was taken; otherwise how long the domain's bucket needs. */
-async function takeToken(deps: SendPathDeps, domain: string, signal: AbortSignal): Promise<number | null> {
+/** null when a token was taken; otherwise how long the bucket needs. */
+async function takeToken(limiter: DomainRateLimiter, maxTokenWaitMs: number, key: string, signal: AbortSignal): Promise<number | null> {
   for (;;) {
-    const token = await deps.rateLimiter.take(domain);
+    const token = await limiter.take(key);
     if (token.ok) return null;
-    if (token.retryInMs > deps.settings.maxTokenWaitMs || signal.aborted) return token.retryInMs;
+    if (token.retryInMs > maxTokenWaitMs || signal.aborted) return token.retryInMs;
     await abortableDelay(token.retryInMs, signal);
   }
 }
 
-async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string, anchorAt: Date | null): Promise<SendOutcome> {
+async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string, anchorAt: Date | null): Promise<SmsOutcome> {
   // The recipient page (cancel, preferences); the one-time code stays in the mail, and the page asks for it where the type says so.
   const manage = recipientPageUrl({
     secret: deps.settings.secret,
@@ -274,6 +290,7 @@ async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string, 
     anchorAt,
     deadlineAt: job.deadlineAt,
   });
+  if (job.channel === 'sms') return sendSms(deps, job, oneTimeCode, manage);
   // A courtesy notice can be unsubscribed from in one click (RFC 8058) and by its link; a required one cannot, carries no header and says why.
   const listUnsubscribe =
     job.category === 'courtesy'
@@ -297,11 +314,38 @@ async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string, 
   return deps.mail.send({ noticeKey: job.noticeKey, to: job.recipientEmail, ...rendered, listUnsubscribe });
 }
 
+/** The SMS body from the type's `sms` template, its segments against the type's cap, then Twilio. */
+async function sendSms(deps: SendPathDeps, job: JobRow, oneTimeCode: string, manage: string): Promise<SmsOutcome> {
+  if (!deps.sms || !job.recipientPhone) return { kind: 'rejected', permanent: false, code: null, errorClass: 'sms_not_configured' };
+  let body: string;
+  try {
+    // Twilio answers STOP itself and reports it (21610, the inbound keyword): no unsubscribe link in a text.
+    body = renderSmsBody({ config: deps.settings.noticeConfig, job, oneTimeCode, links: { manage, unsubscribe: null } });
+  } catch (error) {
+    const detail = error instanceof RenderError ? error.reason : 'render_failed';
+    return { kind: 'rejected', permanent: true, code: null, errorClass: 'render_failed', detail };
+  }
+  const type = Object.hasOwn(deps.settings.noticeConfig.noticeTypes, job.noticeType) ? deps.settings.noticeConfig.noticeTypes[job.noticeType] : undefined;
+  const maxSegments = type?.maxSegments ?? 3;
+  const { segments, encoding } = segmentsOf(body);
+  if (segments > maxSegments) {
+    // Nothing left the process: a definite, permanent refusal of our own.
+    return {
+      kind: 'rejected',
+      permanent: true,
+      code: null,
+      errorClass: 'too_many_segments',
+      detail: `the text takes ${segments} ${encoding} segments; ${job.noticeType} allows ${maxSegments} (maxSegments)`,
+    };
+  }
+  return deps.sms.transport.send({ noticeKey: job.noticeKey, to: job.recipientPhone, body });
+}
+
 type CommitParams = {
   deps: SendPathDeps;
   statements: SendPathStatements;
   job: JobRow;
-  outcome: SendOutcome;
+  outcome: SmsOutcome;
   ownedToken: string | null;
   attempt: (outcome: AttemptRecord['outcome'], extra?: Partial<AttemptRecord>) => AttemptRecord;
   claimCommittedAt: number;
@@ -362,6 +406,16 @@ async function commitOutcome({ deps, statements, job, outcome, ownedToken, attem
         note: `smtp ${outcome.code ?? ''} mailbox unknown`.trim(),
       });
     }
+    // Twilio 21610: the recipient replied STOP to our sender. Their SMS opt-out, recorded where every preference is.
+    if (outcome.optOut && job.recipientPhone)
+      await setPreference(tx, {
+        recipient: job.recipientPhone,
+        category: 'courtesy',
+        channel: 'sms',
+        state: 'opted_out',
+        source: 'provider_event',
+        actor: 'twilio:21610',
+      });
     await recordAttempt(
       tx,
       attempt(nextAttemptAt ? 'retryable_failure' : 'permanent_failure', {

@@ -105,3 +105,12 @@ export async function createDomainRateLimiter(params: DomainRateLimiterParams): 
     },
   };
 }
+
+/**
+ * The SMS bucket: per sender (our number or Messaging Service) and destination country, the unit
+ * Twilio and the carriers throttle by. It shares the table and the leasing of the domain buckets
+ * and never collides with one (a mail domain has no `:`).
+ */
+export function smsThrottleKey(sender: string, country: string): string {
+  return `sms:${sender}:${country}`;
+}

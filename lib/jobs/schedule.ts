@@ -6,8 +6,11 @@ import type { JobRow } from '@/db/schema/jobs';
 import { revisionSchema } from '@/lib/windows/notice-fact';
 import type { QueueAdapter } from '@/lib/queue/types';
 import { parseIdentity } from '@/lib/windows/identity';
+import type { Channel } from '@/db/schema/states';
+import { normalisePhone } from '@/lib/sms/phone';
+import { chooseChannel } from '@/lib/windows/channel';
 import { noticeKeyFor } from '@/lib/windows/keys';
-import type { NoticeConfig, RuleSet } from '@/lib/windows/load-config';
+import type { NoticeConfig, NoticeType, RuleSet } from '@/lib/windows/load-config';
 import { windowForNotice } from '@/lib/windows/notice-window';
 import { contractSchema, jurisdictionSchema } from '@/lib/windows/rules';
 import { annotateScheduled } from '@/lib/telemetry/notice-spans';
@@ -100,6 +103,8 @@ export const scheduleRequest = z
       timeZone: z.string().max(64).refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin').default('UTC'),
       /** BCP 47: the template locale and the date and number formats; without it, the fallback locale. */
       locale: localeSchema.optional(),
+      /** Any written form; normalised to E.164 at scheduling (lib/sms/phone.ts), 422 `invalid_phone` when it is no number. */
+      phone: storableText().max(40).optional(),
     }),
     dueAt: utcInstant,
     /** Required unless `anchorAt` is given; then it defaults to the window's latest instant. */
@@ -155,6 +160,8 @@ export type ScheduleResult =
   | { kind: 'invalid'; message: string; fields: string[] }
   /** The payload lacks a variable its template declares, or has one of the wrong type: 422 naming the field. */
   | { kind: 'invalid_payload'; message: string; fields: string[] }
+  /** A well-formed field whose value cannot be used (a phone number that is no number): 422 naming it. */
+  | { kind: 'unprocessable'; code: 'invalid_phone' | 'no_channel'; message: string; fields: string[] }
   /** The request is well-formed but its dueAt (or deadlineAt) falls outside the computed window: 422 naming the rules. */
   | { kind: 'outside_window'; message: string; fields: string[]; ruleIds: string[]; window: { earliest: Date; latest: Date } | null };
 
@@ -176,6 +183,7 @@ export function differingFields(job: JobRow, request: ResolvedScheduleRequest): 
   if (job.recipientEmail.toLowerCase() !== request.recipient.email) fields.push('recipient.email');
   if (job.recipientTimeZone !== request.recipient.timeZone) fields.push('recipient.timeZone');
   if ((job.recipientLocale ?? null) !== (request.recipient.locale ?? null)) fields.push('recipient.locale');
+  if ((job.recipientPhone ?? null) !== (request.recipient.phone ?? null)) fields.push('recipient.phone');
   if (job.dueAt.getTime() !== request.dueAt.getTime()) fields.push('dueAt');
   if (job.deadlineAt.getTime() !== request.deadlineAt.getTime()) fields.push('deadlineAt');
   if (stableJson(job.payload) !== stableJson(request.payload)) fields.push('payload');
@@ -269,16 +277,54 @@ export function windowOfRequest(
   };
 }
 
+/**
+ * The recipient's phone in E.164 and the channel the notice will go by (its type's channels, the
+ * first the recipient has an address on). Both are stored on the job, neither is a key input.
+ */
+export function recipientChannel(
+  type: NoticeType | undefined,
+  recipient: { email: string; phone?: string | undefined },
+  region: string | null,
+): { ok: true; phone: string | null; channel: Channel } | { ok: false; result: ScheduleResult } {
+  let phone: string | null = null;
+  if (recipient.phone !== undefined) {
+    const normalised = normalisePhone(recipient.phone, region);
+    if (!normalised.ok)
+      return {
+        ok: false,
+        result: { kind: 'unprocessable', code: 'invalid_phone', message: `recipient.phone: ${normalised.message}`, fields: ['recipient.phone'] },
+      };
+    phone = normalised.e164;
+  }
+  const channel = type ? chooseChannel(type, { email: recipient.email, phone }) : 'email';
+  if (!channel) {
+    const wanted = type?.channels.join(' or ') ?? 'email';
+    return {
+      ok: false,
+      result: {
+        kind: 'unprocessable',
+        code: 'no_channel',
+        message: `recipient.phone: ${type?.name} goes by ${wanted}; give recipient.phone`,
+        fields: ['recipient.phone'],
+      },
+    };
+  }
+  return { ok: true, phone, channel };
+}
+
 /** scheduleNotice in its span (`notice.schedule`: type, outcome, job id, correlation). */
 export function scheduleNotice(params: ScheduleParams): Promise<ScheduleResult> {
   return withSpan('notice.schedule', {}, async (span) => annotateScheduled(span, await scheduleNoticeUntraced(params)));
 }
 
-async function scheduleNoticeUntraced({ db, publisher, request: input, actor, now, secret, maxDelayMs, notices }: ScheduleParams): Promise<ScheduleResult> {
-  const parsed = parseIdentity(notices.config, input.type, input.identity);
+async function scheduleNoticeUntraced({ db, publisher, request: raw, actor, now, secret, maxDelayMs, notices }: ScheduleParams): Promise<ScheduleResult> {
+  const parsed = parseIdentity(notices.config, raw.type, raw.identity);
   if (!parsed.ok) return { kind: 'invalid', message: parsed.problems.join('; '), fields: ['type', 'identity'] };
-  const fact = { type: input.type, identity: parsed.identity, revision: input.revision };
+  const fact = { type: raw.type, identity: parsed.identity, revision: raw.revision };
   const type = notices.config.noticeTypes[fact.type];
+  const addressed = recipientChannel(type, raw.recipient, raw.region ?? null);
+  if (!addressed.ok) return addressed.result;
+  const input: ScheduleRequest = { ...raw, recipient: { ...raw.recipient, ...(addressed.phone ? { phone: addressed.phone } : {}) } };
   const subjectField = type ? notices.config.eventTypes[type.event]?.subjectField : undefined;
   const subjectId = (subjectField && fact.identity[subjectField]) || '';
   const payloadIssues = noticePayloadProblems(notices.config, fact.type, input.payload, { hasAnchor: input.anchorAt !== undefined });
@@ -304,6 +350,8 @@ async function scheduleNoticeUntraced({ db, publisher, request: input, actor, no
       recipientTimeZone: request.recipient.timeZone,
       recipientLocale: request.recipient.locale ?? null,
       anchorAt: request.anchorAt ?? null,
+      channel: addressed.channel,
+      recipientPhone: addressed.phone,
       dueAt: request.dueAt,
       deadlineAt: request.deadlineAt,
       evidenceRef: request.evidenceRef ?? null,

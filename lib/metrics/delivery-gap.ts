@@ -1,8 +1,14 @@
 import type { DbOrTx } from '@/db/client';
+import type { Channel } from '@/db/schema/states';
 import { countAcceptedVsDelivered } from '@/db/queries/events';
 import { deliveryGap, providerMessages } from './registry';
 
 const DELIVERY_WINDOW_MS = 24 * 3_600_000;
+
+/** Twilio carries SMS; every other provider is a mail provider. */
+export function channelOfProvider(provider: string): Channel {
+  return provider === 'twilio' ? 'sms' : 'email';
+}
 
 /**
  * Accepted vs delivered, read from provider_events at scrape time and set on the process's
@@ -18,9 +24,10 @@ export async function refreshDeliveryGauges(
   providerMessages.reset();
   deliveryGap.reset();
   for (const row of rows) {
+    const channel = channelOfProvider(row.provider);
     for (const status of ['accepted', 'delivered', 'bounced', 'complained'] as const) {
-      providerMessages.set({ provider: row.provider, notice_type: row.noticeType, status }, row[status]);
+      providerMessages.set({ channel, provider: row.provider, notice_type: row.noticeType, status }, row[status]);
     }
-    deliveryGap.set({ provider: row.provider, notice_type: row.noticeType }, row.gap);
+    deliveryGap.set({ channel, provider: row.provider, notice_type: row.noticeType }, row.gap);
   }
 }

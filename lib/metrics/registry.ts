@@ -98,15 +98,15 @@ export const webhookEventsSkipped = new Counter({
 
 export const providerMessages = new Gauge({
   name: 'notice_ledger_provider_messages',
-  help: 'Messages with provider events received in the last 24 h, by provider, notice type and status (accepted, delivered, bounced, complained).',
-  labelNames: ['provider', 'notice_type', 'status'] as const,
+  help: 'Messages with provider events received in the last 24 h, by channel, provider, notice type and status (accepted, delivered, bounced, complained).',
+  labelNames: ['channel', 'provider', 'notice_type', 'status'] as const,
   registers: [registry],
 });
 
 export const deliveryGap = new Gauge({
   name: 'notice_ledger_delivery_gap',
-  help: 'Messages the provider accepted in the last 24 h with no delivered event yet.',
-  labelNames: ['provider', 'notice_type'] as const,
+  help: 'Messages the provider accepted in the last 24 h with no delivered event yet, by channel (email, sms), provider and notice type.',
+  labelNames: ['channel', 'provider', 'notice_type'] as const,
   registers: [registry],
 });
 

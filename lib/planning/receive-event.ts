@@ -17,6 +17,9 @@ import {
 } from '@/db/queries/business-events';
 import { cancelPendingJob, insertJobUnlessExists, markWakeupPublished } from '@/db/queries/scheduling';
 import type { JobRow } from '@/db/schema/jobs';
+import type { Channel } from '@/db/schema/states';
+import { normalisePhone } from '@/lib/sms/phone';
+import { chooseChannel } from '@/lib/windows/channel';
 import { revisionSchema } from '@/lib/windows/notice-fact';
 import { compactPayload, stableJson, utcInstant, type WakeupPublisher } from '@/lib/jobs/schedule';
 import { parseEventIdentity } from '@/lib/windows/identity';
@@ -51,9 +54,11 @@ export const eventRequest = z.strictObject({
       .email()
       .max(254)
       .transform((email) => email.toLowerCase()),
+    /** Any written form; normalised to E.164 before anything is stored (lib/sms/phone.ts), 422 `invalid_phone` when it is no number. */
     phone: z
       .string()
-      .regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +14155550100')
+      .max(40)
+      .regex(/^[^\0]*$/, 'must not contain NUL characters')
       .optional(),
     /** ISO 3166-2 (`US-CA`) or a country code (`FR`): which jurisdiction rules apply. */
     region: z
@@ -101,6 +106,7 @@ export type ReceiveEventResult =
   | { kind: 'invalid'; message: string; fields: string[] }
   /** The payload lacks a variable a planned notice's template declares, or has one of the wrong type: 422. */
   | { kind: 'invalid_payload'; message: string; fields: string[] }
+  | { kind: 'unprocessable'; code: 'invalid_phone'; message: string; fields: string[] }
   | { kind: 'conflict'; code: 'event_conflict' | 'stale_revision'; message: string; eventId: string; revision: number };
 
 export type ReceiveEventParams = {
@@ -133,7 +139,15 @@ export function receiveEvent(params: ReceiveEventParams): Promise<ReceiveEventRe
   return withSpan('event.receive', {}, async (span) => annotateEventReceived(span, await receiveEventUntraced(params)));
 }
 
-async function receiveEventUntraced(params: ReceiveEventParams): Promise<ReceiveEventResult> {
+async function receiveEventUntraced(input: ReceiveEventParams): Promise<ReceiveEventResult> {
+  // The phone is normalised first, so the body compared on a repeat is the E.164 one.
+  let phone: string | undefined;
+  if (input.request.recipient.phone !== undefined) {
+    const normalised = normalisePhone(input.request.recipient.phone, input.request.recipient.region);
+    if (!normalised.ok) return { kind: 'unprocessable', code: 'invalid_phone', message: `recipient.phone: ${normalised.message}`, fields: ['recipient.phone'] };
+    phone = normalised.e164;
+  }
+  const params: ReceiveEventParams = phone ? { ...input, request: { ...input.request, recipient: { ...input.request.recipient, phone } } } : input;
   const { db, request, notices } = params;
   const parsed = parseEventIdentity(notices.config, request.type, request.identity);
   if (!parsed.ok) return { kind: 'invalid', message: parsed.problems.join('; '), fields: parsed.problems.map((problem) => problem.split(':')[0] ?? '') };
@@ -275,10 +289,22 @@ async function planAndSchedule(tx: Tx, params: ReceiveEventParams, event: Busine
       });
       continue;
     }
+    const channel = chooseChannel(type, { email: request.recipient.email, phone: request.recipient.phone ?? null });
+    if (!channel) {
+      unplanned.push({
+        ...base,
+        noticeType: notice.noticeType,
+        category: notice.category,
+        reason: 'no_address_for_channel',
+        detail: `${type.name} goes by ${type.channels.join(' or ')} and the recipient has no address there`,
+        ruleIds: notice.ruleIds,
+      });
+      continue;
+    }
     const job = await withSpan('notice.schedule', {}, async (span) =>
       annotatePlannedJob(
         span,
-        await scheduleOne(tx, { publisher, notice, type: type.name, identity, fields: type.identity, request, event, now, secret, config }),
+        await scheduleOne(tx, { publisher, notice, type: type.name, identity, fields: type.identity, request, event, now, secret, config, channel }),
       ),
     );
     if (job.created) {
@@ -332,7 +358,9 @@ async function scheduleOne(
     now,
     secret,
     config,
+    channel,
   }: {
+    channel: Channel;
     publisher: WakeupPublisher;
     notice: PlannedNotice;
     type: string;
@@ -358,6 +386,8 @@ async function scheduleOne(
     recipientTimeZone: request.recipient.timeZone,
     recipientLocale: request.recipient.locale,
     anchorAt: request.anchorAt,
+    channel,
+    recipientPhone: request.recipient.phone ?? null,
     dueAt: notice.dueAt,
     deadlineAt: notice.window.latest,
     evidenceRef: null,

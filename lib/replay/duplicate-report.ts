@@ -88,6 +88,13 @@ export function buildReport(params: {
     for (const cause of duplicateCauses) total.byCause[cause] += row.byCause[cause];
   }
   total.rate = duplicateRate(total.duplicates, total.claimsMinted);
+  const channels = (['email', 'sms'] as const).map((channel) => {
+    const claimsMinted = params.claims.filter((claim) => (claim.channel ?? 'email') === channel).reduce((sum, claim) => sum + claim.claims, 0);
+    const duplicates = params.duplicates
+      .filter((duplicate) => !duplicate.shadow && (duplicate.channel ?? 'email') === channel)
+      .reduce((sum, duplicate) => sum + duplicate.count, 0);
+    return { channel, claimsMinted, duplicates, rate: duplicateRate(duplicates, claimsMinted) };
+  });
 
   const actionsByPeriod = new Map<string, number>();
   for (const action of params.actions) actionsByPeriod.set(action.period, (actionsByPeriod.get(action.period) ?? 0) + action.count);
@@ -99,7 +106,7 @@ export function buildReport(params: {
       ...(flows.get(period) ?? { period, inflow: 0, resolved: 0, open: 0, medianMinutesToResolve: null, maxMinutesToResolve: null }),
       operatorActions: actionsByPeriod.get(period) ?? 0,
     }));
-  return { range: params.range, rows: sorted, total, quarantine };
+  return { range: params.range, rows: sorted, total, channels, quarantine };
 }
 
 export function formatRate(rate: number | null): string {
@@ -142,6 +149,12 @@ export function reportTables(report: DuplicateReport): Table[] {
         'Shadow: would have duplicated',
       ],
       rows: [...report.rows.map((row) => duplicateCells(row, granularity)), duplicateCells(report.total, granularity)],
+    },
+    {
+      title: 'By channel',
+      labelColumns: 1,
+      header: ['Channel', 'Claims minted', 'Duplicates suppressed', 'Duplicate rate'],
+      rows: report.channels.map((row) => [row.channel === 'sms' ? 'SMS' : 'Email', String(row.claimsMinted), String(row.duplicates), formatRate(row.rate)]),
     },
     {
       title: 'Quarantine',

@@ -159,12 +159,38 @@ describe('duplicate-rate report', () => {
     expect(parsed.filter((row) => row.length === 1).map((row) => row[0])).toEqual([
       'Duplicate-rate report 2026-11-02 to 2026-11-04 by day',
       'Duplicates suppressed',
+      'By channel',
       'Quarantine',
     ]);
   });
 });
 
 describe('buildReport (pure)', () => {
+  it('splits claims and duplicates by channel (a row without one is email); shadow refusals are not duplicates', () => {
+    const report = buildReport({
+      range: { granularity: 'day', from: day1, to: day2 },
+      claims: [
+        { period: day1, noticeType: 'a', claims: 100 },
+        { period: day1, noticeType: 'payment_recovery', claims: 50, channel: 'sms' },
+      ],
+      duplicates: [
+        { period: day1, noticeType: 'a', cause: 'replay', shadow: false, count: 2 },
+        { period: day1, noticeType: 'payment_recovery', cause: 'queue_redelivery', shadow: false, count: 5, channel: 'sms' },
+        { period: day1, noticeType: 'payment_recovery', cause: 'queue_redelivery', shadow: true, count: 7, channel: 'sms' },
+      ],
+      quarantine: [],
+      actions: [],
+    });
+    expect(report.channels).toEqual([
+      { channel: 'email', claimsMinted: 100, duplicates: 2, rate: 0.02 },
+      { channel: 'sms', claimsMinted: 50, duplicates: 5, rate: 0.1 },
+    ]);
+    expect(reportTables(report).find((table) => table.title === 'By channel')?.rows).toEqual([
+      ['Email', '100', '2', '2.00 %'],
+      ['SMS', '50', '5', '10.00 %'],
+    ]);
+  });
+
   it('rates are duplicates per claim, absent without claims, and totals add up', () => {
     const report = buildReport({
       range: { granularity: 'day', from: day1, to: day2 },

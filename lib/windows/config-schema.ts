@@ -85,28 +85,41 @@ export function cancelRedirectFields(template: string): string[] {
  */
 export const cancelSchema = z.strictObject({ requiresCode: z.boolean().default(false), redirect: cancelRedirect.optional() });
 
-export const noticeTypeSchema = z.strictObject({
-  label: z.string().min(1).max(200),
-  event: eventName,
-  /** The key tuple, in order. For the three original types this order is frozen by the key pin test. */
-  identity: z.array(z.string().min(1)).min(1),
-  channel: z.enum(['email', 'sms']),
-  category: z.enum(['required', 'courtesy']),
-  /** Required: none unless the operator sets one (the rules govern). Courtesy: mandatory. */
-  window: merchantWindow.optional(),
-  obligation: z.enum(obligations).nullable().default(null),
-  /** `inherit` the configuration's quiet hours, `off`, or a window of its own. */
-  quietHours: z.union([z.literal('inherit'), z.literal('off'), quietHoursText]).default('inherit'),
-  template: z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,99}$/, 'must be a template id such as renewal_notice_t72'),
-  /**
-   * When a new revision of the event arrives (charge moved, amount changed): unsent notices of
-   * the old revision are always cancelled; this says whether the new revision's notice goes out
-   * `always`, only `if_not_sent` (the old one was not sent), or `never`.
-   */
-  correction: z.enum(['always', 'if_not_sent', 'never']),
-  enabled: z.boolean().default(true),
-  cancel: cancelSchema.optional(),
-});
+export const noticeTypeSchema = z
+  .strictObject({
+    label: z.string().min(1).max(200),
+    event: eventName,
+    /** The key tuple, in order. For the three original types this order is frozen by the key pin test. */
+    identity: z.array(z.string().min(1)).min(1),
+    /** The channel the notice goes by. */
+    channel: z.enum(['email', 'sms']),
+    /**
+     * The channel used instead when the recipient has no address on `channel` (payment recovery:
+     * by SMS when the recipient has a phone number, else by email). Chosen once, at scheduling.
+     */
+    fallbackChannel: z.enum(['email', 'sms']).optional(),
+    /** SMS: the most segments (GSM-7 153 / UCS-2 67 characters each) the rendered text may take; over it the notice fails `too_many_segments`. */
+    maxSegments: z.number().int().min(1).max(10).default(3),
+    category: z.enum(['required', 'courtesy']),
+    /** Required: none unless the operator sets one (the rules govern). Courtesy: mandatory. */
+    window: merchantWindow.optional(),
+    obligation: z.enum(obligations).nullable().default(null),
+    /** `inherit` the configuration's quiet hours, `off`, or a window of its own. */
+    quietHours: z.union([z.literal('inherit'), z.literal('off'), quietHoursText]).default('inherit'),
+    template: z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,99}$/, 'must be a template id such as renewal_notice_t72'),
+    /**
+     * When a new revision of the event arrives (charge moved, amount changed): unsent notices of
+     * the old revision are always cancelled; this says whether the new revision's notice goes out
+     * `always`, only `if_not_sent` (the old one was not sent), or `never`.
+     */
+    correction: z.enum(['always', 'if_not_sent', 'never']),
+    enabled: z.boolean().default(true),
+    cancel: cancelSchema.optional(),
+  })
+  .refine((type) => type.fallbackChannel === undefined || type.fallbackChannel !== type.channel, {
+    message: 'must differ from channel',
+    path: ['fallbackChannel'],
+  });
 
 const ruleSwitchSchema = z.strictObject({ id: z.string().min(1), enabled: z.literal(false) });
 export type RuleSwitch = z.infer<typeof ruleSwitchSchema>;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { templateConfigProblems, type TemplatesConfig } from '@/lib/templates/config';
+import type { Channel } from '@/db/schema/states';
 import { parseQuietHours, type QuietWindow } from '@/lib/jobs/quiet-hours';
 import {
   cancelRedirectFields,
@@ -23,6 +24,8 @@ export type NoticeType = Omit<NoticeTypeConfig, 'window' | 'quietHours'> & {
    * configuration's, else the process's QUIET_HOURS (backwards compatibility); `off` is none.
    */
   quietHours: QuietWindow | null;
+  /** `channel`, then `fallbackChannel` when set: the channels the type uses, in order of preference. */
+  channels: Channel[];
 };
 
 export type NoticeConfig = {
@@ -136,7 +139,8 @@ function resolveConfig(config: ParsedNoticeConfig, file: string, fallbackQuietHo
   const noticeTypes: Record<string, NoticeType> = {};
   for (const [name, type] of Object.entries(config.noticeTypes)) {
     const quietHours = type.quietHours === 'inherit' ? fallback : type.quietHours === 'off' ? null : parseQuietHours(type.quietHours);
-    noticeTypes[name] = { ...type, name, window: type.window ?? null, quietHours };
+    const channels: Channel[] = type.fallbackChannel ? [type.channel, type.fallbackChannel] : [type.channel];
+    noticeTypes[name] = { ...type, name, window: type.window ?? null, quietHours, channels };
   }
   const templates = config.templates ? { ...config.templates, directory: resolve(dirname(file), config.templates.directory) } : null;
   return { file, eventTypes: config.eventTypes, noticeTypes, quietHours: fallback, templates };

@@ -10,6 +10,7 @@ import { resolveQuarantine } from '@/lib/console/quarantine';
 import { reconcileQuarantine } from '@/lib/events/ingest';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { startSmtpSink, type MessageFault, type SmtpSink } from '@/testing/smtp-sink';
+import { startTwilioPeer, type CallbackMode, type PeerMessage, type TwilioFault, type TwilioPeer } from '@/testing/twilio-peer';
 import { deleteRabbitQueue } from '@/testing/queue/rabbitmq';
 import { decideReplay, requestReplay, startReplay } from '@/lib/replay/service';
 import type { Actor } from '@/lib/replay/transitions';
@@ -48,7 +49,22 @@ import { createWorkerPool, type PoolStats, type WorkerPool } from './workers';
  * the ledger must then confirm that claim from the event, not leave it to on-call.
  */
 
-export type FaultRates = { reject451: number; reject550: number; stallPastVisibility: number; stallPastTimeout: number; dropAfterData: number };
+export type FaultRates = {
+  reject451: number;
+  reject550: number;
+  stallPastVisibility: number;
+  stallPastTimeout: number;
+  dropAfterData: number;
+  /** Twilio: no answer after the message was created (unknown outcome), 429, 5xx, undelivered by the carrier. */
+  smsTimeout: number;
+  sms429: number;
+  sms5xx: number;
+  smsUndelivered: number;
+  /** Twilio status callbacks of a message: none, each twice, or in reverse order. */
+  smsCallbacksDropped: number;
+  smsCallbacksDuplicated: number;
+  smsCallbacksReordered: number;
+};
 
 export type ChaosOptions = {
   seed: number;
@@ -86,6 +102,8 @@ export type ChaosReport = {
   producer: ProducerStats;
   replay: { batchId: string; state: string; published: number; dryRun: { total: number; newKeys: number } };
   reconciliation: { confirmedByEvents: number; confirmedByReconcile: number; eventsPosted: number; eventPostFailures: number; releasedForResend: number };
+  /** The SMS side: messages the Twilio peer created, requests it answered (or not), signed callbacks it posted to the console. */
+  sms: { messages: number; requests: number; callbacks: number; callbackFailures: number };
   attempts: Record<string, number>;
   overlaps: number;
   /** Windows opening after the due time that the harness set (`planned`) before the notice was due (`set`); wake-ups before and after a window. */
@@ -95,7 +113,20 @@ export type ChaosReport = {
   table: string;
 };
 
-const defaultFaults: FaultRates = { reject451: 0.04, reject550: 0.01, stallPastVisibility: 0.015, stallPastTimeout: 0.01, dropAfterData: 0.02 };
+const defaultFaults: FaultRates = {
+  reject451: 0.04,
+  reject550: 0.01,
+  stallPastVisibility: 0.015,
+  stallPastTimeout: 0.01,
+  dropAfterData: 0.02,
+  smsTimeout: 0.04,
+  sms429: 0.06,
+  sms5xx: 0.03,
+  smsUndelivered: 0.04,
+  smsCallbacksDropped: 0.08,
+  smsCallbacksDuplicated: 0.1,
+  smsCallbacksReordered: 0.1,
+};
 
 const VISIBILITY_MS = 3_000;
 const QUARANTINE_AFTER_MS = 5_000;
@@ -105,6 +136,8 @@ const QUARANTINE_AFTER_MS = 5_000;
 const PGBOSS_RETRY_DELAY_MS = 5_000;
 const SMTP_TIMEOUT_MS = 20_000;
 const RATE_LIMIT_PER_DOMAIN = 40;
+// Shorter than the visibility window: a send Twilio never answers is recorded unknown by the worker that made it.
+const TWILIO_TIMEOUT_MS = 2_000;
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -129,6 +162,51 @@ async function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undef
 }
 
 /** The per-message fault: fixed by the seed, the correlation and how often it came before. */
+/** Twilio's faults per request, from the seed, the correlation and how many requests it already made. */
+function smsFaultDecider(
+  seed: number,
+  rates: FaultRates,
+  injected: Record<string, number>,
+): (to: string, index: number, correlation: string | null) => TwilioFault {
+  const requests = new Map<string, number>();
+  return (_to, _index, correlation) => {
+    if (!correlation) return { kind: 'none' };
+    const previous = requests.get(correlation) ?? 0;
+    requests.set(correlation, previous + 1);
+    const roll = hashUnit(seed, 'sms-fault', correlation, previous);
+    const note = (name: string, fault: TwilioFault): TwilioFault => {
+      injected[name] = (injected[name] ?? 0) + 1;
+      return fault;
+    };
+    let edge = rates.smsTimeout;
+    if (roll < edge) return note('sms_timeout', { kind: 'timeout' });
+    edge += rates.sms429;
+    if (roll < edge) return note('sms_429', { kind: 'status', status: 429 });
+    edge += rates.sms5xx;
+    if (roll < edge) return note('sms_5xx', { kind: 'status', status: 503 });
+    edge += rates.smsUndelivered;
+    if (roll < edge) return note('sms_undelivered', { kind: 'undelivered', errorCode: 30003 });
+    return { kind: 'none' };
+  };
+}
+
+function smsCallbackDecider(seed: number, rates: FaultRates, injected: Record<string, number>): (message: PeerMessage) => CallbackMode {
+  return (message) => {
+    const roll = hashUnit(seed, 'sms-callbacks', message.correlation ?? message.sid);
+    const note = (name: string, mode: CallbackMode): CallbackMode => {
+      injected[name] = (injected[name] ?? 0) + 1;
+      return mode;
+    };
+    let edge = rates.smsCallbacksDropped;
+    if (roll < edge) return note('sms_callbacks_dropped', 'drop');
+    edge += rates.smsCallbacksDuplicated;
+    if (roll < edge) return note('sms_callbacks_duplicated', 'duplicate');
+    edge += rates.smsCallbacksReordered;
+    if (roll < edge) return note('sms_callbacks_reordered', 'reorder');
+    return 'normal';
+  };
+}
+
 function faultDecider(
   seed: number,
   rates: FaultRates,
@@ -246,12 +324,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   };
 
   const webhookSecret = randomBytes(24).toString('hex');
+  const twilioAccountSid = `AC${randomBytes(16).toString('hex')}`;
+  const twilioAuthToken = randomBytes(16).toString('hex');
 
   const pool = createPool(options.databaseUrl, { max: 6, applicationName: 'notice-ledger-chaos' });
   const db = createDb(pool);
   const faults: Record<string, number> = {};
   let app: ConsoleServer | null = null;
   let sink: SmtpSink | null = null;
+  let peer: TwilioPeer | null = null;
   let workers: WorkerPool | null = null;
   const queueEnv: Record<string, string> = options.rabbitmq
     ? { QUEUE_BACKEND: 'rabbitmq', AMQP_URL: options.rabbitmq.url, QUEUE_NAME: `chaos-${String(seed)}-${randomBytes(4).toString('hex')}` }
@@ -272,6 +353,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         NOTICE_KEY_SECRET: secret,
         NEXTAUTH_SECRET: randomBytes(32).toString('hex'),
         WEBHOOK_SECRET: webhookSecret,
+        // Twilio's status callbacks are verified with the auth token against the console's own URL (PUBLIC_BASE_URL ← NEXTAUTH_URL).
+        TWILIO_AUTH_TOKEN: twilioAuthToken,
         VISIBILITY_TIMEOUT: `${VISIBILITY_MS}ms`,
         ...queueEnv,
         NOTICE_LEDGER_PROCESS: 'notice-ledger-chaos-console',
@@ -287,6 +370,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       eventsForDropped: true,
     });
     sink.setFault({ kind: 'per-message', decide: faultDecider(seed, rates, faults) });
+    // SMS: the payment recoveries with a phone go to the Twilio peer, whose signed callbacks come back to the console.
+    peer = await startTwilioPeer({ accountSid: twilioAccountSid, authToken: twilioAuthToken, callbackDelayMs: 50 });
+    peer.setFault(smsFaultDecider(seed, rates, faults));
+    peer.setCallbacks(smsCallbackDecider(seed, rates, faults));
 
     workers = createWorkerPool({
       size: workerCount,
@@ -297,6 +384,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         VISIBILITY_TIMEOUT: `${VISIBILITY_MS}ms`,
         QUARANTINE_AFTER: `${QUARANTINE_AFTER_MS}ms`,
         SMTP_TIMEOUT: `${SMTP_TIMEOUT_MS}ms`,
+        TWILIO_ACCOUNT_SID: twilioAccountSid,
+        TWILIO_AUTH_TOKEN: twilioAuthToken,
+        TWILIO_FROM: '+15005550006',
+        TWILIO_API_BASE_URL: peer.baseUrl,
+        TWILIO_TIMEOUT: `${TWILIO_TIMEOUT_MS}ms`,
+        RATE_LIMIT_PER_SMS_SENDER: '50',
+        PUBLIC_BASE_URL: app.url,
         WORKER_CONCURRENCY: String(options.workerConcurrency ?? 8),
         RETRY_BASE: '1s',
         RETRY_CAP: '4s',
@@ -310,7 +404,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     });
     await workers.start();
     phase('setup');
-    log(`seed ${seed}: ${planned.length} notices over ${spreadMs} ms, ${workerCount} workers, app ${app.url}, sink ${sink.url}`);
+    log(`seed ${seed}: ${planned.length} notices over ${spreadMs} ms, ${workerCount} workers, app ${app.url}, sink ${sink.url}, twilio ${peer.baseUrl}`);
 
     const [killMin, killMax] = options.killEveryMs ?? [3_000, 8_000];
     workers.startChaos({ prng: prng.fork('kills'), minMs: killMin, maxMs: killMax, crashPointChance: options.crashPointChance ?? 0.3 });
@@ -403,13 +497,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     };
     sink.releaseStalled();
     await sink.flushEvents();
+    await peer.settle();
     const confirmedByEvents = await countConfirmations(db);
     let confirmedByReconcile = await reconcileAll();
     phase('reconcile');
 
     // On-call: a claim the provider has no trace of is released for resend (the console's bulk
     // action); the workers (no more kills, sink faults still on) send it again via the sweeper.
-    const atSink = new Set(sink.messages().map((message) => message.correlation));
+    // A message the Twilio peer created counts as a trace too (on-call would find it in Twilio's log).
+    const atSink = new Set([...sink.messages().map((message) => message.correlation), ...peer.messages().map((message) => message.correlation)]);
     // Only claims older than SMTP_TIMEOUT: no send for them can still be on the wire.
     const stuck = (await listQuarantined(db, { quarantineAfterMs: SMTP_TIMEOUT_MS + 2_000, limit: 5_000 }))
       .map((row) => row.noticeKey)
@@ -432,6 +528,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await workers.stop();
     sink.releaseStalled();
     await sink.flushEvents();
+    await peer.settle();
     confirmedByReconcile += await reconcileAll();
     phase('resend');
 
@@ -442,9 +539,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       planned.map((notice) => notice.noticeKey),
     );
     const dbNow = (await db.execute<{ now: Date | string }>(sql`select now() as now`)).rows[0]?.now ?? new Date();
-    const messages = sink
-      .messages()
-      .map((message) => ({ correlation: message.correlation, outcome: message.outcome, handOver: !message.to.every(isBouncingRecipient) }));
+    // Both channels' messages, counted together: at most one per correlation and per business fact, whichever channel.
+    const callbacks = peer.callbacks();
+    const smsEvidence = new Set(callbacks.filter((callback) => callback.status === 200).map((callback) => callback.params.MessageSid));
+    const messages = [
+      ...sink.messages().map((message) => ({ correlation: message.correlation, outcome: message.outcome, handOver: !message.to.every(isBouncingRecipient) })),
+      ...peer.messages().map((message) => ({ correlation: message.correlation, outcome: 'accepted' as const, handOver: smsEvidence.has(message.sid) })),
+    ];
     const counts = classifyRun({ planned, outcomes, messages, quarantineAfterMs: QUARANTINE_AFTER_MS, now: new Date(dbNow) });
     failures.push(...invariantFailures(counts));
     const kills = workers.stats();
@@ -454,6 +555,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const posted = sink.postedEvents();
     const eventPostFailures = posted.filter((entry) => entry.status !== 200).length;
     if (eventPostFailures > 0) failures.push(`${eventPostFailures} event posts to the webhook failed`);
+    const callbackFailures = callbacks.filter((callback) => callback.status !== 200).length;
+    if (callbackFailures > 0) failures.push(`${callbackFailures} Twilio status callbacks to the console failed`);
+    const smsMessages = peer.messages().length;
     const attempts = await countAttempts(db);
     const overlaps = await countOverlaps(db);
     const windowAttempts = await countWindowAttempts(db);
@@ -507,6 +611,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       ['claims confirmed by reconcileQuarantine', confirmedByReconcile],
       ['released for resend by on-call', `${released} (claims with no trace at the sink)`],
       ['provider event posts', `${posted.length} (${eventPostFailures} failed)`],
+      ['SMS at the Twilio peer', `${smsMessages} messages, ${peer.requests()} requests, ${callbacks.length} signed callbacks (${callbackFailures} failed)`],
       [
         'phases (ms)',
         Object.entries(phases)
@@ -524,6 +629,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       producer: producer.stats,
       replay: replayReport,
       reconciliation: { confirmedByEvents, confirmedByReconcile, eventsPosted: posted.length, eventPostFailures, releasedForResend: released },
+      sms: { messages: smsMessages, requests: peer.requests(), callbacks: callbacks.length, callbackFailures },
       attempts,
       overlaps,
       windows,
@@ -536,6 +642,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await workers?.stop();
     if (options.rabbitmq && queueEnv.QUEUE_NAME) await deleteRabbitQueue(options.rabbitmq.url, queueEnv.QUEUE_NAME).catch(() => undefined);
     await sink?.stop();
+    await peer?.stop();
     await app?.stop();
     await pool.end();
   }

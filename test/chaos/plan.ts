@@ -19,6 +19,8 @@ export type PlannedNotice = {
   noticeKey: string;
   correlation: string;
   recipientEmail: string;
+  /** A phone number: a payment recovery with one goes by SMS (the type's channel) to the Twilio peer. */
+  recipientPhone: string | null;
   /** Due this long after the run's start. */
   dueOffsetMs: number;
   /** The deadline (the window's latest) is this long after the due time (a few are tight: the notice may be window_missed). */
@@ -96,12 +98,15 @@ export function planNotices({ prng, secret, notices, spreadMs }: PlanOptions): P
     const windowOpensAfterDueMs = prng.chance(0.2) ? prng.int(200, 3_000) : null;
     const windowed = windowOpensAfterDueMs !== null;
     const tight = windowed && prng.chance(0.33);
+    // Drawn last, so a seed's earlier draws stay what they were: most payment recoveries have a phone.
+    const recipientPhone = fact.type === 'payment_recovery' && prng.chance(0.7) ? `+1415555${String(1000 + (index % 9000))}` : null;
     planned.push({
       index,
       fact,
       noticeKey: key,
       correlation: correlationOf(key),
       recipientEmail,
+      recipientPhone,
       dueOffsetMs,
       deadlineAfterMs: tight
         ? (windowOpensAfterDueMs ?? 0) + prng.int(300, 3_000)

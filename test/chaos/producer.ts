@@ -68,7 +68,7 @@ function requestBody(notice: PlannedNotice, startedAt: number): Record<string, u
     type: notice.fact.type,
     identity: notice.fact.identity,
     revision: notice.fact.revision,
-    recipient: { email: notice.recipientEmail, timeZone: 'UTC' },
+    recipient: { email: notice.recipientEmail, timeZone: 'UTC', ...(notice.recipientPhone ? { phone: notice.recipientPhone } : {}) },
     dueAt: new Date(dueAt).toISOString(),
     deadlineAt: new Date(anchored.deadlineAt).toISOString(),
     ...(anchored.anchorAt ? { anchorAt: anchored.anchorAt } : {}),

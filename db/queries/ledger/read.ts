@@ -36,6 +36,8 @@ export type QuarantineCursor = { claimedAt: string; noticeKey: string };
 
 export type EvidenceEvent = {
   eventType: string;
+  /** The provider's own word (Twilio: queued, sent, delivered, undelivered, failed). */
+  rawType?: string;
   occurredAt: string;
   provider: string;
   providerMessageId: string | null;
@@ -75,7 +77,7 @@ export function whereQuarantined({ quarantineAfterMs, selection }: { quarantineA
 const evidenceSubquery = sql`coalesce((
   select json_agg(e order by e."occurredAt")
   from (
-    select pe.event_type as "eventType", pe.occurred_at as "occurredAt", pe.provider, pe.provider_message_id as "providerMessageId",
+    select pe.event_type as "eventType", pe.raw_type as "rawType", pe.occurred_at as "occurredAt", pe.provider, pe.provider_message_id as "providerMessageId",
       case when pe.notice_key = l.notice_key then 'notice_key'
            when ${correlationMatches} then 'correlation'
            else 'provider_id' end as "matchedBy"

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jobStates, ledgerStates, noticeCategories } from '@/db/schema/states';
+import { channels, jobStates, ledgerStates, noticeCategories } from '@/db/schema/states';
 import { consoleContract } from '@/lib/http/contract';
 import { instant, text } from './fields';
 
@@ -79,6 +79,9 @@ export const noticeView = z.object({
   subjectId: z.string().nullable(),
   customerId: z.string().nullable(),
   recipientEmail: z.string().nullable(),
+  /** How it goes out (email or sms) and, for sms, the E.164 number. */
+  channel: z.enum(channels).nullable(),
+  recipientPhone: z.string().nullable(),
   dueAt: instant.nullable(),
   deadlineAt: instant.nullable(),
   window: noticeWindow.nullable(),

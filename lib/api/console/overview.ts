@@ -57,6 +57,8 @@ export const statusOverview = z.object({
   /** Send windows: at risk within atRiskWithinMs, missed in the last 24 h / 7 d, open compliance gaps. */
   windows: z.object({ atRiskWithinMs: z.number().int().positive(), atRisk: count, missed24h: count, missed7d: count, gaps: count }),
   alerts: z.array(alert),
+  /** Last 24 h by channel, from provider events: messages the provider accepted, delivered, bounced or failed, and accepted with no delivery yet. */
+  channels: z.array(z.object({ channel: z.enum(['email', 'sms']), accepted: count, delivered: count, bounced: count, gap: count })),
 });
 export type StatusOverview = z.infer<typeof statusOverview>;
 

@@ -29,6 +29,7 @@ export const quarantineResolveRequest = z.strictObject({ action: quarantineActio
 
 export const evidenceEvent = z.object({
   eventType: z.string(),
+  rawType: z.string().optional(),
   occurredAt: z.string(),
   provider: z.string(),
   providerMessageId: z.string().nullable(),

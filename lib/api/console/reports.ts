@@ -49,10 +49,25 @@ export type QuarantineRow = z.infer<typeof quarantineFlowRow>;
 export const reportRange = z.object({ granularity: z.enum(['day', 'week']), from: z.iso.date(), to: z.iso.date() });
 export type ReportRange = z.infer<typeof reportRange>;
 
-export const duplicateReport = z.object({ range: reportRange, rows: z.array(duplicateRow), total: duplicateRow, quarantine: z.array(quarantineFlowRow) });
+/** The whole range by channel: claims minted, duplicates suppressed, their rate. */
+export const channelRow = z.object({ channel: z.enum(['email', 'sms']), claimsMinted: count, duplicates: count, rate: z.number().nonnegative().nullable() });
+
+export const duplicateReport = z.object({
+  range: reportRange,
+  rows: z.array(duplicateRow),
+  total: duplicateRow,
+  channels: z.array(channelRow),
+  quarantine: z.array(quarantineFlowRow),
+});
 export type DuplicateReport = z.infer<typeof duplicateReport>;
 
-export const reportTable = z.object({ title: z.string(), header: z.array(z.string()), rows: z.array(z.array(z.string())) });
+/** `labelColumns`: how many leading columns are words (left-aligned); the rest are figures. Default 2. */
+export const reportTable = z.object({
+  title: z.string(),
+  header: z.array(z.string()),
+  rows: z.array(z.array(z.string())),
+  labelColumns: z.number().int().optional(),
+});
 export type Table = z.infer<typeof reportTable>;
 
 export const getReportContract = consoleContract({
