@@ -352,6 +352,11 @@ async function insertDemoData(client: pg.PoolClient, options: SeedOptions): Prom
                                    else '+1415555' || lpad((substring(customer_id from 6)::int % 90 + 10)::text, 4, '01') end
       where notice_type = 'payment_recovery' and state = 'pending' and substring(customer_id from 6)::int % 3 = 0`,
   );
+  // The four soonest of them are due now, so a newcomer sees texts go out (and the STOP refusal) as the demo starts.
+  await client.query(
+    `update reminder_jobs set due_at = now() - interval '5 minutes', next_attempt_at = now() - interval '5 minutes'
+      where id in (select id from reminder_jobs where channel = 'sms' and state = 'pending' order by recipient_phone = '+14155550000' desc, due_at limit 4)`,
+  );
   await insertLedger(client, ledger);
   await insertAttempts(client, attempts);
   await insertEvents(client, events);

@@ -80,6 +80,8 @@ export const envSchema = z.object({
   SMTP_SINK_PORT: int(2525, 0, 65535),
   SMTP_SINK_EVENTS_URL: optionalUrl,
   SMTP_SINK_EVENT_DELAY: timer('500ms'),
+  /** The sink writes every message it receives there as `<n>-<correlation>.eml` (the demo: `<data dir>/mail`), to read what a customer got. */
+  SMTP_SINK_MAILDIR: z.string().min(1).optional(),
   /** Comma-separated SNS topic ARNs whose notifications are accepted; empty accepts any topic. */
   SNS_TOPIC_ARNS: z.string().default(''),
   /**
@@ -208,6 +210,8 @@ export const envSchema = z.object({
   TWILIO_TIMEOUT: timer('15s'),
   /** The demo's local Twilio peer (`scripts/twilio-peer.ts`). */
   TWILIO_PEER_PORT: int(0, 0, 65535),
+  /** The peer appends every message it creates there, one JSON line each (the demo: `<data dir>/sms.jsonl`), to read what a phone got. */
+  TWILIO_PEER_OUTBOX: z.string().min(1).optional(),
   /** Messages per second per sender and destination country, shared by all workers (a long code sends ~1/s to the US). */
   RATE_LIMIT_PER_SMS_SENDER: int(10, 1, 10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -189,8 +189,13 @@ async function main(): Promise<void> {
     ...env,
     SMTP_SINK_PORT: String(smtpPort),
     SMTP_SINK_EVENTS_URL: `http://127.0.0.1:${String(consolePort)}/api/webhooks/generic`,
+    SMTP_SINK_MAILDIR: path.join(dataDir, 'mail'),
   });
-  run('twilio-peer', process.execPath, ['--import', 'tsx', 'scripts/twilio-peer.ts'], { ...env, TWILIO_PEER_PORT: String(twilioPort) });
+  run('twilio-peer', process.execPath, ['--import', 'tsx', 'scripts/twilio-peer.ts'], {
+    ...env,
+    TWILIO_PEER_PORT: String(twilioPort),
+    TWILIO_PEER_OUTBOX: path.join(dataDir, 'sms.jsonl'),
+  });
   run('console', path.join(root, 'node_modules/.bin/next'), ['start', '-p', String(consolePort), '-H', '127.0.0.1'], { ...env, NODE_ENV: 'production' });
   run('worker', process.execPath, ['--import', 'tsx', 'worker/main.ts'], { ...env, NODE_ENV: 'production' });
 
@@ -202,8 +207,10 @@ notice-ledger demo is running.
 
   Console     ${consoleUrl}
   SMTP sink   smtp://127.0.0.1:${String(smtpPort)} (delivery events are posted back to the console)
+  Mail        ${shownDataDir}/mail/*.eml (every message the sink received, as the customer would get it)
   Database    ${database ? `embedded PostgreSQL on 127.0.0.1:${String(database.port)} (${shownDataDir}/pg)` : 'DATABASE_URL'}
   Twilio peer http://127.0.0.1:${String(twilioPort)} (SMS; signed status callbacks are posted back to the console)
+  Texts       ${shownDataDir}/sms.jsonl (every text message the peer accepted)
   Logs        ${shownDataDir}/logs/{console,worker,smtp-sink,twilio-peer}.log
 
   Sign in as (one login per role):

@@ -51,6 +51,7 @@ export function sampleRequest(config: NoticeConfig, set: TemplateSet, templateId
     anchorAt,
     windowClosesAt: new Date(anchorAt.getTime() - 24 * 3_600_000),
     code: 'SAMPLE2345',
+    cancellable: types.some((type) => type.cancel !== undefined),
     links: { manage: 'https://notices.example/r/sample-link', unsubscribe: category === 'courtesy' ? 'https://notices.example/u/sample-link' : null },
   };
 }

@@ -35,6 +35,7 @@ export function renderRequestOf(config: NoticeConfig, { job, oneTimeCode, links 
     windowClosesAt: job.deadlineAt,
     code: oneTimeCode,
     links,
+    cancellable: type.cancel !== undefined,
   };
 }
 

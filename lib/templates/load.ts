@@ -39,8 +39,10 @@ export type TemplateEntry = {
 export const layoutStringsSchema = z.strictObject({
   /** The sender's name: the header, and `{{ merchant }}` in every template (a pre-debit notice must name it). */
   merchant: z.string().min(1).max(100),
-  /** The action button: the manage / cancel link. */
+  /** The action button: the recipient page, for a type it can be cancelled from. */
   action: z.string().min(1).max(100),
+  /** The action button for a type with nothing to cancel (a payment recovery): the page shows the details and preferences. */
+  review: z.string().min(1).max(100),
   /** Before the one-time confirmation code. */
   code: z.string().min(1).max(200),
   /** A courtesy notice's footer, before the unsubscribe link. */
@@ -48,7 +50,7 @@ export const layoutStringsSchema = z.strictObject({
   unsubscribe: z.string().min(1).max(100),
   /** A required notice's footer: why there is no unsubscribe. */
   required: z.string().min(1).max(400),
-  /** Shown beside the manage link in the text part. */
+  /** Shown beside the manage link in the text part (`review` stands in for a type with nothing to cancel). */
   manage: z.string().min(1).max(100),
 });
 export type LayoutStrings = z.infer<typeof layoutStringsSchema>;

@@ -34,6 +34,8 @@ export type RenderRequest = {
   windowClosesAt: Date | null;
   code: string;
   links: NoticeLinks;
+  /** The recipient page offers to cancel (the type has `cancel`): the button says so; otherwise it offers the details. */
+  cancellable?: boolean;
 };
 
 export type RenderedEmail = { subject: string; html: string; text: string; locale: string };
@@ -83,6 +85,7 @@ function scopeOf(set: TemplateSet, request: RenderRequest, formatLocale: string)
   scope.links = { manage: request.links.manage, unsubscribe: request.links.unsubscribe ?? null };
   scope.recipient = { locale: formatLocale, time_zone: request.timeZone };
   scope.category = request.category;
+  scope.cancellable = request.cancellable === true;
   scope.notice_type = request.noticeType;
   if (strings) scope.merchant = strings.merchant;
   return scope;
@@ -103,9 +106,15 @@ function entryOf(set: TemplateSet, request: RenderRequest) {
   return entry;
 }
 
-/** The formatting locale: the recipient's own (de-AT formats as de-AT), else the template's. */
+/**
+ * The formatting locale: the recipient's own when the template speaks its language (de-AT with a
+ * `de` template formats as de-AT: `1. Dezember`, `49,00 €`), else the template's — a `fr`
+ * recipient who gets the `en` fallback reads "December 4", not "renews on 4 décembre".
+ */
 function formatLocaleOf(request: RenderRequest, templateLocale: string): string {
-  return (request.locale && canonicalLocale(request.locale)) || templateLocale;
+  const own = request.locale ? canonicalLocale(request.locale) : null;
+  if (own && own.split('-')[0]?.toLowerCase() === templateLocale.split('-')[0]?.toLowerCase()) return own;
+  return templateLocale;
 }
 
 export async function renderEmail(set: TemplateSet, request: RenderRequest): Promise<RenderedEmail> {

@@ -88,7 +88,7 @@ export type TemplateDefinition = z.infer<typeof templateDefinitionSchema>;
 export type TemplatesSection = z.infer<typeof templatesSectionSchema>;
 
 /** The product's own variables, in every template beside the declared ones. */
-export const builtInVariables = ['anchor_at', 'window_closes_at', 'code', 'links', 'recipient', 'category', 'notice_type', 'merchant'] as const;
+export const builtInVariables = ['anchor_at', 'window_closes_at', 'code', 'links', 'recipient', 'category', 'cancellable', 'notice_type', 'merchant'] as const;
 
 /** The layout's requirements: every email carries the manage (cancel online) link, and is electronic. */
 export const layoutMeets = ['online_cancel_link', 'electronic'] as const;

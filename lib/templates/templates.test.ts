@@ -26,6 +26,7 @@ function request(template: string, overrides: Partial<RenderRequest> = {}): Rend
     windowClosesAt: new Date('2026-09-30T09:00:00Z'),
     code: 'ABCD2345EF',
     links,
+    cancellable: type?.cancel !== undefined,
     ...overrides,
   };
 }
@@ -68,6 +69,10 @@ describe('the default templates', () => {
     expect(en.text).toContain('€49.00');
     const inr = await renderEmail(set, request('pre_debit_notice', { locale: 'en-IN', timeZone: 'Asia/Kolkata' }));
     expect(inr.text).toContain('₹499.00');
+    // A payment recovery has nothing to cancel: its button offers the details, not "cancel".
+    const recovery = await renderEmail(set, request('payment_recovery'));
+    expect(recovery.html).toContain('Review the details');
+    expect(recovery.html).not.toContain('cancel');
   });
 
   it('shows the charge date in the recipient time zone across a day boundary', async () => {
@@ -82,11 +87,15 @@ describe('the default templates', () => {
   it('falls back: de-AT → de, fr-FR (no French template) → en; the SMS the same way', async () => {
     const set = await prepareTemplates(config);
     expect(localeCandidates('de-AT', 'en')).toEqual(['de-AT', 'de', 'en']);
-    expect((await renderEmail(set, request('payment_recovery', { locale: 'de-AT' }))).locale).toBe('de');
+    const austrian = await renderEmail(set, request('payment_recovery', { locale: 'de-AT' }));
+    expect(austrian.locale).toBe('de');
+    // The recipient's own locale formats when the template speaks its language…
+    expect(austrian.text).toContain('€\u00a0120,50');
     const fr = await renderEmail(set, request('payment_recovery', { locale: 'fr-FR' }));
     expect(fr.locale).toBe('en');
-    // Formatted for the recipient even in the fallback language.
-    expect(fr.text).toContain('120,50\u00a0€');
+    // …and the template's when it does not: an English sentence with English dates and amounts.
+    expect(fr.text).toContain('€120.50');
+    expect(fr.text).not.toContain('120,50');
     expect(renderSms(set, request('payment_recovery', { locale: null })).locale).toBe('en');
     expect(renderSms(set, request('renewal_notice_t24', { locale: 'de-CH' })).text).toContain('Erinnerung');
   });
