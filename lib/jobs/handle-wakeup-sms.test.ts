@@ -61,7 +61,10 @@ function delivery(jobId: string): Delivery {
   return { wakeup: { jobId }, messageId: `sms-${deliveries}`, signal: new AbortController().signal };
 }
 
-function smsJob(payload: Record<string, unknown> = { amount: '42.00', currency: 'EUR' }, phone = `+1415555${String(Math.floor(1000 + Math.random() * 8999))}`) {
+// The payment_recovery template's declared variables (config/notice-ledger.json templates.definitions).
+const recoveryPayload = { customer_name: 'Ada Lovelace', amount: '42.00', currency: 'EUR', reference: 'RC-2026-0042' };
+
+function smsJob(payload: Record<string, unknown> = recoveryPayload, phone = `+1415555${String(Math.floor(1000 + Math.random() * 8999))}`) {
   const id = randomBytes(4).toString('hex');
   return insertTestJob(t.db, {
     fact: { type: 'payment_recovery', identity: { account_id: `acct_${id}`, reconciliation_id: `rec_${id}`, exception_id: `exc_${id}` }, revision: 0 },
@@ -96,7 +99,8 @@ describe('send path for an SMS notice', () => {
     const message = peer.messages().find((m) => m.correlation === corr);
     expect(message?.to).toBe(job.recipientPhone);
     expect(message?.statusCallback).toBe(`${publicBase}/api/webhooks/twilio?c=${corr}`);
-    expect(message?.body).toContain('42.00 EUR');
+    // The amount as the template formats it for the fallback locale (en).
+    expect(message?.body).toContain('€42.00');
     const ledger = await getLedgerRow(t.db, { noticeKey: job.noticeKey });
     expect(ledger).toMatchObject({ state: 'sent', providerMessageId: message?.sid });
     expect(await readJob(t.db, job.id)).toMatchObject({ state: 'sent' });
@@ -183,8 +187,8 @@ describe('send path for an SMS notice', () => {
   });
 
   it('over the type’s maxSegments: permanent failure too_many_segments with the count in words, nothing sent', async () => {
-    // Emoji force UCS-2 (67 characters a segment): a long one takes more than 3.
-    const job = await smsJob({ amount: '😀'.repeat(30) + 'x'.repeat(30), currency: 'EUR' });
+    // Emoji force UCS-2 (67 characters a segment): a long reference (a string the template shows) takes more than 1.
+    const job = await smsJob({ ...recoveryPayload, reference: '😀'.repeat(30) + 'x'.repeat(30) });
     const config = structuredClone(activeNoticeConfig().config);
     const type = config.noticeTypes.payment_recovery;
     if (!type) throw new Error('payment_recovery missing');
