@@ -55,7 +55,7 @@ describe.concurrent('worker crash positions for an SMS notice (real processes, r
           fact: { type: 'payment_recovery', identity: { account_id: `acct_${id}`, reconciliation_id: `rec_${id}`, exception_id: `exc_${id}` }, revision: 0 },
           channel: 'sms',
           recipientPhone: '+14155550123',
-          payload: { amount: '42.00', currency: 'EUR' },
+          payload: { customer_name: 'Ada Lovelace', amount: '42.00', currency: 'EUR', reference: 'RC-2026-0042' },
         });
         const corr = correlationOf(job.noticeKey);
 

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { listAttemptsForJob } from '@/db/queries/attempts';
 import { getLedgerRow, listQuarantined } from '@/db/queries/ledger/read';
-import { preferenceFor } from '@/db/queries/preferences';
-import { twilioWebhook } from '@/lib/api/webhooks';
+import { preferenceFor, setPreference } from '@/db/queries/preferences';
+import { twilioInboundWebhook, twilioWebhook } from '@/lib/api/webhooks';
 import { providerRoute } from '@/lib/http/provider-route';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { createLogger } from '@/lib/log';
@@ -13,6 +13,7 @@ import { createSmsTransport, statusCallbackUrl } from '@/lib/sms/transport';
 import { activeNoticeConfig } from '@/lib/windows/active';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { insertTestJob, readJob } from '@/testing/jobs';
+import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
 import { startTwilioPeer, twilioSignature, type TwilioPeer } from '@/testing/twilio-peer';
 import { createWakeupHandler, type SendPathSettings } from './handle-wakeup';
 import { createDomainRateLimiter, type DomainRateLimiter } from './rate-limit';
@@ -35,11 +36,16 @@ const settings: SendPathSettings = {
   maxTokenWaitMs: 1_000,
 };
 
-function handlerFor({ timeoutMs = 2_000, overrides = {} }: { timeoutMs?: number; overrides?: Partial<SendPathSettings> } = {}) {
+function handlerFor({ timeoutMs = 2_000, overrides = {}, smtpUrl }: { timeoutMs?: number; overrides?: Partial<SendPathSettings>; smtpUrl?: string } = {}) {
   return createWakeupHandler({
     db: t.db,
-    // Nothing listens there: an SMS job must never reach the mail transport.
-    mail: createMailTransport({ smtpUrl: 'smtp://127.0.0.1:9', timeoutMs: 500, from: 'n@notices.test', messageIdDomain: 'notices.test' }),
+    // By default nothing listens there: an SMS job must never reach the mail transport.
+    mail: createMailTransport({
+      smtpUrl: smtpUrl ?? 'smtp://127.0.0.1:9',
+      timeoutMs: smtpUrl ? 5_000 : 500,
+      from: 'n@notices.test',
+      messageIdDomain: 'notices.test',
+    }),
     rateLimiter: limiter,
     sms: {
       transport: createSmsTransport({
@@ -61,12 +67,23 @@ function delivery(jobId: string): Delivery {
   return { wakeup: { jobId }, messageId: `sms-${deliveries}`, signal: new AbortController().signal };
 }
 
-function smsJob(payload: Record<string, unknown> = { amount: '42.00', currency: 'EUR' }, phone = `+1415555${String(Math.floor(1000 + Math.random() * 8999))}`) {
+// The payment_recovery template's declared variables (config/notice-ledger.json templates.definitions).
+const recoveryPayload = { customer_name: 'Ada Lovelace', amount: '42.00', currency: 'EUR', reference: 'RC-2026-0042' };
+
+const randomPhone = () => `+1415555${String(Math.floor(1000 + Math.random() * 8999))}`;
+
+function smsJob(
+  payload: Record<string, unknown> = recoveryPayload,
+  phone = randomPhone(),
+  { category = 'courtesy', channel = 'sms', email }: { category?: 'courtesy' | 'required'; channel?: 'sms' | 'email'; email?: string } = {},
+) {
   const id = randomBytes(4).toString('hex');
   return insertTestJob(t.db, {
     fact: { type: 'payment_recovery', identity: { account_id: `acct_${id}`, reconciliation_id: `rec_${id}`, exception_id: `exc_${id}` }, revision: 0 },
-    channel: 'sms',
+    channel,
+    category,
     recipientPhone: phone,
+    ...(email ? { recipientEmail: email } : {}),
     payload,
   });
 }
@@ -96,7 +113,8 @@ describe('send path for an SMS notice', () => {
     const message = peer.messages().find((m) => m.correlation === corr);
     expect(message?.to).toBe(job.recipientPhone);
     expect(message?.statusCallback).toBe(`${publicBase}/api/webhooks/twilio?c=${corr}`);
-    expect(message?.body).toContain('42.00 EUR');
+    // The amount as the template formats it for the fallback locale (en).
+    expect(message?.body).toContain('€42.00');
     const ledger = await getLedgerRow(t.db, { noticeKey: job.noticeKey });
     expect(ledger).toMatchObject({ state: 'sent', providerMessageId: message?.sid });
     expect(await readJob(t.db, job.id)).toMatchObject({ state: 'sent' });
@@ -183,8 +201,8 @@ describe('send path for an SMS notice', () => {
   });
 
   it('over the type’s maxSegments: permanent failure too_many_segments with the count in words, nothing sent', async () => {
-    // Emoji force UCS-2 (67 characters a segment): a long one takes more than 3.
-    const job = await smsJob({ amount: '😀'.repeat(30) + 'x'.repeat(30), currency: 'EUR' });
+    // Emoji force UCS-2 (67 characters a segment): a long reference (a string the template shows) takes more than 1.
+    const job = await smsJob({ ...recoveryPayload, reference: '😀'.repeat(30) + 'x'.repeat(30) });
     const config = structuredClone(activeNoticeConfig().config);
     const type = config.noticeTypes.payment_recovery;
     if (!type) throw new Error('payment_recovery missing');
@@ -194,5 +212,127 @@ describe('send path for an SMS notice', () => {
     const attempts = await listAttemptsForJob(t.db, { jobId: job.id });
     expect(attempts.find((a) => a.outcome === 'permanent_failure')?.detail).toMatch(/takes \d+ UCS-2 segments; payment_recovery allows 1 \(maxSegments\)/);
     expect(peer.countByCorrelation(correlationOf(job.noticeKey))).toBe(0);
+  });
+});
+
+describe('consent on the SMS channel (issue 16 × 17): the policy reads the preference of the job’s own channel', () => {
+  let sink: SmtpSink;
+  const webhookSettings = {
+    snsTopicArns: [],
+    snsKeyResolver: async () => Promise.reject(new Error('none')),
+    twilioAuthToken: '',
+    publicBaseUrl: publicBase,
+  };
+  const inboundRoute = providerRoute(twilioInboundWebhook, { settings: () => ({ ...webhookSettings, twilioAuthToken: peer.authToken }), db: () => t.db });
+  let inbound = 0;
+
+  /** The recipient texts `body` to our sender: Twilio's signed incoming-message webhook, delivered to the real route as the proxy would. */
+  async function textFrom(phone: string, body: string): Promise<void> {
+    inbound += 1;
+    const url = `${publicBase}/api/webhooks/twilio/inbound`;
+    const params = {
+      AccountSid: peer.accountSid,
+      ApiVersion: '2010-04-01',
+      Body: body,
+      From: phone,
+      MessageSid: `SM${inbound.toString(16).padStart(8, '0')}${randomBytes(12).toString('hex')}`,
+      NumMedia: '0',
+      To: '+15005550006',
+    };
+    const response = await inboundRoute(
+      new Request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(peer.authToken, url, params) },
+        body: new URLSearchParams(params).toString(),
+      }),
+    );
+    expect(response.status).toBe(200);
+  }
+
+  /** None ships: the test's configuration makes payment recovery a legally required notice (its row's category is set at scheduling). */
+  function withRequiredSmsType() {
+    const config = structuredClone(activeNoticeConfig().config);
+    const recovery = config.noticeTypes.payment_recovery;
+    if (!recovery) throw new Error('payment_recovery missing');
+    config.noticeTypes.payment_recovery = { ...recovery, category: 'required' };
+    return config;
+  }
+
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+  });
+  afterAll(async () => sink.stop());
+
+  it('STOP through the inbound route: the next courtesy SMS is suppressed unsubscribed before any request reaches Twilio; START opts back in and the next one goes out', async () => {
+    const phone = randomPhone();
+    await textFrom(phone, 'STOP');
+    expect(await preferenceFor(t.db, { recipient: phone, category: 'courtesy', channel: 'sms' })).toBe('opted_out');
+
+    const stopped = await smsJob(recoveryPayload, phone);
+    const requestsBefore = peer.requests();
+    expect(await handlerFor()(delivery(stopped.id))).toEqual({ ack: true });
+    expect(await readJob(t.db, stopped.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'unsubscribed' });
+    expect(await getLedgerRow(t.db, { noticeKey: stopped.noticeKey })).toBeNull();
+    expect(peer.requests()).toBe(requestsBefore);
+    expect(peer.messages().filter((m) => m.to === phone)).toHaveLength(0);
+    expect((await listAttemptsForJob(t.db, { jobId: stopped.id })).map((a) => [a.outcome, a.detail])).toEqual([['suppressed_policy', 'opted_out']]);
+
+    await textFrom(phone, 'START');
+    expect(await preferenceFor(t.db, { recipient: phone, category: 'courtesy', channel: 'sms' })).toBe('opted_in');
+    const again = await smsJob(recoveryPayload, phone);
+    await handlerFor()(delivery(again.id));
+    expect(await readJob(t.db, again.id)).toMatchObject({ state: 'sent' });
+    expect(peer.countByCorrelation(correlationOf(again.noticeKey))).toBe(1);
+    const [message] = peer.messages().filter((m) => m.to === phone);
+    expect(message?.body).toMatch(/Reply STOP to opt out\.$/);
+  });
+
+  it('a required notice by SMS is still sent to a number opted out of courtesy texts (sms_keyword), and says nothing of STOP', async () => {
+    const phone = randomPhone();
+    await setPreference(t.db, { recipient: phone, category: 'courtesy', channel: 'sms', state: 'opted_out', source: 'sms_keyword' });
+    const config = withRequiredSmsType();
+    const courtesy = await smsJob(recoveryPayload, phone);
+    const required = await smsJob(recoveryPayload, phone, { category: 'required' });
+    await handlerFor()(delivery(courtesy.id));
+    await handlerFor({ overrides: { noticeConfig: config } })(delivery(required.id));
+    expect(await readJob(t.db, courtesy.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'unsubscribed' });
+    expect(peer.countByCorrelation(correlationOf(courtesy.noticeKey))).toBe(0);
+    expect(await readJob(t.db, required.id)).toMatchObject({ state: 'sent' });
+    expect(peer.countByCorrelation(correlationOf(required.noticeKey))).toBe(1);
+    const message = peer.messages().find((m) => m.correlation === correlationOf(required.noticeKey));
+    expect(message?.body).toContain('€42.00');
+    expect(message?.body).not.toContain('STOP');
+  });
+
+  it('when Twilio itself holds the STOP (21610), even a required SMS is refused there: failed twilio_21610, never retried', async () => {
+    // Twilio's Advanced Opt-Out blocks every message from the sender after STOP, whatever our category.
+    const phone = randomPhone();
+    peer.unsubscribe(phone);
+    const required = await smsJob(recoveryPayload, phone, { category: 'required' });
+    await handlerFor({ overrides: { noticeConfig: withRequiredSmsType() } })(delivery(required.id));
+    expect(await readJob(t.db, required.id)).toMatchObject({ state: 'failed', lastErrorClass: 'twilio_21610' });
+    expect(peer.countByCorrelation(correlationOf(required.noticeKey))).toBe(0);
+  });
+
+  it('an email opt-out does not stop an SMS, and an SMS opt-out does not stop an email', async () => {
+    const phone = randomPhone();
+    const email = `both-${randomBytes(4).toString('hex')}@example.test`;
+    await setPreference(t.db, { recipient: email, category: 'courtesy', channel: 'email', state: 'opted_out', source: 'one_click' });
+    const bySms = await smsJob(recoveryPayload, phone, { email });
+    await handlerFor()(delivery(bySms.id));
+    expect(await readJob(t.db, bySms.id)).toMatchObject({ state: 'sent' });
+    expect(peer.countByCorrelation(correlationOf(bySms.noticeKey))).toBe(1);
+
+    const other = `sms-only-${randomBytes(4).toString('hex')}@example.test`;
+    const otherPhone = randomPhone();
+    await textFrom(otherPhone, 'STOP');
+    const byEmail = await smsJob(recoveryPayload, otherPhone, { channel: 'email', email: other });
+    await handlerFor({ smtpUrl: sink.url })(delivery(byEmail.id));
+    expect(await readJob(t.db, byEmail.id)).toMatchObject({ state: 'sent' });
+    expect(sink.countByCorrelation(correlationOf(byEmail.noticeKey))).toBe(1);
+    expect(peer.messages().filter((m) => m.to === otherPhone)).toHaveLength(0);
+    // Both opt-outs are still in place: each was read on its own channel only.
+    expect(await preferenceFor(t.db, { recipient: email, category: 'courtesy', channel: 'email' })).toBe('opted_out');
+    expect(await preferenceFor(t.db, { recipient: otherPhone, category: 'courtesy', channel: 'sms' })).toBe('opted_out');
   });
 });

@@ -319,7 +319,7 @@ async function sendSms(deps: SendPathDeps, job: JobRow, oneTimeCode: string, man
   if (!deps.sms || !job.recipientPhone) return { kind: 'rejected', permanent: false, code: null, errorClass: 'sms_not_configured' };
   let body: string;
   try {
-    // Twilio answers STOP itself and reports it (21610, the inbound keyword): no unsubscribe link in a text.
+    // No unsubscribe link in a text: a courtesy template says "Reply STOP"; Twilio reports the keyword (21610, the inbound route).
     body = renderSmsBody({ config: deps.settings.noticeConfig, job, oneTimeCode, links: { manage, unsubscribe: null } });
   } catch (error) {
     const detail = error instanceof RenderError ? error.reason : 'render_failed';

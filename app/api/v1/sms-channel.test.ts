@@ -40,7 +40,7 @@ function recovery(recipient: Json = {}): Json {
     recipient: { email: 'ana@example.com', ...recipient },
     dueAt: due,
     deadlineAt: new Date(Date.now() + 48 * 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z'),
-    payload: { amount: '42.00', currency: 'EUR' },
+    payload: { customer_name: 'Ana Lima', amount: '42.00', currency: 'EUR', reference: 'RC-2026-0042' },
     source: 'billing',
   };
 }
@@ -97,6 +97,8 @@ describe('POST /api/v1/reminders with a phone', () => {
       type: 'renewal_notice_t72',
       identity: { subscription_id: `sub_sms_${counter}`, period_start: `${year}-03-01` },
       recipient: { email: 'ana@example.com', phone: '+14155550100' },
+      anchorAt: new Date(Date.now() + 72 * 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z'),
+      payload: { customer_name: 'Ana Lima', plan_name: 'Pro annual', amount: '49.00', currency: 'EUR' },
       dueAt: due,
       deadlineAt: new Date(Date.now() + 48 * 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z'),
       source: 'billing',
@@ -123,7 +125,7 @@ describe('POST /api/v1/events with a phone', () => {
       identity: { account_id: `acct_ev_${counter}`, reconciliation_id: `rec_ev_${counter}`, exception_id: `exc_ev_${counter}` },
       anchorAt: new Date(Date.now() + 60_000).toISOString().replace(/\.\d+Z$/, 'Z'),
       recipient: { email: 'ana@example.com', region: 'US-CA', timeZone: 'America/Los_Angeles', locale: 'en-US', ...recipient },
-      payload: { amount: '42.00', currency: 'USD' },
+      payload: { customer_name: 'Ana Lima', amount: '42.00', currency: 'USD', reference: 'RC-2026-0042' },
     };
   }
 
