@@ -18,7 +18,7 @@ export function LookupView({ q }: { q: string }) {
     <>
       <form className="card row" action="/lookup" method="get" role="search" data-testid="lookup-form">
         <div className="grow">
-          <label htmlFor="q">Email, customer / account / subscription id, notice key, Message-ID or provider id</label>
+          <label htmlFor="q">Email, customer / account / subscription id, +phone, notice key, Message-ID or provider id</label>
           <input id="q" name="q" defaultValue={q} placeholder="jane@example.com, sub_123, <3f2a…@notices.example.com>" autoFocus={q.length === 0} />
         </div>
         <button type="submit" className="primary">

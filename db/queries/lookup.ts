@@ -25,7 +25,8 @@ export type NoticeMatch = {
   ledgerState: LedgerState | null;
 };
 
-export type LookupSearch = { kind: 'email'; email: string } | { kind: 'key_prefix'; prefix: string } | { kind: 'id'; id: string };
+export type LookupSearch =
+  { kind: 'email'; email: string } | { kind: 'phone'; phone: string } | { kind: 'key_prefix'; prefix: string } | { kind: 'id'; id: string };
 
 /** `[prefix, prefix + 'g')` covers every lower-case hex key starting with prefix, in any collation. */
 function keyRange(column: SQL, prefix: string | SQL): SQL {
@@ -38,6 +39,8 @@ function keysFor(search: LookupSearch, limit: number): SQL {
   switch (search.kind) {
     case 'email':
       return sql`select notice_key from reminder_jobs where lower(recipient_email) = ${search.email.toLowerCase()} limit ${limit}`;
+    case 'phone':
+      return sql`select notice_key from reminder_jobs where recipient_phone = ${search.phone} limit ${limit}`;
     case 'key_prefix':
       return sql`(select notice_key from reminder_jobs where ${keyRange(sql`notice_key`, search.prefix)} limit ${limit})
         union (select notice_key from notice_ledger where ${keyRange(sql`notice_key`, search.prefix)} limit ${limit})`;

@@ -20,6 +20,9 @@ export type RecipientNotice = {
     | 'customerId'
     | 'recipientEmail'
     | 'recipientTimeZone'
+    | 'recipientPhone'
+    | 'channel'
+    | 'anchorAt'
     | 'dueAt'
     | 'windowEarliest'
     | 'deadlineAt'
@@ -44,6 +47,9 @@ export async function findRecipientNotice(db: DbOrTx, { noticeKey }: { noticeKey
         customerId: reminderJobs.customerId,
         recipientEmail: reminderJobs.recipientEmail,
         recipientTimeZone: reminderJobs.recipientTimeZone,
+        recipientPhone: reminderJobs.recipientPhone,
+        channel: reminderJobs.channel,
+        anchorAt: reminderJobs.anchorAt,
         dueAt: reminderJobs.dueAt,
         windowEarliest: reminderJobs.windowEarliest,
         deadlineAt: reminderJobs.deadlineAt,
@@ -51,7 +57,7 @@ export async function findRecipientNotice(db: DbOrTx, { noticeKey }: { noticeKey
         payload: reminderJobs.payload,
         state: reminderJobs.state,
       },
-      anchorAt: businessEvents.anchorAt,
+      eventAnchorAt: businessEvents.anchorAt,
       eventRecipient: businessEvents.recipient,
       oneTimeCode: noticeLedger.oneTimeCode,
     })
@@ -61,5 +67,11 @@ export async function findRecipientNotice(db: DbOrTx, { noticeKey }: { noticeKey
     .where(eq(reminderJobs.noticeKey, noticeKey))
     .limit(1);
   if (!row) return null;
-  return { job: row.job, anchorAt: row.anchorAt ?? null, eventRecipient: row.eventRecipient ?? null, oneTimeCode: row.oneTimeCode ?? null };
+  // The anchor the job carries (the producer's anchorAt), else its event's: the one the link was signed with.
+  return {
+    job: row.job,
+    anchorAt: row.job.anchorAt ?? row.eventAnchorAt ?? null,
+    eventRecipient: row.eventRecipient ?? null,
+    oneTimeCode: row.oneTimeCode ?? null,
+  };
 }

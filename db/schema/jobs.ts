@@ -74,6 +74,10 @@ export const reminderJobs = pgTable(
     check('reminder_jobs_attempts_nonnegative', sql`attempts >= 0`),
     check('reminder_jobs_channel_check', sql.raw(`channel in (${inList(channels)})`)),
     check('reminder_jobs_sms_has_phone', sql`channel <> 'sms' or recipient_phone is not null`),
+    // Support's lookup by the number a text went to. Written at scheduling only, so no HOT update is lost.
+    index('reminder_jobs_phone_idx')
+      .on(table.recipientPhone)
+      .where(sql`recipient_phone is not null`),
     // Overview buckets, oldest pending, and the sweeper: all read pending jobs only.
     index('reminder_jobs_pending_idx')
       .on(table.nextAttemptAt)

@@ -5,7 +5,7 @@ import type { NormalizedEvent } from '@/lib/events/types';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { insertTestJob } from '@/testing/jobs';
-import { loadNoticeView } from './lookup';
+import { classifyQuery, loadNoticeView, lookupNotices } from './lookup';
 import { channelsOf } from './overview';
 
 let t: TestDatabase;
@@ -47,6 +47,21 @@ describe('lookup of an SMS notice', () => {
     expect(titles).toContain('Twilio handed the text message to the carrier (twilio)');
     expect(titles).toContain('The carrier could not deliver the text message (twilio)');
     expect(view?.timeline.find((entry) => entry.kind === 'scheduled')?.facts).toContainEqual({ label: 'channel', value: 'SMS' });
+  });
+
+  it('finds the notices a number was texted, however support types it', async () => {
+    const id = randomBytes(4).toString('hex');
+    const job = await insertTestJob(t.db, {
+      fact: { type: 'payment_recovery', identity: { account_id: `acct_${id}`, reconciliation_id: `rec_${id}`, exception_id: `exc_${id}` }, revision: 0 },
+      channel: 'sms',
+      recipientPhone: '+14155550199',
+    });
+    for (const typed of ['+14155550199', '+1 (415) 555-0199', ' +1 415 555 0199 ']) {
+      const found = await lookupNotices(t.db, { query: typed, secret: process.env.NOTICE_KEY_SECRET ?? '', messageIdDomain: 'notices.test' });
+      expect(found.ok && found.data.matches.map((match) => match.noticeKey)).toEqual([job.noticeKey]);
+      expect(found.ok && found.data.describe).toBe('phone number +14155550199');
+    }
+    expect(classifyQuery('+1 415')).toMatchObject({ search: [{ kind: 'id' }] });
   });
 });
 

@@ -1,4 +1,5 @@
 import type { DbOrTx } from '@/db/client';
+import { normalisePhone } from '@/lib/sms/phone';
 import { listAuditForTargets } from '@/db/queries/audit';
 import { findCancellationRequest } from '@/db/queries/cancellation-requests';
 import {
@@ -27,7 +28,8 @@ export type ClassifiedQuery = { search: LookupSearch[]; describe: string } | { e
 /**
  * What support typed, read generously: a Message-ID becomes its correlation (a key prefix),
  * an address is an email, hex of 8+ characters is a key prefix (and also tried as an id),
- * anything else is a customer, account, subscription or provider message id.
+ * a +number is the phone a text went to, anything else is a customer, account, subscription or
+ * provider message id.
  */
 export function classifyQuery(raw: string): ClassifiedQuery {
   const text = raw.trim();
@@ -38,6 +40,11 @@ export function classifyQuery(raw: string): ClassifiedQuery {
   const correlation = correlationFromMessageId(text.toLowerCase());
   if (correlation) return { search: [{ kind: 'key_prefix', prefix: correlation }], describe: `Message-ID → correlation ${correlation}` };
   if (/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(text)) return { search: [{ kind: 'email', email: text.toLowerCase() }], describe: `email ${text.toLowerCase()}` };
+  // A number in international form (the SMS a customer got): the E.164 the job stores.
+  if (/^\+[\d\s().-]{7,24}$/.test(text)) {
+    const phone = normalisePhone(text);
+    if (phone.ok) return { search: [{ kind: 'phone', phone: phone.e164 }], describe: `phone number ${phone.e164}` };
+  }
   if (/^[0-9a-f]{8,64}$/i.test(text)) {
     return {
       search: [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { codesMatch, cancelRedirectUrl } from './actions';
-import { formatAmount, formatRangeForRecipient, maskAddress } from './notice-view';
+import { formatAmount, formatRangeForRecipient, maskAddress, phoneOf } from './notice-view';
 import { recipientPageExpiry } from './page-link';
 
 describe('what the recipient page shows', () => {
@@ -42,5 +42,17 @@ describe('the link, the code and the redirect', () => {
     const url = new URL(cancelRedirectUrl('https://merchant.example/s/{subscription_id}/cancel?c={customer_id}', notice));
     expect(url.host).toBe('merchant.example');
     expect(url.toString()).toBe('https://merchant.example/s/sub%2F..%2Fevil%3Fx%3D1%23/cancel?c=%40evil.example');
+  });
+
+  it('offers the SMS preference for the number the notice went to, else the one its event gave', () => {
+    const notice = (recipientPhone: string | null, eventPhone?: string) =>
+      ({ job: { recipientPhone }, eventRecipient: eventPhone ? { email: 'a@example.com', phone: eventPhone } : null }) as unknown as Parameters<
+        typeof phoneOf
+      >[0];
+    expect(phoneOf(notice('+14155550170'))).toBe('+14155550170');
+    expect(phoneOf(notice(null, '+4915112345678'))).toBe('+4915112345678');
+    expect(phoneOf(notice('+14155550170', '+4915112345678'))).toBe('+14155550170');
+    expect(phoneOf(notice(null))).toBeNull();
+    expect(phoneOf(notice(null, '0151 12345678'))).toBeNull();
   });
 });

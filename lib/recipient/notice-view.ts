@@ -111,9 +111,9 @@ export function cancelOfferOf(type: NoticeType | null, request: CancellationRequ
   return { kind: 'request', requiresCode: cancel.requiresCode, requestedAt: request ? formatForRecipient(request.requestedAt, timeZone) : null };
 }
 
-/** The phone number the notice's event gave, if any: the SMS row of the preferences. */
+/** The notice's phone number (E.164, normalised at scheduling), else the one its event gave: the SMS row of the preferences. */
 export function phoneOf(notice: RecipientNotice): string | null {
-  const phone = notice.eventRecipient?.phone;
+  const phone = notice.job.recipientPhone ?? notice.eventRecipient?.phone;
   return typeof phone === 'string' && /^\+[1-9]\d{6,14}$/.test(phone) ? phone : null;
 }
 

@@ -27,7 +27,7 @@ export default async function LookupPage({ searchParams }: { searchParams: Promi
       <div className="page-head">
         <div>
           <h1>Lookup</h1>
-          <p>Why did this customer get this email, twice, or not at all?</p>
+          <p>Why did this customer get this email or text, twice, or not at all?</p>
         </div>
       </div>
       <HydrationBoundary state={dehydrate(client)}>

@@ -1,0 +1,1 @@
+CREATE INDEX "reminder_jobs_phone_idx" ON "reminder_jobs" USING btree ("recipient_phone") WHERE recipient_phone is not null;
