@@ -197,7 +197,9 @@ function copyingHmac(key: string): (message: string) => string {
 
 function uploadCsv(rows: number): string {
   // Every row carries what its template declares (lib/templates/payload.ts) and the anchor it shows.
-  const lines = ['notice_type,subscription_id,period_start,revision,recipient_email,recipient_time_zone,recipient_locale,customer_id,due_at,deadline_at,anchor_at,payload'];
+  const lines = [
+    'notice_type,subscription_id,period_start,revision,recipient_email,recipient_time_zone,recipient_locale,customer_id,due_at,deadline_at,anchor_at,payload',
+  ];
   for (let i = 0; i < rows; i += 1) {
     const payload = `"{""customer_name"":""Customer ${i}"",""plan_name"":""Pro annual"",""amount"":""${49 + (i % 50)}.00"",""currency"":""${i % 2 === 0 ? 'EUR' : 'USD'}""}"`;
     lines.push(

@@ -367,7 +367,9 @@ describe('run', () => {
       // What the row gave beside the fact reaches the job, as a producer's request would: the
       // anchor the renewal template shows, the locale (canonical), the phone (E.164) and the
       // channel chosen from the type's channels, and the type's category.
-      expect(created.map((job) => [job.noticeType, job.subjectId, job.anchorAt?.toISOString() ?? null, job.recipientLocale, job.channel, job.recipientPhone])).toEqual([
+      expect(
+        created.map((job) => [job.noticeType, job.subjectId, job.anchorAt?.toISOString() ?? null, job.recipientLocale, job.channel, job.recipientPhone]),
+      ).toEqual([
         ['payment_recovery', expect.any(String), null, null, 'sms', '+14155550100'],
         ['renewal_notice_t24', 'sub_upload_1', anchor.toISOString(), 'de-AT', 'email', null],
       ]);

@@ -122,14 +122,14 @@ describe('validateUpload', () => {
       ...withAnchor([
         `renewal_notice_t72,sub_1,2026-12-01,,,,0,A@Example.com,Europe/Berlin,${due},${deadline},${csvJson(renewal)}`,
         `payment_recovery,,,acct_1,recon_1,exc_1,2,billing@example.com,,${due},${deadline},${csvJson(recovery)}`,
-      `renewal_notice_t99,sub_2,2026-12-01,,,,0,a@example.com,,${due},${deadline},`,
-      `renewal_notice_t72,,2026-12-01,,,,0,a@example.com,,${due},${deadline},`,
-      `renewal_notice_t72,sub_3,2026-12-01,,,,x1,a@example.com,,${due},${deadline},`,
-      `renewal_notice_t72,sub_4,2026-12-01,,,,0,not-an-email,,${due},${deadline},`,
-      `renewal_notice_t72,sub_5,2026-12-01,,,,0,a@example.com,Mars/Olympus,${due},${deadline},`,
-      `renewal_notice_t72,sub_6,2026-12-01,,,,0,a@example.com,,tomorrow,${deadline},`,
-      `renewal_notice_t72,sub_7,2026-12-01,,,,0,a@example.com,,${deadline},${due},`,
-      `renewal_notice_t72,sub_1,2026-12-01,,,,0,b@example.com,,${due},${deadline},${csvJson(renewal)}`,
+        `renewal_notice_t99,sub_2,2026-12-01,,,,0,a@example.com,,${due},${deadline},`,
+        `renewal_notice_t72,,2026-12-01,,,,0,a@example.com,,${due},${deadline},`,
+        `renewal_notice_t72,sub_3,2026-12-01,,,,x1,a@example.com,,${due},${deadline},`,
+        `renewal_notice_t72,sub_4,2026-12-01,,,,0,not-an-email,,${due},${deadline},`,
+        `renewal_notice_t72,sub_5,2026-12-01,,,,0,a@example.com,Mars/Olympus,${due},${deadline},`,
+        `renewal_notice_t72,sub_6,2026-12-01,,,,0,a@example.com,,tomorrow,${deadline},`,
+        `renewal_notice_t72,sub_7,2026-12-01,,,,0,a@example.com,,${deadline},${due},`,
+        `renewal_notice_t72,sub_1,2026-12-01,,,,0,b@example.com,,${due},${deadline},${csvJson(renewal)}`,
         `renewal_notice_t72,sub_8,2026-12-01,,,,0,a@example.com,,${due},${deadline},[1]`,
       ]),
       'renewal_notice_t72,sub_9',
@@ -193,7 +193,8 @@ describe('validateUpload', () => {
   });
 
   it('judges every row by its own time zone when zones repeat (checked once per distinct zone)', () => {
-    const row = (sub: string, zone: string) => `renewal_notice_t72,${sub},2026-12-01,,,,0,a@example.com,${zone},${due},${deadline},${csvJson(renewal)},${anchor}`;
+    const row = (sub: string, zone: string) =>
+      `renewal_notice_t72,${sub},2026-12-01,,,,0,a@example.com,${zone},${due},${deadline},${csvJson(renewal)},${anchor}`;
     const csv = [
       header,
       row('s1', 'Mars/Olympus'),
@@ -253,7 +254,8 @@ describe('validateUpload with the configured notice types', () => {
 });
 
 describe('validateUpload checks what the templates need, as the producer API does', () => {
-  const columns = 'notice_type,subscription_id,period_start,account_id,reconciliation_id,exception_id,recipient_email,recipient_locale,recipient_phone,due_at,deadline_at,anchor_at,payload';
+  const columns =
+    'notice_type,subscription_id,period_start,account_id,reconciliation_id,exception_id,recipient_email,recipient_locale,recipient_phone,due_at,deadline_at,anchor_at,payload';
   const renewalRow = (sub: string, { locale = '', phone = '', anchorAt = anchor, payload = csvJson(renewal) } = {}) =>
     `renewal_notice_t72,${sub},2026-12-01,,,,a@example.com,${locale},${phone},${due},${deadline},${anchorAt},${payload}`;
   const recoveryRow = (exception: string, { phone = '', payload = csvJson(recovery) } = {}) =>
@@ -281,7 +283,10 @@ describe('validateUpload checks what the templates need, as the producer API doe
       [3, 'payload.amount: must be a decimal string such as "49.00"'],
       [4, 'payload.currency: must be an ISO 4217 currency code such as EUR (upper case)'],
       [5, expect.stringMatching(/^anchor_at: is required for renewal_notice_t72: its template shows the date/)],
-      [6, 'payload.customer_name: is required (string); payload.plan_name: is required (string); payload.amount: is required (decimal); payload.currency: is required (currency)'],
+      [
+        6,
+        'payload.customer_name: is required (string); payload.plan_name: is required (string); payload.amount: is required (decimal); payload.currency: is required (currency)',
+      ],
       [7, 'payload.reference: is required (string)'],
     ]);
     expect(result.rejections[0]?.raw).toContain('s_missing');
@@ -295,7 +300,15 @@ describe('validateUpload checks what the templates need, as the producer API doe
       recoveryRow('exc_mail'),
     ]);
     expect(result.rejections).toEqual([]);
-    expect(result.rows.map((row) => [row.subjectId || row.fact.identity.exception_id, row.anchorAt?.toISOString() ?? null, row.recipientLocale, row.recipientPhone, row.channel])).toEqual([
+    expect(
+      result.rows.map((row) => [
+        row.subjectId || row.fact.identity.exception_id,
+        row.anchorAt?.toISOString() ?? null,
+        row.recipientLocale,
+        row.recipientPhone,
+        row.channel,
+      ]),
+    ).toEqual([
       ['s_de', '2026-12-01T00:00:00.000Z', 'de-AT', null, 'email'],
       // renewal_notice_t72 goes by email only: the phone is kept, the channel stays email.
       ['s_phone', '2026-12-01T00:00:00.000Z', null, '+14155550100', 'email'],

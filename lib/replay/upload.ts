@@ -204,7 +204,15 @@ function validateRow(cell: Cells, { secret, config, isTimeZone, localeOf }: RowC
  * does, and each row's payload is checked against its type's template as the producer API checks
  * it (lib/templates/payload.ts), so an accepted row can render when its job is sent.
  */
-export function validateUpload({ csv, secret, config = activeNoticeConfig().config }: { csv: string; secret: string; config?: NoticeConfig }): UploadValidation {
+export function validateUpload({
+  csv,
+  secret,
+  config = activeNoticeConfig().config,
+}: {
+  csv: string;
+  secret: string;
+  config?: NoticeConfig;
+}): UploadValidation {
   const records = parseCsv(csv);
   // The parser cuts only at commas, quotes and line breaks, so a field can hold NUL or an
   // unpaired surrogate only if the file does: one scan instead of one per field.
