@@ -196,10 +196,14 @@ function copyingHmac(key: string): (message: string) => string {
 }
 
 function uploadCsv(rows: number): string {
-  const lines = ['notice_type,subscription_id,period_start,revision,recipient_email,recipient_time_zone,customer_id,due_at,deadline_at'];
+  // Every row carries what its template declares (lib/templates/payload.ts) and the anchor it shows.
+  const lines = [
+    'notice_type,subscription_id,period_start,revision,recipient_email,recipient_time_zone,recipient_locale,customer_id,due_at,deadline_at,anchor_at,payload',
+  ];
   for (let i = 0; i < rows; i += 1) {
+    const payload = `"{""customer_name"":""Customer ${i}"",""plan_name"":""Pro annual"",""amount"":""${49 + (i % 50)}.00"",""currency"":""${i % 2 === 0 ? 'EUR' : 'USD'}""}"`;
     lines.push(
-      `renewal_notice_t72,sub_${i},2026-11-01,0,user${i}@example.com,${i % 3 === 0 ? 'Europe/Berlin' : 'UTC'},cus_${i},2026-11-29T08:00:00Z,2026-11-30T08:00:00Z`,
+      `renewal_notice_t72,sub_${i},2026-11-01,0,user${i}@example.com,${i % 3 === 0 ? 'Europe/Berlin' : 'UTC'},${i % 4 === 0 ? 'de-DE' : 'en'},cus_${i},2026-11-29T08:00:00Z,2026-11-30T08:00:00Z,2026-12-01T08:00:00Z,${payload}`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -59,10 +59,14 @@ async function startConsole(): Promise<ConsoleServer> {
 async function approvedUpload(tag: string): Promise<{ id: string; batchId: string }> {
   const due = new Date(Date.now() - 3_600_000).toISOString();
   const deadline = new Date(Date.now() + 86_400_000).toISOString();
-  const lines = ['notice_type,subscription_id,period_start,revision,recipient_email,due_at,deadline_at'];
-  for (let i = 0; i < ROWS; i += 1) lines.push(`renewal_notice_t24,sub_${tag}_${i},2026-12-01,0,r${i}@${tag}.test,${due},${deadline}`);
+  // The charge two days out; every row carries what the renewal template declares, as a producer's request must.
+  const anchor = new Date(Date.now() + 2 * 86_400_000).toISOString();
+  const payload = `"${JSON.stringify({ customer_name: 'Ada Lovelace', plan_name: 'Pro annual', amount: '49.00', currency: 'EUR' }).replace(/"/g, '""')}"`;
+  const lines = ['notice_type,subscription_id,period_start,revision,recipient_email,due_at,deadline_at,anchor_at,payload'];
+  for (let i = 0; i < ROWS; i += 1) lines.push(`renewal_notice_t24,sub_${tag}_${i},2026-12-01,0,r${i}@${tag}.test,${due},${deadline},${anchor},${payload}`);
   const requested = await requestReplay(t.db, { actor: operator, input: { reason: `takeover ${tag}`, csv: lines.join('\n') }, secret });
   if (!requested.ok) throw new Error(requested.refusal.message);
+  expect(requested.data.dryRun).toMatchObject({ accepted: ROWS, rejections: [] });
   const { id, batchId } = requested.data.replay;
   const approved = await decideReplay(t.db, { id, actor: manager, decision: 'approve', reason: 'checked' });
   if (!approved.ok) throw new Error(approved.refusal.message);

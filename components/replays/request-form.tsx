@@ -130,8 +130,10 @@ export function RequestForm({ noticeTypes, onRequested }: { noticeTypes: NoticeT
           />
           <p className="small muted">
             Columns: notice_type, the type&apos;s identity fields (subscription_id, period_start or account_id, reconciliation_id, exception_id), revision,
-            recipient_email, recipient_time_zone, due_at, deadline_at, customer_id, evidence_ref, payload (JSON). Each row is checked on its own; refused rows
-            are listed with the reason.
+            recipient_email, recipient_time_zone, recipient_locale (BCP 47, such as de-AT), recipient_phone (E.164, for types that go by SMS), due_at,
+            deadline_at, anchor_at (the charge, ISO with offset: required when the template shows it), customer_id, evidence_ref, payload (JSON with every
+            variable the type&apos;s template declares, as on the Templates page). Each row is checked on its own, as the producer API checks a request; refused
+            rows are listed with the reason and the field (payload.amount: …).
           </p>
         </div>
       )}

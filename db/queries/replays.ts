@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { DbOrTx } from '@/db/client';
 import { replays, users, type DryRunCounts, type ReplayFilter, type ReplayRow, type UploadRejection } from '@/db/schema';
+import type { Channel } from '@/db/schema/states';
 import { isUuid } from '@/db/uuid';
 
 /** Every statement about replays. State changes are conditional on the state they leave. */
@@ -83,6 +84,10 @@ export type NewReplayItem = {
   deadlineAt: Date;
   evidenceRef: string | null;
   payload: Record<string, unknown>;
+  anchorAt: Date | null;
+  recipientLocale: string | null;
+  recipientPhone: string | null;
+  channel: Channel;
 };
 
 /** Uploaded rows, in chunks of unnested arrays (one statement per 5,000 rows). */
@@ -91,15 +96,17 @@ export async function insertUploadedItems(db: DbOrTx, { replayId, items }: { rep
     const chunk = items.slice(offset, offset + 5000);
     await db.execute(sql`
       insert into replay_items (replay_id, notice_key, line, notice_type, identity, revision, recipient_email, recipient_time_zone,
-        customer_id, due_at, deadline_at, evidence_ref, payload)
-      select ${replayId}::uuid, key, line, type, identity, revision, email, tz, customer, due, deadline, evidence, payload
+        customer_id, due_at, deadline_at, evidence_ref, payload, anchor_at, recipient_locale, recipient_phone, channel)
+      select ${replayId}::uuid, key, line, type, identity, revision, email, tz, customer, due, deadline, evidence, payload, anchor, locale, phone, channel
       from unnest(${sql.param(chunk.map((i) => i.noticeKey))}::text[], ${sql.param(chunk.map((i) => i.line))}::int[],
                   ${sql.param(chunk.map((i) => i.noticeType))}::text[], ${sql.param(chunk.map((i) => JSON.stringify(i.identity)))}::jsonb[],
                   ${sql.param(chunk.map((i) => i.revision))}::int[], ${sql.param(chunk.map((i) => i.recipientEmail))}::text[],
                   ${sql.param(chunk.map((i) => i.recipientTimeZone))}::text[], ${sql.param(chunk.map((i) => i.customerId))}::text[],
                   ${sql.param(chunk.map((i) => i.dueAt.toISOString()))}::timestamptz[], ${sql.param(chunk.map((i) => i.deadlineAt.toISOString()))}::timestamptz[],
-                  ${sql.param(chunk.map((i) => i.evidenceRef))}::text[], ${sql.param(chunk.map((i) => JSON.stringify(i.payload)))}::jsonb[])
-        as t(key, line, type, identity, revision, email, tz, customer, due, deadline, evidence, payload)
+                  ${sql.param(chunk.map((i) => i.evidenceRef))}::text[], ${sql.param(chunk.map((i) => JSON.stringify(i.payload)))}::jsonb[],
+                  ${sql.param(chunk.map((i) => i.anchorAt?.toISOString() ?? null))}::timestamptz[], ${sql.param(chunk.map((i) => i.recipientLocale))}::text[],
+                  ${sql.param(chunk.map((i) => i.recipientPhone))}::text[], ${sql.param(chunk.map((i) => i.channel))}::text[])
+        as t(key, line, type, identity, revision, email, tz, customer, due, deadline, evidence, payload, anchor, locale, phone, channel)
       on conflict do nothing`);
   }
 }
@@ -134,6 +141,10 @@ export type PendingItem = {
   deadlineAt: Date | null;
   evidenceRef: string | null;
   payload: Record<string, unknown> | null;
+  anchorAt: Date | null;
+  recipientLocale: string | null;
+  recipientPhone: string | null;
+  channel: Channel | null;
 };
 
 /** A claimed replay's next batch (the replay row is locked too, so no other worker is publishing it). */
@@ -152,9 +163,14 @@ export async function lockUnpublishedItems(db: DbOrTx, { replayId, limit }: { re
     deadline_at: Date | string | null;
     evidence_ref: string | null;
     payload: Record<string, unknown> | null;
+    anchor_at: Date | string | null;
+    recipient_locale: string | null;
+    recipient_phone: string | null;
+    channel: Channel | null;
   }>(sql`
     select i.notice_key, i.job_id, coalesce(i.recipient_email, j.recipient_email) as recipient_email, i.line, i.notice_type, i.identity,
-           i.revision, i.recipient_time_zone, i.customer_id, i.due_at, i.deadline_at, i.evidence_ref, i.payload
+           i.revision, i.recipient_time_zone, i.customer_id, i.due_at, i.deadline_at, i.evidence_ref, i.payload,
+           i.anchor_at, i.recipient_locale, i.recipient_phone, i.channel
     from replay_items i left join reminder_jobs j on j.id = i.job_id
     where i.replay_id = ${replayId} and i.published_at is null
     order by i.notice_key
@@ -174,6 +190,10 @@ export async function lockUnpublishedItems(db: DbOrTx, { replayId, limit }: { re
     deadlineAt: row.deadline_at ? new Date(row.deadline_at) : null,
     evidenceRef: row.evidence_ref,
     payload: row.payload,
+    anchorAt: row.anchor_at ? new Date(row.anchor_at) : null,
+    recipientLocale: row.recipient_locale,
+    recipientPhone: row.recipient_phone,
+    channel: row.channel,
   }));
 }
 

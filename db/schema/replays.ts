@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { inList, replayStates } from './states';
+import { channels, inList, replayStates } from './states';
 
 export type ReplayFilter = {
   dueFrom?: string;
@@ -87,6 +87,13 @@ export const replayItems = pgTable(
     deadlineAt: timestamp('deadline_at', { withTimezone: true }),
     evidenceRef: text('evidence_ref'),
     payload: jsonb('payload').$type<Record<string, unknown>>(),
+    /** What the row gave beside the fact, written to its job as a producer's request would be (lib/replay/schedule-item.ts). */
+    anchorAt: timestamp('anchor_at', { withTimezone: true }),
+    recipientLocale: text('recipient_locale'),
+    /** E.164, normalised at upload. */
+    recipientPhone: text('recipient_phone'),
+    /** The channel chosen at upload from the type's channels and the row's addresses; null for a filter replay's items. */
+    channel: text('channel', { enum: channels }),
     publishedAt: timestamp('published_at', { withTimezone: true }),
   },
   (table) => [

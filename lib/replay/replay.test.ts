@@ -22,6 +22,8 @@ import { replayProgress } from './view';
 import { activeNoticeConfig } from '@/lib/windows/active';
 
 const secret = process.env.NOTICE_KEY_SECRET ?? '';
+/** A JSON object as one CSV field. */
+const csvJson = (value: unknown) => `"${JSON.stringify(value).replace(/"/g, '""')}"`;
 const silent = createLogger('test', 'silent');
 let t: TestDatabase;
 let operator: Actor;
@@ -333,15 +335,19 @@ describe('run', () => {
     const due = new Date(Date.now() - 3_600_000).toISOString();
     const deadline = new Date(Date.now() + 86_400_000).toISOString();
     const identity = existing.identity as Record<string, string>;
+    const anchor = new Date(Date.now() + 3 * 86_400_000);
+    const renewal = csvJson({ customer_name: 'Ada Lovelace', plan_name: 'Pro annual', amount: '49.00', currency: 'EUR' });
+    const recovery = csvJson({ customer_name: 'Ada Lovelace', amount: '120.50', currency: 'EUR', reference: 'RC-2026-0042' });
     const csv = [
-      'notice_type,subscription_id,period_start,revision,recipient_email,due_at,deadline_at',
-      `${existing.noticeType},${identity.subscription_id},${identity.period_start},0,${existing.recipientEmail},${due},${deadline}`,
-      `renewal_notice_t24,sub_upload_1,2026-12-01,0,new@upload.test,${due},${deadline}`,
-      `renewal_notice_t24,sub_upload_2,not-a-date,0,new@upload.test,${due},${deadline}`,
+      'notice_type,subscription_id,period_start,account_id,reconciliation_id,exception_id,revision,recipient_email,recipient_locale,recipient_phone,due_at,deadline_at,anchor_at,payload',
+      `${existing.noticeType},${identity.subscription_id},${identity.period_start},,,,0,${existing.recipientEmail},,,${due},${deadline},${anchor.toISOString()},${renewal}`,
+      `renewal_notice_t24,sub_upload_1,2026-12-01,,,,0,new@upload.test,de-at,,${due},${deadline},${anchor.toISOString()},${renewal}`,
+      `renewal_notice_t24,sub_upload_2,not-a-date,,,,0,new@upload.test,,,${due},${deadline},${anchor.toISOString()},${renewal}`,
+      `payment_recovery,,,acct_up,recon_up,exc_up,0,billing@upload.test,,+1 415 555 0100,${due},${deadline},,${recovery}`,
     ].join('\n');
     const requested = await requestReplay(t.db, { actor: operator, input: { reason: 'upstream export', csv }, secret });
     if (!requested.ok) throw new Error(requested.refusal.message);
-    expect(requested.data.dryRun.counts).toEqual({ total: 2, newKeys: 1, existing: { sent: 1 }, blocked: {} });
+    expect(requested.data.dryRun.counts).toEqual({ total: 3, newKeys: 2, existing: { sent: 1 }, blocked: {} });
     expect(requested.data.replay.uploadRejections).toEqual([
       { line: 4, reason: expect.stringMatching(/period_start/), raw: expect.stringContaining('sub_upload_2') },
     ]);
@@ -352,16 +358,27 @@ describe('run', () => {
     await queue.start();
     try {
       const result = await runReplayToEnd({ db: t.db, queue, replayId: id, perDomainPerSecond: 10_000, logger: silent });
-      expect(result).toEqual({ state: 'completed', published: 2 });
+      expect(result).toEqual({ state: 'completed', published: 3 });
       const created = await t.db
         .select()
         .from(reminderJobs)
-        .where(eq(reminderJobs.source, `replay:${requested.data.replay.batchId}`));
-      expect(created.map((job) => job.subjectId)).toEqual(['sub_upload_1']);
-      expect(created[0]?.batchId).toBe(requested.data.replay.batchId);
+        .where(eq(reminderJobs.source, `replay:${requested.data.replay.batchId}`))
+        .orderBy(reminderJobs.noticeType);
+      // What the row gave beside the fact reaches the job, as a producer's request would: the
+      // anchor the renewal template shows, the locale (canonical), the phone (E.164) and the
+      // channel chosen from the type's channels, and the type's category.
+      expect(
+        created.map((job) => [job.noticeType, job.subjectId, job.anchorAt?.toISOString() ?? null, job.recipientLocale, job.channel, job.recipientPhone]),
+      ).toEqual([
+        ['payment_recovery', expect.any(String), null, null, 'sms', '+14155550100'],
+        ['renewal_notice_t24', 'sub_upload_1', anchor.toISOString(), 'de-AT', 'email', null],
+      ]);
+      expect(created.map((job) => job.category)).toEqual(created.map((job) => activeNoticeConfig().config.noticeTypes[job.noticeType]?.category));
+      expect(created.every((job) => job.batchId === requested.data.replay.batchId)).toBe(true);
+      const createdIds = created.map((job) => job.id);
       const items = await t.db.select().from(replayItems).where(eq(replayItems.replayId, id));
-      expect(items.map((item) => item.jobId).sort()).toEqual([existing.id, created[0]?.id].sort());
-      expect((await wakeupsIn(queue)).map((w) => w.jobId).sort()).toEqual([existing.id, created[0]?.id].sort());
+      expect(items.map((item) => item.jobId).sort()).toEqual([existing.id, ...createdIds].sort());
+      expect((await wakeupsIn(queue)).map((w) => w.jobId).sort()).toEqual([existing.id, ...createdIds].sort());
     } finally {
       await queue.stop();
     }
@@ -435,8 +452,8 @@ describe("the workers' runner", () => {
     const due = new Date(Date.now() - 3_600_000).toISOString();
     const deadline = new Date(Date.now() + 86_400_000).toISOString();
     const csv = [
-      'notice_type,subscription_id,period_start,revision,recipient_email,due_at,deadline_at',
-      `renewal_notice_t24,sub_fail_1,2026-12-01,0,a@fail.test,${due},${deadline}`,
+      'notice_type,subscription_id,period_start,revision,recipient_email,due_at,deadline_at,anchor_at,payload',
+      `renewal_notice_t24,sub_fail_1,2026-12-01,0,a@fail.test,${due},${deadline},${deadline},${csvJson({ customer_name: 'A', plan_name: 'B', amount: '1.00', currency: 'EUR' })}`,
     ].join('\n');
     const requested = await requestReplay(t.db, { actor: operator, input: { reason: 'fails', csv }, secret });
     if (!requested.ok) throw new Error(requested.refusal.message);

@@ -1,4 +1,5 @@
 import { insertJobUnlessExists } from '@/db/queries/scheduling';
+import { activeNoticeConfig } from '@/lib/windows/active';
 import { parseNoticeFact, subjectOf } from '@/lib/windows/notice-fact';
 import type { ScheduleItem } from './runner';
 
@@ -12,6 +13,7 @@ export const scheduleUploadedItem: ScheduleItem = async (tx, { item, batchId }) 
   }
   // Validated at upload; parsed again because the row has been at rest since.
   const fact = parseNoticeFact({ type: item.noticeType, identity: item.identity, revision: item.revision });
+  const type = activeNoticeConfig().config.noticeTypes[fact.type];
   const { job } = await insertJobUnlessExists(tx, {
     noticeKey: item.noticeKey,
     noticeType: fact.type,
@@ -21,6 +23,12 @@ export const scheduleUploadedItem: ScheduleItem = async (tx, { item, batchId }) 
     customerId: item.customerId,
     recipientEmail: item.recipientEmail,
     recipientTimeZone: item.recipientTimeZone ?? 'UTC',
+    recipientLocale: item.recipientLocale,
+    anchorAt: item.anchorAt,
+    // Chosen at upload (lib/replay/upload.ts); items stored before the column existed went by email.
+    channel: item.channel ?? 'email',
+    recipientPhone: item.recipientPhone,
+    category: type?.category ?? 'courtesy',
     dueAt: item.dueAt,
     deadlineAt: item.deadlineAt,
     evidenceRef: item.evidenceRef,

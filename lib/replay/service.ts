@@ -106,6 +106,10 @@ export async function requestReplay(
         deadlineAt: r.deadlineAt,
         evidenceRef: r.evidenceRef,
         payload: r.payload,
+        anchorAt: r.anchorAt,
+        recipientLocale: r.recipientLocale,
+        recipientPhone: r.recipientPhone,
+        channel: r.channel,
       })),
     });
     await insertAuditEntries(tx, {

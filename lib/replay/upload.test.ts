@@ -6,9 +6,17 @@ import { rejectionsCsv, validateUpload } from './upload';
 
 const secret = 'unit-secret-0123456789abcdef0123456789abcdef';
 const header =
-  'notice_type,subscription_id,period_start,account_id,reconciliation_id,exception_id,revision,recipient_email,recipient_time_zone,due_at,deadline_at,payload';
+  'notice_type,subscription_id,period_start,account_id,reconciliation_id,exception_id,revision,recipient_email,recipient_time_zone,due_at,deadline_at,payload,anchor_at';
 const due = '2026-11-28T08:00:00Z';
 const deadline = '2026-11-29T08:00:00Z';
+const anchor = '2026-12-01T00:00:00Z';
+/** A JSON object as one CSV field. */
+const csvJson = (value: unknown) => `"${JSON.stringify(value).replace(/"/g, '""')}"`;
+/** What the renewal and the payment recovery templates declare (config/notice-ledger.json `templates`). */
+const renewal = { customer_name: 'Ada Lovelace', plan_name: 'Pro annual', amount: '49.00', currency: 'EUR' };
+const recovery = { customer_name: 'Ada Lovelace', amount: '120.50', currency: 'EUR', reference: 'RC-2026-0042' };
+/** Rows of `header`, each given the anchor column last. */
+const withAnchor = (rows: string[]) => rows.map((row) => `${row},${anchor}`);
 
 describe('parseCsv', () => {
   it('handles quotes, escaped quotes, commas and line breaks inside fields, CRLF and a BOM', () => {
@@ -111,25 +119,27 @@ describe('validateUpload', () => {
   it('accepts good rows with their keys and rejects each bad row with its line and reason', () => {
     const csv = [
       header,
-      `renewal_notice_t72,sub_1,2026-12-01,,,,0,A@Example.com,Europe/Berlin,${due},${deadline},"{""plan"":""Basic""}"`,
-      `payment_recovery,,,acct_1,recon_1,exc_1,2,billing@example.com,,${due},${deadline},`,
-      `renewal_notice_t99,sub_2,2026-12-01,,,,0,a@example.com,,${due},${deadline},`,
-      `renewal_notice_t72,,2026-12-01,,,,0,a@example.com,,${due},${deadline},`,
-      `renewal_notice_t72,sub_3,2026-12-01,,,,x1,a@example.com,,${due},${deadline},`,
-      `renewal_notice_t72,sub_4,2026-12-01,,,,0,not-an-email,,${due},${deadline},`,
-      `renewal_notice_t72,sub_5,2026-12-01,,,,0,a@example.com,Mars/Olympus,${due},${deadline},`,
-      `renewal_notice_t72,sub_6,2026-12-01,,,,0,a@example.com,,tomorrow,${deadline},`,
-      `renewal_notice_t72,sub_7,2026-12-01,,,,0,a@example.com,,${deadline},${due},`,
-      `renewal_notice_t72,sub_1,2026-12-01,,,,0,b@example.com,,${due},${deadline},`,
-      `renewal_notice_t72,sub_8,2026-12-01,,,,0,a@example.com,,${due},${deadline},[1]`,
+      ...withAnchor([
+        `renewal_notice_t72,sub_1,2026-12-01,,,,0,A@Example.com,Europe/Berlin,${due},${deadline},${csvJson(renewal)}`,
+        `payment_recovery,,,acct_1,recon_1,exc_1,2,billing@example.com,,${due},${deadline},${csvJson(recovery)}`,
+        `renewal_notice_t99,sub_2,2026-12-01,,,,0,a@example.com,,${due},${deadline},`,
+        `renewal_notice_t72,,2026-12-01,,,,0,a@example.com,,${due},${deadline},`,
+        `renewal_notice_t72,sub_3,2026-12-01,,,,x1,a@example.com,,${due},${deadline},`,
+        `renewal_notice_t72,sub_4,2026-12-01,,,,0,not-an-email,,${due},${deadline},`,
+        `renewal_notice_t72,sub_5,2026-12-01,,,,0,a@example.com,Mars/Olympus,${due},${deadline},`,
+        `renewal_notice_t72,sub_6,2026-12-01,,,,0,a@example.com,,tomorrow,${deadline},`,
+        `renewal_notice_t72,sub_7,2026-12-01,,,,0,a@example.com,,${deadline},${due},`,
+        `renewal_notice_t72,sub_1,2026-12-01,,,,0,b@example.com,,${due},${deadline},${csvJson(renewal)}`,
+        `renewal_notice_t72,sub_8,2026-12-01,,,,0,a@example.com,,${due},${deadline},[1]`,
+      ]),
       'renewal_notice_t72,sub_9',
-      `renewal_notice_t72,sub|x,2026-12-01,,,,0,a@example.com,,${due},${deadline},`,
+      `renewal_notice_t72,sub|x,2026-12-01,,,,0,a@example.com,,${due},${deadline},,${anchor}`,
     ].join('\n');
     const result = validateUpload({ csv, secret });
     if (!result.ok) throw new Error(result.error);
     expect(result.rows.map((row) => row.line)).toEqual([2, 3]);
     const [first, second] = result.rows;
-    expect(first).toMatchObject({ recipientEmail: 'a@example.com', recipientTimeZone: 'Europe/Berlin', payload: { plan: 'Basic' }, subjectId: 'sub_1' });
+    expect(first).toMatchObject({ recipientEmail: 'a@example.com', recipientTimeZone: 'Europe/Berlin', payload: renewal, subjectId: 'sub_1' });
     expect(first?.key).toBe(noticeKey(secret, { type: 'renewal_notice_t72', identity: { subscription_id: 'sub_1', period_start: '2026-12-01' }, revision: 0 }));
     expect(second?.fact).toEqual({
       type: 'payment_recovery',
@@ -147,7 +157,7 @@ describe('validateUpload', () => {
       [10, 'deadline_at is before due_at'],
       [11, 'same notice as line 2 (type, identity and revision)'],
       [12, 'payload must be a JSON object'],
-      [13, 'has 2 fields, the header has 12'],
+      [13, 'has 2 fields, the header has 13'],
       [14, expect.stringMatching(/subscription_id/)],
     ]);
     expect(result.rejections[0]?.raw).toContain('renewal_notice_t99,sub_2');
@@ -157,11 +167,13 @@ describe('validateUpload', () => {
     const good = `,2026-12-01,,,,0,a@example.com,,${due},${deadline},`;
     const csv = [
       header,
-      `renewal_notice_t72,sub\u0000x${good}`,
-      `renewal_notice_t72,sub_\ud800${good}`,
-      `renewal_notice_t72,sub_ok,2026-12-01,,,,0,a@example.com,,${due},${deadline},"{""a"":""\\u0000""}"`,
-      `renewal_notice_t72,sub_ok2,2026-12-01,,,,0,a@example.com,,${due},${deadline},"{""a"":""\\ud800""}"`,
-      `${'x'.repeat(63)}\ud83d\ude00,sub_3${good}`,
+      ...withAnchor([
+        `renewal_notice_t72,sub\u0000x${good}`,
+        `renewal_notice_t72,sub_\ud800${good}`,
+        `renewal_notice_t72,sub_ok,2026-12-01,,,,0,a@example.com,,${due},${deadline},"{""a"":""\\u0000""}"`,
+        `renewal_notice_t72,sub_ok2,2026-12-01,,,,0,a@example.com,,${due},${deadline},"{""a"":""\\ud800""}"`,
+        `${'x'.repeat(63)}\ud83d\ude00,sub_3${good}`,
+      ]),
     ].join('\n');
     const result = validateUpload({ csv, secret });
     if (!result.ok) throw new Error(result.error);
@@ -181,7 +193,8 @@ describe('validateUpload', () => {
   });
 
   it('judges every row by its own time zone when zones repeat (checked once per distinct zone)', () => {
-    const row = (sub: string, zone: string) => `renewal_notice_t72,${sub},2026-12-01,,,,0,a@example.com,${zone},${due},${deadline},`;
+    const row = (sub: string, zone: string) =>
+      `renewal_notice_t72,${sub},2026-12-01,,,,0,a@example.com,${zone},${due},${deadline},${csvJson(renewal)},${anchor}`;
     const csv = [
       header,
       row('s1', 'Mars/Olympus'),
@@ -225,8 +238,8 @@ describe('validateUpload with the configured notice types', () => {
     const types = ['auto_renewal_notice', 'trial_conversion_notice', 'price_change_notice', 'pre_debit_notice'];
     const csv = [
       header,
-      ...types.map((type) => `${type},sub_req,2026-12-01,,,,1,a@example.com,,${due},${deadline},`),
-      `no_such_type,sub_1,2026-12-01,,,,0,a@example.com,,${due},${deadline},`,
+      ...types.map((type) => `${type},sub_req,2026-12-01,,,,1,a@example.com,,${due},${deadline},${csvJson(renewal)},${anchor}`),
+      `no_such_type,sub_1,2026-12-01,,,,0,a@example.com,,${due},${deadline},,`,
     ].join('\n');
     const result = validateUpload({ csv, secret });
     if (!result.ok) throw new Error(result.error);
@@ -236,6 +249,88 @@ describe('validateUpload with the configured notice types', () => {
     expect(new Set(result.rows.map((row) => row.key)).size).toBe(types.length);
     expect(result.rejections.map((r) => r.reason)).toEqual([
       'unknown notice_type "no_such_type"; known: renewal_notice_t72, renewal_notice_t24, payment_recovery, auto_renewal_notice, trial_conversion_notice, price_change_notice, pre_debit_notice',
+    ]);
+  });
+});
+
+describe('validateUpload checks what the templates need, as the producer API does', () => {
+  const columns =
+    'notice_type,subscription_id,period_start,account_id,reconciliation_id,exception_id,recipient_email,recipient_locale,recipient_phone,due_at,deadline_at,anchor_at,payload';
+  const renewalRow = (sub: string, { locale = '', phone = '', anchorAt = anchor, payload = csvJson(renewal) } = {}) =>
+    `renewal_notice_t72,${sub},2026-12-01,,,,a@example.com,${locale},${phone},${due},${deadline},${anchorAt},${payload}`;
+  const recoveryRow = (exception: string, { phone = '', payload = csvJson(recovery) } = {}) =>
+    `payment_recovery,,,acct_1,recon_1,${exception},billing@example.com,,${phone},${due},${deadline},,${payload}`;
+  const validate = (rows: string[]) => {
+    const result = validateUpload({ csv: [columns, ...rows].join('\n'), secret });
+    if (!result.ok) throw new Error(result.error);
+    return result;
+  };
+
+  it('refuses a row whose payload lacks a declared variable, has one of the wrong type, or whose template shows an anchor it lacks, naming line and field', () => {
+    const { amount: _amount, ...withoutAmount } = renewal;
+    const result = validate([
+      renewalRow('s_missing', { payload: csvJson(withoutAmount) }),
+      renewalRow('s_number', { payload: csvJson({ ...renewal, amount: 49 }) }),
+      renewalRow('s_currency', { payload: csvJson({ ...renewal, currency: 'euro' }) }),
+      renewalRow('s_no_anchor', { anchorAt: '' }),
+      renewalRow('s_empty', { payload: '' }),
+      recoveryRow('exc_no_reference', { payload: csvJson({ ...recovery, reference: undefined }) }),
+      renewalRow('s_ok'),
+    ]);
+    expect(result.rows.map((row) => row.line)).toEqual([8]);
+    expect(result.rejections.map((r) => [r.line, r.reason])).toEqual([
+      [2, 'payload.amount: is required (decimal)'],
+      [3, 'payload.amount: must be a decimal string such as "49.00"'],
+      [4, 'payload.currency: must be an ISO 4217 currency code such as EUR (upper case)'],
+      [5, expect.stringMatching(/^anchor_at: is required for renewal_notice_t72: its template shows the date/)],
+      [
+        6,
+        'payload.customer_name: is required (string); payload.plan_name: is required (string); payload.amount: is required (decimal); payload.currency: is required (currency)',
+      ],
+      [7, 'payload.reference: is required (string)'],
+    ]);
+    expect(result.rejections[0]?.raw).toContain('s_missing');
+  });
+
+  it('accepts a row with what its template needs and keeps its anchor, canonical locale, E.164 phone and channel', () => {
+    const result = validate([
+      renewalRow('s_de', { locale: 'de-at' }),
+      renewalRow('s_phone', { phone: '+1 (415) 555-0100' }),
+      recoveryRow('exc_sms', { phone: '+14155550100' }),
+      recoveryRow('exc_mail'),
+    ]);
+    expect(result.rejections).toEqual([]);
+    expect(
+      result.rows.map((row) => [
+        row.subjectId || row.fact.identity.exception_id,
+        row.anchorAt?.toISOString() ?? null,
+        row.recipientLocale,
+        row.recipientPhone,
+        row.channel,
+      ]),
+    ).toEqual([
+      ['s_de', '2026-12-01T00:00:00.000Z', 'de-AT', null, 'email'],
+      // renewal_notice_t72 goes by email only: the phone is kept, the channel stays email.
+      ['s_phone', '2026-12-01T00:00:00.000Z', null, '+14155550100', 'email'],
+      // payment_recovery goes by SMS, else email (config/notice-ledger.json).
+      [expect.any(String), null, null, '+14155550100', 'sms'],
+      [expect.any(String), null, null, null, 'email'],
+    ]);
+  });
+
+  it('refuses a locale, a phone or an anchor that is none, naming the column', () => {
+    const result = validate([
+      renewalRow('s_locale', { locale: 'not a locale' }),
+      recoveryRow('exc_phone', { phone: '415 555 0100' }),
+      recoveryRow('exc_digits', { phone: '+1 123' }),
+      renewalRow('s_anchor', { anchorAt: 'next week' }),
+    ]);
+    expect(result.rows).toEqual([]);
+    expect(result.rejections.map((r) => [r.line, r.reason])).toEqual([
+      [2, 'recipient_locale "not a locale" is not a BCP 47 language tag such as en-US or de'],
+      [3, expect.stringMatching(/^recipient_phone: must be an E\.164 number/)],
+      [4, expect.stringMatching(/^recipient_phone: is not a valid phone number/)],
+      [5, expect.stringMatching(/^anchor_at "next week" is not an ISO timestamp with offset/)],
     ]);
   });
 });

@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { noticeKey } from '@/lib/ledger/notice-key';
 import { allIdentityFields, identityFieldsOf, InvalidNoticeError, isNoticeType, parseNoticeFact, subjectOf, type NoticeFact } from '@/lib/windows/notice-fact';
-import { configuredNoticeTypeNames } from '@/lib/windows/active';
+import { activeNoticeConfig } from '@/lib/windows/active';
+import type { NoticeConfig } from '@/lib/windows/load-config';
+import type { Channel } from '@/db/schema/states';
+import { recipientChannel } from '@/lib/jobs/schedule';
+import { noticePayloadProblems } from '@/lib/templates/payload';
+import { localeSchema } from '@/lib/templates/schema';
 import type { RowRejection } from '@/lib/api/console/replays';
 import { hasUnsafeText, parseCsv, safeText, toCsv } from './csv';
 
@@ -23,6 +28,14 @@ export type UploadedRow = {
   deadlineAt: Date;
   evidenceRef: string | null;
   payload: Record<string, unknown>;
+  /** The instant the notice is about (the charge), which the renewal templates show. */
+  anchorAt: Date | null;
+  /** BCP 47, canonical (`de-at` → `de-AT`); null: the templates' fallback locale. */
+  recipientLocale: string | null;
+  /** E.164 (lib/sms/phone.ts). */
+  recipientPhone: string | null;
+  /** The first of the type's channels the row has an address on, as the producer API chooses it. */
+  channel: Channel;
 };
 
 export type { RowRejection } from '@/lib/api/console/replays';
@@ -30,7 +43,16 @@ export type { RowRejection } from '@/lib/api/console/replays';
 export type UploadValidation = { ok: true; rows: UploadedRow[]; rejections: RowRejection[] } | { ok: false; error: string };
 
 export const requiredColumns = ['notice_type', 'recipient_email', 'due_at', 'deadline_at'] as const;
-export const optionalColumns = ['revision', 'recipient_time_zone', 'customer_id', 'evidence_ref', 'payload'] as const;
+export const optionalColumns = [
+  'revision',
+  'recipient_time_zone',
+  'recipient_locale',
+  'recipient_phone',
+  'customer_id',
+  'evidence_ref',
+  'anchor_at',
+  'payload',
+] as const;
 
 /** The columns an upload may have: the identity fields are every configured type's. */
 export function uploadColumns(): string[] {
@@ -69,6 +91,20 @@ function timeZoneChecker(): (zone: string) => boolean {
   };
 }
 
+/** localeSchema per distinct tag of one upload, like the time zones: the canonical tag, or null when it is none. */
+function localeChecker(): (tag: string) => string | null {
+  const known = new Map<string, string | null>();
+  return (tag) => {
+    let canonical = known.get(tag);
+    if (canonical === undefined) {
+      const parsed = localeSchema.safeParse(tag);
+      canonical = parsed.success ? parsed.data : null;
+      known.set(tag, canonical);
+    }
+    return canonical;
+  };
+}
+
 /** Any string or key anywhere in a parsed JSON value that PostgreSQL could not store. */
 function hasUnstorableText(value: unknown): boolean {
   if (typeof value === 'string') return hasUnsafeText(value);
@@ -92,13 +128,20 @@ function parsePayload(text: string): Record<string, unknown> | string {
 
 type Cells = (name: string) => string;
 
-function validateRow(cell: Cells, secret: string, isTimeZone: (zone: string) => boolean): { row: Omit<UploadedRow, 'line'> } | { reason: string } {
+type RowContext = { secret: string; config: NoticeConfig; isTimeZone: (zone: string) => boolean; localeOf: (tag: string) => string | null };
+
+/** A problem the producer API names by its request field, named by the upload's column instead. */
+function asColumn(problem: string): string {
+  return problem.replace(/^anchorAt:/, 'anchor_at:').replaceAll('recipient.phone', 'recipient_phone');
+}
+
+function validateRow(cell: Cells, { secret, config, isTimeZone, localeOf }: RowContext): { row: Omit<UploadedRow, 'line'> } | { reason: string } {
   const type = cell('notice_type');
   if (!type) return { reason: 'notice_type is empty' };
-  if (!isNoticeType(type)) return { reason: `unknown notice_type "${type.slice(0, 64)}"; known: ${configuredNoticeTypeNames().join(', ')}` };
+  if (!isNoticeType(type, config)) return { reason: `unknown notice_type "${type.slice(0, 64)}"; known: ${Object.keys(config.noticeTypes).join(', ')}` };
   const known = type;
   const identity: Record<string, string> = {};
-  for (const field of identityFieldsOf(known)) {
+  for (const field of identityFieldsOf(known, config)) {
     const value = cell(field);
     if (!value) return { reason: `${field} is empty (identity field of ${known})` };
     identity[field] = value;
@@ -107,7 +150,7 @@ function validateRow(cell: Cells, secret: string, isTimeZone: (zone: string) => 
   if (revisionCell !== '' && !revisionText.test(revisionCell)) return { reason: `revision "${revisionCell.slice(0, 32)}" is not a whole number` };
   let fact: NoticeFact;
   try {
-    fact = parseNoticeFact({ type: known, identity, revision: revisionCell === '' ? 0 : Number(revisionCell) });
+    fact = parseNoticeFact({ type: known, identity, revision: revisionCell === '' ? 0 : Number(revisionCell) }, config);
   } catch (error) {
     if (error instanceof InvalidNoticeError) return { reason: error.message };
     throw error;
@@ -123,8 +166,19 @@ function validateRow(cell: Cells, secret: string, isTimeZone: (zone: string) => 
   const dueAt = new Date(due);
   const deadlineAt = new Date(deadline);
   if (deadlineAt < dueAt) return { reason: 'deadline_at is before due_at' };
+  const anchor = cell('anchor_at');
+  if (anchor !== '' && !timestampSchema.safeParse(anchor).success)
+    return { reason: `anchor_at "${anchor.slice(0, 40)}" is not an ISO timestamp with offset (2026-12-01T00:00:00Z)` };
+  const localeCell = cell('recipient_locale');
+  const locale = localeCell === '' ? null : localeOf(localeCell);
+  if (locale === null && localeCell !== '') return { reason: `recipient_locale "${localeCell.slice(0, 40)}" is not a BCP 47 language tag such as en-US or de` };
+  const phoneCell = cell('recipient_phone');
+  const addressed = recipientChannel(config.noticeTypes[known], { email, ...(phoneCell === '' ? {} : { phone: phoneCell }) }, null);
+  if (!addressed.ok) return { reason: asColumn('message' in addressed.result ? addressed.result.message : 'recipient_phone: cannot be used') };
   const payload = parsePayload(cell('payload'));
   if (typeof payload === 'string') return { reason: payload };
+  const problems = noticePayloadProblems(config, known, payload, { hasAnchor: anchor !== '' });
+  if (problems.length > 0) return { reason: problems.map(asColumn).join('; ') };
   return {
     row: {
       key: noticeKey(secret, fact),
@@ -137,12 +191,28 @@ function validateRow(cell: Cells, secret: string, isTimeZone: (zone: string) => 
       deadlineAt,
       evidenceRef: cell('evidence_ref') || null,
       payload,
+      anchorAt: anchor === '' ? null : new Date(anchor),
+      recipientLocale: locale,
+      recipientPhone: addressed.phone,
+      channel: addressed.channel,
     },
   };
 }
 
-/** Validates an uploaded CSV; `secret` derives each row's notice key exactly as the producer API does. */
-export function validateUpload({ csv, secret }: { csv: string; secret: string }): UploadValidation {
+/**
+ * Validates an uploaded CSV; `secret` derives each row's notice key exactly as the producer API
+ * does, and each row's payload is checked against its type's template as the producer API checks
+ * it (lib/templates/payload.ts), so an accepted row can render when its job is sent.
+ */
+export function validateUpload({
+  csv,
+  secret,
+  config = activeNoticeConfig().config,
+}: {
+  csv: string;
+  secret: string;
+  config?: NoticeConfig;
+}): UploadValidation {
   const records = parseCsv(csv);
   // The parser cuts only at commas, quotes and line breaks, so a field can hold NUL or an
   // unpaired surrogate only if the file does: one scan instead of one per field.
@@ -157,7 +227,7 @@ export function validateUpload({ csv, secret }: { csv: string; secret: string })
   const rows: UploadedRow[] = [];
   const rejections: RowRejection[] = [];
   const firstLineOfKey = new Map<string, number>();
-  const isKnownZone = timeZoneChecker();
+  const context: RowContext = { secret, config, isTimeZone: timeZoneChecker(), localeOf: localeChecker() };
   for (const record of records.slice(1)) {
     // Only a rejected row is echoed back; rendering every row was a fifth of the time.
     const raw = () => safeText(toCsv([record.fields]).trimEnd());
@@ -173,7 +243,7 @@ export function validateUpload({ csv, secret }: { csv: string; secret: string })
       const index = position.get(name);
       return index === undefined ? '' : (record.fields[index] ?? '').trim();
     };
-    const result = validateRow(cell, secret, isKnownZone);
+    const result = validateRow(cell, context);
     if ('reason' in result) {
       rejections.push({ line: record.line, reason: safeText(result.reason), raw: raw() });
       continue;

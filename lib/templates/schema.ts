@@ -43,8 +43,22 @@ function isCalendarDate(text: string): boolean {
   return date.toISOString().slice(0, 10) === text;
 }
 
-/** The zod schema of one declared variable's value in a payload. */
+const valueSchemas = new Map<VariableType, z.ZodType>();
+
+/**
+ * The zod schema of one declared variable's value in a payload, built once per type: building a
+ * zod schema costs far more than parsing with it, and a replay upload checks every row's payload.
+ */
 export function valueSchema(type: VariableType): z.ZodType {
+  let schema = valueSchemas.get(type);
+  if (!schema) {
+    schema = buildValueSchema(type);
+    valueSchemas.set(type, schema);
+  }
+  return schema;
+}
+
+function buildValueSchema(type: VariableType): z.ZodType {
   switch (type) {
     case 'string':
       return z.string('must be a string').trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');

@@ -16,13 +16,29 @@ const kinds = { id, date: z.iso.date() } as const;
 
 export type IdentityResult = { ok: true; identity: Record<string, string> } | { ok: false; problems: string[] };
 
-/** The strict schema of a configured type's identity, or null for a name that is not configured. */
+const identitySchemas = new WeakMap<NoticeConfig, Map<string, z.ZodType<Record<string, string>>>>();
+
+/**
+ * The strict schema of a configured type's identity, or null for a name that is not configured.
+ * Built once per configuration and type: building a zod object schema costs ~10× parsing with it,
+ * and a replay upload parses every row's identity (bench/replay-dry-run.ts).
+ */
 export function identitySchemaFor(config: NoticeConfig, noticeType: string): z.ZodType<Record<string, string>> | null {
   // Own names only: `constructor` or `__proto__` is not a notice type.
   const type = Object.hasOwn(config.noticeTypes, noticeType) ? config.noticeTypes[noticeType] : undefined;
   if (!type) return null;
-  const event = config.eventTypes[type.event];
-  return z.strictObject(Object.fromEntries(type.identity.map((field) => [field, kinds[event?.identity[field] ?? 'id']])));
+  let known = identitySchemas.get(config);
+  if (!known) {
+    known = new Map();
+    identitySchemas.set(config, known);
+  }
+  let schema = known.get(noticeType);
+  if (!schema) {
+    const event = config.eventTypes[type.event];
+    schema = z.strictObject(Object.fromEntries(type.identity.map((field) => [field, kinds[event?.identity[field] ?? 'id']])));
+    known.set(noticeType, schema);
+  }
+  return schema;
 }
 
 export function parseIdentity(config: NoticeConfig, noticeType: string, input: unknown): IdentityResult {

@@ -280,13 +280,23 @@ describe('replay flow over HTTP', () => {
 
   it('an uploaded CSV: the dry run lists rejected rows and the rejected-rows download returns them', async () => {
     const csv =
-      'notice_type,subscription_id,period_start,recipient_email,due_at,deadline_at\nrenewal_notice_t72,sub_csv_1,2026-12-01,a@b.test,2026-11-28T08:00:00Z,2026-11-29T08:00:00Z\nrenewal_notice_t72,sub_csv_2,2026-12-01,nope,2026-11-28T08:00:00Z,2026-11-29T08:00:00Z\n';
+      'notice_type,subscription_id,period_start,recipient_email,due_at,deadline_at,anchor_at,payload\n' +
+      'renewal_notice_t72,sub_csv_1,2026-12-01,a@b.test,2026-11-28T08:00:00Z,2026-11-29T08:00:00Z,2026-12-01T00:00:00Z,"{""customer_name"":""Ada"",""plan_name"":""Pro"",""amount"":""49.00"",""currency"":""EUR""}"\n' +
+      'renewal_notice_t72,sub_csv_2,2026-12-01,nope,2026-11-28T08:00:00Z,2026-11-29T08:00:00Z,2026-12-01T00:00:00Z,"{}"\n' +
+      'renewal_notice_t72,sub_csv_3,2026-12-01,c@b.test,2026-11-28T08:00:00Z,2026-11-29T08:00:00Z,2026-12-01T00:00:00Z,"{""customer_name"":""Ada""}"\n';
     const dry = await call({ path: '/api/console/replays/dry-run', method: 'POST', load: () => import('./dry-run/route') }, cookies.get('operator') ?? null, {
       body: { csv },
     });
     expect(await dry.json()).toMatchObject({
       ok: true,
-      data: { accepted: 1, counts: { total: 1, newKeys: 1 }, rejections: [{ line: 3, reason: expect.stringMatching(/recipient_email/) }] },
+      data: {
+        accepted: 1,
+        counts: { total: 1, newKeys: 1 },
+        rejections: [
+          { line: 3, reason: expect.stringMatching(/recipient_email/) },
+          { line: 4, reason: expect.stringMatching(/^payload\.plan_name: is required \(string\); payload\.amount: is required/) },
+        ],
+      },
     });
     const create = await call({ path: '/api/console/replays', method: 'POST', load: () => import('./route') }, cookies.get('operator') ?? null, {
       body: { csv, reason: 'upstream export' },
@@ -301,6 +311,7 @@ describe('replay flow over HTTP', () => {
     expect(parseCsv(await download.text()).map((r) => r.fields.slice(0, 2))).toEqual([
       ['line', 'reason'],
       ['3', expect.stringMatching(/recipient_email "nope"/)],
+      ['4', expect.stringMatching(/^payload\.plan_name: is required/)],
     ]);
   });
 
