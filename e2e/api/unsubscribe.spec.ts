@@ -29,7 +29,8 @@ test.describe('one-click unsubscribe (RFC 8058)', () => {
         recipient: { email, timeZone: 'Europe/Berlin' },
         dueAt: hours(2),
         deadlineAt: hours(26),
-        payload: { plan: 'Pro' },
+        anchorAt: hours(50),
+        payload: { customer_name: 'Ana', plan_name: 'Pro', amount: '49.00', currency: 'EUR' },
         source: 'e2e-unsubscribe',
       }),
     });

@@ -50,7 +50,7 @@ test('a customer cancels from the link in the email; lookup and the producer see
         identity: { subscription_id: subscription, period_start: anchorAt.toISOString().slice(0, 10) },
         anchorAt: anchorAt.toISOString(),
         recipient: { email, region: 'DE', timeZone: 'Europe/Berlin', locale: 'de-DE' },
-        payload: { plan_name: 'Coffee Box', amount: '19.00', currency: 'EUR' },
+        payload: { customer_name: 'Ana', plan_name: 'Coffee Box', amount: '19.00', currency: 'EUR' },
         source: 'e2e-recipient',
       },
     });

@@ -18,7 +18,8 @@ test('support opens a recipient, reads their own opt-out, opts them back in, can
       recipient: { email, timeZone: 'Europe/Berlin' },
       dueAt: hours(2),
       deadlineAt: hours(26),
-      payload: { plan: 'Pro' },
+      anchorAt: hours(50),
+      payload: { customer_name: 'Ana', plan_name: 'Pro', amount: '49.00', currency: 'EUR' },
       source: 'e2e-support',
     }),
   });

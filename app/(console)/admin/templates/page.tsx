@@ -27,7 +27,8 @@ export default async function TemplatesPage() {
           <p>
             Files under <code>{view.directory}</code>, loaded and checked at start-up (edit the files and restart). Each is rendered here with its sample
             payload; the charge date is the sample notice&apos;s anchor ({view.sampleAnchor.slice(0, 10)}, {view.sampleTimeZone}). A recipient whose locale has
-            no template gets <code>{view.fallbackLocale}</code>, formatted for their own locale.
+            no template gets <code>{view.fallbackLocale}</code>, formatted in its language (a recipient whose language the template speaks, such as{' '}
+            <code>de-AT</code> for <code>de</code>, gets their own locale&apos;s dates and amounts).
           </p>
         </div>
       </div>
