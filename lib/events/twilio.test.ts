@@ -203,7 +203,11 @@ describe('incoming keywords (/api/webhooks/twilio/inbound)', () => {
     expect(await snapshotTables(t.pool)).toEqual(before);
     expect(await preferenceFor(t.db, { recipient: from, category: 'courtesy', channel: 'sms' })).toBe('opted_in');
 
-    expect((await inboundRoute(twilioRequest('/api/webhooks/twilio/inbound', inbound('what is this about?', '+14155550199', sid(303))))).status).toBe(200);
+    const answered = await inboundRoute(twilioRequest('/api/webhooks/twilio/inbound', inbound('what is this about?', '+14155550199', sid(303))));
+    expect(answered.status).toBe(200);
+    // TwiML, empty: no reply text goes back to the sender.
+    expect(answered.headers.get('content-type')).toMatch(/^text\/xml/);
+    expect(await answered.text()).toBe('<?xml version="1.0" encoding="UTF-8"?><Response></Response>');
     const kept = await t.pool.query<{ recipient: string | null; details: unknown }>('select recipient, details from provider_events where event_id = $1', [
       `inbound:${sid(303)}`,
     ]);

@@ -8,6 +8,10 @@ import { providerOk, providerRefusal } from './wire';
 
 const log = createLogger('webhooks');
 
+function emptyTwiml(): Response {
+  return new Response('<?xml version="1.0" encoding="UTF-8"?><Response></Response>', { status: 200, headers: { 'content-type': 'text/xml; charset=utf-8' } });
+}
+
 export type ProviderRouteHandler = ((request: Request) => Promise<Response>) & { contract: ProviderContract };
 
 /**
@@ -33,7 +37,10 @@ export function providerRoute<I extends ZodType, O extends ZodType>(
         settings: settings(),
         pathAndQuery: url.pathname + url.search,
       });
-      return result.ok ? providerOk(result.data) : providerRefusal(result.refusal);
+      if (!result.ok) return providerRefusal(result.refusal);
+      // Twilio reads the answer to an incoming message as TwiML: an empty <Response/> sends no reply
+      // (Twilio answers STOP and START itself) and keeps its debugger free of content-type warnings.
+      return contract.provider === 'twilio_inbound' ? emptyTwiml() : providerOk(result.data);
     } catch (error) {
       log.error({ provider: contract.provider, err: error instanceof Error ? error.message : String(error) }, 'webhook failed; the provider will retry');
       return providerRefusal({ kind: 'internal', message: 'internal error; retry' });
