@@ -203,6 +203,31 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     expect(sink.countByCorrelation(correlationOf(job.noticeKey))).toBe(0);
   });
 
+  it("a window that closes between the send path's check and its claim is missed, never claimed late", async () => {
+    // The clock moves past the deadline between the last check before the claim and the claim
+    // itself (a coalesced batch or a lock wait in production): the claim statement refuses it.
+    const deadlineAt = new Date(Date.now() + 60_000);
+    const job = await insertTestJob(t.db, { windowEarliest: new Date(Date.now() - 3_600_000), dueAt: new Date(Date.now() - 3_600_000), deadlineAt });
+    let calls = 0;
+    const mail = createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'Notices <n@notices.test>', messageIdDomain: 'notices.test' });
+    const handle = createWakeupHandler({
+      db: t.db,
+      mail,
+      rateLimiter: limiter,
+      settings,
+      workerId: 'late-claimer',
+      logger: createLogger('test', 'silent'),
+      // startedAt, the window check after the token: inside; from the claim on: past the deadline.
+      now: () => new Date(calls++ < 2 ? deadlineAt.getTime() - 1_000 : deadlineAt.getTime() + 1),
+    });
+    const sentBefore = sink.messages().length;
+    expect(await handle(delivery(job.id))).toEqual({ ack: true });
+    expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toBeNull();
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'window_missed' });
+    expect((await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => [a.outcome, a.detail])).toEqual([['suppressed_policy', 'window_missed']]);
+    expect(sink.messages().length).toBe(sentBefore);
+  });
+
   it('defers into the end of quiet hours; when they outlast latest a courtesy notice is window_missed, a required one is sent inside them', async () => {
     const job = await insertTestJob(t.db);
     const tight = await insertTestJob(t.db, { deadlineAt: new Date(Date.now() + 60_000) });

@@ -215,6 +215,8 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       claimedBy: deps.workerId,
       recipientDomain: domain,
       oneTimeCode: mintOneTimeCode(),
+      // The window is judged by the database's clock at the claim; a test's injected clock stands in for it.
+      judgedAt: deps.now ? now() : null,
     });
     const claimCommittedAt = performance.now();
     checkpoint('after_claim');
@@ -238,6 +240,10 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
         return { ack: true };
       }
       const held = await getLedgerRow(db, { noticeKey: job.noticeKey });
+      // Refused because the window closed between the check above and the claim's own: missed, not a duplicate.
+      if ((!held || held.state === 'released') && windowClosed(job, now())) {
+        return suppress({ kind: 'suppress', reason: 'window_missed', detail: 'window_missed' });
+      }
       const reason = `ledger_${held?.state ?? 'missing'}`;
       if (settings.mode === 'enforce') {
         await db.transaction(async (tx) => {

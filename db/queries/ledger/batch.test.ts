@@ -145,6 +145,27 @@ describe('batched send-path statements agree with the single-row ones', () => {
     expect(await readJob(t.db, job.id)).toMatchObject({ state: 'pending' });
   });
 
+  it('neither claim takes a job whose window closed before the statement ran, even a released row', async () => {
+    // insertTestJob's default window; its deadline moved just into the past.
+    const closed = async (prior: Prior) => {
+      const job = await jobWithPrior(prior, randomUUID());
+      await t.db.execute(
+        sql`update reminder_jobs set due_at = now() - interval '2 hours', deadline_at = now() - interval '1 millisecond' where id = ${job.id}`,
+      );
+      return job;
+    };
+    for (const prior of ['none', 'released'] as const) {
+      const single = await closed(prior);
+      expect(await claimNotice(t.db, claimOf(single, randomUUID()))).toBeNull();
+      const [batched] = await claimNotices(t.db, [claimOf(await closed(prior), randomUUID())]);
+      expect(batched).toBeNull();
+      expect((await getLedgerRow(t.db, { noticeKey: single.noticeKey }))?.state ?? 'none').toBe(prior);
+    }
+    // An open window still claims.
+    const open = await insertTestJob(t.db);
+    expect(await claimNotice(t.db, claimOf(open, randomUUID()))).not.toBeNull();
+  });
+
   it('loadJobsForSend returns what loadJobForSend does, per id, and leaves out unknown ids', async () => {
     const a = await insertTestJob(t.db);
     const b = await insertTestJob(t.db, { recipientEmail: 'Bounced@Example.test' });

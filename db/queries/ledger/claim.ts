@@ -18,6 +18,11 @@ export type ClaimParams = {
   recipientDomain: string;
   /** Used only when the row is new; a re-claimed row keeps the code minted at its first claim. */
   oneTimeCode: string;
+  /**
+   * The instant the window is judged at: omitted or null, the database's now(), which is also the
+   * claimed_at it records (production). Only a send path running on an injected clock (tests) passes its own.
+   */
+  judgedAt?: Date | null;
 };
 
 export type Claim = { noticeKey: string; oneTimeCode: string; reclaimed: boolean };
@@ -27,9 +32,12 @@ export type Claim = { noticeKey: string; oneTimeCode: string; reclaimed: boolean
 // the job, or that commits while this statement waits for the job's lock, means no claim and so
 // no send. Both lock the job row too (lib/jobs/schedule.ts, lib/jobs/evidence.ts), so the two
 // are ordered: cancel first → no claim; claim first → the cancel is refused (the job is claimed).
+// The window is checked here too, against the instant the claim records (now() is claimed_at): the
+// send path's own check runs before its token wait and this statement's batch, and a window that
+// closed in between is missed, never claimed late (chaos seed 1602 on RabbitMQ claimed 13 ms late).
 const CLAIM_SQL = `
     with job as (
-      select id from reminder_jobs where id = $5::uuid and state in ('pending', 'claimed') for update
+      select id from reminder_jobs where id = $5::uuid and state in ('pending', 'claimed') and deadline_at >= coalesce($10::timestamptz, now()) for update
     ), claim as (
       insert into notice_ledger as l
         (notice_key, notice_type, identity, revision, job_id, state, claim_token, claimed_by, claimed_at, recipient_domain, one_time_code, source, updated_at)
@@ -65,6 +73,7 @@ export async function claimNotice(db: DbOrTx, params: ClaimParams): Promise<Clai
     params.claimedBy,
     params.recipientDomain,
     params.oneTimeCode,
+    params.judgedAt ?? null,
   ]);
   const row = rows[0];
   if (!row) return null;
@@ -73,11 +82,13 @@ export async function claimNotice(db: DbOrTx, params: ClaimParams): Promise<Clai
 
 const CLAIM_MANY_SQL = `
     with input as (
-      select * from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::text[])
-        as t(notice_key, notice_type, identity, revision, job_id, claim_token, claimed_by, recipient_domain, one_time_code)
+      select * from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])
+        as t(notice_key, notice_type, identity, revision, job_id, claim_token, claimed_by, recipient_domain, one_time_code, judged_at)
     ), job as (
       -- As in CLAIM_SQL: only jobs still claimable, locked (in id order, one order for every batch).
-      select j.id from reminder_jobs j where j.id = any($5::uuid[]) and j.state in ('pending', 'claimed') order by j.id for update
+      select j.id from reminder_jobs j join input on input.job_id = j.id
+      where j.state in ('pending', 'claimed') and j.deadline_at >= coalesce(input.judged_at, now())
+      order by j.id for update of j
     ), claim as (
       insert into notice_ledger as l
         (notice_key, notice_type, identity, revision, job_id, state, claim_token, claimed_by, claimed_at, recipient_domain, one_time_code, source, updated_at)
@@ -121,6 +132,7 @@ export async function claimNotices(db: Db, claims: readonly ClaimParams[]): Prom
       claims.map((c) => c.claimedBy),
       claims.map((c) => c.recipientDomain),
       claims.map((c) => c.oneTimeCode),
+      claims.map((c) => c.judgedAt ?? null),
     ],
   });
   const won = new Map(rows.map((row) => [row.notice_key, { noticeKey: row.notice_key, oneTimeCode: row.one_time_code, reclaimed: row.reclaimed }]));
