@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
 import type { Db, DbOrTx } from '@/db/client';
-import { businessEvents, evidence, recipientPreferences, recipientSuppressions, reminderJobs, type JobRow } from '@/db/schema';
+import { evidence, recipientPreferences, recipientSuppressions, reminderJobs, type JobRow } from '@/db/schema';
 import type { PreferenceState, RecipientSuppressionReason, SuppressionReason } from '@/db/schema/states';
 
 /** The send path's transitions on `reminder_jobs`. Each is conditional on the state it leaves. */
@@ -12,8 +12,6 @@ export type JobForSend = {
   /** The recipient's preference for the job's category by email; `opted_in` when none is stored. */
   preference: PreferenceState;
   evidenceState: 'open' | 'resolved' | null;
-  /** The planning event's anchor (the charge); null for a reminder scheduled directly. */
-  anchorAt: Date | null;
 };
 
 /**
@@ -28,7 +26,6 @@ function selectJobForSend(db: DbOrTx) {
         recipientSuppression: recipientSuppressions.reason,
         preference: recipientPreferences.state,
         evidenceState: evidence.state,
-        anchorAt: businessEvents.anchorAt,
       })
       .from(reminderJobs)
       // The suppression list is of mail addresses (bounces, complaints): it binds email notices only.
@@ -46,7 +43,6 @@ function selectJobForSend(db: DbOrTx) {
         ),
       )
       .leftJoin(evidence, eq(evidence.ref, reminderJobs.evidenceRef))
-      .leftJoin(businessEvents, eq(businessEvents.id, reminderJobs.eventId))
   );
 }
 
@@ -55,14 +51,12 @@ function jobForSend(row: {
   recipientSuppression: RecipientSuppressionReason | null;
   preference: PreferenceState | null;
   evidenceState: 'open' | 'resolved' | null;
-  anchorAt: Date | null;
 }): JobForSend {
   return {
     job: row.job,
     recipientSuppression: row.recipientSuppression ?? null,
     preference: row.preference ?? 'opted_in',
     evidenceState: row.evidenceState ?? null,
-    anchorAt: row.anchorAt ?? null,
   };
 }
 

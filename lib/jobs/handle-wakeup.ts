@@ -262,7 +262,7 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       oneTimeCode = held?.oneTimeCode ?? mintOneTimeCode();
     }
 
-    const outcome = await traceSend(sendNotice(deps, job, oneTimeCode, job.anchorAt ?? loaded.anchorAt));
+    const outcome = await traceSend(sendNotice(deps, job, oneTimeCode));
     checkpoint('after_send');
     const sentDetail = decision.kind === 'proceed' && decision.quietHoursOverridden ? 'quiet_hours_overridden' : null;
     const result = await traceCommit(commitOutcome({ deps, statements, job, outcome, ownedToken, attempt, claimCommittedAt, sentDetail }));
@@ -287,13 +287,14 @@ async function takeToken(limiter: DomainRateLimiter, maxTokenWaitMs: number, key
   }
 }
 
-async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string, anchorAt: Date | null): Promise<SmsOutcome> {
+async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string): Promise<SmsOutcome> {
   // The recipient page (cancel, preferences); the one-time code stays in the mail, and the page asks for it where the type says so.
   const manage = recipientPageUrl({
     secret: deps.settings.secret,
     baseUrl: deps.settings.cancelBaseUrl,
     noticeKey: job.noticeKey,
-    anchorAt,
+    // The anchor the job carries (the producer's anchorAt, its event's for a planned notice: migration 0015 filled older rows).
+    anchorAt: job.anchorAt,
     deadlineAt: job.deadlineAt,
   });
   if (job.channel === 'sms') return sendSms(deps, job, oneTimeCode, manage);
