@@ -1,10 +1,9 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { createPgBossQueue } from '@/lib/queue/pgboss';
 import { createTestDatabase } from '@/testing/db';
 import { insertTestJob, readJob } from '@/testing/jobs';
+import { startOtlpCollector } from '@/testing/otlp-collector';
 import { startSmtpSink } from '@/testing/smtp-sink';
 import { spawnWorker } from '@/testing/worker-process';
 
@@ -14,35 +13,11 @@ import { spawnWorker } from '@/testing/worker-process';
  * worker's service name and the wake-up span of the notice it sent, flushed on SIGTERM.
  */
 
-type Received = { path: string; headers: IncomingHttpHeaders; body: string };
-
-async function startCollector(): Promise<{ url: string; received: Received[]; close: () => Promise<void> }> {
-  const received: Received[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      received.push({ path: `${request.method} ${request.url}`, headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, received, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
-
-type OtlpJson = {
-  resourceSpans?: {
-    resource?: { attributes?: { key: string; value: { stringValue?: string } }[] };
-    scopeSpans?: { spans?: { name: string; attributes?: { key: string; value: { stringValue?: string } }[] }[] }[];
-  }[];
-};
-
 describe('OTLP/HTTP export from a worker process', () => {
   it('posts the wake-up span of a sent notice to OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces as JSON, with the worker service name', async () => {
     const t = await createTestDatabase();
     const sink = await startSmtpSink();
-    const collector = await startCollector();
+    const collector = await startOtlpCollector();
     const publisher = createPgBossQueue({ url: t.url, visibilityTimeoutMs: 30_000 });
     const worker = spawnWorker({ DATABASE_URL: t.url, SMTP_URL: sink.url, WORKER_CONCURRENCY: '1', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url });
     try {
@@ -57,16 +32,8 @@ describe('OTLP/HTTP export from a worker process', () => {
       const traces = collector.received.filter((request) => request.path === 'POST /v1/traces');
       expect(traces.length).toBeGreaterThan(0);
       for (const request of traces) expect(request.headers['content-type']).toBe('application/json');
-      const batches = traces.map((request) => JSON.parse(request.body) as OtlpJson);
-      const resources = batches.flatMap((batch) => batch.resourceSpans ?? []);
-      const serviceNames = new Set(
-        resources
-          .flatMap((resource) => resource.resource?.attributes ?? [])
-          .filter((a) => a.key === 'service.name')
-          .map((a) => a.value.stringValue),
-      );
-      expect([...serviceNames]).toEqual(['notice-ledger-worker']);
-      const spans = resources.flatMap((resource) => resource.scopeSpans ?? []).flatMap((scope) => scope.spans ?? []);
+      expect(collector.serviceNames()).toEqual(['notice-ledger-worker']);
+      const spans = collector.spans();
       const wakeup = spans.find(
         (span) => span.name === 'notice.wakeup' && span.attributes?.some((a) => a.key === 'notice.job_id' && a.value.stringValue === job.id),
       );
