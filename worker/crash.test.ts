@@ -1,11 +1,10 @@
-import { and, eq } from 'drizzle-orm';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getLedgerRow, listQuarantined } from '@/db/queries/ledger/read';
-import { deliveryAttempts } from '@/db/schema';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { startSmtpSink } from '@/testing/smtp-sink';
 import { createPgBossQueue } from '@/lib/queue/pgboss';
 import { createTestDatabase } from '@/testing/db';
+import { waitForAttemptsBy } from '@/testing/attempts';
 import { insertTestJob, readJob } from '@/testing/jobs';
 import { metricValue, spawnWorker } from '@/testing/worker-process';
 
@@ -57,18 +56,8 @@ describe.concurrent('worker crash positions (real processes, real SIGKILL)', () 
         const second = spawnWorker(env);
         workers.push(second);
         const { workerId } = await second.ready;
-        await vi.waitFor(
-          async () => {
-            const rows = await t.db
-              .select()
-              .from(deliveryAttempts)
-              .where(and(eq(deliveryAttempts.jobId, job.id), eq(deliveryAttempts.workerId, workerId)));
-            // One or more wake-ups (the redelivery, perhaps the sweeper's too): each one refused.
-            expect(rows.length).toBeGreaterThan(0);
-            expect(new Set(rows.map((row) => row.outcome))).toEqual(new Set([expected[position].redelivery]));
-          },
-          { timeout: 30_000, interval: 200 },
-        );
+        // One or more wake-ups (the redelivery, perhaps the sweeper's too): each one refused, or the send.
+        await waitForAttemptsBy(t.db, { jobId: job.id, workerId, outcome: expected[position].redelivery });
 
         expect(sink.countByCorrelation(corr)).toBe(expected[position].messages);
         expect(sink.countByCorrelation(corr)).toBeLessThanOrEqual(1);
