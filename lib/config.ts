@@ -129,6 +129,31 @@ export const envSchema = z.object({
   RETENTION_LEDGER: duration('430d'),
   /** Provider event payloads are redacted to their ids and type after this; the row stays. */
   RETENTION_EVENT_DETAILS: duration('30d'),
+  /**
+   * The other tables that hold personal data (lib/retention.ts). Two years where a dispute may
+   * need the record: a charge the notice preceded can be disputed for up to 540 days (card
+   * networks), and business events count from their last notice's settlement, not their receipt
+   * (a year-ahead notice settles ~400 d after its event arrived). What a job that may still be
+   * sent needs is kept whatever its age.
+   */
+  RETENTION_BUSINESS_EVENTS: duration('730d'),
+  /** From its resolution, or its creation while open: a gap's window is long past by then. */
+  RETENTION_UNPLANNED_NOTICES: duration('730d'),
+  /** The customer's "cancel this renewal": what a dispute of the next charge turns on. */
+  RETENTION_CANCELLATION_REQUESTS: duration('730d'),
+  /**
+   * Superseded preference changes (the newest of each preference stays): four years, the US TCPA
+   * limitation period for a claim about a text sent after a STOP (28 U.S.C. § 1658).
+   */
+  RETENTION_PREFERENCE_HISTORY: duration('1461d'),
+  /** Evidence never resolved, from when it was opened. */
+  RETENTION_OPEN_EVIDENCE: duration('730d'),
+  /**
+   * Items of a finished replay (uploaded rows with addresses) and its refused rows' values. The
+   * replay's row (who asked, who approved, its counts) and audit entries stay, and the notices it
+   * sent are in the ledger for RETENTION_LEDGER; half a year answers questions about one run.
+   */
+  RETENTION_REPLAY_ITEMS: duration('180d'),
   /** Rows deleted per statement, so retention never holds long locks. */
   RETENTION_BATCH: int(1_000, 1, 100_000),
   /**
