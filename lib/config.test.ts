@@ -143,6 +143,16 @@ describe('loadConfig', () => {
       ).toEqual(['QUEUE_POLL_INTERVAL']);
   });
 
+  it('reads the claim-to-commit objective the alert rule compares with: 250 ms by default, a positive duration', () => {
+    expect(loadConfig(base).CLAIM_TO_COMMIT_OBJECTIVE).toBe(250);
+    expect(loadConfig({ ...base, CLAIM_TO_COMMIT_OBJECTIVE: '1s' }).CLAIM_TO_COMMIT_OBJECTIVE).toBe(1_000);
+    for (const value of ['0', '0ms', 'fast'])
+      expect(
+        problemsOf({ ...base, CLAIM_TO_COMMIT_OBJECTIVE: value }).map((p) => p.split(' ')[0]),
+        value,
+      ).toEqual(['CLAIM_TO_COMMIT_OBJECTIVE']);
+  });
+
   it('reads the worker metrics bind address: loopback by default, an IP address or localhost, anything else named', () => {
     expect(loadConfig(base).WORKER_METRICS_HOST).toBe('127.0.0.1');
     for (const host of ['0.0.0.0', '::', '::1', '10.1.2.3', 'localhost'])

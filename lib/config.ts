@@ -66,6 +66,13 @@ export const envSchema = z.object({
   QUARANTINE_AFTER: duration('15m'),
   /** A due (pending) or claimed notice, not sent, whose window closes within this is "at risk" (console, notice_ledger_window_at_risk). */
   WINDOW_AT_RISK_WITHIN: duration('24h').refine((ms) => ms >= 60_000, 'must be at least 1m'),
+  /**
+   * The claim-to-commit p99 the alert NoticeLedgerClaimToCommitP99OverObjective holds the workers
+   * to: each worker exports it (notice_ledger_objective_seconds), so the rule needs no edit. 250 ms
+   * is eight times the p99 measured against a local relay (30–31 ms at 1 × 32): room for a remote
+   * relay's round trips, and a real fault when passed for ten minutes.
+   */
+  CLAIM_TO_COMMIT_OBJECTIVE: duration('250ms').refine((ms) => ms >= 1, 'must be at least 1ms'),
   QUEUE_BACKEND: z.enum(['pgboss', 'rabbitmq']).default('pgboss'),
   AMQP_URL: optionalUrl,
   /** The wake-up queue's name (pg-boss queue or RabbitMQ queue): one per environment. */
@@ -122,6 +129,31 @@ export const envSchema = z.object({
   RETENTION_LEDGER: duration('430d'),
   /** Provider event payloads are redacted to their ids and type after this; the row stays. */
   RETENTION_EVENT_DETAILS: duration('30d'),
+  /**
+   * The other tables that hold personal data (lib/retention.ts). Two years where a dispute may
+   * need the record: a charge the notice preceded can be disputed for up to 540 days (card
+   * networks), and business events count from their last notice's settlement, not their receipt
+   * (a year-ahead notice settles ~400 d after its event arrived). What a job that may still be
+   * sent needs is kept whatever its age.
+   */
+  RETENTION_BUSINESS_EVENTS: duration('730d'),
+  /** From its resolution, or its creation while open: a gap's window is long past by then. */
+  RETENTION_UNPLANNED_NOTICES: duration('730d'),
+  /** The customer's "cancel this renewal": what a dispute of the next charge turns on. */
+  RETENTION_CANCELLATION_REQUESTS: duration('730d'),
+  /**
+   * Superseded preference changes (the newest of each preference stays): four years, the US TCPA
+   * limitation period for a claim about a text sent after a STOP (28 U.S.C. § 1658).
+   */
+  RETENTION_PREFERENCE_HISTORY: duration('1461d'),
+  /** Evidence never resolved, from when it was opened. */
+  RETENTION_OPEN_EVIDENCE: duration('730d'),
+  /**
+   * Items of a finished replay (uploaded rows with addresses) and its refused rows' values. The
+   * replay's row (who asked, who approved, its counts) and audit entries stay, and the notices it
+   * sent are in the ledger for RETENTION_LEDGER; half a year answers questions about one run.
+   */
+  RETENTION_REPLAY_ITEMS: duration('180d'),
   /** Rows deleted per statement, so retention never holds long locks. */
   RETENTION_BATCH: int(1_000, 1, 100_000),
   /**

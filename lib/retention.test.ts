@@ -15,6 +15,12 @@ const policy: RetentionPolicy = {
   providerEventsMs: 180 * DAY,
   eventDetailsMs: 30 * DAY,
   evidenceMs: 730 * DAY,
+  openEvidenceMs: 1_000 * DAY,
+  businessEventsMs: 730 * DAY,
+  unplannedNoticesMs: 730 * DAY,
+  cancellationRequestsMs: 730 * DAY,
+  preferenceHistoryMs: 1_461 * DAY,
+  replayItemsMs: 180 * DAY,
   ledgerMs: 400 * DAY,
   maxDelayMs: 60 * DAY,
   replayHorizonMs: 30 * DAY,
@@ -132,8 +138,15 @@ describe('runRetention', () => {
       providerEventsRedacted: 1,
       smsMessagesDeleted: 1,
       evidenceDeleted: 1,
+      openEvidenceDeleted: 0,
       ledgerDeleted: 1,
       jobsDeleted: 1,
+      unplannedNoticesDeleted: 0,
+      businessEventsDeleted: 0,
+      cancellationRequestsDeleted: 0,
+      preferenceChangesDeleted: 0,
+      replayItemsDeleted: 0,
+      replayRejectionsRedacted: 0,
     });
 
     expect(await t.db.$count(deliveryAttempts)).toBe(1);

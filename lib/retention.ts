@@ -3,10 +3,17 @@ import { startPeriodic } from './periodic';
 import { insertAuditEntries } from '@/db/queries/audit';
 import {
   deleteAttemptsBefore,
+  deleteBusinessEventsBefore,
+  deleteCancellationRequestsBefore,
   deleteFinishedJobsBefore,
+  deleteFinishedReplayItemsBefore,
+  deleteOpenEvidenceBefore,
   deleteProviderEventsBefore,
   deleteSmsMessagesBefore,
   deleteResolvedEvidenceBefore,
+  deleteSupersededPreferenceChangesBefore,
+  deleteUnplannedNoticesBefore,
+  redactFinishedReplayRejectionsBefore,
   redactProviderEventDetailsBefore,
 } from '@/db/queries/retention';
 import { deleteSettledLedgerBefore } from '@/db/queries/ledger/retention';
@@ -14,9 +21,12 @@ import type { Config } from './config';
 
 /**
  * Retention is policy, per class (DESIGN.md): the attempt log, provider events (and, sooner,
- * their payloads), evidence, and the ledger with its finished jobs. The ledger horizon may
- * never be shorter than the longest delay plus the replay horizon: a ledger row deleted
- * before a replay of its notice would let that replay send the notice again.
+ * their payloads), evidence (resolved, and never resolved), the ledger with its finished jobs,
+ * and every other table that holds personal data: business events, unplanned notices,
+ * cancellation requests, preference history and replay items. The ledger horizon may never be
+ * shorter than the longest delay plus the replay horizon: a ledger row deleted before a replay
+ * of its notice would let that replay send the notice again. What a job that may still be sent
+ * reads (its evidence, its business event) stays whatever its age (db/queries/retention.ts).
  */
 
 export type RetentionPolicy = {
@@ -24,6 +34,12 @@ export type RetentionPolicy = {
   providerEventsMs: number;
   eventDetailsMs: number;
   evidenceMs: number;
+  openEvidenceMs: number;
+  businessEventsMs: number;
+  unplannedNoticesMs: number;
+  cancellationRequestsMs: number;
+  preferenceHistoryMs: number;
+  replayItemsMs: number;
   ledgerMs: number;
   maxDelayMs: number;
   replayHorizonMs: number;
@@ -46,6 +62,12 @@ export function retentionPolicyFrom(
     | 'RETENTION_PROVIDER_EVENTS'
     | 'RETENTION_EVENT_DETAILS'
     | 'RETENTION_EVIDENCE'
+    | 'RETENTION_OPEN_EVIDENCE'
+    | 'RETENTION_BUSINESS_EVENTS'
+    | 'RETENTION_UNPLANNED_NOTICES'
+    | 'RETENTION_CANCELLATION_REQUESTS'
+    | 'RETENTION_PREFERENCE_HISTORY'
+    | 'RETENTION_REPLAY_ITEMS'
     | 'RETENTION_LEDGER'
     | 'MAX_DELAY'
     | 'REPLAY_HORIZON'
@@ -57,6 +79,12 @@ export function retentionPolicyFrom(
     providerEventsMs: config.RETENTION_PROVIDER_EVENTS,
     eventDetailsMs: config.RETENTION_EVENT_DETAILS,
     evidenceMs: config.RETENTION_EVIDENCE,
+    openEvidenceMs: config.RETENTION_OPEN_EVIDENCE,
+    businessEventsMs: config.RETENTION_BUSINESS_EVENTS,
+    unplannedNoticesMs: config.RETENTION_UNPLANNED_NOTICES,
+    cancellationRequestsMs: config.RETENTION_CANCELLATION_REQUESTS,
+    preferenceHistoryMs: config.RETENTION_PREFERENCE_HISTORY,
+    replayItemsMs: config.RETENTION_REPLAY_ITEMS,
     ledgerMs: config.RETENTION_LEDGER,
     maxDelayMs: config.MAX_DELAY,
     replayHorizonMs: config.REPLAY_HORIZON,
@@ -70,6 +98,12 @@ export type RetentionCutoffs = {
   providerEvents: Date;
   eventDetails: Date;
   evidence: Date;
+  openEvidence: Date;
+  businessEvents: Date;
+  unplannedNotices: Date;
+  cancellationRequests: Date;
+  preferenceHistory: Date;
+  replayItems: Date;
   ledger: Date;
 };
 
@@ -90,6 +124,12 @@ export function retentionCutoffs(policy: RetentionPolicy, now: Date): RetentionC
     providerEvents: before(policy.providerEventsMs),
     eventDetails: before(Math.min(policy.eventDetailsMs, policy.providerEventsMs)),
     evidence: before(policy.evidenceMs),
+    openEvidence: before(policy.openEvidenceMs),
+    businessEvents: before(policy.businessEventsMs),
+    unplannedNotices: before(policy.unplannedNoticesMs),
+    cancellationRequests: before(policy.cancellationRequestsMs),
+    preferenceHistory: before(policy.preferenceHistoryMs),
+    replayItems: before(policy.replayItemsMs),
     ledger: before(policy.ledgerMs),
   };
 }
@@ -100,8 +140,15 @@ export type RetentionReport = {
   providerEventsRedacted: number;
   smsMessagesDeleted: number;
   evidenceDeleted: number;
+  openEvidenceDeleted: number;
   ledgerDeleted: number;
   jobsDeleted: number;
+  unplannedNoticesDeleted: number;
+  businessEventsDeleted: number;
+  cancellationRequestsDeleted: number;
+  preferenceChangesDeleted: number;
+  replayItemsDeleted: number;
+  replayRejectionsRedacted: number;
 };
 
 async function inBatches(db: Db, policy: RetentionPolicy, step: (db: DbOrTx, limit: number) => Promise<number>): Promise<number> {
@@ -123,11 +170,26 @@ export async function runRetention({ db, policy, now }: { db: Db; policy: Retent
     providerEventsRedacted: await inBatches(db, policy, (tx, limit) => redactProviderEventDetailsBefore(tx, { before: cutoffs.eventDetails, limit, now })),
     smsMessagesDeleted: await inBatches(db, policy, (tx, limit) => deleteSmsMessagesBefore(tx, { before: cutoffs.providerEvents, limit })),
     evidenceDeleted: 0,
+    openEvidenceDeleted: 0,
     ledgerDeleted: await inBatches(db, policy, (tx, limit) => deleteSettledLedgerBefore(tx, { before: cutoffs.ledger, limit })),
     jobsDeleted: await inBatches(db, policy, (tx, limit) => deleteFinishedJobsBefore(tx, { before: cutoffs.ledger, limit })),
+    unplannedNoticesDeleted: 0,
+    businessEventsDeleted: 0,
+    cancellationRequestsDeleted: await inBatches(db, policy, (tx, limit) =>
+      deleteCancellationRequestsBefore(tx, { before: cutoffs.cancellationRequests, limit }),
+    ),
+    preferenceChangesDeleted: await inBatches(db, policy, (tx, limit) =>
+      deleteSupersededPreferenceChangesBefore(tx, { before: cutoffs.preferenceHistory, limit }),
+    ),
+    replayItemsDeleted: await inBatches(db, policy, (tx, limit) => deleteFinishedReplayItemsBefore(tx, { before: cutoffs.replayItems, limit })),
+    replayRejectionsRedacted: await inBatches(db, policy, (tx, limit) => redactFinishedReplayRejectionsBefore(tx, { before: cutoffs.replayItems, limit })),
   };
   // After the jobs: evidence cited only by finished jobs that just went may go too.
-  report.evidenceDeleted = await inBatches(db, policy, (tx, limit) => deleteResolvedEvidenceBefore(tx, { before: cutoffs.evidence, limit }));
+  report.evidenceDeleted = await inBatches(db, policy, (tx, limit) => deleteResolvedEvidenceBefore(tx, { before: cutoffs.evidence, limit, now }));
+  report.openEvidenceDeleted = await inBatches(db, policy, (tx, limit) => deleteOpenEvidenceBefore(tx, { before: cutoffs.openEvidence, limit, now }));
+  // Business events last: after the jobs and the unplanned notices that keep them.
+  report.unplannedNoticesDeleted = await inBatches(db, policy, (tx, limit) => deleteUnplannedNoticesBefore(tx, { before: cutoffs.unplannedNotices, limit }));
+  report.businessEventsDeleted = await inBatches(db, policy, (tx, limit) => deleteBusinessEventsBefore(tx, { before: cutoffs.businessEvents, limit, now }));
   if (Object.values(report).some((n) => n > 0)) {
     await insertAuditEntries(db, {
       entries: [

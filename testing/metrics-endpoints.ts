@@ -22,6 +22,7 @@ export async function scrapeWorkerMetrics(db: Db): Promise<string> {
     db,
     queue: queueNotUnderTest,
     quarantineAfterMs: 15 * 60_000,
+    claimToCommitObjectiveMs: 250,
     logger: createLogger('scrape-test', 'silent'),
   });
   try {

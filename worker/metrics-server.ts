@@ -7,7 +7,7 @@ import type { Logger } from '@/lib/log';
 import { refreshDeliveryGauges } from '@/lib/metrics/delivery-gap';
 import { refreshPendingDeadlineGauges } from '@/lib/metrics/oldest-pending';
 import { refreshWindowGauges } from '@/lib/metrics/windows';
-import { quarantinedClaims, registry } from '@/lib/metrics/registry';
+import { objectiveSeconds, quarantinedClaims, registry } from '@/lib/metrics/registry';
 import type { QueueAdapter } from '@/lib/queue/types';
 
 export type MetricsServer = { host: string; port: number; close: () => Promise<void> };
@@ -46,6 +46,7 @@ export async function startMetricsServer({
   queue,
   quarantineAfterMs,
   windowAtRiskWithinMs,
+  claimToCommitObjectiveMs,
   logger,
 }: {
   host: string;
@@ -55,8 +56,11 @@ export async function startMetricsServer({
   quarantineAfterMs: number;
   /** WINDOW_AT_RISK_WITHIN (default 24 h). */
   windowAtRiskWithinMs?: number;
+  /** CLAIM_TO_COMMIT_OBJECTIVE, exported for the alert rule that compares the p99 with it; unset, no series. */
+  claimToCommitObjectiveMs?: number;
   logger: Logger;
 }): Promise<MetricsServer> {
+  if (claimToCommitObjectiveMs !== undefined) objectiveSeconds.set({ objective: 'claim_to_commit_p99' }, claimToCommitObjectiveMs / 1000);
   const server = http.createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (request.method !== 'GET' || (path !== '/metrics' && path !== '/healthz' && path !== '/readyz')) {

@@ -105,6 +105,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     queue,
     quarantineAfterMs: config.QUARANTINE_AFTER,
     windowAtRiskWithinMs: config.WINDOW_AT_RISK_WITHIN,
+    claimToCommitObjectiveMs: config.CLAIM_TO_COMMIT_OBJECTIVE,
     logger,
   });
 

@@ -102,6 +102,29 @@ export async function findOldestPending(
   return result.rows.map((row) => ({ ...row, dueAt: toDate(row.dueAt), deadlineAt: toDate(row.deadlineAt) }));
 }
 
+export type DuePendingDeadlineRow = { noticeType: string; deadlineAt: Date };
+
+/**
+ * Per notice type, the nearest deadline among pending jobs due at or before `dueBefore`: the
+ * due job closest to missing its window (the oldest pending one need not be). One range read
+ * per type on reminder_jobs_pending_due_idx (notice_type, due_at), the same rows the
+ * near-deadline count of findOldestPending reads; a type with no such job has no row.
+ */
+export async function findNearestDuePendingDeadline(
+  db: DbOrTx,
+  { dueBefore, noticeTypes }: { dueBefore: Date; noticeTypes: string[] },
+): Promise<DuePendingDeadlineRow[]> {
+  const result = await db.execute<{ noticeType: string; deadlineAt: unknown }>(sql`
+    select t.type as "noticeType", d.deadline_at as "deadlineAt"
+    from unnest(${sql.param(noticeTypes)}::text[]) as t(type)
+    cross join lateral (
+      select min(deadline_at) as deadline_at from reminder_jobs
+      where state = 'pending' and notice_type = t.type and due_at <= ${dueBefore.toISOString()}::timestamptz
+    ) d
+    where d.deadline_at is not null`);
+  return result.rows.map((row) => ({ noticeType: row.noticeType, deadlineAt: toDate(row.deadlineAt) }));
+}
+
 export type AttemptSeriesRow = {
   at: string;
   p50: number | null;

@@ -36,6 +36,8 @@ export const businessEvents = pgTable(
   (table) => [
     unique('business_events_fact_unique').on(table.type, table.identity, table.revision),
     check('business_events_revision_nonnegative', sql`revision >= 0`),
+    // Retention deletes the oldest first in small batches (lib/retention.ts); without this each batch scans.
+    index('business_events_received_idx').on(table.receivedAt),
   ],
 );
 

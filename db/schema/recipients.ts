@@ -48,6 +48,8 @@ export const recipientPreferenceChanges = pgTable(
   (table) => [
     check('recipient_preference_changes_source_check', sql.raw(`source in (${inList(preferenceSources)})`)),
     index('recipient_preference_changes_recipient_idx').on(table.recipient, table.changedAt),
+    // Retention deletes superseded history oldest first in small batches (lib/retention.ts).
+    index('recipient_preference_changes_changed_idx').on(table.changedAt),
   ],
 );
 

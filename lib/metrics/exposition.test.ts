@@ -30,6 +30,9 @@ describe('promtool check metrics', () => {
   it.skipIf(!promtool)(`the worker's /metrics is clean (${PROMTOOL_MISSING})`, async () => {
     const text = await scrapeWorkerMetrics(t.db);
     expect(text).toContain('# TYPE notice_ledger_process_nodejs_active_handles gauge');
+    // Read by the alert rules: the nearest deadline of a due job, and the worker's own objective.
+    expect(text).toContain('# TYPE notice_ledger_due_pending_seconds_to_deadline gauge');
+    expect(text).toContain('notice_ledger_objective_seconds{objective="claim_to_commit_p99"} 0.25');
     expect(runPromtool(['check', 'metrics'], { input: text })).toEqual({ code: 0, output: '' });
   });
 

@@ -33,6 +33,17 @@ beforeAll(async () => {
   });
   const recovery = { type: 'payment_recovery' as const, identity: { account_id: 'acct_1', reconciliation_id: 'rec_1', exception_id: 'exc_1' }, revision: 0 };
   await insertJob(t.db, { fact: recovery, secret, recipientEmail: 'd@example.com', dueAt: new Date(now + 2 * H), deadlineAt: new Date(now + 26 * H) });
+  // Auto-renewal notices: the oldest due one has 5 h left, a younger one only 20 min (the one
+  // about to miss its window), and one due 30 s ago with 2 min left is still within the grace
+  // a healthy worker needs to pick it up.
+  const autoRenewal = (index: number) => ({
+    type: 'auto_renewal_notice' as const,
+    identity: { subscription_id: `sub_a${index}`, period_start: '2026-12-01' },
+    revision: 0,
+  });
+  await insertJob(t.db, { fact: autoRenewal(1), secret, recipientEmail: 'e@example.com', dueAt: new Date(now - 2 * H), deadlineAt: new Date(now + 5 * H) });
+  await insertJob(t.db, { fact: autoRenewal(2), secret, recipientEmail: 'f@example.com', dueAt: new Date(now - H / 2), deadlineAt: new Date(now + H / 3) });
+  await insertJob(t.db, { fact: autoRenewal(3), secret, recipientEmail: 'g@example.com', dueAt: new Date(now - 30_000), deadlineAt: new Date(now + 120_000) });
 });
 afterAll(async () => {
   await t.drop();
@@ -44,7 +55,7 @@ function valueOf(text: string, name: string, noticeType: string): number | undef
 }
 
 describe('oldest pending gauges', () => {
-  it('per notice type: how long overdue, seconds to its deadline (negative: past it), how many are near it', async () => {
+  it('per notice type: how long overdue, seconds to its deadline (negative: past it), how many are near it, and the nearest deadline of a due job', async () => {
     const server = await startMetricsServer({
       queue: queueNotUnderTest,
       host: '127.0.0.1',
@@ -63,6 +74,13 @@ describe('oldest pending gauges', () => {
       expect(valueOf(text, 'notice_ledger_pending_near_deadline', 'payment_recovery')).toBe(0);
       // Nothing pending of this type: no series, rather than a zero that reads as "on time".
       expect(valueOf(text, 'notice_ledger_oldest_pending_seconds_to_deadline', 'renewal_notice_t24')).toBeUndefined();
+      expect(valueOf(text, 'notice_ledger_due_pending_seconds_to_deadline', 'renewal_notice_t24')).toBeUndefined();
+      // Nearest deadline among jobs due for over a minute: past it for the renewals, none for a
+      // recovery not yet due, and the younger auto-renewal rather than the oldest one.
+      expect(valueOf(text, 'notice_ledger_due_pending_seconds_to_deadline', 'renewal_notice_t72')).toBeCloseTo(-3_600, -1);
+      expect(valueOf(text, 'notice_ledger_due_pending_seconds_to_deadline', 'payment_recovery')).toBeUndefined();
+      expect(valueOf(text, 'notice_ledger_oldest_pending_seconds_to_deadline', 'auto_renewal_notice')).toBeCloseTo(5 * 3_600, -1);
+      expect(valueOf(text, 'notice_ledger_due_pending_seconds_to_deadline', 'auto_renewal_notice')).toBeCloseTo(20 * 60, -1);
     } finally {
       await server.close();
     }

@@ -131,6 +131,20 @@ export const oldestPendingToDeadline = new Gauge({
   registers: [registry],
 });
 
+export const duePendingToDeadline = new Gauge({
+  name: 'notice_ledger_due_pending_seconds_to_deadline',
+  help: 'Per notice type, seconds from now to the nearest deadline among pending jobs due for at least a minute (retrying, deferred, or not picked up); no series when there is none.',
+  labelNames: ['notice_type'] as const,
+  registers: [registry],
+});
+
+export const objectiveSeconds = new Gauge({
+  name: 'notice_ledger_objective_seconds',
+  help: 'Objectives the alert rules compare against, set by each worker from its settings: claim_to_commit_p99 is CLAIM_TO_COMMIT_OBJECTIVE.',
+  labelNames: ['objective'] as const,
+  registers: [registry],
+});
+
 export const pendingNearDeadline = new Gauge({
   name: 'notice_ledger_pending_near_deadline',
   help: 'Per notice type, due pending jobs within an hour of their deadline (the overview\'s "near deadline").',

@@ -1,0 +1,2 @@
+CREATE INDEX "business_events_received_idx" ON "business_events" USING btree ("received_at");--> statement-breakpoint
+CREATE INDEX "recipient_preference_changes_changed_idx" ON "recipient_preference_changes" USING btree ("changed_at");
