@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { DbOrTx } from '@/db/client';
 import { businessEvents, noticeLedger, type JobRow } from '@/db/schema';
-import { signRecipientToken, type LinkPurpose } from '@/lib/recipient/link';
+import { signCompactToken, signRecipientToken, type LinkPurpose } from '@/lib/recipient/link';
+import { defaultLinkKeyRing } from '@/lib/recipient/link-keys';
 import type { NoticeFact } from '@/lib/windows/notice-fact';
 import { insertTestJob } from './jobs';
 
@@ -80,12 +81,17 @@ export async function insertSentNotice(
   return { job, code, anchorAt, fact };
 }
 
-/** A page link's token for `noticeKey`, signed with the tests' NOTICE_KEY_SECRET. */
+/** A v1 page link's token for `noticeKey` (as mails sent before compact links carry), signed with the tests' NOTICE_KEY_SECRET. */
 export function pageToken(
   noticeKey: string,
   { expiresAt = new Date(Date.now() + 24 * HOUR), purpose = 'page' }: { expiresAt?: Date; purpose?: LinkPurpose } = {},
 ): string {
   return signRecipientToken({ secret: process.env.NOTICE_KEY_SECRET ?? '', noticeKey, purpose, expiresAt });
+}
+
+/** A compact link's token for `noticeKey`, as every notice carries now: the tests' NOTICE_KEY_SECRET with RECIPIENT_LINK_KEYS unset. */
+export function compactToken(noticeKey: string, purpose: LinkPurpose = 'page'): string {
+  return signCompactToken({ keys: defaultLinkKeyRing(process.env.NOTICE_KEY_SECRET ?? ''), noticeKey, purpose });
 }
 
 /** The recipient-page link in a raw message the SMTP sink received (its text part, quoted-printable decoded). */
