@@ -94,10 +94,19 @@ export function compactToken(noticeKey: string, purpose: LinkPurpose = 'page'): 
   return signCompactToken({ keys: defaultLinkKeyRing(process.env.NOTICE_KEY_SECRET ?? ''), noticeKey, purpose });
 }
 
+/** A raw message's quoted-printable soft breaks and escapes undone: where its lines wrap depends on everything before. */
+function decodedText(raw: string): string {
+  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
 /** The recipient-page link in a raw message the SMTP sink received (its text part, quoted-printable decoded). */
 export function recipientLinkIn(raw: string): string | null {
-  const decoded = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  return /https?:\/\/[^\s"<>]+\/r\/[A-Za-z0-9._~%-]+/.exec(decoded)?.[0] ?? null;
+  return /https?:\/\/[^\s"<>]+\/r\/[A-Za-z0-9._~%-]+/.exec(decodedText(raw))?.[0] ?? null;
+}
+
+/** The one-time code in a raw message the SMTP sink received (quoted-printable decoded). */
+export function oneTimeCodeIn(raw: string): string | null {
+  return /confirmation code: ([A-Z2-9]{10})/.exec(decodedText(raw))?.[1] ?? null;
 }
 
 /** The token of a recipient-page link. */
