@@ -19,13 +19,14 @@ import { defaultLinkKeyRing, derivedLinkKey, type LinkKey, type LinkKeyRing } fr
  *   cannot aim one at another's prefix without 2^96 tries through the API; a prefix that matches
  *   two rows is refused as unknown, never guessed between;
  * - a tag: HMAC-SHA256 over the label, kid, purpose and prefix, truncated to 96 bits. A tag can
- *   only be checked online, against this server, which counts every request per address and per
- *   notice: at 10^5 guesses a second for a year (3·10^12) a forgery succeeds with odds of 4·10^-17.
- *   RFC 2104 and NIST SP 800-107 allow truncation to 80 bits and more.
+ *   only be checked online, one request to this server a guess (and counted per client address
+ *   behind TRUSTED_PROXY_HOPS): at 10^5 guesses a second for a year (3·10^12) a forgery succeeds
+ *   with odds of 4·10^-17.
+ *   RFC 2104 (section 5) asks for at least 80 bits; NIST SP 800-107 sizes a truncated tag by the
+ *   guesses an attacker gets, which online checking bounds.
  *
- * The expiry is not in the token: the server derives it from the notice's row, as it was
- * derived when the link was made (lib/recipient/link-notice.ts), so it is checked after the
- * notice is read.
+ * The expiry is not in the token: the server derives it from the notice's row
+ * (lib/recipient/link-notice.ts), so it is checked after the notice is read.
  *
  * The old format, in mails sent before compact links, keeps verifying (with the key derived from
  * NOTICE_KEY_SECRET, while that key is listed): it names the full notice key and its expiry,
