@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { DEFAULT_LINK_KEYS, linkKeyRing, parseLinkKeys, type LinkKeyRing } from '@/lib/recipient/link-keys';
 
 /**
  * Every environment variable the product reads, with its default, parsed once.
@@ -210,6 +211,22 @@ export const envSchema = z.object({
    * advertise only the https one-click URI, never a mailto nobody reads.
    */
   UNSUBSCRIBE_MAILBOX: z.email().optional(),
+  /**
+   * The recipient-link keys, `kid:secret[:YYYY-MM-DD],…` (lib/recipient/link-keys.ts, README
+   * "Rotating the link key"): the first signs, the others verify until their date. The default
+   * is the key derived from NOTICE_KEY_SECRET, as links were always signed.
+   */
+  RECIPIENT_LINK_KEYS: z
+    .string()
+    .default(DEFAULT_LINK_KEYS)
+    .transform((text, ctx) => {
+      const parsed = parseLinkKeys(text);
+      if (!parsed.ok) {
+        ctx.addIssue({ code: 'custom', message: parsed.message });
+        return z.NEVER;
+      }
+      return parsed.specs;
+    }),
   /** Bearer token Prometheus presents to the console's /api/metrics; unset disables that endpoint. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   OIDC_ISSUER: optionalUrl,
@@ -264,6 +281,11 @@ export type Config = z.infer<typeof envSchema>;
 /** The base of every link a recipient follows and every callback a provider makes (PUBLIC_BASE_URL). */
 export function publicBaseUrl(config: Pick<Config, 'PUBLIC_BASE_URL' | 'NEXTAUTH_URL' | 'MESSAGE_ID_DOMAIN'>): string {
   return config.PUBLIC_BASE_URL ?? config.NEXTAUTH_URL ?? `https://${config.MESSAGE_ID_DOMAIN}`;
+}
+
+/** The keys recipient links are signed and verified with (RECIPIENT_LINK_KEYS). */
+export function recipientLinkKeys(config: Pick<Config, 'RECIPIENT_LINK_KEYS' | 'NOTICE_KEY_SECRET'>): LinkKeyRing {
+  return linkKeyRing({ specs: config.RECIPIENT_LINK_KEYS, noticeKeySecret: config.NOTICE_KEY_SECRET });
 }
 
 export type TwilioSettings = {

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { DbOrTx } from '@/db/client';
 import { businessEvents, noticeLedger, type JobRow } from '@/db/schema';
-import { signRecipientToken, type LinkPurpose } from '@/lib/recipient/link';
+import { signCompactToken, signRecipientToken, type LinkPurpose } from '@/lib/recipient/link';
+import { defaultLinkKeyRing } from '@/lib/recipient/link-keys';
 import type { NoticeFact } from '@/lib/windows/notice-fact';
 import { insertTestJob } from './jobs';
 
@@ -80,7 +81,7 @@ export async function insertSentNotice(
   return { job, code, anchorAt, fact };
 }
 
-/** A page link's token for `noticeKey`, signed with the tests' NOTICE_KEY_SECRET. */
+/** A v1 page link's token for `noticeKey` (as mails sent before compact links carry), signed with the tests' NOTICE_KEY_SECRET. */
 export function pageToken(
   noticeKey: string,
   { expiresAt = new Date(Date.now() + 24 * HOUR), purpose = 'page' }: { expiresAt?: Date; purpose?: LinkPurpose } = {},
@@ -88,10 +89,24 @@ export function pageToken(
   return signRecipientToken({ secret: process.env.NOTICE_KEY_SECRET ?? '', noticeKey, purpose, expiresAt });
 }
 
+/** A compact link's token for `noticeKey`, as every notice carries now: the tests' NOTICE_KEY_SECRET with RECIPIENT_LINK_KEYS unset. */
+export function compactToken(noticeKey: string, purpose: LinkPurpose = 'page'): string {
+  return signCompactToken({ keys: defaultLinkKeyRing(process.env.NOTICE_KEY_SECRET ?? ''), noticeKey, purpose });
+}
+
+/** A raw message's quoted-printable soft breaks and escapes undone: where its lines wrap depends on everything before. */
+function decodedText(raw: string): string {
+  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
 /** The recipient-page link in a raw message the SMTP sink received (its text part, quoted-printable decoded). */
 export function recipientLinkIn(raw: string): string | null {
-  const decoded = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  return /https?:\/\/[^\s"<>]+\/r\/[A-Za-z0-9._~%-]+/.exec(decoded)?.[0] ?? null;
+  return /https?:\/\/[^\s"<>]+\/r\/[A-Za-z0-9._~%-]+/.exec(decodedText(raw))?.[0] ?? null;
+}
+
+/** The one-time code in a raw message the SMTP sink received (quoted-printable decoded). */
+export function oneTimeCodeIn(raw: string): string | null {
+  return /confirmation code: ([A-Z2-9]{10})/.exec(decodedText(raw))?.[1] ?? null;
 }
 
 /** The token of a recipient-page link. */

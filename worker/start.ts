@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { createDb, createPool } from '@/db/client';
 import { migrateDatabase } from '@/db/migrate';
-import { ConfigError, publicBaseUrl, twilioSettings, type Config } from '@/lib/config';
+import { ConfigError, publicBaseUrl, recipientLinkKeys, twilioSettings, type Config } from '@/lib/config';
 import { createWakeupHandler, type CrashPoint } from '@/lib/jobs/handle-wakeup';
 import { parseQuietHours } from '@/lib/jobs/quiet-hours';
 import { createDomainRateLimiter } from '@/lib/jobs/rate-limit';
@@ -123,6 +123,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       retryCapMs: config.RETRY_CAP,
       maxAttempts: config.MAX_ATTEMPTS,
       secret: config.NOTICE_KEY_SECRET,
+      linkKeys: recipientLinkKeys(config),
       cancelBaseUrl: publicBaseUrl(config),
       unsubscribeMailbox: config.UNSUBSCRIBE_MAILBOX ?? null,
       maxTokenWaitMs: 1_000,

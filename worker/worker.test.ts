@@ -12,6 +12,7 @@ import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
 import { createPgBossQueue, type PgBossQueue } from '@/lib/queue/pgboss';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { insertTestJob, readJob } from '@/testing/jobs';
+import { oneTimeCodeIn } from '@/testing/recipient';
 import { metricValue, spawnWorker, type WorkerProcess } from '@/testing/worker-process';
 
 /** Real worker processes, real pg-boss, real SMTP peer; metrics read over HTTP from /metrics. */
@@ -169,7 +170,7 @@ describe.concurrent('worker processes', () => {
       const codes = sink
         .messages()
         .filter((m) => m.correlation === correlationOf(dropped.noticeKey))
-        .map((m) => /confirmation code: ([A-Z2-9]{10})/.exec(m.raw)?.[1]);
+        .map((m) => oneTimeCodeIn(m.raw));
       expect(codes).toHaveLength(2);
       expect(codes[0]).toMatch(/^[A-Z2-9]{10}$/);
       expect(codes[1]).toBe(codes[0]);

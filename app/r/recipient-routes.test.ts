@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { resetRecipientThrottleForTests } from '@/lib/http/recipient-route';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
-import { insertSentNotice, pageToken, type SentTestNotice } from '@/testing/recipient';
+import { signCompactToken } from '@/lib/recipient/link';
+import { compactToken, insertSentNotice, pageToken, type SentTestNotice } from '@/testing/recipient';
 import { patchEnv, snapshotTables } from '@/test/fuzz/harness';
 import { POST as cancelRoute } from './[token]/cancel/route';
 import { POST as preferencesRoute } from './[token]/preferences/route';
@@ -151,6 +152,86 @@ describe('GET /r/{token}', () => {
         expect(JSON.parse(json.text)).toMatchObject({ ok: false, error: { code: expect.stringMatching(/^(link_|notice_)/) } });
       }
     }
+  });
+});
+
+describe('compact links (every notice carries one now; the v1 cases above are the mails already sent)', () => {
+  const routes = [
+    [pageRoute, 'GET', undefined],
+    [cancelRoute, 'POST', 'code=ABCDEFGH23'],
+    [preferencesRoute, 'POST', 'channel=email&state=opted_out'],
+  ] as const;
+
+  async function expectRefused(name: string, token: string, status: number, title: string) {
+    for (const [route, method, formBody] of routes) {
+      const before = await productTables();
+      const answer = await call(route, token, { method, body: formBody });
+      expect(answer.status, `${name} ${method}`).toBe(status);
+      expect(answer.text, name).toContain(title);
+      expect(answer.text, name).toContain('Nothing was changed.');
+      expect(await productTables(), `${name} ${method} changed a table`).toEqual(before);
+    }
+  }
+
+  it('opens the page, forms post below it; refused: tampered 403, past the anchor 410, another purpose 400, no such notice 404, changing nothing', async () => {
+    const notice = await insertSentNotice(t.db);
+    const token = compactToken(notice.job.noticeKey);
+    const page = await call(pageRoute, token);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`action="${base}/r/${token}/cancel"`);
+    expect(page.text).not.toContain(notice.job.noticeKey);
+
+    await expectRefused('tampered', `${token.slice(0, -2)}${token.endsWith('AA') ? 'BB' : 'AA'}`, 403, 'This link does not work');
+    await expectRefused('one character short', token.slice(0, -1), 400, 'This link is incomplete');
+    await expectRefused('unsubscribe purpose', compactToken(notice.job.noticeKey, 'unsubscribe'), 400, 'This link is incomplete');
+    await expectRefused('unknown notice', compactToken('f'.repeat(64)), 404, 'We could not find this notice');
+    // Its expiry is the notice's: the charge (its anchor) has passed, so has the link; no date in the token.
+    const charged = await insertSentNotice(t.db, { anchorAt: new Date(Date.now() - 60_000) });
+    await expectRefused('past the anchor', compactToken(charged.job.noticeKey), 410, 'This link has expired');
+  });
+
+  it('a prefix two notices share names neither: 404, never a guess between them', async () => {
+    const first = await insertSentNotice(t.db);
+    const second = await insertSentNotice(t.db, { withLedger: false });
+    expect((await call(pageRoute, compactToken(second.job.noticeKey))).status).toBe(200);
+    const twin = `${first.job.noticeKey.slice(0, 24)}${second.job.noticeKey.slice(24)}`;
+    await t.pool.query('update reminder_jobs set notice_key = $1 where id = $2', [twin, second.job.id]);
+    await expectRefused('shared prefix', compactToken(first.job.noticeKey), 404, 'We could not find this notice');
+    await expectRefused('shared prefix, the other', compactToken(twin), 404, 'We could not find this notice');
+  });
+
+  it('keys rotate: a link signed with the old key works during the overlap, is expired after its date and refused once unlisted; new links carry the new key id', async () => {
+    const notice = await insertSentNotice(t.db);
+    const oldCompact = compactToken(notice.job.noticeKey);
+    const oldV1 = pageToken(notice.job.noticeKey);
+    const withKeys = async (value: string, check: () => Promise<void>) => {
+      const restore = patchEnv({ RECIPIENT_LINK_KEYS: value });
+      try {
+        await check();
+      } finally {
+        restore();
+      }
+    };
+    const fresh = `2:${'r'.repeat(48)}`;
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const today = new Date().toISOString().slice(0, 10);
+    await withKeys(`${fresh},0:derived:${tomorrow}`, async () => {
+      expect((await call(pageRoute, oldCompact)).status).toBe(200);
+      expect((await call(pageRoute, oldV1)).status).toBe(200);
+      const { config, recipientLinkKeys } = await import('@/lib/config');
+      const rotated = signCompactToken({ keys: recipientLinkKeys(config()), noticeKey: notice.job.noticeKey, purpose: 'page' });
+      expect(rotated).toMatch(/^2p/);
+      expect((await call(pageRoute, rotated)).status).toBe(200);
+    });
+    await withKeys(`${fresh},0:derived:${today}`, async () => {
+      await expectRefused('old key past its date', oldCompact, 410, 'This link has expired');
+      await expectRefused('v1 past the derived key’s date', oldV1, 410, 'This link has expired');
+    });
+    await withKeys(fresh, async () => {
+      await expectRefused('old key unlisted', oldCompact, 403, 'This link does not work');
+      await expectRefused('v1, derived key unlisted', oldV1, 403, 'This link does not work');
+    });
+    expect((await call(pageRoute, oldCompact)).status).toBe(200);
   });
 });
 

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { businessEvents } from '@/db/schema/planning';
 import { noticeLedger } from '@/db/schema/ledger';
@@ -74,4 +74,19 @@ export async function findRecipientNotice(db: DbOrTx, { noticeKey }: { noticeKey
     eventRecipient: row.eventRecipient ?? null,
     oneTimeCode: row.oneTimeCode ?? null,
   };
+}
+
+/**
+ * The keys of the notices whose key starts with `prefix` (a compact link's 24 hex), at most two:
+ * a range on the unique index of reminder_jobs.notice_key (`[prefix, prefix + 'g')` holds every
+ * lower-case hex key starting with it, in any collation), and the caller takes a unique match only.
+ */
+export async function findNoticeKeysByPrefix(db: DbOrTx, { prefix }: { prefix: string }): Promise<string[]> {
+  if (!/^[0-9a-f]{1,64}$/.test(prefix)) return [];
+  const rows = await db
+    .select({ noticeKey: reminderJobs.noticeKey })
+    .from(reminderJobs)
+    .where(sql`${reminderJobs.noticeKey} >= ${prefix} and ${reminderJobs.noticeKey} < ${`${prefix}g`}`)
+    .limit(2);
+  return rows.map((row) => row.noticeKey);
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { signRecipientToken } from '@/lib/recipient/link';
+import { compactToken } from '@/testing/recipient';
 import { expect, test } from '@/e2e/fixtures/test';
 
 /**
@@ -36,12 +37,9 @@ test.describe('one-click unsubscribe (RFC 8058)', () => {
     });
     expect(created.status).toBe(201);
     const { noticeKey } = (await created.json()) as { noticeKey: string };
-    const token = signRecipientToken({
-      secret: process.env.NOTICE_KEY_SECRET ?? '',
-      noticeKey,
-      purpose: 'unsubscribe',
-      expiresAt: new Date(Date.now() + 86_400_000),
-    });
+    // The compact token a courtesy mail's List-Unsubscribe carries now (34 characters).
+    const token = compactToken(noticeKey, 'unsubscribe');
+    expect(token).toMatch(/^0u[A-Za-z0-9_-]{32}$/);
     const uri = `${baseURL}/api/recipient/unsubscribe/${encodeURIComponent(token)}`;
     const preference = async () =>
       (await sql<{ state: string }>(`select state from recipient_preferences where recipient = $1 and category = 'courtesy' and channel = 'email'`, [email]))[0]
@@ -86,7 +84,7 @@ test.describe('one-click unsubscribe (RFC 8058)', () => {
     });
   });
 
-  test('a tampered or expired link, or a POST without the RFC body, changes nothing', async ({ baseURL, sql }) => {
+  test('a tampered or expired link (the old format and the compact one), or a POST without the RFC body, changes nothing', async ({ baseURL, sql }) => {
     const noticeKey = 'e'.repeat(64);
     const valid = signRecipientToken({
       secret: process.env.NOTICE_KEY_SECRET ?? '',
@@ -106,6 +104,10 @@ test.describe('one-click unsubscribe (RFC 8058)', () => {
     expect((await fetch(`${baseURL}/api/recipient/unsubscribe/${encodeURIComponent(tampered)}`, rfc)).status).toBe(400);
     expect((await fetch(`${baseURL}/api/recipient/unsubscribe/${encodeURIComponent(expired)}`, rfc)).status).toBe(410);
     expect((await fetch(`${baseURL}/api/recipient/unsubscribe/${encodeURIComponent(valid)}`, { method: 'POST' })).status).toBe(415);
+    // A compact one: tampered, for no notice.
+    const compact = compactToken(noticeKey, 'unsubscribe');
+    expect((await fetch(`${baseURL}/api/recipient/unsubscribe/${compact.slice(0, -4)}AAAA`, rfc)).status).toBe(400);
+    expect((await fetch(`${baseURL}/api/recipient/unsubscribe/${compact}`, rfc)).status).toBe(404);
     expect(await sql<{ n: string }>('select count(*)::text as n from recipient_preference_changes')).toEqual(before);
   });
 

@@ -64,7 +64,9 @@ test('a customer cancels from the link in the email; lookup and the producer see
     const received = sink.messages().find((m) => m.correlation === correlationOf(notice.noticeKey)) ?? mail;
     const link = recipientLinkIn(received?.raw ?? '');
     if (!link) throw new Error('the email carries no recipient-page link');
-    expect(link.startsWith(`${baseURL ?? ''}/r/v1.`)).toBe(true);
+    // The compact link: /r/ and 34 characters after the host.
+    expect(link.startsWith(`${baseURL ?? ''}/r/`)).toBe(true);
+    expect(tokenOf(link)).toMatch(/^0p[A-Za-z0-9_-]{32}$/);
 
     // The customer opens it: no session, no sign-in page.
     const customer = await context.newPage();
@@ -96,7 +98,7 @@ test('a customer cancels from the link in the email; lookup and the producer see
     await expect(customer.getByTestId('cancel-requested')).toBeVisible();
     expect(await sql('select 1 from cancellation_requests where notice_key = $1', [notice.noticeKey])).toHaveLength(1);
 
-    // A tampered link and an expired one: their page, their status, nothing changed.
+    // A tampered link and an expired one (the old format, as mails sent before compact links carry): their page, their status, nothing changed.
     const token = tokenOf(link);
     const tampered = `${token.slice(0, -3)}${token.endsWith('AAA') ? 'BBB' : 'AAA'}`;
     const expired = signRecipientToken({

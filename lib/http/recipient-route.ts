@@ -2,9 +2,10 @@ import type { z, ZodType } from 'zod';
 import { getDb, type Db } from '@/db/client';
 import { findRecipientNotice, type RecipientNotice } from '@/db/queries/recipient-notice';
 import { clientAddressOf } from '@/lib/auth/client-address';
-import { config, publicBaseUrl } from '@/lib/config';
+import { config, publicBaseUrl, recipientLinkKeys } from '@/lib/config';
 import { createLogger } from '@/lib/log';
-import { recipientLinkUrl, verifyRecipientToken } from '@/lib/recipient/link';
+import { linkNoticeRef, recipientLinkUrl, verifyRecipientToken } from '@/lib/recipient/link';
+import { findLinkedNoticeKey, hasLinkExpired } from '@/lib/recipient/link-notice';
 import { RECIPIENT_PAGE_PATH } from '@/lib/recipient/page-link';
 import { renderRefusalPage, type PageFlash } from '@/lib/recipient/render-page';
 import { createRecipientThrottle, type RecipientThrottle } from '@/lib/recipient/throttle';
@@ -119,8 +120,9 @@ async function readForm<I extends ZodType>(request: Request, schema: I): Promise
 
 /**
  * A recipient-link route from its contract. In order, before anything is read: the client
- * address's count (only behind TRUSTED_PROXY_HOPS), the token's signature, purpose and expiry
- * (HMAC, no database), the notice's count, then the notice itself, then the input, then the
+ * address's count (only behind TRUSTED_PROXY_HOPS), the token's signature and purpose (and a v1
+ * token's expiry: HMAC, no database), the notice's count, then the notice itself (a compact
+ * link's expiry is its notice's: lib/recipient/link-notice.ts), then the input, then the
  * handler. Every refusal is a page saying what happened and what to do (or JSON when asked),
  * with its status: 400 malformed, 403 tampered, 410 expired, 404 unknown notice, 429 too many.
  */
@@ -141,14 +143,18 @@ export function recipientRoute<I extends ZodType, O extends ZodType>(
       const params = (await context?.params) ?? {};
       const rawToken = params.token;
       const token = Array.isArray(rawToken) ? rawToken.join('/') : (rawToken ?? '');
-      const verdict = verifyRecipientToken({ secret: settings.NOTICE_KEY_SECRET, token });
+      const verdict = verifyRecipientToken({ keys: recipientLinkKeys(settings), token });
       if (!verdict.ok) return refusalResponse(request, linkRefusals[verdict.reason]().refusal);
       // A signed one-click unsubscribe token is ours but not a page link.
       if (verdict.purpose !== 'page') return refusalResponse(request, linkRefusals.malformed().refusal);
-      const admitted = await throttle.admitNotice(verdict.noticeKey);
+      const admitted = await throttle.admitNotice(linkNoticeRef(verdict));
       if (!admitted.ok) return refusalResponse(request, tooMany(admitted.retryInMs));
-      const notice = await findRecipientNotice(db, { noticeKey: verdict.noticeKey });
+      const noticeKey = await findLinkedNoticeKey(db, verdict);
+      const notice = noticeKey ? await findRecipientNotice(db, { noticeKey }) : null;
       if (!notice) return refusalResponse(request, refuse('not_found', 'no notice for this link', { code: 'notice_unknown' }).refusal);
+      if (hasLinkExpired(verdict, { anchorAt: notice.anchorAt, deadlineAt: notice.job.deadlineAt }, new Date())) {
+        return refusalResponse(request, linkRefusals.expired().refusal);
+      }
       const input =
         contract.method === 'GET' ? parseInput(Object.fromEntries(new URL(request.url).searchParams), contract.input) : await readForm(request, contract.input);
       const pageUrl = recipientLinkUrl(publicBaseUrl(settings), RECIPIENT_PAGE_PATH, token);

@@ -203,6 +203,8 @@ describe('send path for an SMS notice', () => {
   it('over the type’s maxSegments: permanent failure too_many_segments with the count in words, nothing sent', async () => {
     // Emoji force UCS-2 (67 characters a segment): a long reference (a string the template shows) takes more than 1.
     const job = await smsJob({ ...recoveryPayload, reference: '😀'.repeat(30) + 'x'.repeat(30) });
+    // The German text shows the reference (the English one, written to one segment, only the amount).
+    await t.pool.query(`update reminder_jobs set recipient_locale = 'de-DE' where id = $1`, [job.id]);
     const config = structuredClone(activeNoticeConfig().config);
     const type = config.noticeTypes.payment_recovery;
     if (!type) throw new Error('payment_recovery missing');

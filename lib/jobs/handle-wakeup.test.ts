@@ -21,7 +21,9 @@ import { parseNoticeConfig, type NoticeConfig } from '@/lib/windows/load-config'
 import { parseQuietHours } from './quiet-hours';
 import { setPreference } from '@/db/queries/preferences';
 import { findRecipientSuppression } from '@/db/queries/suppressions';
+import { findRecipientNotice } from '@/db/queries/recipient-notice';
 import { verifyRecipientToken } from '@/lib/recipient/link';
+import { findLinkedNoticeKey, linkExpiry } from '@/lib/recipient/link-notice';
 import { insertSentNotice, recipientLinkIn, tokenOf } from '@/testing/recipient';
 
 let t: TestDatabase;
@@ -75,6 +77,16 @@ let deliveries = 0;
 function delivery(jobId: string, signal: AbortSignal = new AbortController().signal): Delivery {
   deliveries += 1;
   return { wakeup: { jobId }, messageId: `msg-${deliveries}`, signal };
+}
+
+/** The notice a mailed recipient-page link resolves to, and when it stops working, as the page route reads them. */
+async function linkedNotice(link: string): Promise<{ noticeKey: string; expiresAt: Date } | null> {
+  const verdict = verifyRecipientToken({ secret: settings.secret, token: tokenOf(link) });
+  if (!verdict.ok || verdict.purpose !== 'page') return null;
+  const noticeKey = await findLinkedNoticeKey(t.db, verdict);
+  const notice = noticeKey ? await findRecipientNotice(t.db, { noticeKey }) : null;
+  if (!notice) return null;
+  return { noticeKey: notice.job.noticeKey, expiresAt: linkExpiry({ purpose: 'page', anchorAt: notice.anchorAt, deadlineAt: notice.job.deadlineAt }) };
 }
 
 function codeIn(raw: string): string | null {
@@ -437,15 +449,17 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     expect(await handlerFor()(delivery(direct.id))).toEqual({ ack: true });
     const [directMail] = sink.messages().filter((m) => m.correlation === correlationOf(direct.noticeKey));
     const directLink = recipientLinkIn(directMail?.raw ?? '') ?? '';
-    expect(directLink).toMatch(/^https:\/\/notices\.test\/r\/v1\./);
+    // The compact link: 37 characters after the host.
+    expect(directLink).toMatch(/^https:\/\/notices\.test\/r\/0p[A-Za-z0-9_-]{32}$/);
     expect(verifyRecipientToken({ secret: settings.secret, token: tokenOf(directLink) })).toEqual({
       ok: true,
-      noticeKey: direct.noticeKey,
       purpose: 'page',
-      // The row carries the anchor the producer posted (a day after the deadline here); without one the
-      // link ends at the deadline (recipientPageExpiry, lib/recipient/notice-view.test.ts).
-      expiresAt: new Date(Math.floor((direct.anchorAt ?? direct.deadlineAt).getTime() / 1000) * 1000),
+      noticePrefix: direct.noticeKey.slice(0, 24),
+      kid: '0',
     });
+    // The row carries the anchor the producer posted (a day after the deadline here); without one the
+    // link ends at the deadline (recipientPageExpiry, lib/recipient/notice-view.test.ts).
+    expect(await linkedNotice(directLink)).toEqual({ noticeKey: direct.noticeKey, expiresAt: direct.anchorAt });
     expect(direct.anchorAt?.getTime()).toBeGreaterThan(direct.deadlineAt.getTime());
     expect(directMail?.raw).not.toContain('/cancel?');
 
@@ -470,8 +484,7 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     const mails = sink.messages().filter((m) => m.correlation === corr);
     expect(mails.map((m) => m.outcome)).toEqual(['dropped-after-data', 'accepted']);
     const [firstLink, secondLink] = mails.map((m) => recipientLinkIn(m.raw) ?? '');
-    const first = verifyRecipientToken({ secret: settings.secret, token: tokenOf(firstLink ?? '') });
-    expect(first).toEqual({ ok: true, noticeKey: planned.job.noticeKey, purpose: 'page', expiresAt: new Date(Math.floor(anchorAt.getTime() / 1000) * 1000) });
+    expect(await linkedNotice(firstLink ?? '')).toEqual({ noticeKey: planned.job.noticeKey, expiresAt: anchorAt });
     // The first mail's link and code are the resend's: the first email still works.
     expect(secondLink).toBe(firstLink);
     expect(codeIn(mails[0]?.raw ?? '')).toBe(codeIn(mails[1]?.raw ?? ''));
@@ -580,10 +593,14 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
       expect(match, header).not.toBeNull();
       const token = decodeURIComponent(match?.[1] ?? '');
       expect(decodeURIComponent(match?.[2] ?? '')).toBe(token);
+      expect(token).toMatch(/^0u[A-Za-z0-9_-]{32}$/);
       const verdict = verifyRecipientToken({ secret: settings.secret, token });
-      expect(verdict).toMatchObject({ ok: true, purpose: 'unsubscribe', noticeKey: courtesy.noticeKey });
-      // Valid for a year: mailbox providers offer the button on old mail.
-      if (verdict.ok) expect(verdict.expiresAt.getTime() - Date.now()).toBeGreaterThan(364 * 86_400_000);
+      expect(verdict).toMatchObject({ ok: true, purpose: 'unsubscribe', noticePrefix: courtesy.noticeKey.slice(0, 24) });
+      if (!verdict.ok) throw new Error('the unsubscribe token verifies');
+      expect(await findLinkedNoticeKey(t.db, verdict)).toBe(courtesy.noticeKey);
+      // Valid for a year after the window closes (the latest the notice can be sent): mailbox providers offer the button on old mail.
+      const expiresAt = linkExpiry({ purpose: 'unsubscribe', anchorAt: null, deadlineAt: courtesy.deadlineAt });
+      expect(expiresAt.getTime() - courtesy.deadlineAt.getTime()).toBe(365 * 86_400_000);
       const [requiredMail] = sink.messages().filter((m) => m.correlation === correlationOf(required.noticeKey));
       expect(requiredMail).toBeDefined();
       expect(requiredMail?.headers['list-unsubscribe']).toBeUndefined();
@@ -594,7 +611,7 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
       const job = await insertTestJob(t.db);
       await handlerFor()(delivery(job.id));
       const [sent] = sink.messages().filter((m) => m.correlation === correlationOf(job.noticeKey));
-      expect(sent?.headers['list-unsubscribe']).toMatch(/^<https:\/\/notices\.test\/api\/recipient\/unsubscribe\/v1\.[^>]+>$/);
+      expect(sent?.headers['list-unsubscribe']).toMatch(/^<https:\/\/notices\.test\/api\/recipient\/unsubscribe\/0u[A-Za-z0-9_-]{32}>$/);
     });
 
     it('suppresses a courtesy notice to an opted-out recipient as unsubscribed and still sends a required one, even past an old unsubscribed entry', async () => {

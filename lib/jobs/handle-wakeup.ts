@@ -11,6 +11,7 @@ import type { Logger } from '@/lib/log';
 import { mintOneTimeCode } from '@/lib/ledger/one-time-code';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { renderNotice } from '@/lib/mail/render';
+import { defaultLinkKeyRing, type LinkKeyRing } from '@/lib/recipient/link-keys';
 import { recipientPageUrl } from '@/lib/recipient/page-link';
 import { RenderError } from '@/lib/templates/render';
 import type { MailTransport } from '@/lib/mail/transport';
@@ -57,6 +58,8 @@ export type SendPathSettings = {
   retryCapMs: number;
   maxAttempts: number;
   secret: string;
+  /** RECIPIENT_LINK_KEYS: the recipient's links are signed with its first key; unset, with the one derived from `secret`. */
+  linkKeys?: LinkKeyRing;
   /** PUBLIC_BASE_URL: the recipient's links (cancel, one-click unsubscribe) are built on it. */
   cancelBaseUrl: string;
   /** UNSUBSCRIBE_MAILBOX: the mailto URI of List-Unsubscribe, when the operator's MTA handles one. */
@@ -289,24 +292,18 @@ async function takeToken(limiter: DomainRateLimiter, maxTokenWaitMs: number, key
 
 async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string): Promise<SmsOutcome> {
   // The recipient page (cancel, preferences); the one-time code stays in the mail, and the page asks for it where the type says so.
-  const manage = recipientPageUrl({
-    secret: deps.settings.secret,
-    baseUrl: deps.settings.cancelBaseUrl,
-    noticeKey: job.noticeKey,
-    // The anchor the job carries (the producer's anchorAt, its event's for a planned notice: migration 0015 filled older rows).
-    anchorAt: job.anchorAt,
-    deadlineAt: job.deadlineAt,
-  });
+  // Its expiry (the anchor, else the deadline) is read from the job when the link is followed (lib/recipient/link-notice.ts).
+  const linkKeys = deps.settings.linkKeys ?? defaultLinkKeyRing(deps.settings.secret);
+  const manage = recipientPageUrl({ keys: linkKeys, baseUrl: deps.settings.cancelBaseUrl, noticeKey: job.noticeKey });
   if (job.channel === 'sms') return sendSms(deps, job, oneTimeCode, manage);
   // A courtesy notice can be unsubscribed from in one click (RFC 8058) and by its link; a required one cannot, carries no header and says why.
   const listUnsubscribe =
     job.category === 'courtesy'
       ? unsubscribeLinks({
-          secret: deps.settings.secret,
+          keys: linkKeys,
           baseUrl: deps.settings.cancelBaseUrl,
           noticeKey: job.noticeKey,
           mailbox: deps.settings.unsubscribeMailbox ?? null,
-          now: (deps.now ?? (() => new Date()))(),
         })
       : null;
   let rendered;

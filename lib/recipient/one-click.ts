@@ -4,6 +4,8 @@ import { findJobByNoticeKey } from '@/db/queries/scheduling';
 import type { NoticeCategory } from '@/db/schema/states';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { verifyRecipientToken } from './link';
+import type { LinkKeyRing } from './link-keys';
+import { findLinkedNoticeKey, hasLinkExpired } from './link-notice';
 
 /**
  * What a one-click unsubscribe link does (RFC 8058). The token names a notice; the notice's
@@ -22,20 +24,22 @@ export type UnsubscribeLink =
   { ok: true; noticeKey: string; recipient: string; category: NoticeCategory; optedOut: boolean } | { ok: false; reason: LinkRefusal };
 
 /** Verifies the token, then finds its notice; nothing is written. */
-export async function readUnsubscribeLink(db: DbOrTx, { token, secret, now }: { token: string; secret: string; now: Date }): Promise<UnsubscribeLink> {
-  const verdict = verifyRecipientToken({ secret, token, now });
+export async function readUnsubscribeLink(db: DbOrTx, { token, keys, now }: { token: string; keys: LinkKeyRing; now: Date }): Promise<UnsubscribeLink> {
+  const verdict = verifyRecipientToken({ keys, token, now });
   if (!verdict.ok) return { ok: false, reason: verdict.reason };
   if (verdict.purpose !== 'unsubscribe') return { ok: false, reason: 'wrong_purpose' };
-  const job = await findJobByNoticeKey(db, { noticeKey: verdict.noticeKey });
+  const noticeKey = await findLinkedNoticeKey(db, verdict);
+  const job = noticeKey ? await findJobByNoticeKey(db, { noticeKey }) : null;
   if (!job) return { ok: false, reason: 'unknown_notice' };
+  if (hasLinkExpired(verdict, job, now)) return { ok: false, reason: 'expired' };
   const state = await preferenceFor(db, { recipient: job.recipientEmail, category: 'courtesy', channel: 'email' });
   return { ok: true, noticeKey: job.noticeKey, recipient: job.recipientEmail, category: job.category, optedOut: state === 'opted_out' };
 }
 
 export type OneClickOutcome = { ok: true; changed: boolean; category: NoticeCategory; recipient: string } | { ok: false; reason: LinkRefusal };
 
-export async function unsubscribeByLink(db: DbOrTx, { token, secret, now }: { token: string; secret: string; now: Date }): Promise<OneClickOutcome> {
-  const link = await readUnsubscribeLink(db, { token, secret, now });
+export async function unsubscribeByLink(db: DbOrTx, { token, keys, now }: { token: string; keys: LinkKeyRing; now: Date }): Promise<OneClickOutcome> {
+  const link = await readUnsubscribeLink(db, { token, keys, now });
   if (!link.ok) return link;
   const written = await db.transaction((tx) =>
     setPreference(tx, {

@@ -1,4 +1,5 @@
-import { recipientLinkUrl, signRecipientToken } from './link';
+import { recipientLinkUrl, signCompactToken } from './link';
+import type { LinkKeyRing } from './link-keys';
 
 /** The recipient page's route: `<PUBLIC_BASE_URL>/r/<token>` (app/r/[token]/page.tsx). */
 export const RECIPIENT_PAGE_PATH = '/r';
@@ -14,20 +15,11 @@ export function recipientPageExpiry({ anchorAt, deadlineAt }: { anchorAt: Date |
   return anchorAt && anchorAt.getTime() > deadlineAt.getTime() ? anchorAt : deadlineAt;
 }
 
-/** The signed link a notice carries to its recipient page (purpose `page`). */
-export function recipientPageUrl({
-  secret,
-  baseUrl,
-  noticeKey,
-  anchorAt,
-  deadlineAt,
-}: {
-  secret: string;
-  baseUrl: string;
-  noticeKey: string;
-  anchorAt: Date | null;
-  deadlineAt: Date;
-}): string {
-  const token = signRecipientToken({ secret, noticeKey, purpose: 'page', expiresAt: recipientPageExpiry({ anchorAt, deadlineAt }) });
-  return recipientLinkUrl(baseUrl, RECIPIENT_PAGE_PATH, token);
+/**
+ * The signed link a notice carries to its recipient page (purpose `page`). It depends on the
+ * notice key and the signing key alone, so a resend carries the same link; its expiry
+ * (recipientPageExpiry) is read from the notice when the link is followed.
+ */
+export function recipientPageUrl({ keys, baseUrl, noticeKey }: { keys: LinkKeyRing; baseUrl: string; noticeKey: string }): string {
+  return recipientLinkUrl(baseUrl, RECIPIENT_PAGE_PATH, signCompactToken({ keys, noticeKey, purpose: 'page' }));
 }

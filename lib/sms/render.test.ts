@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { defaultLinkKeyRing } from '@/lib/recipient/link-keys';
 import { recipientPageUrl } from '@/lib/recipient/page-link';
 import { prepareTemplates } from '@/lib/templates/load';
 import { renderSms, type RenderRequest } from '@/lib/templates/render';
@@ -10,7 +11,9 @@ import { segmentsOf } from './render';
  * Every shipped SMS template, in every locale it declares, with its declared sample payload and
  * the link a real notice carries (the signed recipient-page URL on a realistic PUBLIC_BASE_URL):
  * a courtesy text says how to opt out (CTIA: "Reply STOP to opt out."), a required one does not
- * offer it, and either fits the segment cap of every notice type that uses the template.
+ * offer it, and either fits the segment cap of every notice type that uses the template. The
+ * budget a text is written to: an English one in 1 GSM-7 segment (160 characters), a German one
+ * in 2; a type's maxSegments (config/notice-ledger.json) is the cap the send path enforces.
  */
 
 const { config } = activeNoticeConfig();
@@ -23,13 +26,9 @@ const recipientLocale: Record<string, { locale: string; timeZone: string }> = {
 
 // September: the longest month name in both languages.
 const anchorAt = new Date('2026-09-30T09:00:00Z');
-const manage = recipientPageUrl({
-  secret: process.env.NOTICE_KEY_SECRET ?? '',
-  baseUrl: 'https://notices.example-merchant.com',
-  noticeKey: randomBytes(32).toString('hex'),
-  anchorAt,
-  deadlineAt: new Date(anchorAt.getTime() - 24 * 3_600_000),
-});
+const baseUrl = 'https://notices.example-merchant.com';
+const manage = recipientPageUrl({ keys: defaultLinkKeyRing(process.env.NOTICE_KEY_SECRET ?? ''), baseUrl, noticeKey: randomBytes(32).toString('hex') });
+const segmentBudget: Record<string, number> = { en: 1, de: 2 };
 
 function request(template: string, noticeType: string, category: RenderRequest['category'], locale: string): RenderRequest {
   const recipient = recipientLocale[locale] ?? { locale, timeZone: 'UTC' };
@@ -48,9 +47,9 @@ function request(template: string, noticeType: string, category: RenderRequest['
 }
 
 describe('shipped SMS templates', () => {
-  it('the link they are measured with is the real recipient-page URL (about 150 characters or more)', () => {
-    expect(manage).toMatch(/^https:\/\/notices\.example-merchant\.com\/r\//);
-    expect(manage.length).toBeGreaterThanOrEqual(150);
+  it('the link they are measured with is the real recipient-page URL: at most 40 characters after the host', () => {
+    expect(manage).toMatch(/^https:\/\/notices\.example-merchant\.com\/r\/[A-Za-z0-9_-]{34}$/);
+    expect(manage.length - baseUrl.length).toBeLessThanOrEqual(40);
   });
 
   it('every template × locale: a courtesy text carries the opt-out, a required one does not, and both fit maxSegments of every type using it', async () => {
@@ -72,6 +71,10 @@ describe('shipped SMS templates', () => {
             const { segments, encoding } = segmentsOf(text);
             measured.push(`${type.name}/${locale}: ${String(text.length)} chars, ${encoding}, ${String(segments)}/${String(type.maxSegments)}`);
             expect(segments, `${type.name} sms.${locale}: ${text}`).toBeLessThanOrEqual(type.maxSegments);
+            expect(encoding, `${type.name} sms.${locale}: ${text}`).toBe('GSM-7');
+            expect(segments, `${type.name} sms.${locale} is written to ${String(segmentBudget[locale])} segments: ${text}`).toBeLessThanOrEqual(
+              segmentBudget[locale] ?? 1,
+            );
           }
         }
       }

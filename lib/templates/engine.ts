@@ -34,10 +34,17 @@ function money(this: { context: Context }, amount: unknown, currency: unknown): 
   return new Intl.NumberFormat(locale, { style: 'currency', currency }).format(exact);
 }
 
-/** A date in the recipient's locale and time zone: `{{ anchor_at | local_date }}` → `1. Oktober 2026`. */
-function localDate(this: { context: Context }, value: unknown): string {
+const dateFormats = {
+  long: { dateStyle: 'long' },
+  // A text message's date, days away: `Sep 30`, `30. Sept.` (a year costs 6 of its 160 characters).
+  month_day: { month: 'short', day: 'numeric' },
+} as const satisfies Record<string, Intl.DateTimeFormatOptions>;
+
+/** A date in the recipient's locale and time zone: `{{ anchor_at | local_date }}` → `1. Oktober 2026`; `local_date: 'month_day'` → `1. Okt.`. */
+function localDate(this: { context: Context }, value: unknown, style: unknown = 'long'): string {
   const { locale, timeZone } = formatContext(this.context);
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone }).format(asDate(value, 'local_date'));
+  if (style !== 'long' && style !== 'month_day') throw new Error("local_date: the style is 'long' or 'month_day'");
+  return new Intl.DateTimeFormat(locale, { ...dateFormats[style], timeZone }).format(asDate(value, 'local_date'));
 }
 
 /** Date and time with the zone's short name: `{{ window_closes_at | local_datetime }}`. */

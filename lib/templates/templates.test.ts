@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { activeNoticeConfig } from '@/lib/windows/active';
 import { loadNoticeConfig, NoticeConfigError } from '@/lib/windows/load-config';
+import { textEngine } from './engine';
 import { loadTemplates, prepareTemplates, TemplateConfigError } from './load';
 import { localeCandidates, renderEmail, renderSms, RenderError, type RenderRequest } from './render';
 
@@ -82,6 +83,17 @@ describe('the default templates', () => {
     const angeles = await renderEmail(set, request('renewal_notice_t72', { locale: 'en', timeZone: 'America/Los_Angeles', anchorAt }));
     expect(berlin.subject).toContain('October 2, 2026');
     expect(angeles.subject).toContain('October 1, 2026');
+  });
+
+  it("a text's date without its year: local_date: 'month_day' in the recipient's locale and zone; any other style is an error", async () => {
+    const set = await prepareTemplates(config);
+    const anchorAt = new Date('2026-10-01T23:30:00Z');
+    expect(renderSms(set, request('renewal_notice_t72', { locale: 'en-US', timeZone: 'America/Los_Angeles', anchorAt })).text).toContain(' renews Oct 1 (');
+    const render = (style: string, locale: string) =>
+      textEngine.parseAndRenderSync(`{{ at | local_date: '${style}' }}`, { at: anchorAt, recipient: { locale, time_zone: 'Europe/Berlin' } });
+    expect(render('month_day', 'de-DE')).toBe('2. Okt.');
+    expect(render('long', 'de-DE')).toBe('2. Oktober 2026');
+    expect(() => render('full', 'en-US')).toThrow(/local_date: the style is 'long' or 'month_day'/);
   });
 
   it('falls back: de-AT → de, fr-FR (no French template) → en; the SMS the same way', async () => {

@@ -4,7 +4,7 @@ import { recipientRouteContracts } from '@/lib/api/routes';
 import { createApiToken } from '@/lib/auth/api-tokens';
 import { resetRecipientThrottleForTests } from '@/lib/http/recipient-route';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
-import { insertSentNotice, pageToken } from '@/testing/recipient';
+import { compactToken, insertSentNotice, pageToken } from '@/testing/recipient';
 import { loadRouteHandler } from '@/testing/route-handlers';
 import { fuzzParameters, hostileBodyText, hostileHeaderValue, hostileQuery, hostileString, mutatedObject, plausibleString, poisoned } from './arbitraries';
 import { callHandler, expectSafe, patchEnv, snapshotTables, storedOneTimeCodes } from './harness';
@@ -12,7 +12,7 @@ import { callHandler, expectSafe, patchEnv, snapshotTables, storedOneTimeCodes }
 /**
  * The recipient-link routes (app/r/) and the producer's cancellation-request listing under
  * hostile input: any token (valid, forged, tampered, expired, another purpose, an unknown
- * notice), any body in any content type, any X-Forwarded-For. Never a 5xx, no stack trace,
+ * notice; v1 and compact), any body in any content type, any X-Forwarded-For. Never a 5xx, no stack trace,
  * secret or one-time code in the answer, and a refused request (4xx) changes no table but the
  * rate-limit counters.
  */
@@ -43,12 +43,17 @@ beforeAll(async () => {
   const courtesy = await insertSentNotice(t.db, { code: 'FUZZCODE23', phone: '+4915100000001' });
   const required = await insertSentNotice(t.db, { type: 'auto_renewal_notice', code: 'FUZZCODE45' });
   const recovery = await insertSentNotice(t.db, { type: 'payment_recovery', code: 'FUZZCODE67' });
-  const valid = [courtesy, required, recovery].map((notice) => pageToken(notice.job.noticeKey));
+  const charged = await insertSentNotice(t.db, { anchorAt: new Date(Date.now() - 60_000) });
+  const valid = [courtesy, required, recovery].flatMap((notice) => [pageToken(notice.job.noticeKey), compactToken(notice.job.noticeKey)]);
   tokens = [
     ...valid,
     pageToken(courtesy.job.noticeKey, { expiresAt: new Date(Date.now() - 60_000) }),
     pageToken(courtesy.job.noticeKey, { purpose: 'unsubscribe' }),
     pageToken('e'.repeat(64)),
+    // Compact: past its notice's anchor, another purpose, no such notice.
+    compactToken(charged.job.noticeKey),
+    compactToken(courtesy.job.noticeKey, 'unsubscribe'),
+    compactToken('e'.repeat(64)),
   ];
   producerToken = (await createApiToken(t.db, { name: 'fuzz producer', createdBy: null, actor: 'fuzz' })).token;
   secrets = [process.env.NOTICE_KEY_SECRET ?? '', producerToken, ...(await storedOneTimeCodes(t.pool))];

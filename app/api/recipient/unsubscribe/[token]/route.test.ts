@@ -10,6 +10,7 @@ import { activeNoticeConfig } from '@/lib/windows/active';
 import { snapshotTables } from '@/test/fuzz/table-snapshot';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { insertTestJob, readJob } from '@/testing/jobs';
+import { compactToken } from '@/testing/recipient';
 import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
 import { GET, POST } from './route';
 
@@ -79,7 +80,7 @@ describe('one-click unsubscribe (RFC 8058)', () => {
     await handle(wake(first.id));
     const [mail] = sink.messages().filter((m) => m.correlation === correlationOf(first.noticeKey));
     const uri = /^<([^>]+)>$/.exec(mail?.headers['list-unsubscribe'] ?? '')?.[1] ?? '';
-    expect(uri).toMatch(/^https:\/\/notices\.test\/api\/recipient\/unsubscribe\/v1\./);
+    expect(uri).toMatch(/^https:\/\/notices\.test\/api\/recipient\/unsubscribe\/0u[A-Za-z0-9_-]{32}$/);
     const token = tokenPath(uri);
 
     // A GET (a link scanner, a prefetch) shows the button and changes nothing.
@@ -161,6 +162,42 @@ describe('one-click unsubscribe (RFC 8058)', () => {
       expect(after, name).toEqual(before);
     }
     expect(await preferenceFor(t.db, { recipient: job.recipientEmail, category: 'courtesy', channel: 'email' })).toBe('opted_in');
+  });
+
+  it('a compact link: refused when tampered, of another purpose, for no notice or a year after its window closed, changing no row', async () => {
+    const job = await insertTestJob(t.db);
+    const valid = compactToken(job.noticeKey, 'unsubscribe');
+    const stale = await insertTestJob(t.db);
+    // The window closed 366 days ago: a year after the latest the notice could have been sent.
+    const closeWindow = (days: number) =>
+      t.pool.query(
+        `update reminder_jobs set deadline_at = now() - make_interval(days => $2), due_at = now() - make_interval(days => $2 + 1),
+           window_earliest = now() - make_interval(days => $2 + 1) where id = $1`,
+        [stale.id, days],
+      );
+    await closeWindow(366);
+    const cases: [string, string, number][] = [
+      ['tampered', `${valid.slice(0, -2)}${valid.endsWith('AA') ? 'BB' : 'AA'}`, 400],
+      ['wrong purpose', compactToken(job.noticeKey, 'page'), 400],
+      ['unknown notice', compactToken('f'.repeat(64), 'unsubscribe'), 404],
+      ['a year after the window', compactToken(stale.noticeKey, 'unsubscribe'), 410],
+    ];
+    for (const [name, token, status] of cases) {
+      const before = await snapshotTables(t.pool);
+      for (const response of [await call(GET, token), await oneClick(token)]) {
+        expect(response.status, name).toBe(status);
+        expect(await response.text(), name).toContain('Nothing was changed');
+      }
+      const after = await snapshotTables(t.pool);
+      delete before.rate_limit_domains;
+      delete after.rate_limit_domains;
+      expect(after, name).toEqual(before);
+    }
+    // 364 days after the window closed it still works.
+    await closeWindow(364);
+    expect((await oneClick(compactToken(stale.noticeKey, 'unsubscribe'))).status).toBe(200);
+    expect(await preferenceFor(t.db, { recipient: stale.recipientEmail, category: 'courtesy', channel: 'email' })).toBe('opted_out');
+    expect((await oneClick(valid)).status).toBe(200);
   });
 
   it('rate limits a genuine link hammered in a loop (429 with Retry-After)', async () => {

@@ -1,11 +1,11 @@
 import { getDb } from '@/db/client';
 import { oneClickUnsubscribe, showUnsubscribe } from '@/lib/api/one-click';
 import { clientAddressOf } from '@/lib/auth/client-address';
-import { config } from '@/lib/config';
+import { config, recipientLinkKeys } from '@/lib/config';
 import { readBytes } from '@/lib/http/body';
 import { oneClickRoute, type OneClickAnswer } from '@/lib/http/one-click-route';
 import { createLinkThrottle, type LinkThrottle } from '@/lib/recipient/link-throttle';
-import { verifyRecipientToken } from '@/lib/recipient/link';
+import { linkNoticeRef, verifyRecipientToken } from '@/lib/recipient/link';
 import { maskAddress, readUnsubscribeLink, unsubscribeByLink, type LinkRefusal } from '@/lib/recipient/one-click';
 import { confirmPage, donePage, problemPage, refusedPage } from '@/lib/recipient/one-click-pages';
 
@@ -18,12 +18,12 @@ let throttle: LinkThrottle | undefined;
 
 /** Verifies the token before anything else (a forged link costs no read and no write), then counts the request. */
 async function admit(request: Request, token: string): Promise<OneClickAnswer | null> {
-  const verdict = verifyRecipientToken({ secret: config().NOTICE_KEY_SECRET, token });
+  const verdict = verifyRecipientToken({ keys: recipientLinkKeys(config()), token });
   if (!verdict.ok) return { status: refusalStatus[verdict.reason], html: refusedPage(verdict.reason) };
   if (verdict.purpose !== 'unsubscribe') return { status: 400, html: refusedPage('wrong_purpose') };
   throttle ??= createLinkThrottle(getDb().$client);
   const address = clientAddressOf({ forwardedFor: request.headers.get('x-forwarded-for'), trustedHops: config().TRUSTED_PROXY_HOPS });
-  const limited = await throttle.take({ noticeKey: verdict.noticeKey, address });
+  const limited = await throttle.take({ noticeKey: linkNoticeRef(verdict), address });
   if (limited) {
     return {
       status: 429,
@@ -41,7 +41,7 @@ export const GET = oneClickRoute(
   async ({ db, request, params }) => {
     const refused = await admit(request, params.token);
     if (refused) return refused;
-    const link = await readUnsubscribeLink(db, { token: params.token, secret: config().NOTICE_KEY_SECRET, now: new Date() });
+    const link = await readUnsubscribeLink(db, { token: params.token, keys: recipientLinkKeys(config()), now: new Date() });
     if (!link.ok) return { status: refusalStatus[link.reason], html: refusedPage(link.reason) };
     return { status: 200, html: confirmPage({ masked: maskAddress(link.recipient), optedOut: link.optedOut, category: link.category }) };
   },
@@ -77,7 +77,7 @@ export const POST = oneClickRoute(
   async ({ db, request, params }) => {
     const refused = (await admit(request, params.token)) ?? (await isOneClickBody(request));
     if (refused) return refused;
-    const outcome = await unsubscribeByLink(db, { token: params.token, secret: config().NOTICE_KEY_SECRET, now: new Date() });
+    const outcome = await unsubscribeByLink(db, { token: params.token, keys: recipientLinkKeys(config()), now: new Date() });
     if (!outcome.ok) return { status: refusalStatus[outcome.reason], html: refusedPage(outcome.reason) };
     return { status: 200, html: donePage({ masked: maskAddress(outcome.recipient) }) };
   },
