@@ -27,7 +27,8 @@ export async function readUnsubscribeLink(db: DbOrTx, { token, secret, now }: { 
   if (!verdict.ok) return { ok: false, reason: verdict.reason };
   if (verdict.purpose !== 'unsubscribe') return { ok: false, reason: 'wrong_purpose' };
   const job = await findJobByNoticeKey(db, { noticeKey: verdict.noticeKey });
-  if (!job) return { ok: false, reason: 'unknown_notice' };
+  // Only an email carries the link, so a notice with no email address cannot be its notice.
+  if (!job?.recipientEmail) return { ok: false, reason: 'unknown_notice' };
   const state = await preferenceFor(db, { recipient: job.recipientEmail, category: 'courtesy', channel: 'email' });
   return { ok: true, noticeKey: job.noticeKey, recipient: job.recipientEmail, category: job.category, optedOut: state === 'opted_out' };
 }
