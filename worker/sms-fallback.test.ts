@@ -7,6 +7,7 @@ import { listAttemptsForJob } from '@/db/queries/attempts';
 import { getLedgerRow } from '@/db/queries/ledger/read';
 import { preferenceFor } from '@/db/queries/preferences';
 import type { JobRow } from '@/db/schema';
+import { loadNoticeView } from '@/lib/console/lookup';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { createPgBossQueue } from '@/lib/queue/pgboss';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
@@ -145,6 +146,13 @@ describe('a required SMS refused for good falls back to email (real worker, Twil
     expect(email?.raw).toContain(ledger?.oneTimeCode);
     expect(await readJob(t.db, required.id)).toMatchObject({ channel: 'email', smsRefusedCode: '21610', recipientPhone: stopped });
     expect(await outcomes(required.id)).toEqual(['permanent_failure:email_fallback:21610', 'sent']);
+    // Lookup tells support what happened, in words.
+    const view = await loadNoticeView(t.db, { noticeKey: required.noticeKey, secret: process.env.NOTICE_KEY_SECRET ?? '', messageIdDomain: 'example.test' });
+    const scheduled = view?.timeline.find((entry) => entry.kind === 'scheduled');
+    expect(scheduled?.facts).toContainEqual({ label: 'channel', value: 'SMS, then email (the text was refused, Twilio 21610)' });
+    expect(view?.timeline.map((entry) => entry.title)).toContain(
+      'Text message refused for good (the recipient replied STOP; Twilio 21610): this required notice goes by email instead, as the same notice with the same code',
+    );
     // The STOP is still recorded as the number's courtesy opt-out.
     expect(await preferenceFor(t.db, { recipient: stopped, category: 'courtesy', channel: 'sms' })).toBe('opted_out');
 
