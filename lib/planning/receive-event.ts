@@ -120,8 +120,11 @@ export type ReceiveEventResult =
 
 export type ScheduledNotice = { noticeType: string; jobId: string; noticeKey: string; state: JobRow['state'] };
 
-async function scheduledNotices(tx: Tx, eventId: string): Promise<ScheduledNotice[]> {
-  const jobs = await jobsOfEvent(tx, { eventId });
+/** In configuration order, as the plan answers them. */
+async function scheduledNotices(tx: Tx, eventId: string, config: NoticeConfig): Promise<ScheduledNotice[]> {
+  const order = Object.keys(config.noticeTypes);
+  const rank = (name: string) => (order.indexOf(name) === -1 ? order.length : order.indexOf(name));
+  const jobs = (await jobsOfEvent(tx, { eventId })).sort((a, b) => rank(a.noticeType) - rank(b.noticeType));
   return jobs.map((job) => ({ noticeType: job.noticeType, jobId: job.id, noticeKey: job.noticeKey, state: job.state }));
 }
 
@@ -186,7 +189,7 @@ async function receiveEventUntraced(input: ReceiveEventParams): Promise<ReceiveE
         code: 'stale_revision',
         eventId: latest.id,
         revision: latest.revision,
-        notices: await scheduledNotices(tx, latest.id),
+        notices: await scheduledNotices(tx, latest.id, notices.config),
         message: `revision ${request.revision} is older than revision ${latest.revision} already received for this ${request.type}; it changes nothing`,
       };
     }
@@ -235,7 +238,7 @@ async function answerSeen(tx: Tx, seen: BusinessEventRow, bodySha256: string, co
     code: 'event_conflict',
     eventId: seen.id,
     revision: seen.revision,
-    notices: await scheduledNotices(tx, seen.id),
+    notices: await scheduledNotices(tx, seen.id, config),
     message: `revision ${seen.revision} of this ${seen.type} was already received with a different body; its notices are scheduled (see notices); a corrected event needs a higher revision`,
   };
 }
