@@ -17,6 +17,7 @@ import { startReplayRunner, type ReplayCrashPoint } from '@/lib/replay/runner';
 import { scheduleUploadedItem } from '@/lib/replay/schedule-item';
 import { prepareTemplates } from '@/lib/templates/load';
 import { loadNoticeConfig } from '@/lib/windows/load-config';
+import { typesWithoutSms } from '@/lib/jobs/sms-fallback';
 import { startMetricsServer } from './metrics-server';
 
 export type RunningWorker = {
@@ -54,13 +55,15 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     },
     'notice configuration loaded',
   );
-  // A type that may go by SMS needs Twilio: refused at start-up, naming the types and the settings.
+  // Without Twilio, a type that goes only by SMS stops start-up; one that also goes by email (the
+  // shipped payment_recovery) sends its texts by email, said once here (lib/jobs/sms-fallback.ts).
   const twilio = twilioSettings(config);
-  const smsTypes = Object.values(notices.config.noticeTypes)
-    .filter((type) => type.enabled && type.channels.includes('sms'))
-    .map((type) => type.name);
-  if (smsTypes.length > 0 && !twilio.ok) {
-    throw new ConfigError([`notice types ${smsTypes.join(', ')} go by SMS (${notices.config.file}): ${twilio.missing.join(', ')} required`]);
+  if (!twilio.ok) {
+    const { smsOnly, byEmail } = typesWithoutSms(notices.config);
+    if (smsOnly.length > 0)
+      throw new ConfigError([`notice types ${smsOnly.join(', ')} go by SMS (${notices.config.file}): ${twilio.missing.join(', ')} required`]);
+    if (byEmail.length > 0)
+      logger.warn({ noticeTypes: byEmail, missing: twilio.missing }, `Twilio is not configured: notice types ${byEmail.join(', ')} go by email instead of SMS`);
   }
   let databaseUrl = config.DATABASE_URL;
   let stopDatabase = async (): Promise<void> => undefined;

@@ -83,9 +83,11 @@ export type NoticeJob = {
   revision: number;
   subjectId: string;
   customerId: string | null;
-  recipientEmail: string;
+  recipientEmail: string | null;
   channel: Channel;
   recipientPhone: string | null;
+  /** The Twilio code that refused the text when the notice fell back to email (lib/jobs/sms-fallback.ts). */
+  smsRefusedCode: string | null;
   dueAt: Date;
   deadlineAt: Date;
   /** The window is [windowEarliest ?? dueAt, deadlineAt]. */
@@ -171,6 +173,7 @@ export async function findNoticeJob(db: DbOrTx, { noticeKey }: { noticeKey: stri
       recipientEmail: reminderJobs.recipientEmail,
       channel: reminderJobs.channel,
       recipientPhone: reminderJobs.recipientPhone,
+      smsRefusedCode: reminderJobs.smsRefusedCode,
       dueAt: reminderJobs.dueAt,
       deadlineAt: reminderJobs.deadlineAt,
       windowEarliest: reminderJobs.windowEarliest,

@@ -11,7 +11,8 @@ export type NewJob = {
   revision: number;
   subjectId: string;
   customerId: string | null;
-  recipientEmail: string;
+  /** Null only for an `sms` job (check reminder_jobs_email_has_address). */
+  recipientEmail: string | null;
   recipientTimeZone: string;
   /** Default `email`; an `sms` job carries the E.164 phone. */
   channel?: Channel;

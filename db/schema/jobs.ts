@@ -15,7 +15,8 @@ export const reminderJobs = pgTable(
     /** The business subject used by support lookup: subscription_id or account_id. */
     subjectId: text('subject_id').notNull(),
     customerId: text('customer_id'),
-    recipientEmail: text('recipient_email').notNull(),
+    /** Null only for an `sms` job whose producer gave no email (no fallback to email is possible then). */
+    recipientEmail: text('recipient_email'),
     recipientTimeZone: text('recipient_time_zone').notNull().default('UTC'),
     /** BCP 47 (canonical): which template locale and number/date formats the notice uses; null: the fallback locale. */
     recipientLocale: text('recipient_locale'),
@@ -25,6 +26,13 @@ export const reminderJobs = pgTable(
     channel: text('channel', { enum: channels }).notNull().default('email'),
     /** The recipient's phone number in E.164, normalised at scheduling; required for an `sms` job. */
     recipientPhone: text('recipient_phone'),
+    /**
+     * Set when a required SMS was refused for good (Twilio 21610 STOP, 21211 invalid number, 21614 /
+     * 21635 / 30006 landline) and the notice fell back to email: the refusal's code; or
+     * `sms_not_configured` (a worker without Twilio, the type also goes by email). The job then goes
+     * by `email` under the same key, ledger row and one-time code (lib/jobs/sms-fallback.ts).
+     */
+    smsRefusedCode: text('sms_refused_code'),
     dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
     /**
      * The allowed window is [window_earliest, deadline_at]: merchant window ∩ every applicable
@@ -74,6 +82,7 @@ export const reminderJobs = pgTable(
     check('reminder_jobs_attempts_nonnegative', sql`attempts >= 0`),
     check('reminder_jobs_channel_check', sql.raw(`channel in (${inList(channels)})`)),
     check('reminder_jobs_sms_has_phone', sql`channel <> 'sms' or recipient_phone is not null`),
+    check('reminder_jobs_email_has_address', sql`channel <> 'email' or recipient_email is not null`),
     // Support's lookup by the number a text went to. Written at scheduling only, so no HOT update is lost.
     index('reminder_jobs_phone_idx')
       .on(table.recipientPhone)

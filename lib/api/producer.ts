@@ -149,7 +149,11 @@ export function scheduleAnswer(result: ScheduleResult): Result<ProducerAnswer<ty
     case 'unprocessable':
       return refuse('unprocessable', result.message, { code: result.code, details: { message: result.message, fields: result.fields } });
     case 'conflict':
-      return refuse('conflict', result.message, { code: 'notice_conflict', details: { message: result.message, jobId: result.job.id, fields: result.fields } });
+      // The existing notice and where it is: a nightly run that recomputed its times reads this as "already scheduled" (README).
+      return refuse('conflict', result.message, {
+        code: 'notice_conflict',
+        details: { message: result.message, jobId: result.job.id, noticeKey: result.job.noticeKey, state: result.job.state, fields: result.fields },
+      });
     case 'invalid':
       return refuse('invalid_input', result.message, { code: 'invalid_request', details: { message: result.message, fields: result.fields } });
     case 'invalid_payload':
@@ -191,7 +195,7 @@ export function eventAnswer(result: ReceiveEventResult): Result<ProducerAnswer<t
     case 'conflict':
       return refuse('conflict', result.message, {
         code: result.code,
-        details: { message: result.message, eventId: result.eventId, revision: result.revision },
+        details: { message: result.message, eventId: result.eventId, revision: result.revision, notices: result.notices },
       });
     case 'created':
     case 'existing': {

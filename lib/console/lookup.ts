@@ -121,10 +121,10 @@ export async function loadNoticeView(
   if (!job && !ledger) return null;
   const [events, suppression, evidence, audit, preferenceChanges, cancellation] = await Promise.all([
     listNoticeProviderEvents(db, { noticeKey: key, providerMessageId: ledger?.providerMessageId ?? null }),
-    job ? findRecipientSuppression(db, { email: job.recipientEmail }) : Promise.resolve(null),
+    job?.recipientEmail ? findRecipientSuppression(db, { email: job.recipientEmail }) : Promise.resolve(null),
     job?.evidenceRef ? findEvidence(db, { ref: job.evidenceRef }) : Promise.resolve(null),
     listAuditForTargets(db, { targetIds: [key, ...(job ? [job.id] : [])] }),
-    job ? listPreferenceChanges(db, { recipient: job.recipientEmail, channel: 'email', limit: 20 }) : Promise.resolve([]),
+    job?.recipientEmail ? listPreferenceChanges(db, { recipient: job.recipientEmail, channel: 'email', limit: 20 }) : Promise.resolve([]),
     findCancellationRequest(db, { noticeKey: key }),
   ]);
   const type = job?.noticeType ?? ledger?.noticeType ?? 'unknown';

@@ -28,6 +28,12 @@ const eventTone: Record<string, TimelineTone> = {
   unsubscribe: 'warn',
 };
 
+function channelText(job: NoticeJob): string {
+  if (job.smsRefusedCode === 'sms_not_configured') return 'email (planned as SMS; Twilio is not configured)';
+  if (job.smsRefusedCode) return `SMS, then email (the text was refused, Twilio ${job.smsRefusedCode})`;
+  return job.channel === 'sms' ? 'SMS' : 'email';
+}
+
 function fact(label: string, value: string | number | null | undefined): { label: string; value: string }[] {
   return value === null || value === undefined || value === '' ? [] : [{ label, value: String(value) }];
 }
@@ -66,7 +72,7 @@ export function buildTimeline({
       kind: 'scheduled',
       title: `Scheduled by ${job.source}${job.batchId ? ` (replay batch ${job.batchId})` : ''}`,
       facts: [
-        ...fact('channel', job.channel === 'sms' ? 'SMS' : 'email'),
+        ...fact('channel', channelText(job)),
         ...fact('due', formatUtc(job.dueAt.toISOString())),
         ...fact('window', `${formatUtc((job.windowEarliest ?? job.dueAt).toISOString())} – ${formatUtc(job.deadlineAt.toISOString())}`),
         ...fact('rules', job.ruleIds.length > 0 ? job.ruleIds.join(', ') : null),
@@ -111,7 +117,8 @@ export function buildTimeline({
         ...fact('claim→commit', attempt.claimToCommitMs === null ? null : `${attempt.claimToCommitMs} ms`),
         ...(attempt.mode === 'shadow' ? fact('mode', 'shadow') : []),
       ],
-      tone: attemptTone[attempt.outcome] ?? 'neutral',
+      // A refused text that went on by email is a detour, not a lost notice.
+      tone: attempt.detail?.startsWith('email_fallback:') ? 'warn' : (attemptTone[attempt.outcome] ?? 'neutral'),
     });
   }
   if (ledger) {

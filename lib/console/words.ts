@@ -1,4 +1,5 @@
 import type { AttemptOutcome, SuppressionReason } from '@/db/schema/states';
+import { smsRefusalText } from '@/lib/sms/refusals';
 
 /** What each recorded state means, in words support can read to a customer. */
 export const suppressionReasonText: Record<SuppressionReason, string> = {
@@ -55,6 +56,11 @@ export function explainAttempt(outcome: string, detail: string | null): string {
   if (!detail) return base;
   if (outcome === 'deferred') return `Deferred because of ${deferralText[detail] ?? detail.replaceAll('_', ' ')}`;
   if (outcome === 'suppressed_policy') return `Suppressed because ${suppressionDetailText[detail] ?? explainSuppression(detail) ?? detail}`;
+  if (detail === 'email_fallback:sms_not_configured')
+    return 'Not sent by text: Twilio is not configured on this deployment, so the notice goes by email, its type’s other channel';
+  const fallback = /^email_fallback:(\d+)$/.exec(detail)?.[1];
+  if (outcome === 'permanent_failure' && fallback)
+    return `Text message refused for good (${smsRefusalText(fallback) ?? 'a refusal for this number'}; Twilio ${fallback}): this required notice goes by email instead, as the same notice with the same code`;
   if (outcome === 'permanent_failure' && detail === 'mailbox_unknown')
     return "The provider refused permanently: the recipient's mailbox does not exist (the address is now on the suppression list)";
   if (outcome === 'sent' && sentDetailText[detail]) return `${base}; ${sentDetailText[detail]}`;

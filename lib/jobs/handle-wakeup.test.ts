@@ -647,7 +647,7 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
       sink.setFault({ kind: 'reject', code: 451, times: 1 });
       await handle(delivery(job.id));
       expect(await readJob(t.db, job.id)).toMatchObject({ state: 'pending', attempts: 1 });
-      await setPreference(t.db, { recipient: job.recipientEmail, category: 'courtesy', channel: 'email', state: 'opted_out', source: 'producer_api' });
+      await setPreference(t.db, { recipient: job.recipientEmail ?? '', category: 'courtesy', channel: 'email', state: 'opted_out', source: 'producer_api' });
       clockOffsetMs = 5_000;
       expect(await handle(delivery(job.id))).toEqual({ ack: true });
       expect(await readJob(t.db, job.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'unsubscribed' });
@@ -679,7 +679,7 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
         sink.setFault({ kind: 'reject', code: 550, times: 1, at: 'rcpt' });
         await handlerFor()(delivery(other.id));
         expect(await readJob(t.db, other.id)).toMatchObject({ state: 'failed' });
-        expect(await findRecipientSuppression(t.db, { email: other.recipientEmail })).toBeNull();
+        expect(await findRecipientSuppression(t.db, { email: other.recipientEmail ?? '' })).toBeNull();
       } finally {
         await unknownSink.stop();
       }

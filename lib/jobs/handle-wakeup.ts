@@ -37,6 +37,7 @@ import { planRetry } from './backoff';
 import { decidePolicy, windowClosed, type PolicyDecision } from './policy';
 import { recipientDomain, smsThrottleKey, type DomainRateLimiter } from './rate-limit';
 import { createSendPathStatements, type SendPathStatements } from './send-path-statements';
+import { commitSmsFallback } from './sms-fallback';
 
 /**
  * The send path. Order is the invariant (DESIGN.md "The send path"):
@@ -75,7 +76,7 @@ export type SendPathDeps = {
   db: Db;
   mail: MailTransport;
   rateLimiter: DomainRateLimiter;
-  /** Absent: Twilio is not configured, and an `sms` job is retried as `sms_not_configured` (the worker refuses to start with SMS types and no Twilio settings). */
+  /** Absent: Twilio is not configured; an `sms` job goes by email when its type also does (lib/jobs/sms-fallback.ts), else is retried as `sms_not_configured` (the worker refuses to start with SMS-only types and no Twilio settings). */
   sms?: SmsSendPath;
   settings: SendPathSettings;
   workerId: string;
@@ -182,7 +183,7 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
 
     // An SMS draws from its sender × destination-country bucket; an email from its domain's.
     const sms = job.channel === 'sms' ? deps.sms : undefined;
-    const domain = job.channel === 'sms' ? `sms:${countryOf(job.recipientPhone ?? '')}` : recipientDomain(job.recipientEmail);
+    const domain = job.channel === 'sms' ? `sms:${countryOf(job.recipientPhone ?? '')}` : recipientDomain(job.recipientEmail ?? '');
     const bucket = sms
       ? { limiter: sms.rateLimiter, key: smsThrottleKey(sms.sender, countryOf(job.recipientPhone ?? '')) }
       : { limiter: deps.rateLimiter, key: domain };
@@ -315,7 +316,8 @@ async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string):
     const detail = error instanceof RenderError ? error.reason : 'render_failed';
     return { kind: 'rejected', permanent: true, code: null, errorClass: 'render_failed', detail };
   }
-  return deps.mail.send({ noticeKey: job.noticeKey, to: job.recipientEmail, ...rendered, listUnsubscribe });
+  // An email job always has the address (check reminder_jobs_email_has_address).
+  return deps.mail.send({ noticeKey: job.noticeKey, to: job.recipientEmail ?? '', ...rendered, listUnsubscribe });
 }
 
 /** The SMS body from the type's `sms` template, its segments against the type's cap, then Twilio. */
@@ -392,6 +394,10 @@ async function commitOutcome({ deps, statements, job, outcome, ownedToken, attem
     return { ack: true };
   }
 
+  // A required text refused for good for this number goes by email instead, as the same notice.
+  const fallback = await commitSmsFallback({ db, config: settings.noticeConfig, job, outcome, ownedToken, attempt, now: (deps.now ?? (() => new Date()))() });
+  if (fallback) return fallback;
+
   const plan = outcome.permanent
     ? ({ kind: 'give_up' } as const)
     : planRetry({ attempts: job.attempts + 1, maxAttempts: settings.maxAttempts, baseMs: settings.retryBaseMs, capMs: settings.retryCapMs });
@@ -402,7 +408,7 @@ async function commitOutcome({ deps, statements, job, outcome, ownedToken, attem
     if (nextAttemptAt) await retryJob(tx, { jobId: job.id, nextAttemptAt, errorClass: outcome.errorClass });
     else await failJob(tx, { jobId: job.id, errorClass: outcome.errorClass });
     // "No such mailbox" stops every later notice to the address, as a provider's hard bounce does.
-    if (outcome.mailboxUnknown) {
+    if (outcome.mailboxUnknown && job.recipientEmail) {
       await addRecipientSuppression(tx, {
         email: job.recipientEmail,
         reason: 'hard_bounce',

@@ -9,6 +9,7 @@ import { parseIdentity } from '@/lib/windows/identity';
 import type { Channel } from '@/db/schema/states';
 import { normalisePhone } from '@/lib/sms/phone';
 import { chooseChannel } from '@/lib/windows/channel';
+import { derivedEvidenceRef, evidenceRefProblem } from '@/lib/windows/evidence-ref';
 import { noticeKeyFor } from '@/lib/windows/keys';
 import type { NoticeConfig, NoticeType, RuleSet } from '@/lib/windows/load-config';
 import { windowForNotice } from '@/lib/windows/notice-window';
@@ -96,10 +97,12 @@ export const scheduleRequest = z
     identity: z.record(z.string(), z.string()),
     revision: revisionSchema.default(0),
     recipient: z.strictObject({
+      /** Optional for a notice that goes by SMS (a phone given); a type with no channel the recipient has an address on is a 422 `no_channel`. */
       email: z
         .email()
         .max(254)
-        .transform((email) => email.toLowerCase()),
+        .transform((email) => email.toLowerCase())
+        .optional(),
       timeZone: z.string().max(64).refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin').default('UTC'),
       /** BCP 47: the template locale and the date and number formats; without it, the fallback locale. */
       locale: localeSchema.optional(),
@@ -180,14 +183,15 @@ export function stableJson(value: unknown): string {
  */
 export function differingFields(job: JobRow, request: ResolvedScheduleRequest): string[] {
   const fields: string[] = [];
-  if (job.recipientEmail.toLowerCase() !== request.recipient.email) fields.push('recipient.email');
+  if ((job.recipientEmail?.toLowerCase() ?? null) !== (request.recipient.email ?? null)) fields.push('recipient.email');
   if (job.recipientTimeZone !== request.recipient.timeZone) fields.push('recipient.timeZone');
   if ((job.recipientLocale ?? null) !== (request.recipient.locale ?? null)) fields.push('recipient.locale');
   if ((job.recipientPhone ?? null) !== (request.recipient.phone ?? null)) fields.push('recipient.phone');
   if (job.dueAt.getTime() !== request.dueAt.getTime()) fields.push('dueAt');
   if (job.deadlineAt.getTime() !== request.deadlineAt.getTime()) fields.push('deadlineAt');
   if (stableJson(job.payload) !== stableJson(request.payload)) fields.push('payload');
-  if ((job.evidenceRef ?? null) !== (request.evidenceRef ?? null)) fields.push('evidenceRef');
+  // A request without one took the type's formed reference (or none, before the type declared it): not a difference.
+  if (request.evidenceRef !== undefined && job.evidenceRef !== request.evidenceRef) fields.push('evidenceRef');
   if ((job.customerId ?? null) !== (request.customerId ?? null)) fields.push('customerId');
   return fields;
 }
@@ -283,7 +287,7 @@ export function windowOfRequest(
  */
 export function recipientChannel(
   type: NoticeType | undefined,
-  recipient: { email: string; phone?: string | undefined },
+  recipient: { email?: string | undefined; phone?: string | undefined },
   region: string | null,
 ): { ok: true; phone: string | null; channel: Channel } | { ok: false; result: ScheduleResult } {
   let phone: string | null = null;
@@ -296,16 +300,19 @@ export function recipientChannel(
       };
     phone = normalised.e164;
   }
-  const channel = type ? chooseChannel(type, { email: recipient.email, phone }) : 'email';
+  const email = recipient.email ?? null;
+  const channel = type ? chooseChannel(type, { email, phone }) : email ? 'email' : null;
   if (!channel) {
-    const wanted = type?.channels.join(' or ') ?? 'email';
+    const channels = type?.channels ?? ['email'];
+    const wanted = channels.join(' or ');
+    const field = channels.includes('sms') ? 'recipient.phone' : 'recipient.email';
     return {
       ok: false,
       result: {
         kind: 'unprocessable',
         code: 'no_channel',
-        message: `recipient.phone: ${type?.name} goes by ${wanted}; give recipient.phone`,
-        fields: ['recipient.phone'],
+        message: `${field}: ${type?.name ?? 'the notice'} goes by ${wanted}; give ${channels.map((channel) => (channel === 'sms' ? 'recipient.phone' : 'recipient.email')).join(' or ')}`,
+        fields: [field],
       },
     };
   }
@@ -329,6 +336,8 @@ async function scheduleNoticeUntraced({ db, publisher, request: raw, actor, now,
   const subjectId = (subjectField && fact.identity[subjectField]) || '';
   const payloadIssues = noticePayloadProblems(notices.config, fact.type, input.payload, { hasAnchor: input.anchorAt !== undefined });
   if (payloadIssues.length > 0) return { kind: 'invalid_payload', message: payloadIssues.join('; '), fields: payloadIssues.map(fieldOf) };
+  const evidence = evidenceRefProblem(input.evidenceRef ?? derivedEvidenceRef(notices.config, fact.type, fact.identity));
+  if (evidence) return { kind: 'invalid', message: evidence, fields: ['evidenceRef'] };
   const resolved = windowOfRequest(input, { ...notices, now });
   if (!resolved.ok) return resolved.result;
   const { request, window } = resolved;
@@ -346,7 +355,7 @@ async function scheduleNoticeUntraced({ db, publisher, request: raw, actor, now,
       revision: fact.revision,
       subjectId,
       customerId: request.customerId ?? null,
-      recipientEmail: request.recipient.email,
+      recipientEmail: request.recipient.email ?? null,
       recipientTimeZone: request.recipient.timeZone,
       recipientLocale: request.recipient.locale ?? null,
       anchorAt: request.anchorAt ?? null,
@@ -354,7 +363,8 @@ async function scheduleNoticeUntraced({ db, publisher, request: raw, actor, now,
       recipientPhone: addressed.phone,
       dueAt: request.dueAt,
       deadlineAt: request.deadlineAt,
-      evidenceRef: request.evidenceRef ?? null,
+      // The producer's, else the one its event type forms from the identity (recon:{exception_id}).
+      evidenceRef: request.evidenceRef ?? derivedEvidenceRef(notices.config, fact.type, fact.identity),
       source: request.source,
       batchId: request.batchId ?? null,
       payload: request.payload,

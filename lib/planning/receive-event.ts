@@ -21,7 +21,8 @@ import type { Channel } from '@/db/schema/states';
 import { normalisePhone } from '@/lib/sms/phone';
 import { chooseChannel } from '@/lib/windows/channel';
 import { revisionSchema } from '@/lib/windows/notice-fact';
-import { compactPayload, stableJson, utcInstant, type WakeupPublisher } from '@/lib/jobs/schedule';
+import { compactPayload, refId, stableJson, utcInstant, type WakeupPublisher } from '@/lib/jobs/schedule';
+import { derivedEvidenceRef, evidenceRefProblem, fillEvidenceRef } from '@/lib/windows/evidence-ref';
 import { parseEventIdentity } from '@/lib/windows/identity';
 import { noticeKeyFor } from '@/lib/windows/keys';
 import type { NoticeConfig, RuleSet } from '@/lib/windows/load-config';
@@ -50,10 +51,12 @@ export const eventRequest = z.strictObject({
   /** The instant the event is about: the charge, the reconciliation. */
   anchorAt: utcInstant,
   recipient: z.strictObject({
+    /** Optional when the notices go by SMS and a phone is given; a notice with no address on its type's channels is unplanned `no_address_for_channel`. */
     email: z
       .email()
       .max(254)
-      .transform((email) => email.toLowerCase()),
+      .transform((email) => email.toLowerCase())
+      .optional(),
     /** Any written form; normalised to E.164 before anything is stored (lib/sms/phone.ts), 422 `invalid_phone` when it is no number. */
     phone: z
       .string()
@@ -75,6 +78,11 @@ export const eventRequest = z.strictObject({
   }),
   contract: contractSchema.default({}),
   payload: compactPayload.default({}),
+  /**
+   * The evidence every notice planned from the event cites (the reconciliation exception):
+   * resolving it suppresses them. Absent: the event type's `evidenceRef` template, when it has one.
+   */
+  evidenceRef: refId.optional(),
   source: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_.:-]{0,99}$/i, 'must be a short name such as billing')
@@ -107,7 +115,18 @@ export type ReceiveEventResult =
   /** The payload lacks a variable a planned notice's template declares, or has one of the wrong type: 422. */
   | { kind: 'invalid_payload'; message: string; fields: string[] }
   | { kind: 'unprocessable'; code: 'invalid_phone'; message: string; fields: string[] }
-  | { kind: 'conflict'; code: 'event_conflict' | 'stale_revision'; message: string; eventId: string; revision: number };
+  /** `notices`: what the received revision already scheduled, with each job's state (a nightly run posted twice: already scheduled). */
+  | { kind: 'conflict'; code: 'event_conflict' | 'stale_revision'; message: string; eventId: string; revision: number; notices: ScheduledNotice[] };
+
+export type ScheduledNotice = { noticeType: string; jobId: string; noticeKey: string; state: JobRow['state'] };
+
+/** In configuration order, as the plan answers them. */
+async function scheduledNotices(tx: Tx, eventId: string, config: NoticeConfig): Promise<ScheduledNotice[]> {
+  const order = Object.keys(config.noticeTypes);
+  const rank = (name: string) => (order.indexOf(name) === -1 ? order.length : order.indexOf(name));
+  const jobs = (await jobsOfEvent(tx, { eventId })).sort((a, b) => rank(a.noticeType) - rank(b.noticeType));
+  return jobs.map((job) => ({ noticeType: job.noticeType, jobId: job.id, noticeKey: job.noticeKey, state: job.state }));
+}
 
 export type ReceiveEventParams = {
   db: Db;
@@ -130,6 +149,8 @@ export function eventBodySha256(request: EventRequest, identity: Record<string, 
     recipient: request.recipient,
     contract: request.contract,
     payload: request.payload,
+    // Only when given, so the bodies of events posted before the field existed compare as they did.
+    ...(request.evidenceRef === undefined ? {} : { evidenceRef: request.evidenceRef }),
   });
   return createHash('sha256').update(canonical, 'utf8').digest('hex');
 }
@@ -152,6 +173,8 @@ async function receiveEventUntraced(input: ReceiveEventParams): Promise<ReceiveE
   const parsed = parseEventIdentity(notices.config, request.type, request.identity);
   if (!parsed.ok) return { kind: 'invalid', message: parsed.problems.join('; '), fields: parsed.problems.map((problem) => problem.split(':')[0] ?? '') };
   const identity = parsed.identity;
+  const evidence = evidenceRefProblem(request.evidenceRef ?? fillEvidenceRefOf(notices.config, request.type, identity));
+  if (evidence) return { kind: 'invalid', message: evidence, fields: ['evidenceRef'] };
   const payloadIssues = eventPayloadProblems(params);
   if (payloadIssues.length > 0) return { kind: 'invalid_payload', message: payloadIssues.join('; '), fields: payloadIssues.map(fieldOf) };
   const bodySha256 = eventBodySha256(request, identity);
@@ -166,6 +189,7 @@ async function receiveEventUntraced(input: ReceiveEventParams): Promise<ReceiveE
         code: 'stale_revision',
         eventId: latest.id,
         revision: latest.revision,
+        notices: await scheduledNotices(tx, latest.id, notices.config),
         message: `revision ${request.revision} is older than revision ${latest.revision} already received for this ${request.type}; it changes nothing`,
       };
     }
@@ -192,6 +216,11 @@ async function receiveEventUntraced(input: ReceiveEventParams): Promise<ReceiveE
   });
 }
 
+function fillEvidenceRefOf(config: NoticeConfig, eventType: string, identity: Record<string, string>): string | null {
+  const template = Object.hasOwn(config.eventTypes, eventType) ? config.eventTypes[eventType]?.evidenceRef : undefined;
+  return template ? fillEvidenceRef(template, identity) : null;
+}
+
 /**
  * Every notice type the event calls for reads the same payload: it must satisfy each enabled
  * type's template (the union of their declarations), checked before anything is written.
@@ -209,7 +238,8 @@ async function answerSeen(tx: Tx, seen: BusinessEventRow, bodySha256: string, co
     code: 'event_conflict',
     eventId: seen.id,
     revision: seen.revision,
-    message: `revision ${seen.revision} of this ${seen.type} was already received with a different body; a corrected event needs a higher revision`,
+    notices: await scheduledNotices(tx, seen.id, config),
+    message: `revision ${seen.revision} of this ${seen.type} was already received with a different body; its notices are scheduled (see notices); a corrected event needs a higher revision`,
   };
 }
 
@@ -289,7 +319,7 @@ async function planAndSchedule(tx: Tx, params: ReceiveEventParams, event: Busine
       });
       continue;
     }
-    const channel = chooseChannel(type, { email: request.recipient.email, phone: request.recipient.phone ?? null });
+    const channel = chooseChannel(type, { email: request.recipient.email ?? null, phone: request.recipient.phone ?? null });
     if (!channel) {
       unplanned.push({
         ...base,
@@ -382,7 +412,7 @@ async function scheduleOne(
     revision: request.revision,
     subjectId: identity[subjectField] ?? '',
     customerId: null,
-    recipientEmail: request.recipient.email,
+    recipientEmail: request.recipient.email ?? null,
     recipientTimeZone: request.recipient.timeZone,
     recipientLocale: request.recipient.locale,
     anchorAt: request.anchorAt,
@@ -390,7 +420,7 @@ async function scheduleOne(
     recipientPhone: request.recipient.phone ?? null,
     dueAt: notice.dueAt,
     deadlineAt: notice.window.latest,
-    evidenceRef: null,
+    evidenceRef: request.evidenceRef ?? derivedEvidenceRef(config, type, noticeIdentity),
     source: request.source,
     batchId: null,
     payload: request.payload,

@@ -135,7 +135,9 @@ export function buildRecipientPageView({
   const anchor = notice.anchorAt && notice.anchorAt.getTime() > job.deadlineAt.getTime() ? notice.anchorAt : null;
   const earliest = job.windowEarliest ?? job.dueAt;
   const phone = phoneOf(notice);
-  const rows: PreferenceRow[] = [{ channel: 'email', address: maskAddress('email', job.recipientEmail), state: preferences.email ?? 'opted_in' }];
+  const rows: PreferenceRow[] = job.recipientEmail
+    ? [{ channel: 'email', address: maskAddress('email', job.recipientEmail), state: preferences.email ?? 'opted_in' }]
+    : [];
   if (phone) rows.push({ channel: 'sms', address: maskAddress('sms', phone), state: preferences.sms ?? 'opted_in' });
   const obligation = type?.obligation ?? null;
   return {

@@ -30,7 +30,8 @@ export async function readUnsubscribeLink(db: DbOrTx, { token, keys, now }: { to
   if (verdict.purpose !== 'unsubscribe') return { ok: false, reason: 'wrong_purpose' };
   const noticeKey = await findLinkedNoticeKey(db, verdict);
   const job = noticeKey ? await findJobByNoticeKey(db, { noticeKey }) : null;
-  if (!job) return { ok: false, reason: 'unknown_notice' };
+  // Only an email carries the link, so a notice with no email address cannot be its notice.
+  if (!job?.recipientEmail) return { ok: false, reason: 'unknown_notice' };
   if (hasLinkExpired(verdict, job, now)) return { ok: false, reason: 'expired' };
   const state = await preferenceFor(db, { recipient: job.recipientEmail, category: 'courtesy', channel: 'email' });
   return { ok: true, noticeKey: job.noticeKey, recipient: job.recipientEmail, category: job.category, optedOut: state === 'opted_out' };

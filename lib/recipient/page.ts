@@ -14,7 +14,7 @@ export async function loadRecipientPage(
   const phone = phoneOf(notice);
   const [request, email, sms] = await Promise.all([
     findCancellationRequest(db, { noticeKey: notice.job.noticeKey }),
-    preferenceFor(db, { recipient: notice.job.recipientEmail, category: 'courtesy', channel: 'email' }),
+    notice.job.recipientEmail ? preferenceFor(db, { recipient: notice.job.recipientEmail, category: 'courtesy', channel: 'email' }) : Promise.resolve(null),
     phone ? preferenceFor(db, { recipient: phone, category: 'courtesy', channel: 'sms' }) : Promise.resolve(null),
   ]);
   const courtesy = (state: string | null) => (state === 'opted_out' ? ('opted_out' as const) : ('opted_in' as const));

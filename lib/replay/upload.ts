@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { noticeKey } from '@/lib/ledger/notice-key';
 import { allIdentityFields, identityFieldsOf, InvalidNoticeError, isNoticeType, parseNoticeFact, subjectOf, type NoticeFact } from '@/lib/windows/notice-fact';
 import { activeNoticeConfig } from '@/lib/windows/active';
+import { derivedEvidenceRef, evidenceRefProblem } from '@/lib/windows/evidence-ref';
 import type { NoticeConfig } from '@/lib/windows/load-config';
 import type { Channel } from '@/db/schema/states';
 import { recipientChannel } from '@/lib/jobs/schedule';
@@ -177,6 +178,9 @@ function validateRow(cell: Cells, { secret, config, isTimeZone, localeOf }: RowC
   if (!addressed.ok) return { reason: asColumn('message' in addressed.result ? addressed.result.message : 'recipient_phone: cannot be used') };
   const payload = parsePayload(cell('payload'));
   if (typeof payload === 'string') return { reason: payload };
+  const evidenceRef = cell('evidence_ref') || derivedEvidenceRef(config, known, fact.identity);
+  const evidence = evidenceRefProblem(evidenceRef);
+  if (evidence) return { reason: evidence.replace(/^evidenceRef:/, 'evidence_ref:') };
   const problems = noticePayloadProblems(config, known, payload, { hasAnchor: anchor !== '' });
   if (problems.length > 0) return { reason: problems.map(asColumn).join('; ') };
   return {
@@ -189,7 +193,7 @@ function validateRow(cell: Cells, { secret, config, isTimeZone, localeOf }: RowC
       customerId: cell('customer_id') || null,
       dueAt,
       deadlineAt,
-      evidenceRef: cell('evidence_ref') || null,
+      evidenceRef,
       payload,
       anchorAt: anchor === '' ? null : new Date(anchor),
       recipientLocale: locale,

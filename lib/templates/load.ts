@@ -213,11 +213,15 @@ export function loadTemplates(config: NoticeConfig): TemplateSet {
   for (const type of Object.values(config.noticeTypes)) {
     const entry = entries.get(type.template);
     if (!entry) continue;
-    const byLocale = type.channel === 'email' ? entry.email : entry.sms;
-    if (!byLocale.has(fallbackLocale))
-      problems.push(
-        `${type.template}/${type.channel}.${fallbackLocale}: notice type ${type.name} sends ${type.channel}, so its template needs the fallback locale ${fallbackLocale}`,
-      );
+    // Every channel the type may go by: its own, its fallback, and email when a refused SMS falls back to it.
+    const sends = new Set([...type.channels, ...(type.channels.includes('sms') && type.emailWhenSmsRefused ? (['email'] as const) : [])]);
+    for (const channel of sends) {
+      const byLocale = channel === 'email' ? entry.email : entry.sms;
+      if (!byLocale.has(fallbackLocale))
+        problems.push(
+          `${type.template}/${channel}.${fallbackLocale}: notice type ${type.name} sends ${channel}, so its template needs the fallback locale ${fallbackLocale}`,
+        );
+    }
   }
   for (const entry of entries.values()) {
     if (entry.sms.size > 0 && !entry.sms.has(fallbackLocale))

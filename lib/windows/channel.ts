@@ -18,6 +18,6 @@ export function chooseChannel(type: Pick<NoticeType, 'channels'>, recipient: Rec
 }
 
 /** The recipient's address on the job's channel: what preferences and suppressions are keyed by. */
-export function recipientAddress(job: { channel: Channel; recipientEmail: string; recipientPhone: string | null }): string {
-  return job.channel === 'sms' ? (job.recipientPhone ?? '') : job.recipientEmail;
+export function recipientAddress(job: { channel: Channel; recipientEmail: string | null; recipientPhone: string | null }): string {
+  return job.channel === 'sms' ? (job.recipientPhone ?? '') : (job.recipientEmail ?? '');
 }

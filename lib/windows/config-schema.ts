@@ -50,6 +50,19 @@ export const eventTypeSchema = z.strictObject({
   anchor: z.string().min(1).max(100),
   /** The identity field support searches by. */
   subjectField: z.string().min(1),
+  /**
+   * The evidence reference every notice of this event cites, formed from its identity, e.g.
+   * `recon:{exception_id}`: resolving that evidence (`POST /api/v1/evidence/{ref}/resolve`)
+   * suppresses them, whichever door scheduled them (lib/windows/evidence-ref.ts).
+   */
+  evidenceRef: z
+    .string()
+    .max(200)
+    .regex(
+      /^([\p{L}\p{N}_.:@/+-]|\{[a-z][a-z0-9_]{0,63}\})+$/u,
+      'must be text of letters, digits and _ . : @ / + - with {identity_field} placeholders, e.g. recon:{exception_id}',
+    )
+    .optional(),
 });
 
 /**
@@ -98,6 +111,12 @@ export const noticeTypeSchema = z
      * by SMS when the recipient has a phone number, else by email). Chosen once, at scheduling.
      */
     fallbackChannel: z.enum(['email', 'sms']).optional(),
+    /**
+     * A required SMS that Twilio refuses for good for this number (21610 STOP, 21211 invalid, 21614 /
+     * 21635 / 30006 landline) goes by email instead, under the same notice key, when the recipient
+     * has an email address. Default: on for a required type; a courtesy text never falls back.
+     */
+    emailWhenSmsRefused: z.boolean().optional(),
     /** SMS: the most segments (GSM-7 153 / UCS-2 67 characters each) the rendered text may take; over it the notice fails `too_many_segments`. */
     maxSegments: z.number().int().min(1).max(10).default(3),
     category: z.enum(['required', 'courtesy']),

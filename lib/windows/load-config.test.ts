@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '@/lib/config';
 import { defaultRules } from './default-rules';
+import { derivedEvidenceRef, evidenceRefProblem } from './evidence-ref';
 import { loadNoticeConfig, NoticeConfigError, parseNoticeConfig } from './load-config';
 import { ruleSchema } from './rules';
 
@@ -291,6 +292,44 @@ describe('a notice type’s cancel redirect (no open redirect)', () => {
   it('refuses a placeholder that is not an identity field of the type', () => {
     expect(problemsOf(withRedirect('https://merchant.example/cancel?e={email}'))).toEqual([
       'noticeTypes.renewal_notice_t72.cancel.redirect: {email} is not one of its identity fields (subscription_id, period_start) or customer_id',
+    ]);
+  });
+});
+
+describe('an event type’s evidence reference (lib/windows/evidence-ref.ts)', () => {
+  it('is filled from each notice’s identity; a type whose event declares none cites nothing', () => {
+    const { config } = parseNoticeConfig(shippedJson, 'operator.json');
+    const identity = { account_id: 'acct_1', reconciliation_id: 'rec_1', exception_id: 'exc/7' };
+    expect(derivedEvidenceRef(config, 'payment_recovery', identity)).toBe('recon:exc/7');
+    expect(derivedEvidenceRef(config, 'renewal_notice_t72', { subscription_id: 'sub_1', period_start: '2026-10-01' })).toBeNull();
+    expect(derivedEvidenceRef(config, 'no_such_type', identity)).toBeNull();
+    expect(evidenceRefProblem(`recon:${'x'.repeat(200)}`)).toContain('at most 200');
+  });
+
+  it('refuses a placeholder the event or one of its notice types lacks, and a template with none', () => {
+    const withRef = (ref: string) => changed((json) => (eventType(json, 'reconciliation.exception').evidenceRef = ref));
+    expect(problemsOf(withRef('recon:{invoice_id}'))).toEqual([
+      'eventTypes.reconciliation.exception.evidenceRef: {invoice_id} is not one of its identity fields',
+    ]);
+    expect(problemsOf(withRef('recon'))).toEqual([
+      'eventTypes.reconciliation.exception.evidenceRef: names no identity field, so every event would cite one evidence reference (use {field})',
+    ]);
+    const narrower = changed((json) => (noticeType(json, 'payment_recovery').identity = ['account_id', 'reconciliation_id']));
+    expect(problemsOf(narrower)).toContain(
+      'eventTypes.reconciliation.exception.evidenceRef: {exception_id} is not in noticeTypes.payment_recovery.identity, so its notices could not cite the evidence',
+    );
+    expect(problemsOf(withRef('recon {exception_id}')).join('\n')).toContain('must be text of letters, digits');
+  });
+});
+
+describe('emailWhenSmsRefused', () => {
+  it('is on for a required type and off for a courtesy one by default; a courtesy type may not turn it on', () => {
+    const { config } = parseNoticeConfig(shippedJson, 'operator.json');
+    expect(config.noticeTypes.auto_renewal_notice?.emailWhenSmsRefused).toBe(true);
+    expect(config.noticeTypes.payment_recovery?.emailWhenSmsRefused).toBe(false);
+    const courtesy = changed((json) => (noticeType(json, 'payment_recovery').emailWhenSmsRefused = true));
+    expect(problemsOf(courtesy)).toEqual([
+      "noticeTypes.payment_recovery.emailWhenSmsRefused: a courtesy text never falls back to email (the recipient's STOP stands)",
     ]);
   });
 });

@@ -14,9 +14,10 @@ import {
   type RuleSwitch,
 } from './config-schema';
 import { defaultRules } from './default-rules';
+import { evidenceRefFields } from './evidence-ref';
 import { ruleSchema, type Rule } from './rules';
 
-export type NoticeType = Omit<NoticeTypeConfig, 'window' | 'quietHours'> & {
+export type NoticeType = Omit<NoticeTypeConfig, 'window' | 'quietHours' | 'emailWhenSmsRefused'> & {
   name: string;
   window: MerchantWindow | null;
   /**
@@ -26,6 +27,8 @@ export type NoticeType = Omit<NoticeTypeConfig, 'window' | 'quietHours'> & {
   quietHours: QuietWindow | null;
   /** `channel`, then `fallbackChannel` when set: the channels the type uses, in order of preference. */
   channels: Channel[];
+  /** Resolved: the file's setting, else on for a required type (lib/jobs/sms-fallback.ts). */
+  emailWhenSmsRefused: boolean;
 };
 
 export type NoticeConfig = {
@@ -90,6 +93,7 @@ function crossFieldProblems(config: ParsedNoticeConfig): string[] {
   const problems: string[] = [];
   for (const [name, event] of Object.entries(config.eventTypes)) {
     if (!(event.subjectField in event.identity)) problems.push(`eventTypes.${name}.subjectField: "${event.subjectField}" is not one of its identity fields`);
+    problems.push(...evidenceRefProblems(config, name, event));
   }
   for (const [name, type] of Object.entries(config.noticeTypes)) {
     const at = `noticeTypes.${name}`;
@@ -102,11 +106,28 @@ function crossFieldProblems(config: ParsedNoticeConfig): string[] {
     if (type.category === 'courtesy' && !type.window) problems.push(`${at}.window: a courtesy notice needs a merchant window`);
     if (type.category === 'courtesy' && type.obligation !== null)
       problems.push(`${at}.obligation: a courtesy notice fulfils no legal obligation (category required?)`);
+    if (type.category === 'courtesy' && type.emailWhenSmsRefused === true)
+      problems.push(`${at}.emailWhenSmsRefused: a courtesy text never falls back to email (the recipient's STOP stands)`);
     if (type.category === 'required' && type.obligation === null) problems.push(`${at}.obligation: a required notice must name the obligation it fulfils`);
     for (const field of cancelRedirectFields(type.cancel?.redirect ?? '')) {
       if (field !== 'customer_id' && !type.identity.includes(field))
         problems.push(`${at}.cancel.redirect: {${field}} is not one of its identity fields (${type.identity.join(', ')}) or customer_id`);
     }
+  }
+  return problems;
+}
+
+/** Every placeholder of an event's evidenceRef must be filled by each of its notice types' identity. */
+function evidenceRefProblems(config: ParsedNoticeConfig, name: string, event: EventTypeConfig): string[] {
+  if (!event.evidenceRef) return [];
+  const at = `eventTypes.${name}.evidenceRef`;
+  const fields = evidenceRefFields(event.evidenceRef);
+  if (fields.length === 0) return [`${at}: names no identity field, so every event would cite one evidence reference (use {field})`];
+  const problems = fields.filter((field) => !(field in event.identity)).map((field) => `${at}: {${field}} is not one of its identity fields`);
+  for (const [typeName, type] of Object.entries(config.noticeTypes)) {
+    if (type.event !== name) continue;
+    for (const field of fields.filter((candidate) => candidate in event.identity && !type.identity.includes(candidate)))
+      problems.push(`${at}: {${field}} is not in noticeTypes.${typeName}.identity, so its notices could not cite the evidence`);
   }
   return problems;
 }
@@ -140,7 +161,8 @@ function resolveConfig(config: ParsedNoticeConfig, file: string, fallbackQuietHo
   for (const [name, type] of Object.entries(config.noticeTypes)) {
     const quietHours = type.quietHours === 'inherit' ? fallback : type.quietHours === 'off' ? null : parseQuietHours(type.quietHours);
     const channels: Channel[] = type.fallbackChannel ? [type.channel, type.fallbackChannel] : [type.channel];
-    noticeTypes[name] = { ...type, name, window: type.window ?? null, quietHours, channels };
+    const emailWhenSmsRefused = type.emailWhenSmsRefused ?? type.category === 'required';
+    noticeTypes[name] = { ...type, name, window: type.window ?? null, quietHours, channels, emailWhenSmsRefused };
   }
   const templates = config.templates ? { ...config.templates, directory: resolve(dirname(file), config.templates.directory) } : null;
   return { file, eventTypes: config.eventTypes, noticeTypes, quietHours: fallback, templates };

@@ -128,7 +128,7 @@ describe('one-click unsubscribe (RFC 8058)', () => {
     form.set('List-Unsubscribe', 'One-Click');
     const response = await call(POST, token, { method: 'POST', body: form });
     expect(response.status).toBe(200);
-    expect(await preferenceFor(t.db, { recipient: job.recipientEmail, category: 'courtesy', channel: 'email' })).toBe('opted_out');
+    expect(await preferenceFor(t.db, { recipient: job.recipientEmail ?? '', category: 'courtesy', channel: 'email' })).toBe('opted_out');
   });
 
   it('refuses a tampered, expired, wrong-purpose or body-less request and changes no row', async () => {
@@ -161,7 +161,7 @@ describe('one-click unsubscribe (RFC 8058)', () => {
       delete after.rate_limit_domains;
       expect(after, name).toEqual(before);
     }
-    expect(await preferenceFor(t.db, { recipient: job.recipientEmail, category: 'courtesy', channel: 'email' })).toBe('opted_in');
+    expect(await preferenceFor(t.db, { recipient: job.recipientEmail ?? '', category: 'courtesy', channel: 'email' })).toBe('opted_in');
   });
 
   it('a compact link: refused when tampered, of another purpose, for no notice or a year after its window closed, changing no row', async () => {
