@@ -196,7 +196,7 @@ describe('one-click unsubscribe (RFC 8058)', () => {
     // 364 days after the window closed it still works.
     await closeWindow(364);
     expect((await oneClick(compactToken(stale.noticeKey, 'unsubscribe'))).status).toBe(200);
-    expect(await preferenceFor(t.db, { recipient: stale.recipientEmail, category: 'courtesy', channel: 'email' })).toBe('opted_out');
+    expect(await preferenceFor(t.db, { recipient: stale.recipientEmail ?? '', category: 'courtesy', channel: 'email' })).toBe('opted_out');
     expect((await oneClick(valid)).status).toBe(200);
   });
 
