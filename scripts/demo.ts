@@ -180,6 +180,8 @@ async function main(): Promise<void> {
     TWILIO_AUTH_TOKEN: createHash('sha256').update(`twilio-demo:${secrets.NOTICE_KEY_SECRET}`).digest('hex').slice(0, 32),
     TWILIO_FROM: '+15005550006',
     TWILIO_API_BASE_URL: `http://127.0.0.1:${String(twilioPort)}`,
+    // The two webhooks the demo's own peers call (the SMTP sink's generic events, Twilio's callbacks).
+    WEBHOOK_PROVIDERS: process.env.WEBHOOK_PROVIDERS ?? 'generic,twilio',
   };
 
   // `next start` serves the last build: rebuilt when any source is newer than it.
