@@ -53,19 +53,23 @@ export function ownOrigins(request: Request, { configuredUrls, trustedHops }: Or
   return origins;
 }
 
-const JSON_MEDIA_TYPE = 'application/json';
-
-/** `application/json`, with any parameters (charset). */
-export function isJsonContentType(value: string | null): boolean {
-  return (value ?? '').split(';')[0]?.trim().toLowerCase() === JSON_MEDIA_TYPE;
+/** The media type without its parameters (charset), lower case. */
+function mediaTypeOf(value: string | null): string {
+  return (value ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
 /**
  * A console POST/PUT is accepted only as JSON, with an Origin among `ownOrigins`, and not marked
  * by the browser as cross-site or same-site (Sec-Fetch-Site, when sent). Every refusal is a 403
- * before the body is read.
+ * before the body is read. A route whose body is another type (a streamed CSV upload) names it in
+ * `mediaTypes`: never text/plain, urlencoded or multipart, which a cross-site form can send
+ * without a CORS preflight.
  */
-export function checkConsoleMutation(request: Request, settings: OriginSettings): Result<null> {
+export function checkConsoleMutation(
+  request: Request,
+  settings: OriginSettings,
+  { mediaTypes = ['application/json'] }: { mediaTypes?: readonly string[] } = {},
+): Result<null> {
   const fetchSite = request.headers.get('sec-fetch-site');
   if (fetchSite !== null && fetchSite !== 'same-origin' && fetchSite !== 'none')
     return refuse('forbidden', `The console accepts changes only from its own pages (Sec-Fetch-Site: ${fetchSite.slice(0, 40)}).`, {
@@ -76,8 +80,10 @@ export function checkConsoleMutation(request: Request, settings: OriginSettings)
     return refuse('forbidden', 'The console accepts changes only from its own pages: this request carries no Origin.', { code: 'cross_origin' });
   if (!ownOrigins(request, settings).has(origin))
     return refuse('forbidden', 'The console accepts changes only from its own pages: this request comes from another origin.', { code: 'cross_origin' });
-  if (!isJsonContentType(request.headers.get('content-type')))
-    return refuse('forbidden', 'The console accepts changes only as Content-Type: application/json.', { code: 'not_json' });
+  const formTypes = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data'];
+  const type = mediaTypeOf(request.headers.get('content-type'));
+  if (!mediaTypes.includes(type) || formTypes.includes(type))
+    return refuse('forbidden', `The console accepts this change only as Content-Type: ${mediaTypes.join(' or ')}.`, { code: 'not_json' });
   return { ok: true, data: null };
 }
 
