@@ -19,6 +19,23 @@ const nextConfig = {
     'html-to-text',
   ],
   poweredByHeader: false,
+  // The API's security headers, fixed at build time (the pages' are set per request by proxy.ts,
+  // with a nonce and HSTS from PUBLIC_BASE_URL). JSON and CSV are never to be sniffed as HTML or
+  // framed. /api/recipient/ sets its own (lib/http/one-click-route.ts).
+  async headers() {
+    const nosniff = { key: 'X-Content-Type-Options', value: 'nosniff' };
+    return [
+      {
+        source: '/api/:path((?!recipient/).*)',
+        headers: [
+          nosniff,
+          { key: 'Content-Security-Policy', value: "default-src 'none'; frame-ancestors 'none'" },
+          { key: 'Referrer-Policy', value: 'same-origin' },
+        ],
+      },
+      { source: '/_next/:path*', headers: [nosniff] },
+    ];
+  },
   typedRoutes: false,
 };
 export default nextConfig;

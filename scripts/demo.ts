@@ -6,6 +6,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { createDb, createPool } from '@/db/client';
 import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '@/db/embedded';
+import { databaseHostOf, isLocalDatabaseUrl } from '@/db/local-url';
 import { migrateDatabase } from '@/db/migrate';
 import { demoUsers, seedDemo } from '@/db/seed';
 import { seedDemoEvents } from '@/db/seed-events';
@@ -125,6 +126,15 @@ async function stopEverything(code: number): Promise<never> {
 }
 
 async function main(): Promise<void> {
+  // The demo seeds accounts whose passwords are printed below and in the README: never into a
+  // database another machine serves (staging, production), whatever DATABASE_URL says.
+  if (settings.databaseUrl && !isLocalDatabaseUrl(settings.databaseUrl)) {
+    console.error(
+      `npm run demo refuses DATABASE_URL on host "${databaseHostOf(settings.databaseUrl) ?? '(not a URL)'}": it seeds accounts with published passwords. ` +
+        'Unset DATABASE_URL to use the embedded server, or point it at a PostgreSQL on this machine (localhost, 127.0.0.1, [::1] or a socket).',
+    );
+    process.exit(2);
+  }
   // The operator's notice configuration first: a bad file stops the demo with the field it names,
   // before a database or a process is started (the console and the worker check it again).
   const notices = loadNoticeConfig(process.env.NOTICE_CONFIG ?? 'config/notice-ledger.json');
@@ -180,6 +190,8 @@ async function main(): Promise<void> {
     TWILIO_AUTH_TOKEN: createHash('sha256').update(`twilio-demo:${secrets.NOTICE_KEY_SECRET}`).digest('hex').slice(0, 32),
     TWILIO_FROM: '+15005550006',
     TWILIO_API_BASE_URL: `http://127.0.0.1:${String(twilioPort)}`,
+    // The two webhooks the demo's own peers call (the SMTP sink's generic events, Twilio's callbacks).
+    WEBHOOK_PROVIDERS: process.env.WEBHOOK_PROVIDERS ?? 'generic,twilio',
   };
 
   // `next start` serves the last build: rebuilt when any source is newer than it.

@@ -21,7 +21,7 @@ import { createInterface } from 'node:readline';
  */
 
 const SOURCE_DIRS = ['app', 'components', 'lib', 'db'];
-const SOURCE_FILES = ['next.config.mjs', 'package.json', 'package-lock.json', 'tsconfig.json', 'proxy.ts', 'instrumentation.ts'];
+const SOURCE_FILES = ['next.config.mjs', 'package.json', 'package-lock.json', 'tsconfig.json', 'proxy.ts', 'instrumentation.ts', 'instrumentation-client.ts'];
 const STAMP_FILE = 'notice-ledger-build-stamp';
 // Longer than any build on a loaded two-core machine: past it, a builder is assumed stuck.
 const LOCK_WAIT_SECONDS = 900;

@@ -29,7 +29,16 @@ export async function startConsoleServer({ env }: { env: Record<string, string> 
     [path.join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'start', '--port', String(port), '--hostname', '127.0.0.1'],
     {
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1', NEXTAUTH_URL: url, ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        NODE_ENV: 'production',
+        NEXT_TELEMETRY_DISABLED: '1',
+        NEXTAUTH_URL: url,
+        // Production requires each enabled webhook's credential: a caller names the ones it configures.
+        WEBHOOK_PROVIDERS: 'none',
+        ...env,
+      },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     },

@@ -3,6 +3,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { databaseHostOf, isLocalDatabaseUrl } from '@/db/local-url';
 import { migrateDatabase } from '@/db/migrate';
 
 /**
@@ -10,14 +11,9 @@ import { migrateDatabase } from '@/db/migrate';
  * stray DATABASE_URL pointing at staging can never be touched by `npm test`.
  */
 export function assertLocalDatabaseUrl(url: string): void {
-  let host: string;
-  try {
-    host = new URL(url).hostname;
-  } catch {
-    throw new Error('DATABASE_URL is not a valid URL');
-  }
-  const local = ['localhost', '127.0.0.1', '[::1]', '::1', ''];
-  if (!local.includes(host) && !host.startsWith('127.') && !host.startsWith('/')) {
+  const host = databaseHostOf(url);
+  if (host === null) throw new Error('DATABASE_URL is not a valid URL');
+  if (!isLocalDatabaseUrl(url)) {
     throw new Error(`Refusing to run tests against non-local database host "${host}". Unset DATABASE_URL to use the embedded server.`);
   }
 }

@@ -6,8 +6,8 @@ import { startMetricsServer } from './metrics-server';
 import { queueNotUnderTest } from '@/testing/metrics-endpoints';
 
 /**
- * The worker's /metrics has no authentication, so where it listens is the whole of its access
- * control: loopback unless WORKER_METRICS_HOST says otherwise.
+ * Without WORKER_METRICS_TOKEN the worker's /metrics has no authentication, so where it listens is
+ * the whole of its access control: loopback unless WORKER_METRICS_HOST says otherwise.
  */
 
 let t: TestDatabase;
@@ -68,5 +68,43 @@ describe('worker metrics server bind address', () => {
   it('an address this machine does not have is a start-up error naming the variable', async () => {
     // 192.0.2.0/24 is TEST-NET-1: valid syntax, never assigned to a host.
     await expect(startAt('192.0.2.1')).rejects.toThrow(/WORKER_METRICS_HOST.*EADDRNOTAVAIL/);
+  });
+});
+
+describe('WORKER_METRICS_TOKEN', () => {
+  const token = 'worker-metrics-token-0123456789';
+
+  it('with the token set, /metrics is 401 without it, with another or in another scheme, and 200 with it; the probes stay open', async () => {
+    const configured = loadConfig({ NOTICE_KEY_SECRET: 'x'.repeat(32), WORKER_METRICS_TOKEN: token }).WORKER_METRICS_TOKEN;
+    const server = await startMetricsServer({
+      queue: queueNotUnderTest,
+      host: '127.0.0.1',
+      port: 0,
+      db: t.db,
+      quarantineAfterMs: 15 * 60_000,
+      token: configured,
+      logger,
+    });
+    try {
+      const url = `http://127.0.0.1:${server.port}/metrics`;
+      for (const authorization of [undefined, `Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, `Basic ${token}`, token]) {
+        const response = await fetch(url, { headers: authorization ? { authorization } : {} });
+        expect(response.status, String(authorization)).toBe(401);
+        expect(response.headers.get('www-authenticate')).toBe('Bearer');
+        expect(await response.text()).not.toContain('notice_ledger_');
+      }
+      const allowed = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+      expect(allowed.status).toBe(200);
+      expect(await allowed.text()).toMatch(/^# TYPE notice_ledger_quarantined_claims gauge$/m);
+      expect((await fetch(`http://127.0.0.1:${server.port}/healthz`)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses a token shorter than 16 characters at start-up', () => {
+    expect(() => loadConfig({ NOTICE_KEY_SECRET: 'x'.repeat(32), WORKER_METRICS_TOKEN: 'short' })).toThrow(
+      /WORKER_METRICS_TOKEN must be at least 16 characters/,
+    );
   });
 });

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Db } from '@/db/client';
 import { countQuarantined } from '@/db/queries/ledger/read';
 import { checkDatabase, type Check } from '@/lib/health';
+import { bearerTokenMatches } from '@/lib/metrics/bearer-token';
 import type { Logger } from '@/lib/log';
 import { refreshDeliveryGauges } from '@/lib/metrics/delivery-gap';
 import { refreshPendingDeadlineGauges } from '@/lib/metrics/oldest-pending';
@@ -34,7 +35,8 @@ async function readiness({ db, queue }: { db: Db; queue: Pick<QueueAdapter, 'hea
  * GET /healthz (liveness: the process serves) and GET /readyz (200 with the state of the
  * database and the queue connection as JSON, 503 when either is down).
  *
- * GET /metrics in Prometheus text format. The quarantine gauge (a partial-index count), the
+ * GET /metrics in Prometheus text format, behind `Authorization: Bearer $WORKER_METRICS_TOKEN`
+ * when that is set (checked before any gauge is read). The quarantine gauge (a partial-index count), the
  * oldest pending job against its deadline, the accepted-vs-delivered gauges, windows at risk and
  * open compliance gaps are read from the database at scrape time, so every worker
  * reports the same, current figures as the console's /api/metrics.
@@ -47,6 +49,7 @@ export async function startMetricsServer({
   quarantineAfterMs,
   windowAtRiskWithinMs,
   claimToCommitObjectiveMs,
+  token,
   logger,
 }: {
   host: string;
@@ -58,6 +61,8 @@ export async function startMetricsServer({
   windowAtRiskWithinMs?: number;
   /** CLAIM_TO_COMMIT_OBJECTIVE, exported for the alert rule that compares the p99 with it; unset, no series. */
   claimToCommitObjectiveMs?: number;
+  /** WORKER_METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <token>` (the probes stay open). */
+  token?: string;
   logger: Logger;
 }): Promise<MetricsServer> {
   if (claimToCommitObjectiveMs !== undefined) objectiveSeconds.set({ objective: 'claim_to_commit_p99' }, claimToCommitObjectiveMs / 1000);
@@ -77,6 +82,10 @@ export async function startMetricsServer({
           .writeHead(ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
           .end(`${JSON.stringify({ status: ready ? 'ready' : 'not_ready', ...state })}\n`);
       });
+      return;
+    }
+    if (token && !bearerTokenMatches(request.headers.authorization, token)) {
+      response.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }).end('unauthorized\n');
       return;
     }
     void (async () => {

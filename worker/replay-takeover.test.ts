@@ -146,7 +146,7 @@ describe('replays live in the workers (real processes)', () => {
     const cookie = `next-auth.session-token=${await encode({ token: { sub: operator.id, role: operator.role, email: operator.email }, secret: sessionSecret })}`;
     const run = await fetch(`${app.url}/api/console/replays/run`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', cookie },
+      headers: { 'content-type': 'application/json', origin: app.url, cookie },
       body: JSON.stringify({ id: replay.id }),
     });
     expect(run.status).toBe(202);

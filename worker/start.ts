@@ -109,6 +109,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     quarantineAfterMs: config.QUARANTINE_AFTER,
     windowAtRiskWithinMs: config.WINDOW_AT_RISK_WITHIN,
     claimToCommitObjectiveMs: config.CLAIM_TO_COMMIT_OBJECTIVE,
+    token: config.WORKER_METRICS_TOKEN,
     logger,
   });
 

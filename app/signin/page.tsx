@@ -3,18 +3,15 @@ import { redirect } from 'next/navigation';
 import { oidcEnabled } from '@/lib/auth/options';
 import { SignInForm } from '@/components/auth/sign-in-form';
 import { currentSession } from '@/app/_server/auth';
+import { sameOriginPath } from '@/lib/http/same-origin';
 
 export const metadata: Metadata = { title: 'Sign in' };
 export const dynamic = 'force-dynamic';
 
-/** Only same-site paths: an open redirect through the sign-in page is a phishing gift. */
-function safeCallback(value: string | undefined): string {
-  return value && value.startsWith('/') && !value.startsWith('//') ? value : '/';
-}
-
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const params = await searchParams;
-  const callbackUrl = safeCallback(params.callbackUrl);
+  // Only a path on this console: an open redirect through the sign-in page is a phishing gift.
+  const callbackUrl = sameOriginPath(params.callbackUrl);
   if (await currentSession()) redirect(callbackUrl);
   return (
     <div className="signin">

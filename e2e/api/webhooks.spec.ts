@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@/e2e/fixtures/test';
-import { genericHeaders, postmarkHeaders, sendgridHeaders, snsNotification } from '@/e2e/fixtures/webhook-keys';
+import { genericHeaders, postmarkHeaders, sendgridHeaders, snsNotification, snsSubscriptionConfirmation } from '@/e2e/fixtures/webhook-keys';
 
 // Bodies go as Buffers: Playwright JSON-encodes a string `data` that does not parse as JSON,
 // and a signed body must reach the server byte for byte.
@@ -160,6 +160,42 @@ test('SES through SNS: a wrong topic is 403, an untrusted or unknown certificate
   expect(accepted.status()).toBe(200);
   expect(await accepted.json()).toMatchObject({ received: 1, stored: 1, confirmed: 1 });
   expect(await ledgerState(sql, claimedKeys.ses)).toBe('sent');
+});
+
+test('SES through SNS: a correctly signed bounce from a topic nobody listed is refused before any certificate is looked up; nothing is stored, nobody suppressed', async ({
+  request,
+  seed,
+  sql,
+}) => {
+  const { keys } = seed.webhooks;
+  // Any AWS account can create a topic, subscribe our URL and have SNS sign a bounce for any address.
+  const attacker = { ...keys, sns: { ...keys.sns, topicArn: 'arn:aws:sns:us-east-1:999999999999:attacker' } };
+  const post = (envelope: unknown) =>
+    request.post('/api/webhooks/ses', { headers: { 'content-type': 'text/plain; charset=UTF-8' }, data: Buffer.from(JSON.stringify(envelope)) });
+  const state = async () => ({
+    events: await sql('select provider, event_id from provider_events order by 1, 2'),
+    suppressions: await sql('select email, reason from recipient_suppressions order by 1, 2'),
+  });
+  const before = await state();
+  const bounce = fixture('ses-bounce.json');
+
+  const signed = await post(snsNotification(attacker, { message: bounce, messageId: 'e2e-attacker-bounce' }));
+  expect(signed.status()).toBe(403);
+  expect(await signed.json()).toEqual({ error: 'unexpected TopicArn' });
+  // The same with a certificate nobody pinned: a lookup would answer 401 ("signing certificate
+  // unavailable"); 403 says the topic was refused first and no certificate was asked for.
+  const unpinned = { ...attacker, sns: { ...attacker.sns, certUrl: 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-attacker.pem' } };
+  const unfetched = await post(snsNotification(unpinned, { message: bounce, messageId: 'e2e-attacker-unpinned' }));
+  expect(unfetched.status()).toBe(403);
+  // Nor is the attacker's subscription confirmed.
+  const subscribe = await post(snsSubscriptionConfirmation(unpinned, { messageId: 'e2e-attacker-subscribe' }));
+  expect(subscribe.status()).toBe(403);
+  // A listed topic's notification with the pinned certificate's file on another region's host: SNS
+  // signs us-east-1 topics from sns.us-east-1.amazonaws.com only.
+  const otherRegion = { ...keys, sns: { ...keys.sns, certUrl: keys.sns.certUrl.replace('sns.us-east-1.', 'sns.eu-west-1.') } };
+  const misplaced = await post(snsNotification(otherRegion, { message: bounce, messageId: 'e2e-ses-region' }));
+  expect(misplaced.status()).toBe(401);
+  expect(await state()).toEqual(before);
 });
 
 test('a body over the limit is 413 on every webhook, before any authentication is tried', async ({ request }) => {

@@ -4,7 +4,7 @@ import { parseGenericWebhook } from './providers/generic';
 import { parsePostmarkWebhook } from './providers/postmark';
 import { parseSendgridWebhook } from './providers/sendgrid';
 import { parseSesWebhook } from './providers/ses';
-import { createSnsKeyResolver, isTrustedSnsUrl } from './sns';
+import { createSnsKeyResolver, isTrustedSnsUrl, snsHostForTopic } from './sns';
 import { createTestSendgridSigner, createTestSnsSigner, readFixture, type TestSnsSigner } from '@/testing/provider-events';
 import type { ParsedWebhook } from './types';
 
@@ -205,13 +205,70 @@ describe('ses over sns', () => {
     expect(await parse({ Type: 'Notification' })).toMatchObject({ ok: false, refusal: { kind: 'invalid_input' } });
   });
 
-  it('trusts only https sns.<region>.amazonaws.com certificate URLs', () => {
-    expect(isTrustedSnsUrl('https://sns.eu-west-1.amazonaws.com/SimpleNotificationService-abc.pem', { pem: true })).toBe(true);
-    expect(isTrustedSnsUrl('https://sns.cn-north-1.amazonaws.com.cn/x.pem', { pem: true })).toBe(true);
-    expect(isTrustedSnsUrl('https://sns.eu-west-1.amazonaws.com.evil.com/x.pem', { pem: true })).toBe(false);
-    expect(isTrustedSnsUrl('https://user@sns.eu-west-1.amazonaws.com/x.pem', { pem: true })).toBe(false);
-    expect(isTrustedSnsUrl('https://sns.eu-west-1.amazonaws.com:8443/x.pem', { pem: true })).toBe(false);
-    expect(isTrustedSnsUrl('https://sns.eu-west-1.amazonaws.com/x.txt', { pem: true })).toBe(false);
+  it("trusts only https URLs on exactly the topic's SNS host", () => {
+    const host = 'sns.eu-west-1.amazonaws.com';
+    expect(snsHostForTopic('arn:aws:sns:eu-west-1:123456789012:t')).toBe(host);
+    expect(snsHostForTopic('arn:aws-cn:sns:cn-north-1:123456789012:t')).toBe('sns.cn-north-1.amazonaws.com.cn');
+    expect(snsHostForTopic('arn:aws:sqs:eu-west-1:123456789012:t')).toBeNull();
+    expect(isTrustedSnsUrl('https://sns.eu-west-1.amazonaws.com/SimpleNotificationService-abc.pem', { pem: true, host })).toBe(true);
+    expect(isTrustedSnsUrl('https://sns.cn-north-1.amazonaws.com.cn/x.pem', { pem: true, host: 'sns.cn-north-1.amazonaws.com.cn' })).toBe(true);
+    // Another region's host is an SNS host too, but not this topic's.
+    expect(isTrustedSnsUrl('https://sns.us-east-1.amazonaws.com/x.pem', { pem: true, host })).toBe(false);
+    expect(isTrustedSnsUrl('https://sns.eu-west-1.amazonaws.com.evil.com/x.pem', { pem: true, host })).toBe(false);
+    expect(isTrustedSnsUrl('https://user@sns.eu-west-1.amazonaws.com/x.pem', { pem: true, host })).toBe(false);
+    expect(isTrustedSnsUrl('https://sns.eu-west-1.amazonaws.com:8443/x.pem', { pem: true, host })).toBe(false);
+    expect(isTrustedSnsUrl('https://sns.eu-west-1.amazonaws.com/x.txt', { pem: true, host })).toBe(false);
+  });
+
+  it('refuses an unlisted topic before fetching any certificate, and trusts no topic when none is listed', async () => {
+    const fetched: string[] = [];
+    const resolveKey = createSnsKeyResolver({
+      fetcher: async (url) => {
+        fetched.push(url);
+        return signer.certificatePem;
+      },
+      now: () => now.getTime(),
+    });
+    const bounce = signer.sign({
+      Type: 'Notification',
+      MessageId: 'sns-attacker',
+      TopicArn: 'arn:aws:sns:us-east-1:999999999999:attacker',
+      Message: readFixture('ses-bounce.json'),
+      Timestamp: now.toISOString(),
+    });
+    for (const allowedTopics of [[], [topic]]) {
+      expect(await parseSesWebhook({ body: Buffer.from(JSON.stringify(bounce)), resolveKey, allowedTopics, now })).toMatchObject({
+        ok: false,
+        refusal: { kind: 'forbidden' },
+      });
+    }
+    expect(fetched).toEqual([]);
+  });
+
+  it("refuses a certificate on another region's SNS host than the topic's", async () => {
+    const fetched: string[] = [];
+    const other = createTestSnsSigner('https://sns.eu-west-1.amazonaws.com/SimpleNotificationService-test.pem');
+    const message = other.sign({
+      Type: 'Notification',
+      MessageId: 'sns-region',
+      TopicArn: topic,
+      Message: readFixture('ses-delivery.json'),
+      Timestamp: now.toISOString(),
+    });
+    const result = await parseSesWebhook({
+      body: Buffer.from(JSON.stringify(message)),
+      resolveKey: createSnsKeyResolver({
+        fetcher: async (url) => {
+          fetched.push(url);
+          return other.certificatePem;
+        },
+        now: () => now.getTime(),
+      }),
+      allowedTopics: [topic],
+      now,
+    });
+    expect(result).toMatchObject({ ok: false, refusal: { kind: 'unauthenticated' } });
+    expect(fetched).toEqual([]);
   });
 
   it('caches the certificate per URL and retries after a failed fetch', async () => {
@@ -231,27 +288,41 @@ describe('ses over sns', () => {
     expect(calls).toBe(2);
   });
 
-  it('confirms a subscription only through an SNS SubscribeURL', async () => {
-    const confirmed: string[] = [];
-    const confirmation = signer.sign({
-      Type: 'SubscriptionConfirmation',
-      MessageId: 'c1',
-      TopicArn: topic,
-      Message: 'You have chosen to subscribe to the topic',
-      Timestamp: now.toISOString(),
-      Token: 'token-1',
-      SubscribeURL: 'https://sns.us-east-1.amazonaws.com/?Action=ConfirmSubscription&Token=token-1',
-    });
-    const result = await parseSesWebhook({
-      body: Buffer.from(JSON.stringify(confirmation)),
-      resolveKey: async () => (await import('node:crypto')).createPublicKey(signer.certificatePem),
-      allowedTopics: [],
-      confirmSubscription: async (url) => {
-        confirmed.push(url);
-      },
-      now,
-    });
-    expect(result).toMatchObject({ ok: true, events: [], note: 'subscription confirmed' });
-    expect(confirmed).toHaveLength(1);
+  it('confirms a subscription only for a listed topic, only through its SNS host', async () => {
+    const confirmation = (topicArn: string, subscribeUrl: string) =>
+      signer.sign({
+        Type: 'SubscriptionConfirmation',
+        MessageId: 'c1',
+        TopicArn: topicArn,
+        Message: 'You have chosen to subscribe to the topic',
+        Timestamp: now.toISOString(),
+        Token: 'token-1',
+        SubscribeURL: subscribeUrl,
+      });
+    const confirm = async (value: unknown, allowedTopics: string[]) => {
+      const confirmed: string[] = [];
+      const result = await parseSesWebhook({
+        body: Buffer.from(JSON.stringify(value)),
+        resolveKey: async () => (await import('node:crypto')).createPublicKey(signer.certificatePem),
+        allowedTopics,
+        confirmSubscription: async (url) => {
+          confirmed.push(url);
+        },
+        now,
+      });
+      return { result, confirmed };
+    };
+    const subscribeUrl = 'https://sns.us-east-1.amazonaws.com/?Action=ConfirmSubscription&Token=token-1';
+    const listed = await confirm(confirmation(topic, subscribeUrl), [topic]);
+    expect(listed.result).toMatchObject({ ok: true, events: [], note: 'subscription confirmed' });
+    expect(listed.confirmed).toEqual([subscribeUrl]);
+
+    const attacker = await confirm(confirmation('arn:aws:sns:us-east-1:999999999999:attacker', subscribeUrl), [topic]);
+    expect(attacker.result).toMatchObject({ ok: false, refusal: { kind: 'forbidden' } });
+    const nothingListed = await confirm(confirmation(topic, subscribeUrl), []);
+    expect(nothingListed.result).toMatchObject({ ok: false, refusal: { kind: 'forbidden' } });
+    const elsewhere = await confirm(confirmation(topic, 'https://sns.eu-west-1.amazonaws.com/?Action=ConfirmSubscription&Token=token-1'), [topic]);
+    expect(elsewhere.result).toMatchObject({ ok: false, refusal: { kind: 'invalid_input' } });
+    expect([...attacker.confirmed, ...nothingListed.confirmed, ...elsewhere.confirmed]).toEqual([]);
   });
 });

@@ -10,10 +10,16 @@ describe('SNS_CERT_DIR: pinned signing certificates', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'sns-pinned-'));
   writeFileSync(path.join(dir, 'SimpleNotificationService-pinned.pem'), signer.certificatePem);
   const resolveKey = createSnsKeyResolver({ fetcher: readPinnedSnsCertificate(dir) });
-  const fields = { Type: 'Notification' as const, MessageId: 'm-1', TopicArn: 'arn:aws:sns:eu-west-1:1:t', Message: '{}', Timestamp: new Date().toISOString() };
+  const fields = {
+    Type: 'Notification' as const,
+    MessageId: 'm-1',
+    TopicArn: 'arn:aws:sns:eu-west-1:123456789012:t',
+    Message: '{}',
+    Timestamp: new Date().toISOString(),
+  };
 
   it('verifies a notification signed with the pinned certificate, fetching nothing', async () => {
-    expect(await verifySnsMessage({ value: signer.sign(fields), resolveKey, allowedTopics: [] })).toMatchObject({ ok: true });
+    expect(await verifySnsMessage({ value: signer.sign(fields), resolveKey, allowedTopics: [fields.TopicArn] })).toMatchObject({ ok: true });
   });
 
   it('refuses a certificate URL that names no pinned file, or tries to leave the directory', async () => {
@@ -22,7 +28,7 @@ describe('SNS_CERT_DIR: pinned signing certificates', () => {
       'https://sns.eu-west-1.amazonaws.com/x/..%2f..%2fetc%2fssl%2fcert.pem',
     ]) {
       const message = { ...signer.sign(fields), SigningCertURL: certUrl };
-      expect(await verifySnsMessage({ value: message, resolveKey, allowedTopics: [] })).toEqual({
+      expect(await verifySnsMessage({ value: message, resolveKey, allowedTopics: [fields.TopicArn] })).toEqual({
         ok: false,
         refusal: { kind: 'unauthenticated', message: 'signing certificate unavailable' },
       });

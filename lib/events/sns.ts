@@ -8,8 +8,9 @@ import { z } from 'zod';
  * Amazon SNS HTTP(S) notifications: the envelope SES event publishing arrives in, and the
  * check that it really came from SNS. The signature is RSA over a canonical "Key\nValue\n"
  * string (SHA1 for SignatureVersion 1, SHA256 for 2); the key comes from an X.509 certificate
- * we fetch from SigningCertURL — only ever over https from sns.<region>.amazonaws.com, since
- * a URL chosen by the sender would let anyone sign with their own certificate.
+ * we fetch from SigningCertURL — only for a topic the operator listed (SNS_TOPIC_ARNS), and only
+ * over https from exactly sns.<the topic's region>.amazonaws.com, since a URL chosen by the sender
+ * would let anyone sign with their own certificate.
  */
 
 export const snsEnvelope = z.object({
@@ -28,10 +29,26 @@ export const snsEnvelope = z.object({
 });
 export type SnsEnvelope = z.infer<typeof snsEnvelope>;
 
-const snsHost = /^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/;
+/**
+ * `arn:<partition>:sns:<region>:<account>:<topic>`: the region decides the one host SNS signs
+ * from (`sns.<region>.amazonaws.com`, `.com.cn` in the China partition), so a notification that
+ * names us-east-1 cannot point at a certificate anywhere else.
+ */
+const topicArnPattern = /^arn:(aws|aws-cn|aws-us-gov):sns:([a-z]{2}(?:-[a-z]+)+-\d{1,2}):(\d{1,12}):([A-Za-z0-9_-]{1,256}(?:\.fifo)?)$/;
 
-/** https, no credentials or odd port, an SNS host, a .pem path. */
-export function isTrustedSnsUrl(text: string, { pem }: { pem: boolean }): boolean {
+export function isSnsTopicArn(text: string): boolean {
+  return topicArnPattern.test(text);
+}
+
+/** The host SNS uses for this topic's signing certificates and subscription links, or null for no SNS topic ARN. */
+export function snsHostForTopic(topicArn: string): string | null {
+  const match = topicArnPattern.exec(topicArn);
+  if (!match) return null;
+  return `sns.${match[2] ?? ''}.amazonaws.com${match[1] === 'aws-cn' ? '.cn' : ''}`;
+}
+
+/** https, no credentials or odd port, exactly `host`, a .pem path when `pem`. */
+export function isTrustedSnsUrl(text: string, { pem, host }: { pem: boolean; host: string }): boolean {
   let url: URL;
   try {
     url = new URL(text);
@@ -39,7 +56,7 @@ export function isTrustedSnsUrl(text: string, { pem }: { pem: boolean }): boolea
     return false;
   }
   if (url.protocol !== 'https:' || url.username || url.password || (url.port !== '' && url.port !== '443')) return false;
-  if (!snsHost.test(url.hostname)) return false;
+  if (url.hostname !== host) return false;
   return pem ? url.pathname.endsWith('.pem') : true;
 }
 
@@ -120,7 +137,7 @@ export function defaultSnsKeyResolver({ certDir }: { certDir?: string } = {}): S
   return processResolver;
 }
 
-export type SnsCheck = { ok: true; message: SnsEnvelope } | { ok: false; refusal: Refusal };
+export type SnsCheck = { ok: true; message: SnsEnvelope; host: string } | { ok: false; refusal: Refusal };
 
 export async function verifySnsMessage({
   value,
@@ -138,10 +155,16 @@ export async function verifySnsMessage({
   const parsed = snsEnvelope.safeParse(value);
   if (!parsed.success) return { ok: false, refusal: { kind: 'invalid_input', message: 'not an SNS message' } };
   const message = parsed.data;
-  if (allowedTopics.length > 0 && !allowedTopics.includes(message.TopicArn))
-    return { ok: false, refusal: { kind: 'forbidden', message: 'unexpected TopicArn' } };
-  if (!isTrustedSnsUrl(message.SigningCertURL, { pem: true }))
-    return { ok: false, refusal: { kind: 'unauthenticated', message: 'SigningCertURL is not an https SNS URL' } };
+  // Before anything is fetched: any AWS account can create a topic and have SNS sign for it, so
+  // a valid signature proves only that some topic sent this. An empty list trusts no topic.
+  if (!allowedTopics.includes(message.TopicArn))
+    return {
+      ok: false,
+      refusal: { kind: 'forbidden', message: allowedTopics.length === 0 ? 'no SNS topic is trusted (SNS_TOPIC_ARNS)' : 'unexpected TopicArn' },
+    };
+  const host = snsHostForTopic(message.TopicArn);
+  if (!host || !isTrustedSnsUrl(message.SigningCertURL, { pem: true, host }))
+    return { ok: false, refusal: { kind: 'unauthenticated', message: "SigningCertURL is not an https URL on the topic's SNS host" } };
   // SNS keeps a notification's Timestamp across its own retries, so the window is wider than
   // a per-request signature's; duplicates inside it are absorbed by the (provider, event_id) key.
   if (Math.abs(now.getTime() - Date.parse(message.Timestamp)) > toleranceMs)
@@ -163,5 +186,5 @@ export async function verifySnsMessage({
     valid = false;
   }
   if (!valid) return { ok: false, refusal: { kind: 'unauthenticated', message: 'signature mismatch' } };
-  return { ok: true, message };
+  return { ok: true, message, host };
 }

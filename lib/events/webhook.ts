@@ -10,6 +10,7 @@ import { parseSesWebhook, type SubscriptionConfirmer } from './providers/ses';
 import { parseTwilioInbound, parseTwilioStatusCallback } from './providers/twilio';
 import { defaultSnsKeyResolver, type SnsKeyResolver } from './sns';
 import type { ParsedWebhook, WebhookProvider } from './types';
+import { enabledWebhookSources, snsTopicArnsOf, sourceOf, type WebhookSourceName } from './webhook-sources';
 import type { WebhookSummary } from '@/lib/api/webhooks';
 import type { Result } from '@/lib/http/refusal';
 import { traceWebhook } from '@/lib/telemetry/evidence-spans';
@@ -31,6 +32,8 @@ export type WebhookSettings = {
   twilioAuthToken?: string;
   /** PUBLIC_BASE_URL: the origin Twilio's signature covers (the URL it called). */
   publicBaseUrl?: string;
+  /** WEBHOOK_PROVIDERS; unset (in-process tests): every provider. */
+  enabledSources?: readonly WebhookSourceName[];
 };
 
 export function webhookSettingsFrom(config: Config): WebhookSettings {
@@ -39,9 +42,8 @@ export function webhookSettingsFrom(config: Config): WebhookSettings {
     postmarkUser: config.POSTMARK_WEBHOOK_USER,
     postmarkPassword: config.POSTMARK_WEBHOOK_PASSWORD,
     sendgridPublicKey: config.SENDGRID_WEBHOOK_PUBLIC_KEY,
-    snsTopicArns: config.SNS_TOPIC_ARNS.split(',')
-      .map((arn) => arn.trim())
-      .filter(Boolean),
+    snsTopicArns: snsTopicArnsOf(config.SNS_TOPIC_ARNS),
+    enabledSources: enabledWebhookSources(config.WEBHOOK_PROVIDERS),
     snsKeyResolver: defaultSnsKeyResolver({ certDir: config.SNS_CERT_DIR }),
     twilioAuthToken: config.TWILIO_AUTH_TOKEN,
     publicBaseUrl: publicBaseUrl(config),
@@ -63,6 +65,9 @@ async function parseFor({
   now: Date;
   pathAndQuery: string;
 }): Promise<ParsedWebhook> {
+  const source = sourceOf(provider);
+  if (settings.enabledSources && !settings.enabledSources.includes(source))
+    return { ok: false, refusal: { kind: 'not_found', message: `the ${source} webhook is not enabled (WEBHOOK_PROVIDERS)` } };
   switch (provider) {
     case 'generic':
       return parseGenericWebhook({ headers: headers, body, secret: settings.webhookSecret, now });

@@ -4,11 +4,13 @@ import { getDb, type DbOrTx } from '@/db/client';
 import { can } from '@/lib/auth/permissions';
 import { sessionFromCookieHeader } from '@/lib/auth/session';
 import { checkNoticeTypesAgainst } from '@/lib/api/console/fields';
+import { config } from '@/lib/config';
 import { createLogger } from '@/lib/log';
 import { configuredNoticeTypeNames } from '@/lib/windows/active';
 import { readJson, readQuery } from './body';
 import { csvFile, type ConsoleContract } from './contract';
 import { refuse, type Result } from './refusal';
+import { checkConsoleMutation } from './same-origin';
 import { consoleOk, consoleRefusal, csvResponse } from './wire';
 
 const log = createLogger('console-api');
@@ -33,7 +35,8 @@ export type ConsoleRouteHandler = ((request: Request) => Promise<Response>) & { 
 
 /**
  * A console route handler from its contract: session and permission first (nothing is read
- * before), then the query or body through the contract's input schema, then the handler. An
+ * before); a POST/PUT only as JSON from the console's own origin (lib/http/same-origin.ts); then
+ * the query or body through the contract's input schema, then the handler. An
  * error the handler throws is logged with the path and answered 500 without its message.
  */
 export function consoleRoute<I extends ZodType, O extends ZodType>(contract: ConsoleContract<I, O>, handler: ConsoleHandler<I, O>): ConsoleRouteHandler {
@@ -42,6 +45,14 @@ export function consoleRoute<I extends ZodType, O extends ZodType>(contract: Con
       const db = getDb();
       const caller = authorize(await sessionFromCookieHeader(db, request.headers.get('cookie')), contract.permission);
       if (!caller.ok) return consoleRefusal(caller.refusal);
+      if (contract.method !== 'GET') {
+        const settings = config();
+        const own = checkConsoleMutation(request, {
+          configuredUrls: [settings.PUBLIC_BASE_URL, settings.NEXTAUTH_URL],
+          trustedHops: settings.TRUSTED_PROXY_HOPS,
+        });
+        if (!own.ok) return consoleRefusal(own.refusal);
+      }
       const input =
         contract.method === 'GET' ? readQuery(request, contract.input) : await readJson(request, contract.input, { limitBytes: contract.bodyLimitBytes });
       if (!input.ok) return consoleRefusal(input.refusal);

@@ -60,11 +60,9 @@ export function publicOk(body: unknown): Response {
   return Response.json(body, { status: 200, headers: noStore });
 }
 
+/** The kind alone: the reason is the log's (lib/http/public-route.ts). */
 export function publicRefusal(refusal: Refusal): Response {
-  return Response.json(
-    { error: refusal.kind, reason: refusal.message, ...(refusal.details === undefined ? {} : { details: refusal.details }) },
-    { status: statusOf(refusal), headers: noStore },
-  );
+  return Response.json({ error: refusal.kind }, { status: statusOf(refusal), headers: noStore });
 }
 
 export function csvResponse({ filename, csv }: { filename: string; csv: string }): Response {

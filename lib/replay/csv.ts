@@ -80,10 +80,14 @@ export function parseCsv(text: string): CsvRecord[] {
   return records;
 }
 
+/** A plain number (a count, a rate, a negative delta): a spreadsheet reads it as a number, never a formula. */
+const plainNumber = /^-?\d+(\.\d+)?$/;
+
 /** One CSV field: quoted when it holds a comma, quote or line break, or starts like a formula. */
 export function csvField(value: string): string {
-  // A leading = + - @ makes spreadsheets evaluate the cell; prefix a quote so it stays text.
-  const safe = /^[=+\-@]/.test(value) && !/^-?\d/.test(value) ? `'${value}` : value;
+  // OWASP's rule: a leading = + - @, tab or carriage return makes spreadsheets evaluate the cell
+  // (`-1+cmd|…` too, which starts with a digit after the sign); a quote in front keeps it text.
+  const safe = /^[=+\-@\t\r]/.test(value) && !plainNumber.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 

@@ -40,6 +40,12 @@ describe('parseCsv', () => {
   it('neutralises spreadsheet formulas on export', () => {
     expect(toCsv([['=SUM(A1)', '-3', '@x']])).toBe("'=SUM(A1),-3,'@x\r\n");
   });
+
+  it('escapes every cell OWASP lists: = + - @, tab and carriage return first, a sign before a formula too', () => {
+    expect(toCsv([["-1+cmd|' /C calc'!A0", '+1+1', '-2.5', '0.25', '\tSUM(A1)', '\r=1', '1-2']])).toBe(
+      "'-1+cmd|' /C calc'!A0,'+1+1,-2.5,0.25,'\tSUM(A1),\"'\r=1\",1-2\r\n",
+    );
+  });
 });
 
 /** The parser as it was (one string append per character), kept as the reference for the slicing one. */
@@ -109,7 +115,7 @@ describe('parseCsv against the previous parser', () => {
     const cell = fc.string({ unit: fc.constantFrom('x', ',', '"', '\n', '\r', ' ', '=', '-'), maxLength: 8 });
     fc.assert(
       fc.property(fc.array(fc.array(cell, { minLength: 2, maxLength: 5 }), { maxLength: 6 }), (rows) => {
-        expect(parseCsv(toCsv(rows)).map((record) => record.fields.map((value) => value.replace(/^'(?=[=+\-@])/, '')))).toEqual(rows);
+        expect(parseCsv(toCsv(rows)).map((record) => record.fields.map((value) => value.replace(/^'(?=[=+\-@\t\r])/, '')))).toEqual(rows);
       }),
     );
   });

@@ -353,6 +353,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         NOTICE_KEY_SECRET: secret,
         NEXTAUTH_SECRET: randomBytes(32).toString('hex'),
         WEBHOOK_SECRET: webhookSecret,
+        WEBHOOK_PROVIDERS: 'generic,twilio',
         // Twilio's status callbacks are verified with the auth token against the console's own URL (PUBLIC_BASE_URL ← NEXTAUTH_URL).
         TWILIO_AUTH_TOKEN: twilioAuthToken,
         VISIBILITY_TIMEOUT: `${VISIBILITY_MS}ms`,

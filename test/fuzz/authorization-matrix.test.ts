@@ -55,7 +55,7 @@ function requestFor(route: ConsoleHandler, { headers, body }: { headers: Record<
   const url = new URL(route.path, 'http://console.test');
   if (route.method === 'GET') return new Request(url, { headers });
   const payload = body === 'valid' ? (route.validBody?.(ids) ?? {}) : { matrix: true };
-  return new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(payload) });
+  return new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', origin: url.origin, ...headers }, body: JSON.stringify(payload) });
 }
 
 const passedGuard = (status: number) => status !== 401 && status !== 403;

@@ -73,7 +73,8 @@ function requestFor({
 }): Request {
   const url = new URL(path, base);
   for (const [name, value] of query ?? []) url.searchParams.append(name, value);
-  const headers: Record<string, string> = { cookie };
+  // The console's own origin, as its pages send it: the bodies reach the parser (lib/http/same-origin.ts).
+  const headers: Record<string, string> = method === 'POST' ? { cookie, origin: base } : { cookie };
   if (contentType) headers['content-type'] = contentType;
   return new Request(url, { method, headers, ...(method === 'POST' ? { body: body ?? '' } : {}) });
 }

@@ -43,12 +43,9 @@ async function onServer(sql: string): Promise<void> {
 }
 
 describe('/api/health and /api/ready', () => {
-  it('health answers 200 to anyone, ready 200 with the applied and expected migrations', async () => {
+  it('health answers 200 to anyone, ready 200 saying only that it is ready', async () => {
     expect(await probe('/api/health')).toEqual({ status: 200, body: { status: 'ok' } });
-    expect(await probe('/api/ready')).toEqual({
-      status: 200,
-      body: { status: 'ready', database: 'ok', migrations: { applied: journal.entries.length, expected: journal.entries.length } },
-    });
+    expect(await probe('/api/ready')).toEqual({ status: 200, body: { status: 'ready' } });
   });
 
   it('ready is 503 naming the migration a database lacks, and 200 again once it is applied', async () => {
@@ -60,13 +57,8 @@ describe('/api/health and /api/ready', () => {
     );
     expect(removed.rowCount).toBe(1);
     try {
-      const { status, body } = await probe('/api/ready');
-      expect(status).toBe(503);
-      expect(body).toMatchObject({
-        error: 'unavailable',
-        reason: expect.stringContaining(`migrations not current: 1 of ${journal.entries.length} not applied (${last.tag})`),
-        details: { missing: [last.tag], applied: journal.entries.length - 1, expected: journal.entries.length },
-      });
+      // Which migration is missing is the log's: an anonymous caller learns only "down".
+      expect(await probe('/api/ready')).toEqual({ status: 503, body: { error: 'unavailable' } });
       expect((await probe('/api/health')).status).toBe(200);
     } finally {
       const row = removed.rows[0];
@@ -81,11 +73,8 @@ describe('/api/health and /api/ready', () => {
     try {
       // The first probe may meet a pooled connection the server just terminated; the next one
       // opens a new connection, which the server refuses.
-      for (const reason of [/^database unreachable: /, /^database unreachable: .*not currently accepting connections/]) {
-        const { status, body } = await probe('/api/ready');
-        expect(status).toBe(503);
-        expect(body).toMatchObject({ error: 'unavailable', reason: expect.stringMatching(reason) });
-      }
+      // The driver's words (they name the database) never reach the anonymous caller.
+      for (let attempt = 0; attempt < 2; attempt += 1) expect(await probe('/api/ready')).toEqual({ status: 503, body: { error: 'unavailable' } });
       expect(await probe('/api/health')).toEqual({ status: 200, body: { status: 'ok' } });
     } finally {
       await onServer(`alter database ${t.name} with allow_connections true`);

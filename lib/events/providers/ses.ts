@@ -129,7 +129,7 @@ export async function parseSesWebhook({
   const verified = await verifySnsMessage({ value: json.value, resolveKey, allowedTopics, now });
   if (!verified.ok) return { ok: false, refusal: verified.refusal };
   const envelope = verified.message;
-  if (envelope.Type !== 'Notification') return handleSubscriptionMessage({ envelope, confirmSubscription });
+  if (envelope.Type !== 'Notification') return handleSubscriptionMessage({ envelope, host: verified.host, confirmSubscription });
   const inner = parseJson(envelope.Message);
   if (!inner.ok) return reject('invalid_input', 'SNS Message is not JSON');
   const parsed = sesEvent.safeParse(inner.value);
@@ -137,15 +137,20 @@ export async function parseSesWebhook({
   return { ok: true, events: normaliseSesEvent({ event: parsed.data, envelope }), skipped: [] };
 }
 
+/** Reached only for a listed topic (verifySnsMessage), so an attacker's topic is never subscribed. */
 async function handleSubscriptionMessage({
   envelope,
+  host,
   confirmSubscription,
 }: {
   envelope: SnsEnvelope;
+  /** The topic's SNS host: the SubscribeURL must be on it. */
+  host: string;
   confirmSubscription: SubscriptionConfirmer;
 }): Promise<ParsedWebhook> {
   if (envelope.Type === 'UnsubscribeConfirmation') return { ok: true, events: [], skipped: [], note: 'unsubscribe confirmation ignored' };
-  if (!envelope.SubscribeURL || !isTrustedSnsUrl(envelope.SubscribeURL, { pem: false })) return reject('invalid_input', 'SubscribeURL is not an https SNS URL');
+  if (!envelope.SubscribeURL || !isTrustedSnsUrl(envelope.SubscribeURL, { pem: false, host }))
+    return reject('invalid_input', "SubscribeURL is not an https URL on the topic's SNS host");
   try {
     await confirmSubscription(envelope.SubscribeURL);
   } catch {

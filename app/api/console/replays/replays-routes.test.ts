@@ -103,7 +103,7 @@ async function call(
 ): Promise<Response> {
   const module = await endpoint.load();
   const handler = module[endpoint.method] as Handler;
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const headers: Record<string, string> = { 'content-type': 'application/json', origin: 'http://console.test' };
   if (cookie) headers.cookie = cookie;
   return handler(
     new Request(`http://console.test${endpoint.path}${query}`, {
