@@ -46,6 +46,7 @@ export async function startMetricsServer({
   queue,
   quarantineAfterMs,
   windowAtRiskWithinMs,
+  retryCeiling,
   logger,
 }: {
   host: string;
@@ -55,6 +56,8 @@ export async function startMetricsServer({
   quarantineAfterMs: number;
   /** WINDOW_AT_RISK_WITHIN (default 24 h). */
   windowAtRiskWithinMs?: number;
+  /** MAX_ATTEMPTS: a required notice retrying past it is at risk. */
+  retryCeiling?: number;
   logger: Logger;
 }): Promise<MetricsServer> {
   const server = http.createServer((request, response) => {
@@ -80,7 +83,7 @@ export async function startMetricsServer({
         refreshGauges({ gauges: 'quarantine', logger, read: async () => quarantinedClaims.set(await countQuarantined(db, { quarantineAfterMs })) }),
         refreshGauges({ gauges: 'delivery', logger, read: () => refreshDeliveryGauges(db) }),
         refreshGauges({ gauges: 'oldest pending', logger, read: () => refreshPendingDeadlineGauges(db) }),
-        refreshGauges({ gauges: 'send windows', logger, read: () => refreshWindowGauges(db, { withinMs: windowAtRiskWithinMs }) }),
+        refreshGauges({ gauges: 'send windows', logger, read: () => refreshWindowGauges(db, { withinMs: windowAtRiskWithinMs, retryCeiling }) }),
       ]);
       try {
         const body = await registry.metrics();

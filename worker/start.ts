@@ -105,6 +105,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     queue,
     quarantineAfterMs: config.QUARANTINE_AFTER,
     windowAtRiskWithinMs: config.WINDOW_AT_RISK_WITHIN,
+    retryCeiling: config.MAX_ATTEMPTS,
     logger,
   });
 
