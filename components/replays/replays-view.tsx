@@ -68,6 +68,11 @@ function ProgressBar({ view }: { view: ReplayView }) {
 function describeFilter(view: ReplayView): string {
   const f = view.filter;
   if (f.uploaded) return `uploaded list${view.rejectedRows ? ` (${view.rejectedRows} rows rejected)` : ''}`;
+  if (f.retryFailed) {
+    const r = f.retryFailed;
+    const extra = [r.noticeType ? `type ${r.noticeType}` : null, r.channel ? `by ${r.channel}` : null].filter(Boolean).join(', ');
+    return `bulk retry of failed notices: ${r.errorClass}, failed ${r.from.replace('T', ' ').slice(0, 16)} → ${r.to.replace('T', ' ').slice(0, 16)}${extra ? `, ${extra}` : ''}`;
+  }
   const parts = [
     f.dueFrom || f.dueTo
       ? `due ${f.dueFrom ? f.dueFrom.replace('T', ' ').slice(0, 16) : '…'} → ${f.dueTo ? f.dueTo.replace('T', ' ').slice(0, 16) : '…'}`
