@@ -165,15 +165,16 @@ describe('bulk retry by reason and time range', () => {
     const requested = await bulkRetryFailures(t.db, { input: { filter, reason: 'relay outage is over' }, actor: oncall, publisher, approvalAbove: 2 });
     if (!requested.ok || requested.data.state !== 'awaiting_approval') throw new Error(`expected a request: ${JSON.stringify(requested)}`);
     expect(requested.data.matched).toBe(3);
+    const { replayId } = requested.data;
     for (const job of jobs) expect((await readJob(t.db, job.id)).state).toBe('failed');
 
-    const own = await decideReplay(t.db, { id: requested.data.replayId, actor: { ...oncall, role: 'manager' }, decision: 'approve', reason: 'my own' });
+    const own = await decideReplay(t.db, { id: replayId, actor: { ...oncall, role: 'manager' }, decision: 'approve', reason: 'my own' });
     expect(own).toMatchObject({ ok: false, refusal: { code: 'four_eyes' } });
-    expect(await decideReplay(t.db, { id: requested.data.replayId, actor: manager, decision: 'approve', reason: 'outage confirmed' })).toMatchObject({
+    expect(await decideReplay(t.db, { id: replayId, actor: manager, decision: 'approve', reason: 'outage confirmed' })).toMatchObject({
       ok: true,
     });
-    expect(await startReplay(t.db, { id: requested.data.replayId, actor: manager, reason: 'go' })).toMatchObject({ ok: true });
+    expect(await startReplay(t.db, { id: replayId, actor: manager, reason: 'go' })).toMatchObject({ ok: true });
     for (const job of jobs) await waitFor(() => expect(sink.countByCorrelation(correlationOf(job.noticeKey))).toBe(1));
-    await waitFor(async () => expect((await getReplay(t.db, { id: requested.data.replayId }))?.state).toBe('completed'));
+    await waitFor(async () => expect((await getReplay(t.db, { id: replayId }))?.state).toBe('completed'));
   }, 60_000);
 });
