@@ -209,7 +209,11 @@ function Row({ row, canRetry, onDone }: { row: FailureView; canRetry: boolean; o
       </td>
       <td data-label="Kind">
         <span className={`badge ${kindTone[row.kind]}`}>{kindLabels[row.kind]}</span>
-        {row.attempts > 0 ? <span className="sub small">{formatCount(row.attempts)} attempts</span> : null}
+        {row.attempts > 0 ? (
+          <span className="sub small">
+            {formatCount(row.attempts)} {row.attempts === 1 ? 'attempt' : 'attempts'}
+          </span>
+        ) : null}
       </td>
       <td data-label="Reason" className="small" style={{ maxWidth: 360 }} data-testid="failure-reason">
         {row.reason}

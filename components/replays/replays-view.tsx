@@ -218,7 +218,9 @@ export function ReplaysView({ viewer, noticeTypes }: { viewer: Viewer; noticeTyp
                       ) : null}
                     </td>
                     <td data-label="Dry run">
-                      {view.dryRun && view.verdict ? (
+                      {view.filter.retryFailed && view.dryRun ? (
+                        <span data-testid="dry-run-retry">{view.dryRun.total} failed, window open</span>
+                      ) : view.dryRun && view.verdict ? (
                         <>
                           <span data-testid="dry-run-new">{view.dryRun.newKeys}</span> new of {view.dryRun.total} ({formatPercent(view.verdict.share)})
                           {view.verdict.kind === 'already_delivered' ? <span className="sub badge warn">already delivered</span> : null}

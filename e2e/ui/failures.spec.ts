@@ -46,8 +46,8 @@ test('on-call retries a failed notice: it arrives with the first mail’s code a
     },
   });
   expect(posted.status(), await posted.text()).toBe(201);
-  await context.close();
   const { id: jobId, noticeKey } = (await posted.json()) as { id: string; noticeKey: string };
+  await context.close();
   const corr = correlationOf(noticeKey);
   targets.add(corr);
   const worker = spawnWorker({
@@ -126,13 +126,11 @@ test('a bulk retry above the threshold waits for a second person, who approves i
     keys.push(job.key);
   }
   await pool.end();
-  // What the send path writes when it fails a notice: the error class, one attempt, the instant.
-  await sql('update reminder_jobs set last_error_class = $1, attempts = 1, updated_at = now() where source = $2 and state = $3 and recipient_email like $4', [
-    errorClass,
-    'e2e-failures',
-    'failed',
-    `%@${tag}.example.com`,
-  ]);
+  // What the send path writes when it fails a notice: the error class, one attempt, the instant (and the charge its template shows).
+  await sql(
+    "update reminder_jobs set last_error_class = $1, attempts = 1, updated_at = now(), anchor_at = deadline_at + interval '1 day' where source = $2 and state = $3 and recipient_email like $4",
+    [errorClass, 'e2e-failures', 'failed', `%@${tag}.example.com`],
+  );
   const to = new Date(Date.now() + 60 * 60_000);
   const sink = await startSmtpSink();
   const worker = spawnWorker({
