@@ -77,6 +77,8 @@ test('on-call retries a failed notice: it arrives with the first mail’s code a
     await expect(row.getByTestId('failure-reason')).toHaveText('Failed: the mail server refused it (SMTP 550)');
     await snap(oncall, testInfo, 'failures-desktop');
     await oncall.setViewportSize({ width: 390, height: 844 });
+    const overflow = await oncall.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow, '/failures scrolls sideways on a phone').toBeLessThanOrEqual(0);
     await snap(oncall, testInfo, 'failures-mobile');
     await oncall.setViewportSize({ width: 1280, height: 900 });
 
