@@ -47,7 +47,7 @@ const sentDetailText: Record<string, string> = {
 
 /** A transport's error class (lib/mail/transport.ts, lib/sms/transport.ts, the send path's own), in words. */
 const errorClassText: Record<string, string> = {
-  connect_failed: 'the mail relay refused the connection (nothing was sent)',
+  connect_failed: 'the mail relay refused the connection, so nothing was sent',
   timeout: 'the provider did not answer in time',
   connection_lost: 'the connection to the provider was lost mid-send',
   render_failed: 'its template could not be rendered',
