@@ -156,6 +156,9 @@ describe('bulk retry by reason and time range', () => {
     expect((await readJob(t.db, closed.id)).state).toBe('failed');
     const audit = await listAuditForTargets(t.db, { targetIds: ['smtp_554'] });
     expect(audit.find((row) => row.action === 'failure.bulk_retry')).toMatchObject({ actor: oncall.email, after: { retried: 3, skipped: 0 } });
+    // Each notice's own timeline says who retried it and why.
+    const perNotice = await listAuditForTargets(t.db, { targetIds: jobs.map((job) => job.id) });
+    expect(perNotice.filter((row) => row.action === 'failure.retry').map((row) => row.reason)).toEqual(Array(3).fill('relay outage 02:10-03:05 is over'));
   }, 60_000);
 
   it('above the threshold it waits for a second person: the requester cannot approve it, a manager does, and the run sends each once', async () => {

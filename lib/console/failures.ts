@@ -195,6 +195,16 @@ export async function bulkRetryFailures(
             before: { filter: audited, matched },
             after: { retried: reopened.length, skipped: matched - reopened.length },
           },
+          // One per notice too (at most BULK_RETRY_APPROVAL_ABOVE), so each one's lookup timeline says who retried it and why.
+          ...reopened.map((jobId) => ({
+            actor: actor.email,
+            action: 'failure.retry',
+            targetType: 'reminder_job',
+            targetId: jobId,
+            reason: input.reason,
+            before: { state: 'failed', lastErrorClass: input.filter.errorClass },
+            after: { state: 'pending', attempts: 0, nextAttemptAt: now.toISOString(), bulk: true },
+          })),
         ],
       });
       return ok({ state: 'retried' as const, matched, retried: reopened.length });
