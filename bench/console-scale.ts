@@ -6,6 +6,7 @@ import { findNoticeJob, findNoticeLedgerEntry, findNotices, listNoticeAttempts, 
 import { attemptSeries, countPendingByDueBucket, findOldestPending, providerEventSeries, readPendingDueSnapshot } from '@/db/queries/overview';
 import { countQuarantined, listQuarantined } from '@/db/queries/ledger/read';
 import { countComplianceGaps, countMissedWindows, countWindowsAtRisk, listComplianceGaps, listMissedWindows, listWindowsAtRisk } from '@/db/queries/windows';
+import { countRetryableFailures, listFailures } from '@/db/queries/failures';
 import { PENDING_FRESH_MS } from '@/lib/console/overview-model';
 import { loadPendingCounts, recountPendingCounts } from '@/lib/console/pending-counts';
 import { LIVE_REFRESH_MS } from '@/components/query/live';
@@ -315,6 +316,17 @@ async function main(): Promise<void> {
       },
       { page: 'windows', query: 'missed, first page', run: (d = db) => listMissedWindows(d, { now, limit: 50 }) },
       { page: 'windows', query: 'open gaps, first page', run: (d = db) => listComplianceGaps(d, { limit: 50 }) },
+      { page: 'failures', query: 'first page, every kind', run: (d = db) => listFailures(d, { filter: {}, limit: 50 }) },
+      {
+        page: 'failures',
+        query: 'failed smtp_451, last 7 d',
+        run: (d = db) => listFailures(d, { filter: { kind: 'failed', errorClass: 'smtp_451', from: new Date(now.getTime() - 7 * day), to: now }, limit: 50 }),
+      },
+      {
+        page: 'failures',
+        query: 'bulk retry count, last 7 d',
+        run: (d = db) => countRetryableFailures(d, { filter: { errorClass: 'smtp_451', from: new Date(now.getTime() - 7 * day), to: now }, now }),
+      },
       { page: 'audit', query: 'newest page', run: (d = db) => listAuditEntries(d, { filter: {}, limit: 50 }) },
       { page: 'audit', query: 'by actor', run: (d = db) => listAuditEntries(d, { filter: { actor: 'user7@demo.local' }, limit: 50 }) },
     ];

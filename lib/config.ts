@@ -135,7 +135,10 @@ export const envSchema = z.object({
   NOTICE_CONFIG: z.string().min(1).default('config/notice-ledger.json'),
   RETRY_BASE: duration('30s'),
   RETRY_CAP: duration('1h'),
+  /** Not a budget (the window is, lib/jobs/backoff.ts): past it a required notice still retrying is at risk. */
   MAX_ATTEMPTS: int(8, 1, 100),
+  /** A bulk retry of more failed notices than this waits for a second person's approval (the replay four-eyes path). */
+  BULK_RETRY_APPROVAL_ABOVE: int(100, 0, 1_000_000),
   SWEEP_EVERY: timer('30s'),
   RETENTION_ATTEMPTS: duration('90d'),
   RETENTION_PROVIDER_EVENTS: duration('180d'),

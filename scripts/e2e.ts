@@ -72,6 +72,8 @@ async function main(): Promise<number> {
       METRICS_TOKEN: 'e2e-metrics-token-0123456789',
       MESSAGE_ID_DOMAIN: 'notices.example.com',
       QUARANTINE_AFTER: '15m',
+      // e2e/ui/failures.spec.ts: a bulk retry of more than 3 failed notices waits for a second person.
+      BULK_RETRY_APPROVAL_ABOVE: '3',
       LOG_LEVEL: 'warn',
       E2E_PORT: String(port),
       OIDC_ISSUER: issuer.url,

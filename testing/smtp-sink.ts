@@ -60,7 +60,8 @@ export type SunkMessage = {
   raw: string;
 };
 
-export type SinkRejection = { code: number; stage: 'data' | 'rcpt'; correlation: string | null; to: string[]; at: Date };
+/** `raw`: the message a DATA-stage rejection refused (it reached the peer; tests compare it with a later resend). Never log it. */
+export type SinkRejection = { code: number; stage: 'data' | 'rcpt'; correlation: string | null; to: string[]; at: Date; raw?: string };
 
 export type PostedEvents = { queueId: string; status: number | null; error?: string };
 
@@ -335,7 +336,7 @@ export async function startSmtpSink({
         });
         const current = fault.kind === 'per-message' ? decideFor(fault.decide, parsed) : takeFault('data');
         if (current.kind === 'reject') {
-          rejected.push({ code: current.code, stage: 'data', correlation: parsed.correlation, to: parsed.to, at: new Date() });
+          rejected.push({ code: current.code, stage: 'data', correlation: parsed.correlation, to: parsed.to, at: new Date(), raw: parsed.raw });
           changes.emit('change');
           callback(smtpError(current.code, current.code === 451 ? 'Try again later' : 'Message rejected'));
           return;

@@ -50,6 +50,7 @@ export async function startMetricsServer({
   windowAtRiskWithinMs,
   claimToCommitObjectiveMs,
   token,
+  retryCeiling,
   logger,
 }: {
   host: string;
@@ -63,6 +64,8 @@ export async function startMetricsServer({
   claimToCommitObjectiveMs?: number;
   /** WORKER_METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <token>` (the probes stay open). */
   token?: string;
+  /** MAX_ATTEMPTS: a required notice retrying past it is at risk. */
+  retryCeiling?: number;
   logger: Logger;
 }): Promise<MetricsServer> {
   if (claimToCommitObjectiveMs !== undefined) objectiveSeconds.set({ objective: 'claim_to_commit_p99' }, claimToCommitObjectiveMs / 1000);
@@ -93,7 +96,7 @@ export async function startMetricsServer({
         refreshGauges({ gauges: 'quarantine', logger, read: async () => quarantinedClaims.set(await countQuarantined(db, { quarantineAfterMs })) }),
         refreshGauges({ gauges: 'delivery', logger, read: () => refreshDeliveryGauges(db) }),
         refreshGauges({ gauges: 'oldest pending', logger, read: () => refreshPendingDeadlineGauges(db) }),
-        refreshGauges({ gauges: 'send windows', logger, read: () => refreshWindowGauges(db, { withinMs: windowAtRiskWithinMs }) }),
+        refreshGauges({ gauges: 'send windows', logger, read: () => refreshWindowGauges(db, { withinMs: windowAtRiskWithinMs, retryCeiling }) }),
       ]);
       try {
         const body = await registry.metrics();

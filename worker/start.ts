@@ -110,6 +110,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     windowAtRiskWithinMs: config.WINDOW_AT_RISK_WITHIN,
     claimToCommitObjectiveMs: config.CLAIM_TO_COMMIT_OBJECTIVE,
     token: config.WORKER_METRICS_TOKEN,
+    retryCeiling: config.MAX_ATTEMPTS,
     logger,
   });
 

@@ -26,6 +26,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     ...(can(role, 'lookup.read') ? [{ href: '/lookup', label: 'Lookup' }] : []),
     ...(can(role, 'lookup.read') ? [{ href: '/recipients', label: 'Recipients' }] : []),
     ...(can(role, 'quarantine.read') ? [{ href: '/quarantine', label: 'Quarantine', badge: quarantined }] : []),
+    ...(can(role, 'failures.read') ? [{ href: '/failures', label: 'Failures' }] : []),
     ...(can(role, 'windows.read') ? [{ href: '/windows', label: 'Windows', badge: gaps, badgeTitle: `${gaps} open compliance gaps` }] : []),
     ...(can(role, 'replay.read') ? [{ href: '/replays', label: 'Replays' }] : []),
     ...(can(role, 'reports.read') ? [{ href: '/reports', label: 'Reports' }] : []),

@@ -27,9 +27,16 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
     prefetchConsole(client, getPendingOverview, {}, () => loadPendingOverview(db, { now, recountLater: after })),
     prefetchConsole(client, getSeriesOverview, { range }, () => loadSeriesOverview(db, { now, range })),
     prefetchConsole(client, getStatusOverview, {}, () =>
-      loadStatusOverview(db, { now, quarantineAfterMs: config().QUARANTINE_AFTER, atRiskWithinMs: config().WINDOW_AT_RISK_WITHIN }),
+      loadStatusOverview(db, {
+        now,
+        quarantineAfterMs: config().QUARANTINE_AFTER,
+        atRiskWithinMs: config().WINDOW_AT_RISK_WITHIN,
+        retryCeiling: config().MAX_ATTEMPTS,
+      }),
     ),
-    prefetchConsole(client, getWindowsSummary, {}, () => loadWindowsSummary(db, { now, atRiskWithinMs: config().WINDOW_AT_RISK_WITHIN })),
+    prefetchConsole(client, getWindowsSummary, {}, () =>
+      loadWindowsSummary(db, { now, atRiskWithinMs: config().WINDOW_AT_RISK_WITHIN, retryCeiling: config().MAX_ATTEMPTS }),
+    ),
   ]);
   return (
     <HydrationBoundary state={dehydrate(client)}>

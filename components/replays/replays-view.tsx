@@ -68,6 +68,11 @@ function ProgressBar({ view }: { view: ReplayView }) {
 function describeFilter(view: ReplayView): string {
   const f = view.filter;
   if (f.uploaded) return `uploaded list${view.rejectedRows ? ` (${view.rejectedRows} rows rejected)` : ''}`;
+  if (f.retryFailed) {
+    const r = f.retryFailed;
+    const extra = [r.noticeType ? `type ${r.noticeType}` : null, r.channel ? `by ${r.channel}` : null].filter(Boolean).join(', ');
+    return `bulk retry of failed notices: ${r.errorClass}, failed ${r.from.replace('T', ' ').slice(0, 16)} → ${r.to.replace('T', ' ').slice(0, 16)}${extra ? `, ${extra}` : ''}`;
+  }
   const parts = [
     f.dueFrom || f.dueTo
       ? `due ${f.dueFrom ? f.dueFrom.replace('T', ' ').slice(0, 16) : '…'} → ${f.dueTo ? f.dueTo.replace('T', ' ').slice(0, 16) : '…'}`
@@ -213,7 +218,9 @@ export function ReplaysView({ viewer, noticeTypes }: { viewer: Viewer; noticeTyp
                       ) : null}
                     </td>
                     <td data-label="Dry run">
-                      {view.dryRun && view.verdict ? (
+                      {view.filter.retryFailed && view.dryRun ? (
+                        <span data-testid="dry-run-retry">{view.dryRun.total} failed, window open</span>
+                      ) : view.dryRun && view.verdict ? (
                         <>
                           <span data-testid="dry-run-new">{view.dryRun.newKeys}</span> new of {view.dryRun.total} ({formatPercent(view.verdict.share)})
                           {view.verdict.kind === 'already_delivered' ? <span className="sub badge warn">already delivered</span> : null}

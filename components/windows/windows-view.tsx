@@ -129,7 +129,9 @@ function AtRiskTable({ query }: { query: WindowsQuery }) {
     <div className="card" data-testid="at-risk-table">
       <h2>Due and not sent, window closing within {formatHours(page.data.atRiskWithinMs)}</h2>
       <p className="muted small">
-        Soonest to close first. A notice still pending or claimed when its window closes is not sent late: it is suppressed as <code>window_missed</code>.
+        Soonest to close first. A notice still pending or claimed when its window closes is not sent late: it is suppressed as <code>window_missed</code>. A
+        required notice still retrying after <code>MAX_ATTEMPTS</code> temporary failures is listed too, whatever its deadline: it is retried until its window
+        closes.
       </p>
       {page.data.rows.length === 0 ? (
         <EmptyState testId="at-risk-empty">
@@ -164,7 +166,14 @@ function AtRiskTable({ query }: { query: WindowsQuery }) {
                       {row.subjectId}
                     </Link>
                   </td>
-                  <td>{stateBadge(row.state)}</td>
+                  <td>
+                    {stateBadge(row.state)}
+                    {row.state === 'pending' && row.lastErrorClass ? (
+                      <span className="sub small" data-testid="at-risk-retrying">
+                        retrying after {row.attempts} {row.attempts === 1 ? 'failure' : 'failures'}: <span className="mono">{row.lastErrorClass}</span>
+                      </span>
+                    ) : null}
+                  </td>
                   <td className="small nowrap">
                     <WindowCell row={row} />
                   </td>

@@ -141,6 +141,22 @@ export async function retryJob(db: DbOrTx, { jobId, nextAttemptAt, errorClass }:
   return rows.length > 0;
 }
 
+/** A temporary failure with no attempt left before the deadline (lib/jobs/backoff.ts): suppressed `window_missed`, the failure kept as its cause. */
+export async function missWindowAfterRetries(db: DbOrTx, { jobId, errorClass }: { jobId: string; errorClass: string }): Promise<boolean> {
+  const rows = await db
+    .update(reminderJobs)
+    .set({
+      state: 'suppressed',
+      suppressionReason: 'window_missed',
+      attempts: sql`${reminderJobs.attempts} + 1`,
+      lastErrorClass: errorClass,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(reminderJobs.id, jobId), inArray(reminderJobs.state, ['pending', 'claimed'])))
+    .returning({ id: reminderJobs.id });
+  return rows.length > 0;
+}
+
 export async function failJob(db: DbOrTx, { jobId, errorClass }: { jobId: string; errorClass: string }): Promise<boolean> {
   const rows = await db
     .update(reminderJobs)

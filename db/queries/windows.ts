@@ -21,12 +21,37 @@ export type WindowCountRow = { noticeType: string; region: string; count: number
 
 const iso = (date: Date) => sql`${date.toISOString()}::timestamptz`;
 
-export async function countWindowsAtRisk(db: DbOrTx, { now, withinMs }: { now: Date; withinMs: number }): Promise<WindowCountRow[]> {
+/** MAX_ATTEMPTS's default, for callers (tests, benchmarks) that do not pass the setting. */
+export const DEFAULT_RETRY_CEILING = 8;
+
+/**
+ * At risk: due, not sent, and either its window closes within WINDOW_AT_RISK_WITHIN, or (the second,
+ * disjoint arm) a required notice still retrying after MAX_ATTEMPTS temporary failures, whatever
+ * its deadline (lib/jobs/backoff.ts: the window is the budget, and past the ceiling it is at risk).
+ * Two arms, each through its own partial index: reminder_jobs_open_deadline_idx and
+ * reminder_jobs_retrying_idx (few rows: pending with a last error).
+ */
+function atRiskArms({ now, withinMs, retryCeiling }: { now: Date; withinMs: number; retryCeiling: number }) {
+  const closesBy = iso(new Date(now.getTime() + withinMs));
+  return {
+    closing: sql`state in ('pending', 'claimed') and deadline_at >= ${iso(now)} and deadline_at < ${closesBy} and due_at <= ${iso(now)}`,
+    retrying: sql`state = 'pending' and last_error_class is not null and deadline_at >= ${closesBy} and due_at <= ${iso(now)}
+      and category = 'required' and attempts >= ${retryCeiling}`,
+  };
+}
+
+export async function countWindowsAtRisk(
+  db: DbOrTx,
+  { now, withinMs, retryCeiling = DEFAULT_RETRY_CEILING }: { now: Date; withinMs: number; retryCeiling?: number },
+): Promise<WindowCountRow[]> {
+  const arms = atRiskArms({ now, withinMs, retryCeiling });
   const result = await db.execute<WindowCountRow>(sql`
-    select notice_type as "noticeType", coalesce(region, ${NO_REGION}) as region, count(*)::int as count
-    from reminder_jobs
-    where state in ('pending', 'claimed') and deadline_at >= ${iso(now)} and deadline_at < ${iso(new Date(now.getTime() + withinMs))}
-      and due_at <= ${iso(now)}
+    select "noticeType", region, sum(count)::int as count from (
+      select notice_type as "noticeType", coalesce(region, ${NO_REGION}) as region, count(*)::int as count
+      from reminder_jobs where ${arms.closing} group by 1, 2
+      union all
+      select notice_type, coalesce(region, ${NO_REGION}), count(*)::int from reminder_jobs where ${arms.retrying} group by 1, 2
+    ) arms
     group by 1, 2
     order by 1, 2`);
   return result.rows;
@@ -73,6 +98,8 @@ export type WindowJobRow = {
   ruleIds: string[];
   ruleSetVersion: string | null;
   suppressionReason: string | null;
+  attempts: number;
+  lastErrorClass: string | null;
   updatedAt: Date;
   /** The row's sort instant as PostgreSQL prints it: the next page's cursor, exact to the microsecond. */
   cursorAt: string;
@@ -87,7 +114,7 @@ type RawJob = Omit<WindowJobRow, 'dueAt' | 'windowEarliest' | 'deadlineAt' | 'up
 
 const jobColumns = sql`id, notice_key as "noticeKey", notice_type as "noticeType", category, region, subject_id as "subjectId", state,
   due_at as "dueAt", window_earliest as "windowEarliest", deadline_at as "deadlineAt", rule_ids as "ruleIds",
-  rule_set_version as "ruleSetVersion", suppression_reason as "suppressionReason", updated_at as "updatedAt"`;
+  rule_set_version as "ruleSetVersion", suppression_reason as "suppressionReason", attempts, last_error_class as "lastErrorClass", updated_at as "updatedAt"`;
 
 function toJob(row: RawJob): WindowJobRow {
   return {
@@ -104,15 +131,26 @@ export type JobCursor = { at: string; id: string };
 /** At-risk jobs, the window closing soonest first; keyset on (deadline_at, id). */
 export async function listWindowsAtRisk(
   db: DbOrTx,
-  { now, withinMs, limit, after }: { now: Date; withinMs: number; limit: number; after?: JobCursor },
+  {
+    now,
+    withinMs,
+    limit,
+    after,
+    retryCeiling = DEFAULT_RETRY_CEILING,
+  }: { now: Date; withinMs: number; limit: number; after?: JobCursor; retryCeiling?: number },
 ): Promise<WindowJobRow[]> {
+  const arms = atRiskArms({ now, withinMs, retryCeiling });
+  const keyset = after ? sql`and (deadline_at, id) > (${after.at}::timestamptz, ${after.id}::uuid)` : sql``;
+  // The arms are disjoint by deadline (the closing one ends where the retrying one starts), so each is a page of its own index in order.
   const result = await db.execute<RawJob>(sql`
-    select ${jobColumns}, deadline_at::text as "cursorAt"
-    from reminder_jobs
-    where state in ('pending', 'claimed') and deadline_at >= ${iso(now)} and deadline_at < ${iso(new Date(now.getTime() + withinMs))}
-      and due_at <= ${iso(now)}
-      ${after ? sql`and (deadline_at, id) > (${after.at}::timestamptz, ${after.id}::uuid)` : sql``}
-    order by deadline_at, id
+    select * from (
+      (select ${jobColumns}, deadline_at::text as "cursorAt", deadline_at as sort_at
+       from reminder_jobs where ${arms.closing} ${keyset} order by deadline_at, id limit ${limit})
+      union all
+      (select ${jobColumns}, deadline_at::text as "cursorAt", deadline_at as sort_at
+       from reminder_jobs where ${arms.retrying} ${keyset} order by deadline_at, id limit ${limit})
+    ) arms
+    order by sort_at, id
     limit ${limit}`);
   return result.rows.map(toJob);
 }

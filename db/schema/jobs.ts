@@ -119,6 +119,19 @@ export const reminderJobs = pgTable(
     index('reminder_jobs_missed_idx')
       .on(table.updatedAt, table.id)
       .where(sql`state = 'suppressed' and suppression_reason in ('window_missed', 'deadline_passed')`),
+    // Required notices retrying past MAX_ATTEMPTS are at risk whatever their deadline (lib/jobs/backoff.ts):
+    // the few retrying rows by deadline. Every job update already sets updated_at, an indexed column,
+    // so none of them was HOT; the one that was (wake-up published: wakeup_published_at alone) stays HOT.
+    index('reminder_jobs_retrying_idx')
+      .on(table.deadlineAt, table.id)
+      .where(sql`state = 'pending' and last_error_class is not null`),
+    // The Failures page (lib/console/failures.ts): failed, retrying, deferred and missed notices by
+    // when they last changed; keyset on (updated_at, id). The same HOT reasoning as above.
+    index('reminder_jobs_attention_idx')
+      .on(table.updatedAt, table.id)
+      .where(
+        sql`state = 'failed' or (state = 'suppressed' and suppression_reason = 'window_missed') or (state = 'pending' and (last_error_class is not null or next_attempt_at > due_at))`,
+      ),
     // Retention deletes finished jobs oldest first in small batches; without this each batch scans.
     index('reminder_jobs_finished_idx')
       .on(table.updatedAt)

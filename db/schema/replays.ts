@@ -9,6 +9,11 @@ export type ReplayFilter = {
   source?: string;
   /** Set when the replay came from an uploaded CSV; rows live in `replay_items`. */
   uploaded?: boolean;
+  /**
+   * A bulk retry of failed notices above BULK_RETRY_APPROVAL_ABOVE (lib/console/failures.ts): by
+   * error class and the instant they failed, [from, to). Its run reopens them (window still open) and publishes them.
+   */
+  retryFailed?: { errorClass: string; from: string; to: string; noticeType?: string; channel?: 'email' | 'sms' };
 };
 
 export type DryRunCounts = {

@@ -1,5 +1,6 @@
 import type { ConsoleContract, ProducerContract, PublicContract, RecipientContract, RouteContract } from '@/lib/http/contract';
 import * as audit from './console/audit';
+import * as failures from './console/failures';
 import * as lookup from './console/lookup';
 import * as overview from './console/overview';
 import * as quarantine from './console/quarantine';
@@ -37,7 +38,7 @@ function contractsIn(module: Record<string, unknown>): RouteContract[] {
 }
 
 export const routeContracts: readonly RouteContract[] = [
-  ...[audit, lookup, overview, quarantine, recipients, replays, reports, templates, tokens, users, windows].flatMap(contractsIn),
+  ...[audit, failures, lookup, overview, quarantine, recipients, replays, reports, templates, tokens, users, windows].flatMap(contractsIn),
   ...producerRoutes,
   ...providerRoutes,
   ...oneClickRoutes,

@@ -13,6 +13,10 @@ export const permissions = {
   'recipients.manage': ['support', 'oncall', 'operator', 'manager', 'admin'],
   'quarantine.read': ['support', 'oncall', 'operator', 'manager', 'admin'],
   'quarantine.resolve': ['oncall', 'operator', 'manager', 'admin'],
+  /** The Failures page: failed, retrying, deferred and missed notices. */
+  'failures.read': ['support', 'oncall', 'operator', 'manager', 'admin'],
+  /** Retry a failed notice whose window is open, one or in bulk (a large bulk retry waits for a manager's approval). */
+  'failures.retry': ['oncall', 'operator', 'manager', 'admin'],
   'replay.read': ['support', 'oncall', 'operator', 'manager', 'admin'],
   'replay.request': ['operator', 'manager', 'admin'],
   'replay.approve': ['manager', 'admin'],

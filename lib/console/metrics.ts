@@ -33,7 +33,7 @@ function pendingAgeGauge(): Gauge {
   });
 }
 
-export type RenderConsoleMetricsOptions = { quarantineAfterMs: number; windowAtRiskWithinMs?: number; now?: Date } & Pick<
+export type RenderConsoleMetricsOptions = { quarantineAfterMs: number; windowAtRiskWithinMs?: number; retryCeiling?: number; now?: Date } & Pick<
   LoadPendingCountsOptions,
   'recountLater' | 'clock'
 >;
@@ -48,14 +48,14 @@ export type RenderConsoleMetricsOptions = { quarantineAfterMs: number; windowAtR
  */
 export async function renderConsoleMetrics(
   db: DbOrTx,
-  { quarantineAfterMs, windowAtRiskWithinMs, now = new Date(), recountLater, clock }: RenderConsoleMetricsOptions,
+  { quarantineAfterMs, windowAtRiskWithinMs, retryCeiling, now = new Date(), recountLater, clock }: RenderConsoleMetricsOptions,
 ): Promise<string> {
   const [quarantined, snapshot] = await Promise.all([
     countQuarantined(db, { quarantineAfterMs }),
     loadPendingCounts(db, { now, recountLater, clock }),
     refreshDeliveryGauges(db, { now }),
     refreshPendingDeadlineGauges(db, { now }),
-    refreshWindowGauges(db, { now, withinMs: windowAtRiskWithinMs }),
+    refreshWindowGauges(db, { now, withinMs: windowAtRiskWithinMs, retryCeiling }),
   ]);
   quarantinedClaims.set(quarantined);
   const gauge = pendingGauge();

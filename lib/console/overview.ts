@@ -64,13 +64,18 @@ const DEFAULT_AT_RISK_WITHIN_MS = 24 * 3_600_000;
 
 export async function loadStatusOverview(
   db: DbOrTx,
-  { now, quarantineAfterMs, atRiskWithinMs = DEFAULT_AT_RISK_WITHIN_MS }: { now: Date; quarantineAfterMs: number; atRiskWithinMs?: number },
+  {
+    now,
+    quarantineAfterMs,
+    atRiskWithinMs = DEFAULT_AT_RISK_WITHIN_MS,
+    retryCeiling,
+  }: { now: Date; quarantineAfterMs: number; atRiskWithinMs?: number; retryCeiling?: number },
 ): Promise<StatusOverview> {
   const [quarantined, pending, series, windowsSummary, delivery] = await Promise.all([
     countQuarantined(db, { quarantineAfterMs }),
     findOldestPending(db, { now, noticeTypes: configuredNoticeTypeNames(), nearMs: NEAR_DEADLINE_MS }),
     loadSeriesOverview(db, { now, range: P99_TREND_RANGE }),
-    loadWindowsSummary(db, { now, atRiskWithinMs }),
+    loadWindowsSummary(db, { now, atRiskWithinMs, retryCeiling }),
     countAcceptedVsDelivered(db, { from: new Date(now.getTime() - 24 * 3_600_000), to: new Date(now.getTime() + 1) }),
   ]);
   const windows = { atRiskWithinMs, ...windowsSummary.totals };

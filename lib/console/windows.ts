@@ -27,9 +27,12 @@ function typeInfo(noticeType: string): { label: string; category: string | null 
 }
 
 /** At risk, missed in the last 24 h / 7 d, and open gaps, by notice type × region: the overview's banner and table. */
-export async function loadWindowsSummary(db: DbOrTx, { now, atRiskWithinMs }: { now: Date; atRiskWithinMs: number }): Promise<WindowsSummary> {
+export async function loadWindowsSummary(
+  db: DbOrTx,
+  { now, atRiskWithinMs, retryCeiling }: { now: Date; atRiskWithinMs: number; retryCeiling?: number },
+): Promise<WindowsSummary> {
   const [atRisk, missed, gaps] = await Promise.all([
-    countWindowsAtRisk(db, { now, withinMs: atRiskWithinMs }),
+    countWindowsAtRisk(db, { now, withinMs: atRiskWithinMs, retryCeiling }),
     countMissedWindows(db, { now }),
     countComplianceGaps(db),
   ]);
@@ -74,6 +77,8 @@ function jobView(row: WindowJobRow): WindowJobView {
     ruleIds: row.ruleIds,
     ruleSetVersion: row.ruleSetVersion,
     suppressionReason: row.suppressionReason,
+    attempts: row.attempts,
+    lastErrorClass: row.lastErrorClass,
     updatedAt: row.updatedAt.toISOString(),
   };
 }
@@ -87,10 +92,16 @@ function nextJobCursor(rows: WindowJobRow[], limit: number): { afterAt: string; 
 
 export async function loadAtRiskPage(
   db: DbOrTx,
-  { now, atRiskWithinMs, input, limit = WINDOWS_PAGE_SIZE }: { now: Date; atRiskWithinMs: number; input: JobPageInput; limit?: number },
+  {
+    now,
+    atRiskWithinMs,
+    input,
+    limit = WINDOWS_PAGE_SIZE,
+    retryCeiling,
+  }: { now: Date; atRiskWithinMs: number; input: JobPageInput; limit?: number; retryCeiling?: number },
 ): Promise<AtRiskPage> {
   const after = input.afterAt && input.afterId ? { at: input.afterAt, id: input.afterId } : undefined;
-  const rows = await listWindowsAtRisk(db, { now, withinMs: atRiskWithinMs, limit, after });
+  const rows = await listWindowsAtRisk(db, { now, withinMs: atRiskWithinMs, limit, after, retryCeiling });
   return { generatedAt: now.toISOString(), atRiskWithinMs, rows: rows.map(jobView), next: nextJobCursor(rows, limit) };
 }
 

@@ -46,6 +46,54 @@ const sentDetailText: Record<string, string> = {
   quiet_hours_overridden: "sent inside the recipient's quiet hours: they covered the rest of a required notice's window",
 };
 
+/** A transport's error class (lib/mail/transport.ts, lib/sms/transport.ts, the send path's own), in words. */
+const errorClassText: Record<string, string> = {
+  connect_failed: 'the mail relay refused the connection, so nothing was sent',
+  timeout: 'the provider did not answer in time',
+  connection_lost: 'the connection to the provider was lost mid-send',
+  render_failed: 'its template could not be rendered',
+  too_many_segments: 'the text message was longer than its type allows',
+  sms_not_configured: 'text messages are not configured (no Twilio settings)',
+};
+
+export function explainErrorClass(errorClass: string): string {
+  if (errorClass in errorClassText) return errorClassText[errorClass] ?? errorClass;
+  const smtp = /^smtp_(\d{3})$/.exec(errorClass);
+  if (smtp?.[1]) return smtp[1].startsWith('4') ? `the mail server said to try later (SMTP ${smtp[1]})` : `the mail server refused it (SMTP ${smtp[1]})`;
+  const twilio = /^twilio_(\d+)$/.exec(errorClass);
+  if (twilio?.[1]) return `Twilio refused it (error ${twilio[1]})`;
+  return errorClass.replaceAll('_', ' ');
+}
+
+/**
+ * A policy suppression's detail: a reason or a known detail, else the error class a notice was
+ * being retried for when its window closed (lib/jobs/backoff.ts: the window is the budget).
+ */
+function explainPolicyDetail(detail: string): string {
+  if (detail in suppressionDetailText) return suppressionDetailText[detail] ?? detail;
+  if (detail in suppressionReasonText) return suppressionReasonText[detail as SuppressionReason];
+  return `its send window closed while it was being retried after ${explainErrorClass(detail)} (it is never sent late)`;
+}
+
+/** Why a notice is on the Failures page, in words. */
+export function explainFailure(row: {
+  kind: 'failed' | 'retrying' | 'deferred' | 'window_missed';
+  attempts: number;
+  lastErrorClass: string | null;
+  lastAttempt: { outcome: string; detail: string | null } | null;
+}): string {
+  const cause = row.lastErrorClass ? explainErrorClass(row.lastErrorClass) : null;
+  if (row.kind === 'failed') return `Failed: ${cause ?? 'the provider refused it permanently'}`;
+  if (row.kind === 'retrying')
+    return `Retrying after ${row.attempts} temporary ${row.attempts === 1 ? 'failure' : 'failures'}: ${cause ?? 'a temporary failure'}; it is retried until its window closes`;
+  if (row.kind === 'window_missed') {
+    if (row.lastAttempt?.outcome === 'suppressed_policy' && row.lastAttempt.detail) return `Window missed: ${explainPolicyDetail(row.lastAttempt.detail)}`;
+    return `Window missed: ${cause ? `its send window closed while it was being retried after ${cause}` : suppressionReasonText.window_missed}`;
+  }
+  if (row.lastAttempt?.outcome === 'deferred') return explainAttempt('deferred', row.lastAttempt.detail);
+  return 'Deferred: held past its due time';
+}
+
 export function explainSuppression(reason: string | null): string | null {
   if (!reason) return null;
   return reason in suppressionReasonText ? suppressionReasonText[reason as SuppressionReason] : reason.replaceAll('_', ' ');
@@ -55,7 +103,7 @@ export function explainAttempt(outcome: string, detail: string | null): string {
   const base = outcome in attemptOutcomeText ? attemptOutcomeText[outcome as AttemptOutcome] : outcome;
   if (!detail) return base;
   if (outcome === 'deferred') return `Deferred because of ${deferralText[detail] ?? detail.replaceAll('_', ' ')}`;
-  if (outcome === 'suppressed_policy') return `Suppressed because ${suppressionDetailText[detail] ?? explainSuppression(detail) ?? detail}`;
+  if (outcome === 'suppressed_policy') return `Suppressed because ${explainPolicyDetail(detail)}`;
   if (detail === 'email_fallback:sms_not_configured')
     return 'Not sent by text: Twilio is not configured on this deployment, so the notice goes by email, its type’s other channel';
   const fallback = /^email_fallback:(\d+)$/.exec(detail)?.[1];

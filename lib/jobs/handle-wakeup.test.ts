@@ -346,14 +346,33 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     expect((await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => a.outcome)).toEqual(['permanent_failure', 'discarded']);
   });
 
-  it('gives up after MAX_ATTEMPTS temporary rejections', async () => {
-    const job = await insertTestJob(t.db);
+  it('keeps retrying past MAX_ATTEMPTS while the window is open, never waking after it, and ends window_missed with the cause', async () => {
+    // 90 s of window, 1 s base and 10 s cap: the old code failed the notice after its 2nd attempt.
+    const deadlineAt = new Date(Date.now() + 90_000);
+    const job = await insertTestJob(t.db, { deadlineAt });
     const handle = handlerFor({ maxAttempts: 2 });
     sink.setFault({ kind: 'reject', code: 451 });
-    await handle(delivery(job.id));
-    clockOffsetMs = 5_000;
-    expect(await handle(delivery(job.id))).toEqual({ ack: true });
-    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'failed', attempts: 2 });
+    const wakeAts: Date[] = [];
+    for (let round = 0; round < 100; round += 1) {
+      const result = await handle(delivery(job.id));
+      const row = await readJob(t.db, job.id);
+      if (row.state !== 'pending') break;
+      expect('wakeAt' in result && result.wakeAt).toBeTruthy();
+      const wakeAt = 'wakeAt' in result && result.wakeAt ? result.wakeAt : deadlineAt;
+      wakeAts.push(wakeAt);
+      expect(row.nextAttemptAt).toEqual(wakeAt);
+      clockOffsetMs = wakeAt.getTime() - Date.now();
+    }
+    expect(wakeAts.length).toBeGreaterThan(2);
+    expect(wakeAts.every((at) => at.getTime() <= deadlineAt.getTime())).toBe(true);
+    const final = await readJob(t.db, job.id);
+    expect(final).toMatchObject({ state: 'suppressed', suppressionReason: 'window_missed', lastErrorClass: 'smtp_451', attempts: wakeAts.length + 1 });
+    const attempts = await listAttemptsForJob(t.db, { jobId: job.id });
+    expect(attempts.filter((a) => a.outcome === 'permanent_failure')).toEqual([]);
+    expect(attempts.at(-1)).toMatchObject({ outcome: 'suppressed_policy', detail: 'smtp_451' });
+    expect(sink.countByCorrelation(correlationOf(job.noticeKey))).toBe(0);
+    // Released, not failed: nothing holds the fact.
+    expect((await getLedgerRow(t.db, { noticeKey: job.noticeKey }))?.state).toBe('released');
   });
 
   it('never lets a temporary rejection bypass a permanent suppression that arrives meanwhile', async () => {

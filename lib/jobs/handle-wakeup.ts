@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Db } from '@/db/client';
 import { recordAttempt, type AttemptRecord } from '@/db/queries/attempts';
-import { deferJob, failJob, recordUnknownOutcome, retryJob, suppressJob } from '@/db/queries/jobs';
+import { deferJob, failJob, missWindowAfterRetries, recordUnknownOutcome, retryJob, suppressJob } from '@/db/queries/jobs';
 import { releaseClaim } from '@/db/queries/ledger/commit';
 import { addRecipientSuppression } from '@/db/queries/suppressions';
 import { getLedgerRow, getLedgerState } from '@/db/queries/ledger/read';
@@ -33,7 +33,7 @@ import type { Delivery, HandlerResult, WakeupHandler } from '@/lib/queue/types';
 import type { NoticeConfig } from '@/lib/windows/load-config';
 import { traceClaims, traceCommit, tracePolicy, traceSend, traceTokenWait, traceWakeup, untracedWakeup } from '@/lib/telemetry/notice-spans';
 import { unsubscribeLinks } from '@/lib/recipient/unsubscribe';
-import { planRetry } from './backoff';
+import { planJobRetry } from './retry-budget';
 import { decidePolicy, windowClosed, type PolicyDecision } from './policy';
 import { recipientDomain, smsThrottleKey, type DomainRateLimiter } from './rate-limit';
 import { createSendPathStatements, type SendPathStatements } from './send-path-statements';
@@ -398,14 +398,17 @@ async function commitOutcome({ deps, statements, job, outcome, ownedToken, attem
   const fallback = await commitSmsFallback({ db, config: settings.noticeConfig, job, outcome, ownedToken, attempt, now: (deps.now ?? (() => new Date()))() });
   if (fallback) return fallback;
 
+  // The window is the retry budget (./backoff.ts): a temporary failure is retried until no attempt fits before the deadline.
   const plan = outcome.permanent
-    ? ({ kind: 'give_up' } as const)
-    : planRetry({ attempts: job.attempts + 1, maxAttempts: settings.maxAttempts, baseMs: settings.retryBaseMs, capMs: settings.retryCapMs });
-  const nowMs = (deps.now ?? (() => new Date()))().getTime();
-  const nextAttemptAt = plan.kind === 'retry' ? new Date(nowMs + plan.delayMs) : null;
+    ? null
+    : planJobRetry({ job, now: (deps.now ?? (() => new Date()))(), settings, quietHours: quietHoursAtSend(settings.noticeConfig, job.noticeType) });
+  const nextAttemptAt = plan?.kind === 'retry' ? plan.at : null;
+  if (plan?.kind === 'retry' && plan.atRisk)
+    deps.logger.warn({ jobId: job.id, attempts: job.attempts + 1, errorClass: outcome.errorClass }, 'retrying past MAX_ATTEMPTS: at risk');
   await db.transaction(async (tx) => {
     if (ownedToken) await releaseClaim(tx, { noticeKey: job.noticeKey, claimToken: ownedToken });
     if (nextAttemptAt) await retryJob(tx, { jobId: job.id, nextAttemptAt, errorClass: outcome.errorClass });
+    else if (plan?.kind === 'window_closes') await missWindowAfterRetries(tx, { jobId: job.id, errorClass: outcome.errorClass });
     else await failJob(tx, { jobId: job.id, errorClass: outcome.errorClass });
     // "No such mailbox" stops every later notice to the address, as a provider's hard bounce does.
     if (outcome.mailboxUnknown && job.recipientEmail) {
@@ -428,12 +431,18 @@ async function commitOutcome({ deps, statements, job, outcome, ownedToken, attem
       });
     await recordAttempt(
       tx,
-      attempt(nextAttemptAt ? 'retryable_failure' : 'permanent_failure', {
+      attempt(outcome.permanent ? 'permanent_failure' : 'retryable_failure', {
         errorClass: outcome.errorClass,
-        detail: outcome.detail ?? (outcome.mailboxUnknown ? 'mailbox_unknown' : outcome.permanent ? 'permanent' : nextAttemptAt ? null : 'max_attempts'),
+        detail: outcome.detail ?? (outcome.mailboxUnknown ? 'mailbox_unknown' : outcome.permanent ? 'permanent' : null),
       }),
     );
+    // No attempt fits before the deadline: window_missed, its cause the failure (lib/console/words.ts says it in words).
+    if (plan?.kind === 'window_closes') await recordAttempt(tx, attempt('suppressed_policy', { detail: outcome.errorClass }));
   });
+  if (plan?.kind === 'window_closes') {
+    policySuppressions.inc({ notice_type: job.noticeType, reason: 'window_missed' });
+    windowMissed.inc({ notice_type: job.noticeType, category: job.category });
+  }
   sendOutcomes.inc({ notice_type: job.noticeType, outcome: outcome.permanent ? 'permanent' : 'retryable' });
   return nextAttemptAt ? { ack: true, wakeAt: nextAttemptAt } : { ack: true };
 }

@@ -66,6 +66,15 @@ describe('send-path policy', () => {
     expect(decidePolicy(facts({ job: { deadlineAt, category: 'required' } }))).toMatchObject({ kind: 'suppress', reason: 'window_missed' });
   });
 
+  it('a window that closes on a notice being retried is missed for the failure it was retried for', () => {
+    const deadlineAt = new Date(now.getTime() - 1);
+    expect(decidePolicy(facts({ job: { deadlineAt, lastErrorClass: 'connect_failed' } }))).toEqual({
+      kind: 'suppress',
+      reason: 'window_missed',
+      detail: 'connect_failed',
+    });
+  });
+
   it.each([
     ['unsubscribed', 'unsubscribed'],
     ['hard_bounce', 'hard_bounce'],

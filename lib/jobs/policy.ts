@@ -40,6 +40,8 @@ export type PolicyFacts = {
     category: NoticeCategory;
     nextAttemptAt: Date;
     recipientTimeZone: string;
+    /** The last temporary failure, when it was being retried: a window that closes on it is missed for that cause. */
+    lastErrorClass?: string | null;
   };
   recipientSuppression: RecipientSuppressionReason | null;
   /** The recipient's stored preference for the job's category on its channel; none stored is `opted_in`. */
@@ -84,7 +86,7 @@ export function decidePolicy({ now, job, recipientSuppression, preference, evide
   if (terminal.includes(job.state)) return { kind: 'discard', state: job.state };
   const opensAt = sendOpensAt(job);
   if (now < opensAt) return { kind: 'defer', until: opensAt, cause: 'early' };
-  if (windowClosed(job, now)) return suppress('window_missed');
+  if (windowClosed(job, now)) return suppress('window_missed', job.state === 'pending' && job.lastErrorClass ? job.lastErrorClass : 'window_missed');
   if (recipientSuppression && (job.category !== 'required' || stopsRequired.has(recipientSuppression))) return suppress(recipientReason[recipientSuppression]);
   if (job.category !== 'required' && preference === 'opted_out') return suppress('unsubscribed', 'opted_out');
   if (evidenceState === 'resolved') return suppress('evidence_resolved');

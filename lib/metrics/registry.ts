@@ -154,7 +154,7 @@ export const pendingNearDeadline = new Gauge({
 
 export const windowAtRisk = new Gauge({
   name: 'notice_ledger_window_at_risk',
-  help: 'Notices due (pending) or claimed and not sent whose send window closes within WINDOW_AT_RISK_WITHIN, by notice type and region (none: scheduled without one).',
+  help: 'Notices due (pending) or claimed and not sent whose send window closes within WINDOW_AT_RISK_WITHIN, and required ones still retrying after MAX_ATTEMPTS temporary failures, by notice type and region (none: scheduled without one).',
   labelNames: ['notice_type', 'region'] as const,
   registers: [registry],
 });

@@ -4,6 +4,9 @@ import { seedWindowsScenario } from '@/e2e/fixtures/windows-data';
 import { renderConsoleMetrics } from '@/lib/console/metrics';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { scrapeWorkerMetrics } from '@/testing/metrics-endpoints';
+import { retryJob } from '@/db/queries/jobs';
+import { loadAtRiskPage } from '@/lib/console/windows';
+import { insertTestJob } from '@/testing/jobs';
 
 /**
  * Windows at risk (due or claimed, not sent, closing within WINDOW_AT_RISK_WITHIN) and open compliance gaps, by notice type × region, as both /metrics endpoints
@@ -98,5 +101,29 @@ describe('send-window gauges', () => {
     await t.pool.query("update unplanned_notices set resolved_at = now(), resolved_by = 't', resolution = 'sent by post' where region = 'FR'");
     const text = await scrapeWorkerMetrics(t.db);
     expect(series(text, 'notice_ledger_compliance_gaps')).toEqual({ 'auto_renewal_notice US-CA': 1, 'auto_renewal_notice US-IL': 1 });
+  });
+});
+
+describe('a required notice retrying past MAX_ATTEMPTS', () => {
+  it('is at risk whatever its deadline, on both /metrics and the Windows page; fewer attempts or a courtesy notice are not', async () => {
+    const retried = async (category: 'required' | 'courtesy', attempts: number) => {
+      const job = await insertTestJob(t.db, { category, deadlineAt: new Date(Date.now() + 72 * H) });
+      for (let attempt = 0; attempt < attempts; attempt += 1) {
+        await retryJob(t.db, { jobId: job.id, nextAttemptAt: new Date(Date.now() + 60_000), errorClass: 'connect_failed' });
+      }
+      return job;
+    };
+    const atRisk = await retried('required', 8);
+    await retried('required', 7);
+    await retried('courtesy', 8);
+    const worker = await scrapeWorkerMetrics(t.db);
+    expect(series(worker, 'notice_ledger_window_at_risk')['renewal_notice_t72 none']).toBe(2);
+    const consoleText = await renderConsoleMetrics(t.db, { quarantineAfterMs: 15 * 60_000, recountLater: () => undefined, retryCeiling: 7 });
+    expect(series(consoleText, 'notice_ledger_window_at_risk')['renewal_notice_t72 none']).toBe(3);
+    const page = await loadAtRiskPage(t.db, { now: new Date(), atRiskWithinMs: 24 * H, input: {}, retryCeiling: 8 });
+    const row = page.rows.find((r) => r.id === atRisk.id);
+    expect(row).toMatchObject({ state: 'pending', attempts: 8, lastErrorClass: 'connect_failed', category: 'required' });
+    // Sorted with the closing ones, by deadline: it is the last, three days out.
+    expect(page.rows.at(-1)?.id).toBe(atRisk.id);
   });
 });

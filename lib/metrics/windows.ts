@@ -13,9 +13,9 @@ export const DEFAULT_AT_RISK_WITHIN_MS = 24 * 3_600_000;
  */
 export async function refreshWindowGauges(
   db: DbOrTx,
-  { withinMs = DEFAULT_AT_RISK_WITHIN_MS, now = new Date() }: { withinMs?: number; now?: Date } = {},
+  { withinMs = DEFAULT_AT_RISK_WITHIN_MS, now = new Date(), retryCeiling }: { withinMs?: number; now?: Date; retryCeiling?: number } = {},
 ): Promise<void> {
-  const [atRisk, gaps] = await Promise.all([countWindowsAtRisk(db, { now, withinMs }), countComplianceGaps(db)]);
+  const [atRisk, gaps] = await Promise.all([countWindowsAtRisk(db, { now, withinMs, retryCeiling }), countComplianceGaps(db)]);
   windowAtRisk.reset();
   for (const row of atRisk) windowAtRisk.set({ notice_type: row.noticeType, region: row.region }, row.count);
   complianceGaps.reset();

@@ -16,6 +16,7 @@ import type { ReplayFilter, ReplayRow } from '@/db/schema/replays';
 import type { DryRun, UploadDryRun } from '@/lib/api/console/replays';
 import { ok, refuse, type Refusal, type Result } from '@/lib/http/refusal';
 import { countKeysAgainstLedger } from './dry-run';
+import { startRetryRun } from './retry-run';
 import { checkCancel, checkDecision, checkRequest, checkRun, replayRefusal, type Actor } from './transitions';
 import { MAX_STORED_REJECTIONS, validateUpload, type UploadedRow } from './upload';
 import { dryRunVerdict } from './verdict';
@@ -193,7 +194,9 @@ export async function startReplay(db: DbOrTx, { id, actor, reason }: { id: strin
     if (!replay) return conflict('No such replay.');
     const refusal = checkRun({ replay, actor });
     if (refusal) return { ok: false, refusal };
-    if (!replay.filter.uploaded) await materializeFilterItems(tx, { replayId: id, filter: replay.filter });
+    const retry = replay.filter.retryFailed;
+    if (retry) await startRetryRun(tx, { replayId: id, retry, now: new Date() });
+    else if (!replay.filter.uploaded) await materializeFilterItems(tx, { replayId: id, filter: replay.filter });
     const items = await countReplayItems(tx, { replayId: id });
     const updated = await startReplayRun(tx, { id, total: items.total });
     if (!updated) return conflict('The replay changed meanwhile; reload and try again.');

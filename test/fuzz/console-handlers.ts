@@ -99,6 +99,44 @@ const listed: readonly ConsoleHandler[] = [
     mutates: true,
   },
   {
+    name: 'failures (list)',
+    method: 'GET',
+    path: '/api/console/failures',
+    permission: 'failures.read',
+    queryNames: ['kind', 'noticeType', 'channel', 'errorClass', 'from', 'to', 'afterAt', 'afterId'],
+    mutates: false,
+    regressions: [
+      [
+        ['afterAt', '2026-02-30 10:00:00+00'],
+        ['afterId', '00000000-0000-4000-8000-000000000000'],
+      ],
+      [
+        ['from', '2026-12-02T00:00:00Z'],
+        ['to', '2026-12-01T00:00:00Z'],
+      ],
+      [['errorClass', 'smtp_451\u0000']],
+    ],
+  },
+  {
+    name: 'failures/retry',
+    method: 'POST',
+    path: '/api/console/failures/retry',
+    permission: 'failures.retry',
+    validBody: () => ({ id: '00000000-0000-4000-8000-000000000000', reason: 'fuzz: relay is back' }),
+    mutates: true,
+  },
+  {
+    name: 'failures/bulk-retry',
+    method: 'POST',
+    path: '/api/console/failures/bulk-retry',
+    permission: 'failures.retry',
+    validBody: () => ({
+      filter: { errorClass: 'smtp_451', from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' },
+      reason: 'fuzz: relay outage is over',
+    }),
+    mutates: true,
+  },
+  {
     name: 'windows/summary',
     method: 'GET',
     path: '/api/console/windows/summary',

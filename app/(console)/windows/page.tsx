@@ -28,11 +28,12 @@ export default async function WindowsPage({ searchParams }: { searchParams: Prom
   const db = getDb();
   const now = new Date();
   const atRiskWithinMs = config().WINDOW_AT_RISK_WITHIN;
+  const retryCeiling = config().MAX_ATTEMPTS;
   const client = new QueryClient();
   const input = { afterAt: query.afterAt, afterId: query.afterId };
   await Promise.all([
-    prefetchConsole(client, getWindowsSummary, {}, () => loadWindowsSummary(db, { now, atRiskWithinMs })),
-    tab === 'at-risk' ? prefetchConsole(client, listAtRisk, input, () => loadAtRiskPage(db, { now, atRiskWithinMs, input })) : null,
+    prefetchConsole(client, getWindowsSummary, {}, () => loadWindowsSummary(db, { now, atRiskWithinMs, retryCeiling })),
+    tab === 'at-risk' ? prefetchConsole(client, listAtRisk, input, () => loadAtRiskPage(db, { now, atRiskWithinMs, input, retryCeiling })) : null,
     tab === 'missed' ? prefetchConsole(client, listMissed, input, () => loadMissedPage(db, { now, input })) : null,
     tab === 'gaps' && gapCursor.success
       ? prefetchConsole(client, listGaps, { afterAt: query.afterAt, afterId: query.afterId === undefined ? undefined : Number(query.afterId) }, () =>

@@ -13,6 +13,7 @@ export const GET = scrapeRoute(scrapeConsoleMetrics, async () => ({
   text: await renderConsoleMetrics(getDb(), {
     quarantineAfterMs: config().QUARANTINE_AFTER,
     windowAtRiskWithinMs: config().WINDOW_AT_RISK_WITHIN,
+    retryCeiling: config().MAX_ATTEMPTS,
     recountLater: after,
   }),
 }));

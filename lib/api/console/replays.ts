@@ -79,6 +79,10 @@ export const replayView = z.object({
     noticeType: z.string().optional(),
     source: z.string().optional(),
     uploaded: z.boolean().optional(),
+    /** A bulk retry of failed notices (the Failures page), waiting for or past its approval. */
+    retryFailed: z
+      .object({ errorClass: z.string(), from: z.string(), to: z.string(), noticeType: z.string().optional(), channel: z.string().optional() })
+      .optional(),
   }),
   dryRun: dryRunCounts.nullable(),
   verdict: dryRunVerdict.nullable(),

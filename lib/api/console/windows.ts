@@ -47,6 +47,9 @@ export const windowJob = z.object({
   ruleIds: z.array(z.string()),
   ruleSetVersion: z.string().nullable(),
   suppressionReason: z.string().nullable(),
+  /** Attempts so far; with lastErrorClass on a pending notice: retrying after that failure (at risk past MAX_ATTEMPTS). */
+  attempts: z.number().int().nonnegative(),
+  lastErrorClass: z.string().nullable(),
   updatedAt: instant,
 });
 export type WindowJobView = z.infer<typeof windowJob>;

@@ -7,5 +7,12 @@ import { ok } from '@/lib/http/refusal';
 export const dynamic = 'force-dynamic';
 
 export const GET = consoleRoute(getStatusOverview, async ({ db }) =>
-  ok(await loadStatusOverview(db, { now: new Date(), quarantineAfterMs: config().QUARANTINE_AFTER, atRiskWithinMs: config().WINDOW_AT_RISK_WITHIN })),
+  ok(
+    await loadStatusOverview(db, {
+      now: new Date(),
+      quarantineAfterMs: config().QUARANTINE_AFTER,
+      atRiskWithinMs: config().WINDOW_AT_RISK_WITHIN,
+      retryCeiling: config().MAX_ATTEMPTS,
+    }),
+  ),
 );

@@ -7,5 +7,5 @@ import { ok } from '@/lib/http/refusal';
 export const dynamic = 'force-dynamic';
 
 export const GET = consoleRoute(getWindowsSummary, async ({ db }) =>
-  ok(await loadWindowsSummary(db, { now: new Date(), atRiskWithinMs: config().WINDOW_AT_RISK_WITHIN })),
+  ok(await loadWindowsSummary(db, { now: new Date(), atRiskWithinMs: config().WINDOW_AT_RISK_WITHIN, retryCeiling: config().MAX_ATTEMPTS })),
 );

@@ -1,0 +1,2 @@
+CREATE INDEX "reminder_jobs_retrying_idx" ON "reminder_jobs" USING btree ("deadline_at","id") WHERE state = 'pending' and last_error_class is not null;--> statement-breakpoint
+CREATE INDEX "reminder_jobs_attention_idx" ON "reminder_jobs" USING btree ("updated_at","id") WHERE state = 'failed' or (state = 'suppressed' and suppression_reason = 'window_missed') or (state = 'pending' and (last_error_class is not null or next_attempt_at > due_at));
