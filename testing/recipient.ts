@@ -113,9 +113,3 @@ export function oneTimeCodeIn(raw: string): string | null {
 export function tokenOf(link: string): string {
   return decodeURIComponent(new URL(link).pathname.split('/').at(-1) ?? '');
 }
-
-/** The one-time code in a raw message the SMTP sink received (quoted-printable decoded). */
-export function oneTimeCodeIn(raw: string): string | null {
-  const decoded = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  return /confirmation code: ([A-Z2-9]{10})/.exec(decoded)?.[1] ?? null;
-}
