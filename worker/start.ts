@@ -11,6 +11,7 @@ import { startPeriodic } from '@/lib/periodic';
 import { retentionPolicyFrom, startRetention } from '@/lib/retention';
 import type { Logger } from '@/lib/log';
 import { createMailTransport } from '@/lib/mail/transport';
+import { createTransportBreakers } from '@/lib/transport/breaker';
 import { createSmsTransport, statusCallbackUrl } from '@/lib/sms/transport';
 import { createQueue } from '@/lib/queue';
 import { startReplayRunner, type ReplayCrashPoint } from '@/lib/replay/runner';
@@ -85,6 +86,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   const mail = createMailTransport({
     smtpUrl: config.SMTP_URL,
     timeoutMs: config.SMTP_TIMEOUT,
+    sendDeadlineMs: config.SMTP_SEND_DEADLINE,
     from: config.MAIL_FROM,
     messageIdDomain: config.MESSAGE_ID_DOMAIN,
     maxConnections: config.WORKER_CONCURRENCY,
@@ -108,10 +110,18 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     logger,
   });
 
+  const breakers = createTransportBreakers({
+    db,
+    probes: { smtp: mail.probe, ...(sms ? { twilio: sms.transport.probe } : {}) },
+    settings: { threshold: config.TRANSPORT_BREAKER_AFTER, probeBaseMs: config.TRANSPORT_PROBE_BASE, probeCapMs: config.TRANSPORT_PROBE_CAP },
+    workerId,
+    logger,
+  });
   const handler = createWakeupHandler({
     db,
     mail,
     rateLimiter,
+    breakers,
     ...(sms ? { sms } : {}),
     workerId,
     logger,
@@ -160,9 +170,13 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     stop: () => {
       stopping ??= (async () => {
         await Promise.all([sweeper.stop(), replays.stop(), retention.stop(), reconciler.stop()]);
-        // The adapter aborts deliveries that have not claimed yet and waits for the rest:
-        // a send already handed over is finished and committed before its ack.
+        // The adapter aborts every delivery: one that has not claimed stops, a send before its
+        // body ends nothing-left (released); a body already handed over gets the grace, less 2 s
+        // to commit what it ends as, then is cut (unknown) rather than holding the stop.
+        breakers.stop();
+        const cutoff = setTimeout(() => mail.cancelAll(), Math.max(0, config.WORKER_STOP_GRACE - 2_000));
         await queue.stop();
+        clearTimeout(cutoff);
         mail.close();
         await metrics.close();
         await pool.end();

@@ -36,6 +36,8 @@ import { planRetry } from './backoff';
 import { decidePolicy, windowClosed, type PolicyDecision } from './policy';
 import { recipientDomain, smsThrottleKey, type DomainRateLimiter } from './rate-limit';
 import { createSendPathStatements, type SendPathStatements } from './send-path-statements';
+import { releaseUncounted, transportOfChannel } from './transport-pause';
+import type { TransportBreakers } from '@/lib/transport/breaker';
 
 /**
  * The send path. Order is the invariant (DESIGN.md "The send path"):
@@ -80,6 +82,8 @@ export type SendPathDeps = {
   now?: () => Date;
   /** Test hook for crash tests: called at each named point; the worker SIGKILLs itself there. */
   checkpoint?: (point: CrashPoint) => void;
+  /** A breaker per transport (lib/transport/breaker.ts): while one is open its jobs are deferred, nothing claimed. */
+  breakers?: TransportBreakers;
 };
 
 export class DeliveryAbortedError extends Error {
@@ -177,6 +181,18 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
     };
     if (policyApplies && decision.kind === 'suppress') return suppress(decision);
 
+    // A transport whose breaker is open takes no claim: the job waits for its next probe, no attempt counted.
+    const transport = transportOfChannel(job.channel);
+    const pausedUntil = deps.breakers?.pausedUntil(transport) ?? null;
+    if (pausedUntil && (job.state === 'pending' || !(await isClaimHeld(db, job.noticeKey)))) {
+      await db.transaction(async (tx) => {
+        await deferJob(tx, { jobId: job.id, until: pausedUntil, reopen: true });
+        await recordAttempt(tx, attempt('deferred', { detail: 'transport_down' }));
+      });
+      deferrals.inc({ notice_type: job.noticeType, cause: 'transport_down' });
+      return { ack: true, wakeAt: pausedUntil };
+    }
+
     // An SMS draws from its sender × destination-country bucket; an email from its domain's.
     const sms = job.channel === 'sms' ? deps.sms : undefined;
     const domain = job.channel === 'sms' ? `sms:${countryOf(job.recipientPhone ?? '')}` : recipientDomain(job.recipientEmail);
@@ -262,8 +278,10 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       oneTimeCode = held?.oneTimeCode ?? mintOneTimeCode();
     }
 
-    const outcome = await traceSend(sendNotice(deps, job, oneTimeCode));
+    const outcome = await traceSend(sendNotice(deps, job, oneTimeCode, delivery.signal));
     checkpoint('after_send');
+    // A send we cut short ourselves (the worker stopping) says nothing about the transport.
+    if (!delivery.signal.aborted) deps.breakers?.record(transport, outcome);
     const sentDetail = decision.kind === 'proceed' && decision.quietHoursOverridden ? 'quiet_hours_overridden' : null;
     const result = await traceCommit(commitOutcome({ deps, statements, job, outcome, ownedToken, attempt, claimCommittedAt, sentDetail }));
     checkpoint('after_commit');
@@ -287,7 +305,7 @@ async function takeToken(limiter: DomainRateLimiter, maxTokenWaitMs: number, key
   }
 }
 
-async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string): Promise<SmsOutcome> {
+async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string, signal: AbortSignal): Promise<SmsOutcome> {
   // The recipient page (cancel, preferences); the one-time code stays in the mail, and the page asks for it where the type says so.
   const manage = recipientPageUrl({
     secret: deps.settings.secret,
@@ -318,7 +336,7 @@ async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string):
     const detail = error instanceof RenderError ? error.reason : 'render_failed';
     return { kind: 'rejected', permanent: true, code: null, errorClass: 'render_failed', detail };
   }
-  return deps.mail.send({ noticeKey: job.noticeKey, to: job.recipientEmail, ...rendered, listUnsubscribe });
+  return deps.mail.send({ noticeKey: job.noticeKey, to: job.recipientEmail, ...rendered, listUnsubscribe }, { signal });
 }
 
 /** The SMS body from the type's `sms` template, its segments against the type's cap, then Twilio. */
@@ -348,7 +366,7 @@ async function sendSms(deps: SendPathDeps, job: JobRow, oneTimeCode: string, man
   return deps.sms.transport.send({ noticeKey: job.noticeKey, to: job.recipientPhone, body });
 }
 
-type CommitParams = {
+export type CommitParams = {
   deps: SendPathDeps;
   statements: SendPathStatements;
   job: JobRow;
@@ -394,6 +412,8 @@ async function commitOutcome({ deps, statements, job, outcome, ownedToken, attem
     sendOutcomes.inc({ notice_type: job.noticeType, outcome: 'unknown' });
     return { ack: true };
   }
+
+  if (outcome.failure === 'config_broken') return releaseUncounted({ deps, job, outcome, ownedToken, attempt });
 
   const plan = outcome.permanent
     ? ({ kind: 'give_up' } as const)

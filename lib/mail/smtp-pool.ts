@@ -178,9 +178,10 @@ export function createSmtpPool({ endpoint, phaseTimeoutMs, sendDeadlineMs, maxCo
       socketTimeout: phaseTimeoutMs,
     });
     const pooled: Pooled = { conn, messages: 0, closed: false };
-    // Errors after a step finished (an idle connection dropped) only retire the connection.
-    conn.on('error', () => discard(pooled));
-    conn.once('end', () => discard(pooled));
+    // Errors after a step finished (an idle connection dropped) only retire the connection; a
+    // microtask later, so a step in progress hears the error itself before close() ends the socket.
+    conn.on('error', () => queueMicrotask(() => discard(pooled)));
+    conn.once('end', () => queueMicrotask(() => discard(pooled)));
     // Greeting, EHLO, STARTTLS and the second EHLO: each reply within the idle timeout, all of them within two.
     const handshake = AbortSignal.any([cancel, AbortSignal.timeout(2 * phaseTimeoutMs)]);
     const connected = await runStep<void>(
