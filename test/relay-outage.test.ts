@@ -101,8 +101,9 @@ function openIntervals(worker: WorkerProcess): Array<[number, number]> {
   const intervals: Array<[number, number]> = [];
   let opened: number | null = null;
   for (const line of worker.logs()) {
-    if (line.msg === 'transport breaker opened') opened = Number(line.time);
-    if (line.msg === 'transport breaker closed: probe succeeded' && opened !== null) {
+    const msg = String(line.msg);
+    if (msg.startsWith('transport breaker opened')) opened = Number(line.time);
+    if (msg.startsWith('transport breaker closed') && opened !== null) {
       intervals.push([opened, Number(line.time)]);
       opened = null;
     }
