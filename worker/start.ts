@@ -117,11 +117,13 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     workerId,
     logger,
   });
+  const stopSends = new AbortController();
   const handler = createWakeupHandler({
     db,
     mail,
     rateLimiter,
     breakers,
+    stopping: stopSends.signal,
     ...(sms ? { sms } : {}),
     workerId,
     logger,
@@ -169,12 +171,14 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     metricsPort: metrics.port,
     stop: () => {
       stopping ??= (async () => {
-        await Promise.all([sweeper.stop(), replays.stop(), retention.stop(), reconciler.stop()]);
-        // The adapter aborts every delivery: one that has not claimed stops, a send before its
-        // body ends nothing-left (released); a body already handed over gets the grace, less 2 s
-        // to commit what it ends as, then is cut (unknown) rather than holding the stop.
+        // From the signal on: a send before its body ends nothing-left (released); a body already
+        // handed over gets the grace, less 2 s to commit what it ends as, then is cut (unknown)
+        // rather than holding the stop.
         breakers.stop();
+        stopSends.abort(new Error('worker stopping'));
         const cutoff = setTimeout(() => mail.cancelAll(), Math.max(0, config.WORKER_STOP_GRACE - 2_000));
+        await Promise.all([sweeper.stop(), replays.stop(), retention.stop(), reconciler.stop()]);
+        // The adapter aborts every delivery (one that has not claimed stops) and waits for the rest.
         await queue.stop();
         clearTimeout(cutoff);
         mail.close();

@@ -84,6 +84,12 @@ export type SendPathDeps = {
   checkpoint?: (point: CrashPoint) => void;
   /** A breaker per transport (lib/transport/breaker.ts): while one is open its jobs are deferred, nothing claimed. */
   breakers?: TransportBreakers;
+  /**
+   * Aborted when the worker stops: a send that has not reached its body ends at once (nothing
+   * left, released). Not the delivery's signal: its visibility deadline is the queue's business,
+   * and a send is bounded by its own deadlines (SMTP_SEND_DEADLINE) anyway.
+   */
+  stopping?: AbortSignal;
 };
 
 export class DeliveryAbortedError extends Error {
@@ -278,10 +284,10 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       oneTimeCode = held?.oneTimeCode ?? mintOneTimeCode();
     }
 
-    const outcome = await traceSend(sendNotice(deps, job, oneTimeCode, delivery.signal));
+    const outcome = await traceSend(sendNotice(deps, job, oneTimeCode));
     checkpoint('after_send');
     // A send we cut short ourselves (the worker stopping) says nothing about the transport.
-    if (!delivery.signal.aborted) deps.breakers?.record(transport, outcome);
+    if (!deps.stopping?.aborted) deps.breakers?.record(transport, outcome);
     const sentDetail = decision.kind === 'proceed' && decision.quietHoursOverridden ? 'quiet_hours_overridden' : null;
     const result = await traceCommit(commitOutcome({ deps, statements, job, outcome, ownedToken, attempt, claimCommittedAt, sentDetail }));
     checkpoint('after_commit');
@@ -305,7 +311,7 @@ async function takeToken(limiter: DomainRateLimiter, maxTokenWaitMs: number, key
   }
 }
 
-async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string, signal: AbortSignal): Promise<SmsOutcome> {
+async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string): Promise<SmsOutcome> {
   // The recipient page (cancel, preferences); the one-time code stays in the mail, and the page asks for it where the type says so.
   const manage = recipientPageUrl({
     secret: deps.settings.secret,
@@ -336,7 +342,7 @@ async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string, 
     const detail = error instanceof RenderError ? error.reason : 'render_failed';
     return { kind: 'rejected', permanent: true, code: null, errorClass: 'render_failed', detail };
   }
-  return deps.mail.send({ noticeKey: job.noticeKey, to: job.recipientEmail, ...rendered, listUnsubscribe }, { signal });
+  return deps.mail.send({ noticeKey: job.noticeKey, to: job.recipientEmail, ...rendered, listUnsubscribe }, { signal: deps.stopping });
 }
 
 /** The SMS body from the type's `sms` template, its segments against the type's cap, then Twilio. */
