@@ -96,7 +96,12 @@ export function createSmtpPool({ endpoint, phaseTimeoutMs, sendDeadlineMs, maxCo
   };
 
   /** Runs one protocol step; a connection error, its end, the step's deadline or cancel fail it, with the step's phase. */
-  const runStep = <T>(pooled: Pooled | null, phase: () => Phase, start: (done: (error: unknown, value?: T) => void) => void, cancel: AbortSignal) =>
+  const runStep = <T>(
+    pooled: Pooled | null,
+    phase: () => Phase,
+    start: (settle: { ok: (value: T) => void; fail: (error: unknown) => void }) => void,
+    cancel: AbortSignal,
+  ) =>
     new Promise<{ ok: true; value: T } | { ok: false; failure: SmtpFailure }>((resolve) => {
       let settled = false;
       const finish = (result: { ok: true; value: T } | { ok: false; failure: SmtpFailure }) => {
@@ -127,14 +132,14 @@ export function createSmtpPool({ endpoint, phaseTimeoutMs, sendDeadlineMs, maxCo
         pooled.conn.on('error', onError);
         pooled.conn.once('end', onEnd);
       }
-      start((error, value) => (error ? onError(error) : finish({ ok: true, value: value as T })));
+      start({ ok: (value) => finish({ ok: true, value }), fail: onError });
     });
 
   const connectSocket = (cancel: AbortSignal) =>
     runStep<net.Socket>(
       null,
       () => 'connect',
-      (done) => {
+      (settle) => {
         const socket = net.connect({ host: endpoint.host, port: endpoint.port });
         // Nagle's algorithm held the message body until the relay's delayed ACK: ~40 ms a send on Linux.
         socket.setNoDelay(true);
@@ -145,14 +150,14 @@ export function createSmtpPool({ endpoint, phaseTimeoutMs, sendDeadlineMs, maxCo
           clearTimeout(timer);
           cancel.removeEventListener('abort', onCancel);
           socket.destroy();
-          done(error);
+          settle.fail(error);
         }
         socket.once('error', fail);
         socket.once('connect', () => {
           clearTimeout(timer);
           cancel.removeEventListener('abort', onCancel);
           socket.off('error', fail);
-          done(null, socket);
+          settle.ok(socket);
         });
       },
       cancel,
@@ -187,7 +192,7 @@ export function createSmtpPool({ endpoint, phaseTimeoutMs, sendDeadlineMs, maxCo
     const connected = await runStep<void>(
       pooled,
       () => handshakePhase(conn),
-      (done) => conn.connect((error) => done(error ?? null)),
+      (settle) => conn.connect((error) => (error ? settle.fail(error) : settle.ok(undefined))),
       handshake,
     );
     if (!connected.ok) {
@@ -200,7 +205,7 @@ export function createSmtpPool({ endpoint, phaseTimeoutMs, sendDeadlineMs, maxCo
       const loggedIn = await runStep<void>(
         pooled,
         () => 'auth',
-        (done) => conn.login({ credentials }, (error) => done(error ?? null)),
+        (settle) => conn.login({ credentials }, (error) => (error ? settle.fail(error) : settle.ok(undefined))),
         cancel,
       );
       if (!loggedIn.ok) {
@@ -274,7 +279,7 @@ export function createSmtpPool({ endpoint, phaseTimeoutMs, sendDeadlineMs, maxCo
     const result = await runStep<string>(
       pooled,
       () => phase,
-      (done) =>
+      (settle) =>
         pooled.conn.send(message.envelope, body, (error, info) => {
           if (error) {
             // An envelope refusal names its command, and nodemailer then drains our message into
@@ -285,13 +290,13 @@ export function createSmtpPool({ endpoint, phaseTimeoutMs, sendDeadlineMs, maxCo
             else if (command === 'DATA' && code === 'EENVELOPE') phase = 'data';
             else if (command === 'API' && code === 'EENVELOPE') {
               // An address nodemailer will not put in RCPT TO (checked at scheduling, so rare): refused for this recipient, as a 553 would be.
-              done(Object.assign(new Error('invalid address'), { responseCode: 553, response: '553 invalid address' }));
+              settle.fail(Object.assign(new Error('invalid address'), { responseCode: 553, response: '553 invalid address' }));
               return;
             } else if (command === 'API') phase = 'mail_from';
-            done(error);
+            settle.fail(error);
             return;
           }
-          done(null, typeof info.response === 'string' ? info.response : '');
+          settle.ok(typeof info.response === 'string' ? info.response : '');
         }),
       bodyGuard.signal,
     );
