@@ -83,6 +83,8 @@ export const envSchema = z.object({
     .default('notice-wakeup'),
   SMTP_URL: z.url().default('smtp://127.0.0.1:2525'),
   SMTP_TIMEOUT: timer('30s'),
+  /** One SMTP send from its first byte to the final reply, a new connection included; SMTP_TIMEOUT bounds each step within it. */
+  SMTP_SEND_DEADLINE: timer('45s'),
   MAIL_FROM: z.string().default('Notices <notices@notices.localhost>'),
   /** The local SMTP sink (`scripts/smtp-sink.ts`, `npm run demo`) and where it posts its events. */
   SMTP_SINK_PORT: int(2525, 0, 65535),
@@ -110,6 +112,13 @@ export const envSchema = z.object({
    */
   SNS_CERT_DIR: z.string().min(1).optional(),
   WORKER_CONCURRENCY: int(8, 1, 256),
+  /** SIGTERM: how long sends past their body may finish (then they are cut, outcome unknown) before the worker exits. */
+  WORKER_STOP_GRACE: timer('30s').refine((ms) => ms >= 3_000, 'must be at least 3s'),
+  /** Consecutive nothing-left failures (refused connects, no greeting) that open a transport's breaker (lib/transport/breaker.ts). */
+  TRANSPORT_BREAKER_AFTER: int(5, 1, 1_000),
+  /** An open breaker's first probe; each failed probe doubles the wait, up to TRANSPORT_PROBE_CAP. */
+  TRANSPORT_PROBE_BASE: timer('2s'),
+  TRANSPORT_PROBE_CAP: timer('1m'),
   WORKER_METRICS_PORT: int(9464, 0, 65535),
   /**
    * Where the worker's /metrics listens. Without WORKER_METRICS_TOKEN it has no authentication, so

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
  */
 
 const usage =
-  'usage: npm run chaos -- [--seed N] [--notices N] [--workers N] [--concurrency N] [--kill-every MIN-MAX ms] [--faults reject451=0.04,reject550=0.01,stallPastVisibility=0.015,stallPastTimeout=0.01,dropAfterData=0.02] [--queue pgboss|rabbitmq (needs AMQP_URL)] [--keep]';
+  'usage: npm run chaos -- [--seed N] [--notices N] [--workers N] [--concurrency N] [--kill-every MIN-MAX ms] [--faults reject451=0.04,reject550=0.01,stallPastVisibility=0.015,stallPastTimeout=0.01,dropAfterData=0.02] [--queue pgboss|rabbitmq (needs AMQP_URL)] [--relay-outage MS (0: none; default a fifth of the spread, 3-15 s)] [--keep]';
 
 const faultNames = ['reject451', 'reject550', 'stallPastVisibility', 'stallPastTimeout', 'dropAfterData'] as const;
 
@@ -38,6 +38,7 @@ async function main(): Promise<number> {
         'kill-every': { type: 'string' },
         faults: { type: 'string' },
         queue: { type: 'string', default: 'pgboss' },
+        'relay-outage': { type: 'string' },
         keep: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -74,6 +75,9 @@ async function main(): Promise<number> {
   if (!killEvery || Number(killEvery[1]) > Number(killEvery[2]) || Number(killEvery[1]) < 100)
     throw new Error('--kill-every must look like 8000-20000 (milliseconds, min-max)');
   const notices = whole(values.notices ?? process.env.CHAOS_NOTICES, 10_000, 'notices');
+  const outageText = values['relay-outage'];
+  if (outageText !== undefined && !/^\d+$/.test(outageText)) throw new Error('--relay-outage must be milliseconds (0: the relay stays up)');
+  const relayOutage = outageText === undefined ? undefined : Number(outageText) === 0 ? false : { forMs: Number(outageText) };
   if (values.queue !== 'pgboss' && values.queue !== 'rabbitmq') throw new Error('--queue must be pgboss or rabbitmq');
   const amqpUrl = process.env.AMQP_URL;
   if (values.queue === 'rabbitmq' && !amqpUrl) throw new Error('--queue rabbitmq needs AMQP_URL (e.g. amqp://guest:guest@127.0.0.1:5672)');
@@ -103,6 +107,7 @@ async function main(): Promise<number> {
       killEveryMs: [Number(killEvery[1]), Number(killEvery[2])],
       crashPointChance: 0.15,
       faults: parseFaults(values.faults),
+      ...(relayOutage === undefined ? {} : { relayOutage }),
       ...(values.queue === 'rabbitmq' && amqpUrl ? { rabbitmq: { url: amqpUrl } } : {}),
       signal: abort.signal,
       log: (line) => console.log(`chaos: ${line}`),

@@ -8,8 +8,8 @@ import { createTestDatabase } from '@/testing/db';
  * The chaos suite at a fixed seed and a small N (the full run is `npm run chaos`): the producer
  * API and the provider webhook of the built console under `next start`, three real worker
  * processes SIGKILLed and restarted, a sink that rejects, stalls past the visibility timeout
- * and drops after DATA, every request posted twice, the window replayed, provider events
- * reconciled. Zero duplicates, zero lost, zero unresolved claims with evidence — and the chaos
+ * and drops after DATA, a relay that refuses connects for a while, every request posted twice,
+ * the window replayed, provider events reconciled. Zero duplicates, zero lost, zero unresolved claims with evidence — and the chaos
  * must really have happened.
  */
 const SEED = 20_261_129;
@@ -63,6 +63,7 @@ describe('chaos, fixed seed', () => {
       'drop_after_data',
       'reject_451',
       'reject_550',
+      'relay_outage',
       'sms_429',
       'sms_5xx',
       'sms_callbacks_dropped',
@@ -73,6 +74,8 @@ describe('chaos, fixed seed', () => {
       'stall_past_timeout',
       'stall_past_visibility',
     ]);
+    // The relay really went down (its port refusing connects) and came back mid-run.
+    expect(report.relayOutage?.forMs).toBeGreaterThan(0);
     // Both channels really ran: SMS through the Twilio peer, its signed callbacks all accepted by the console.
     expect(report.sms.messages).toBeGreaterThan(20);
     expect(report.sms.callbacks).toBeGreaterThan(report.sms.messages);

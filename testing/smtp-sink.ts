@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { Socket } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { signGenericRequest } from '@/lib/events/generic-signature';
 import { correlationFromMessageId } from '@/lib/ledger/notice-key';
@@ -29,6 +29,8 @@ export type SinkFault =
   | { kind: 'reject'; code: 451 | 550; times?: number; at?: 'data' | 'rcpt' }
   | { kind: 'stall'; ms?: number; times?: number }
   | { kind: 'drop-after-data'; times?: number }
+  /** AUTH answered `535 5.7.8 Authentication credentials invalid`, whatever the credentials (needs the `auth` option). */
+  | { kind: 'refuse-auth' }
   | { kind: 'per-message'; decide: (message: FaultContext) => MessageFault };
 
 /** What a `per-message` fault decision sees at the end of DATA. */
@@ -91,6 +93,8 @@ export type SmtpSinkOptions = {
    * the relay holds the whole message, so a real provider would deliver it and report it.
    */
   eventsForDropped?: boolean;
+  /** Offer AUTH (PLAIN, LOGIN, over plain TCP) and require these credentials before MAIL FROM. */
+  auth?: { user: string; pass: string };
 };
 
 export type SmtpSink = {
@@ -103,6 +107,10 @@ export type SmtpSink = {
   countByCorrelation: (correlation: string) => number;
   countByMessageId: (messageId: string) => number;
   setFault: (fault: SinkFault) => void;
+  /** Stops listening and cuts every connection: a relay that is down, its port refusing connects. */
+  goDown: () => Promise<void>;
+  /** Listens again on the same port (the relay is back); `messages()` and the rest are kept. */
+  comeBack: () => Promise<void>;
   /** Accepts every stalled message now (250 to the client if it is still connected). */
   releaseStalled: () => number;
   /** Resolves with messages() once `count` messages are received or `predicate` holds. */
@@ -192,6 +200,7 @@ export async function startSmtpSink({
   maxBytes = 10 * 1024 * 1024,
   eventRetryDelaysMs = [250, 1_000, 3_000, 10_000],
   eventsForDropped = false,
+  auth,
 }: SmtpSinkOptions = {}): Promise<SmtpSink> {
   if (eventsUrl && (!eventsSecret || eventsSecret.length < 32)) {
     throw new Error('startSmtpSink: eventsSecret (at least 32 characters) is required with eventsUrl');
@@ -215,7 +224,7 @@ export async function startSmtpSink({
   const takeFault = (stage: 'rcpt' | 'data'): SinkFault => {
     const current = fault;
     if (current.kind === 'none') return current;
-    if (current.kind === 'per-message') return { kind: 'none' };
+    if (current.kind === 'per-message' || current.kind === 'refuse-auth') return { kind: 'none' };
     const faultStage = current.kind === 'reject' ? (current.at ?? 'data') : 'data';
     if (faultStage !== stage) return { kind: 'none' };
     faultUses += 1;
@@ -298,8 +307,17 @@ export async function startSmtpSink({
 
   const server = new SMTPServer({
     logger: false,
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
+    authOptional: !auth,
+    disabledCommands: auth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
+    allowInsecureAuth: true,
+    authMethods: ['PLAIN', 'LOGIN'],
+    onAuth(credentials, _session, callback) {
+      if (fault.kind === 'refuse-auth' || !auth || credentials.username !== auth.user || credentials.password !== auth.pass) {
+        callback(smtpError(535, '5.7.8 Authentication credentials invalid'));
+        return;
+      }
+      callback(null, { user: credentials.username });
+    },
     hideSTARTTLS: true,
     size: maxBytes,
     closeTimeout: 1_000,
@@ -387,6 +405,7 @@ export async function startSmtpSink({
   });
   const address = server.server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
+  let down = false;
 
   const messages = () => [...received];
   const matchesMessageId = (given: string, wanted: string) => given.replace(/^<|>$/g, '') === wanted.replace(/^<|>$/g, '');
@@ -402,6 +421,24 @@ export async function startSmtpSink({
     setFault: (next) => {
       fault = next;
       faultUses = 0;
+    },
+    goDown: async () => {
+      if (down) return;
+      down = true;
+      const closedServer = new Promise<void>((resolve) => server.server.close(() => resolve()));
+      for (const socket of sockets.values()) socket.destroy();
+      await closedServer;
+    },
+    comeBack: async () => {
+      if (!down) return;
+      await new Promise<void>((resolve, reject) => {
+        server.server.once('error', reject);
+        server.server.listen(boundPort, host, () => {
+          server.server.off('error', reject);
+          resolve();
+        });
+      });
+      down = false;
     },
     releaseStalled: () => {
       const all = [...held.values()];
@@ -446,6 +483,29 @@ export async function startSmtpSink({
       retryTimers.clear();
       await Promise.allSettled([...pendingPosts]);
       for (const socket of sockets.values()) socket.destroy();
+      if (down) return;
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A TCP peer that accepts connections and never says a word: a relay whose greeting never comes. */
+export async function startSilentPeer(): Promise<{ port: number; connections: () => number; stop: () => Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let accepted = 0;
+  const server = createServer((socket) => {
+    accepted += 1;
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    connections: () => accepted,
+    stop: async () => {
+      for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

@@ -163,10 +163,26 @@ export async function startTwilioPeer({
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const path = new URL(req.url ?? '/', 'http://peer').pathname;
-      const match = /^\/2010-04-01\/Accounts\/([^/]+)\/Messages\.json$/.exec(path);
-      if (!match || req.method !== 'POST') return fail(res, 404, 20404, 'The requested resource was not found');
       const auth = /^Basic (.+)$/.exec(req.headers.authorization ?? '');
       const [user, pass] = auth?.[1] ? Buffer.from(auth[1], 'base64').toString('utf8').split(':') : [];
+      // GET /2010-04-01/Accounts/{AccountSid}.json: the account resource (what a transport probe reads).
+      const account = /^\/2010-04-01\/Accounts\/([^/]+)\.json$/.exec(path);
+      if (account && req.method === 'GET') {
+        if (user !== accountSid || pass !== authToken || account[1] !== accountSid) return fail(res, 401, 20003);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            sid: accountSid,
+            friendly_name: 'notice-ledger test account',
+            status: 'active',
+            type: 'Full',
+            uri: `/2010-04-01/Accounts/${accountSid}.json`,
+          }),
+        );
+        return;
+      }
+      const match = /^\/2010-04-01\/Accounts\/([^/]+)\/Messages\.json$/.exec(path);
+      if (!match || req.method !== 'POST') return fail(res, 404, 20404, 'The requested resource was not found');
       if (user !== accountSid || pass !== authToken || match[1] !== accountSid) return fail(res, 401, 20003);
       const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
       const index = received;

@@ -30,7 +30,14 @@ async function main(): Promise<void> {
       return;
     }
     signalled = true;
-    logger.info({ signal }, 'stopping: no new work, finishing in-flight sends');
+    logger.info({ signal, graceMs: settings.WORKER_STOP_GRACE }, 'stopping: no new work, finishing in-flight sends');
+    // The last word: whatever still runs at the grace (a commit on a database that hangs) is left
+    // as a crash leaves it, which the ledger is built for (a claim held stays, quarantined).
+    setTimeout(() => {
+      logger.error({ graceMs: settings.WORKER_STOP_GRACE }, 'stop grace over; exiting with work in flight');
+      logger.flush?.();
+      process.exit(1);
+    }, settings.WORKER_STOP_GRACE).unref();
     worker
       .stop()
       // Last: the spans of the sends that just finished are in the batch it flushes.

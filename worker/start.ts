@@ -11,6 +11,7 @@ import { startPeriodic } from '@/lib/periodic';
 import { retentionPolicyFrom, startRetention } from '@/lib/retention';
 import type { Logger } from '@/lib/log';
 import { createMailTransport } from '@/lib/mail/transport';
+import { createTransportBreakers } from '@/lib/transport/breaker';
 import { createSmsTransport, statusCallbackUrl } from '@/lib/sms/transport';
 import { createQueue } from '@/lib/queue';
 import { startReplayRunner, type ReplayCrashPoint } from '@/lib/replay/runner';
@@ -88,6 +89,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   const mail = createMailTransport({
     smtpUrl: config.SMTP_URL,
     timeoutMs: config.SMTP_TIMEOUT,
+    sendDeadlineMs: config.SMTP_SEND_DEADLINE,
     from: config.MAIL_FROM,
     messageIdDomain: config.MESSAGE_ID_DOMAIN,
     maxConnections: config.WORKER_CONCURRENCY,
@@ -114,10 +116,20 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     logger,
   });
 
+  const breakers = createTransportBreakers({
+    db,
+    probes: { smtp: mail.probe, ...(sms ? { twilio: sms.transport.probe } : {}) },
+    settings: { threshold: config.TRANSPORT_BREAKER_AFTER, probeBaseMs: config.TRANSPORT_PROBE_BASE, probeCapMs: config.TRANSPORT_PROBE_CAP },
+    workerId,
+    logger,
+  });
+  const stopSends = new AbortController();
   const handler = createWakeupHandler({
     db,
     mail,
     rateLimiter,
+    breakers,
+    stopping: stopSends.signal,
     ...(sms ? { sms } : {}),
     workerId,
     logger,
@@ -166,10 +178,16 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
     metricsPort: metrics.port,
     stop: () => {
       stopping ??= (async () => {
+        // From the signal on: a send before its body ends nothing-left (released); a body already
+        // handed over gets the grace, less 2 s to commit what it ends as, then is cut (unknown)
+        // rather than holding the stop.
+        breakers.stop();
+        stopSends.abort(new Error('worker stopping'));
+        const cutoff = setTimeout(() => mail.cancelAll(), Math.max(0, config.WORKER_STOP_GRACE - 2_000));
         await Promise.all([sweeper.stop(), replays.stop(), retention.stop(), reconciler.stop()]);
-        // The adapter aborts deliveries that have not claimed yet and waits for the rest:
-        // a send already handed over is finished and committed before its ack.
+        // The adapter aborts every delivery (one that has not claimed stops) and waits for the rest.
         await queue.stop();
+        clearTimeout(cutoff);
         mail.close();
         await metrics.close();
         await pool.end();

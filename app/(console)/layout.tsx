@@ -4,11 +4,13 @@ import { redirect } from 'next/navigation';
 import { getDb } from '@/db/client';
 import { countQuarantined } from '@/db/queries/ledger/read';
 import { countComplianceGaps } from '@/db/queries/windows';
+import { listTransportsDown } from '@/db/queries/transport-status';
 import { can } from '@/lib/auth/permissions';
 import { roleLabels } from '@/lib/auth/roles';
 import { config } from '@/lib/config';
 import { SignOutButton } from '@/components/auth/sign-out-button';
 import { Nav, type NavItem } from '@/components/ui/nav';
+import { TransportBanner } from '@/components/ui/transport-banner';
 import { currentSession } from '@/app/_server/auth';
 
 export const dynamic = 'force-dynamic';
@@ -17,9 +19,10 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const session = await currentSession();
   if (!session) redirect('/signin');
   const role = session.user.role;
-  const [quarantined, gaps] = await Promise.all([
+  const [quarantined, gaps, transportsDown] = await Promise.all([
     can(role, 'quarantine.read') ? countQuarantined(getDb(), { quarantineAfterMs: config().QUARANTINE_AFTER }) : 0,
     can(role, 'windows.read') ? countComplianceGaps(getDb()).then((rows) => rows.reduce((sum, row) => sum + row.count, 0)) : 0,
+    listTransportsDown(getDb()),
   ]);
   const items: NavItem[] = [
     { href: '/', label: 'Overview' },
@@ -50,7 +53,19 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           </div>
         </div>
       </header>
-      <main>{children}</main>
+      <main>
+        <TransportBanner
+          down={transportsDown.map((row) => ({
+            transport: row.transport,
+            reason: row.reason,
+            errorClass: row.errorClass,
+            code: row.code,
+            since: row.since.toISOString(),
+            checkedAt: row.checkedAt.toISOString(),
+          }))}
+        />
+        {children}
+      </main>
     </>
   );
 }

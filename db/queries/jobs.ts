@@ -173,3 +173,19 @@ export async function recordUnknownOutcome(db: DbOrTx, { jobId, errorClass }: { 
     .set({ attempts: sql`${reminderJobs.attempts} + 1`, lastErrorClass: errorClass, updatedAt: sql`now()` })
     .where(and(eq(reminderJobs.id, jobId), eq(reminderJobs.state, 'claimed')));
 }
+
+/**
+ * Our transport's configuration refused the send (SMTP 535, Twilio 20003): back to pending for
+ * `nextAttemptAt`, the error recorded, and no attempt counted: the notice did nothing wrong.
+ */
+export async function releaseJobUncounted(
+  db: DbOrTx,
+  { jobId, nextAttemptAt, errorClass }: { jobId: string; nextAttemptAt: Date; errorClass: string },
+): Promise<boolean> {
+  const rows = await db
+    .update(reminderJobs)
+    .set({ state: 'pending', nextAttemptAt, lastErrorClass: errorClass, updatedAt: sql`now()` })
+    .where(and(eq(reminderJobs.id, jobId), inArray(reminderJobs.state, ['pending', 'claimed'])))
+    .returning({ id: reminderJobs.id });
+  return rows.length > 0;
+}

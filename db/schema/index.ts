@@ -9,3 +9,4 @@ export * from './audit';
 export * from './overview';
 export * from './recipients';
 export * from './sms';
+export * from './transports';

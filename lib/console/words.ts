@@ -30,6 +30,7 @@ const deferralText: Record<string, string> = {
   quiet_hours: "the recipient's quiet hours",
   rate_limited: "the recipient domain's rate limit",
   rate_limit: "the recipient domain's rate limit",
+  transport_down: 'its transport was down: sending was paused, no attempt counted, until a probe reached it again',
 };
 
 /** Why a policy suppression happened, when the attempt's detail says more than the reason. */
@@ -173,3 +174,33 @@ export const preferenceStateText: Record<string, string> = {
   opted_out: 'opted out: courtesy reminders are not sent',
   required: 'always sent: required by law, cannot be opted out of (a hard bounce, a complaint or a manual suppression still stops it)',
 };
+
+/** What the console's banner says about a transport last seen down (transport_status, lib/transport/breaker.ts). */
+export function transportDownText(row: {
+  transport: 'smtp' | 'twilio';
+  reason: 'nothing_left' | 'config_broken' | null;
+  errorClass: string | null;
+  code: number | null;
+}): {
+  headline: string;
+  action: string;
+} {
+  const name = row.transport === 'smtp' ? 'SMTP' : 'Twilio';
+  if (row.reason === 'config_broken') {
+    if (row.transport === 'smtp' && (row.code === 535 || row.code === 534 || row.code === 538)) {
+      return { headline: `SMTP login refused (${row.code})`, action: 'check SMTP_URL credentials' };
+    }
+    if (row.transport === 'smtp' && row.code === 530) return { headline: 'SMTP relay requires a login (530)', action: 'add credentials to SMTP_URL' };
+    if (row.transport === 'smtp')
+      return {
+        headline: `SMTP relay refuses our sender (${row.code ?? row.errorClass ?? 'refused'})`,
+        action: "check MAIL_FROM and the relay's sender policy",
+      };
+    return {
+      headline: `Twilio refused our account (${row.errorClass?.replace(/^twilio_/, '') ?? 'refused'})`,
+      action: 'check TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM',
+    };
+  }
+  const cause = row.errorClass ? ` (${row.errorClass.replace(/_/g, ' ')})` : '';
+  return { headline: `${name} unreachable${cause}`, action: 'sending is paused and resumes by itself when a probe gets through' };
+}

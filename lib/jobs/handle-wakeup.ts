@@ -38,6 +38,8 @@ import { decidePolicy, windowClosed, type PolicyDecision } from './policy';
 import { recipientDomain, smsThrottleKey, type DomainRateLimiter } from './rate-limit';
 import { createSendPathStatements, type SendPathStatements } from './send-path-statements';
 import { commitSmsFallback } from './sms-fallback';
+import { releaseUncounted, transportOfChannel } from './transport-pause';
+import type { TransportBreakers } from '@/lib/transport/breaker';
 
 /**
  * The send path. Order is the invariant (DESIGN.md "The send path"):
@@ -84,6 +86,14 @@ export type SendPathDeps = {
   now?: () => Date;
   /** Test hook for crash tests: called at each named point; the worker SIGKILLs itself there. */
   checkpoint?: (point: CrashPoint) => void;
+  /** A breaker per transport (lib/transport/breaker.ts): while one is open its jobs are deferred, nothing claimed. */
+  breakers?: TransportBreakers;
+  /**
+   * Aborted when the worker stops: a send that has not reached its body ends at once (nothing
+   * left, released). Not the delivery's signal: its visibility deadline is the queue's business,
+   * and a send is bounded by its own deadlines (SMTP_SEND_DEADLINE) anyway.
+   */
+  stopping?: AbortSignal;
 };
 
 export class DeliveryAbortedError extends Error {
@@ -181,6 +191,18 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
     };
     if (policyApplies && decision.kind === 'suppress') return suppress(decision);
 
+    // A transport whose breaker is open takes no claim: the job waits for its next probe, no attempt counted.
+    const transport = transportOfChannel(job.channel);
+    const pausedUntil = deps.breakers?.pausedUntil(transport) ?? null;
+    if (pausedUntil && (job.state === 'pending' || !(await isClaimHeld(db, job.noticeKey)))) {
+      await db.transaction(async (tx) => {
+        await deferJob(tx, { jobId: job.id, until: pausedUntil, reopen: true });
+        await recordAttempt(tx, attempt('deferred', { detail: 'transport_down' }));
+      });
+      deferrals.inc({ notice_type: job.noticeType, cause: 'transport_down' });
+      return { ack: true, wakeAt: pausedUntil };
+    }
+
     // An SMS draws from its sender × destination-country bucket; an email from its domain's.
     const sms = job.channel === 'sms' ? deps.sms : undefined;
     const domain = job.channel === 'sms' ? `sms:${countryOf(job.recipientPhone ?? '')}` : recipientDomain(job.recipientEmail ?? '');
@@ -268,6 +290,8 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
 
     const outcome = await traceSend(sendNotice(deps, job, oneTimeCode));
     checkpoint('after_send');
+    // A send we cut short ourselves (the worker stopping) says nothing about the transport.
+    if (!deps.stopping?.aborted) deps.breakers?.record(transport, outcome);
     const sentDetail = decision.kind === 'proceed' && decision.quietHoursOverridden ? 'quiet_hours_overridden' : null;
     const result = await traceCommit(commitOutcome({ deps, statements, job, outcome, ownedToken, attempt, claimCommittedAt, sentDetail }));
     checkpoint('after_commit');
@@ -317,7 +341,7 @@ async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string):
     return { kind: 'rejected', permanent: true, code: null, errorClass: 'render_failed', detail };
   }
   // An email job always has the address (check reminder_jobs_email_has_address).
-  return deps.mail.send({ noticeKey: job.noticeKey, to: job.recipientEmail ?? '', ...rendered, listUnsubscribe });
+  return deps.mail.send({ noticeKey: job.noticeKey, to: job.recipientEmail ?? '', ...rendered, listUnsubscribe }, { signal: deps.stopping });
 }
 
 /** The SMS body from the type's `sms` template, its segments against the type's cap, then Twilio. */
@@ -347,7 +371,7 @@ async function sendSms(deps: SendPathDeps, job: JobRow, oneTimeCode: string, man
   return deps.sms.transport.send({ noticeKey: job.noticeKey, to: job.recipientPhone, body });
 }
 
-type CommitParams = {
+export type CommitParams = {
   deps: SendPathDeps;
   statements: SendPathStatements;
   job: JobRow;
@@ -393,6 +417,8 @@ async function commitOutcome({ deps, statements, job, outcome, ownedToken, attem
     sendOutcomes.inc({ notice_type: job.noticeType, outcome: 'unknown' });
     return { ack: true };
   }
+
+  if (outcome.failure === 'config_broken') return releaseUncounted({ deps, job, outcome, ownedToken, attempt });
 
   // A required text refused for good for this number goes by email instead, as the same notice.
   const fallback = await commitSmsFallback({ db, config: settings.noticeConfig, job, outcome, ownedToken, attempt, now: (deps.now ?? (() => new Date()))() });

@@ -1,48 +1,41 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { freePort } from '@/db/embedded';
 import { correlationOf } from '@/lib/ledger/notice-key';
-import { startSmtpSink } from '@/testing/smtp-sink';
-import { classifySendError, correlationHeaders, createMailTransport, listUnsubscribeHeaders, providerIdFromResponse } from './transport';
+import { startSilentPeer, startSmtpSink } from '@/testing/smtp-sink';
+import type { SmtpFailure } from './smtp-pool';
+import { classifySmtpFailure, correlationHeaders, createMailTransport, listUnsubscribeHeaders, providerIdFromResponse } from './transport';
 
-const err = (fields: Record<string, unknown>, message = 'failed') => Object.assign(new Error(message), fields);
+const failure = (phase: SmtpFailure['phase'], code: number | null, response: string | null = null): SmtpFailure => ({
+  phase,
+  code,
+  response,
+  errorClass: code === null ? 'connection_lost' : `smtp_${code}`,
+});
 
-describe('classifySendError', () => {
-  it('treats a 4xx reply as a definite, temporary rejection', () => {
-    expect(classifySendError(err({ code: 'EMESSAGE', responseCode: 451, command: 'DATA' }))).toEqual({
+describe('classifySmtpFailure', () => {
+  it('a 4xx before the body is a definite, temporary rejection', () => {
+    expect(classifySmtpFailure(failure('rcpt_to', 451))).toEqual({
       kind: 'rejected',
       permanent: false,
       code: 451,
       errorClass: 'smtp_451',
+      failure: 'nothing_left',
+      phase: 'rcpt_to',
     });
   });
 
-  it('treats a 5xx reply as a definite, permanent rejection', () => {
-    expect(classifySendError(err({ code: 'EENVELOPE', responseCode: 550, command: 'RCPT TO' }))).toEqual({
-      kind: 'rejected',
-      permanent: true,
-      code: 550,
-      errorClass: 'smtp_550',
-    });
+  it('a 5xx at RCPT is refused for this recipient', () => {
+    expect(classifySmtpFailure(failure('rcpt_to', 550))).toMatchObject({ kind: 'rejected', permanent: true, failure: 'recipient_refused' });
   });
 
-  it('treats a refused connection as definitely not sent', () => {
-    expect(classifySendError(err({ code: 'ESOCKET', command: 'CONN', syscall: 'connect', errno: -111 }, 'connect ECONNREFUSED 127.0.0.1:1'))).toMatchObject({
-      kind: 'rejected',
-      permanent: false,
-      errorClass: 'connect_failed',
-    });
+  it('535 at AUTH is our configuration, never permanent for the notice', () => {
+    expect(classifySmtpFailure(failure('auth', 535))).toMatchObject({ kind: 'rejected', permanent: false, failure: 'config_broken', code: 535 });
   });
 
-  it('treats a timeout or a dropped connection as unknown', () => {
-    expect(classifySendError(err({ code: 'ETIMEDOUT', command: 'CONN' }))).toEqual({ kind: 'unknown', errorClass: 'timeout' });
-    expect(classifySendError(err({ code: 'ECONNECTION', command: 'CONN' }, 'Connection closed unexpectedly'))).toEqual({
-      kind: 'unknown',
-      errorClass: 'connection_lost',
-    });
-  });
-
-  it('does not trust a reply code carried by a lost connection', () => {
-    expect(classifySendError(err({ code: 'ECONNECTION', responseCode: 451, command: 'CONN' }))).toMatchObject({ kind: 'unknown' });
+  it('a lost connection is unknown only once the body was handed over', () => {
+    expect(classifySmtpFailure(failure('greeting', null))).toMatchObject({ kind: 'rejected', failure: 'nothing_left' });
+    expect(classifySmtpFailure(failure('mail_from', null))).toMatchObject({ kind: 'rejected', failure: 'nothing_left' });
+    expect(classifySmtpFailure(failure('body', null))).toEqual({ kind: 'unknown', errorClass: 'connection_lost', phase: 'body' });
   });
 });
 
@@ -55,11 +48,13 @@ describe('a reply that says the mailbox does not exist', () => {
     '550 Mailbox not found',
   ])('%s → permanent, mailbox unknown', (response) => {
     const code = Number(response.slice(0, 3));
-    expect(classifySendError(Object.assign(new Error('rcpt'), { code: 'EENVELOPE', responseCode: code, response }))).toEqual({
+    expect(classifySmtpFailure(failure('rcpt_to', code, response))).toEqual({
       kind: 'rejected',
       permanent: true,
       code,
       errorClass: `smtp_${code}`,
+      failure: 'recipient_refused',
+      phase: 'rcpt_to',
       mailboxUnknown: true,
     });
   });
@@ -67,7 +62,7 @@ describe('a reply that says the mailbox does not exist', () => {
   it.each(['550 Mailbox unavailable', '550 5.7.1 Message rejected as spam', '554 5.7.1 Relay access denied', '451 4.1.1 user unknown, try later'])(
     '%s → not a missing mailbox',
     (response) => {
-      const outcome = classifySendError(Object.assign(new Error('rcpt'), { code: 'EENVELOPE', responseCode: Number(response.slice(0, 3)), response }));
+      const outcome = classifySmtpFailure(failure('rcpt_to', Number(response.slice(0, 3)), response));
       expect(outcome).not.toHaveProperty('mailboxUnknown');
     },
   );
@@ -109,8 +104,11 @@ describe('correlationHeaders', () => {
 });
 
 describe('pooled transport against a real SMTP peer', () => {
-  const send = (transport: ReturnType<typeof createMailTransport>, n: number) =>
-    transport.send({ noticeKey: n.toString(16).padStart(2, '0').repeat(32), to: `r${String(n)}@example.org`, subject: 's', text: 't', html: '<p>t</p>' });
+  const send = (transport: ReturnType<typeof createMailTransport>, n: number, signal?: AbortSignal) =>
+    transport.send(
+      { noticeKey: n.toString(16).padStart(2, '0').repeat(32), to: `r${String(n)}@example.org`, subject: 's', text: 't', html: '<p>t</p>' },
+      { signal },
+    );
 
   it('never resends a message whose connection was cut after DATA: unknown, and the peer holds it once', async () => {
     const sink = await startSmtpSink();
@@ -118,7 +116,7 @@ describe('pooled transport against a real SMTP peer', () => {
     try {
       expect(await send(transport, 1)).toMatchObject({ kind: 'accepted' });
       sink.setFault({ kind: 'drop-after-data', times: 1 });
-      expect(await send(transport, 2)).toEqual({ kind: 'unknown', errorClass: 'connection_lost' });
+      expect(await send(transport, 2)).toEqual({ kind: 'unknown', errorClass: 'connection_lost', phase: 'body' });
       // A requeue would reach the peer on another pooled connection within milliseconds.
       expect(await send(transport, 3)).toMatchObject({ kind: 'accepted' });
       expect(sink.countByCorrelation(correlationOf('02'.repeat(32)))).toBe(1);
@@ -134,7 +132,14 @@ describe('pooled transport against a real SMTP peer', () => {
     const transport = createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'from@example.org', messageIdDomain: 'example.org', maxConnections: 1 });
     try {
       sink.setFault({ kind: 'reject', code: 451, times: 1 });
-      expect(await send(transport, 4)).toEqual({ kind: 'rejected', permanent: false, code: 451, errorClass: 'smtp_451' });
+      expect(await send(transport, 4)).toMatchObject({
+        kind: 'rejected',
+        permanent: false,
+        code: 451,
+        errorClass: 'smtp_451',
+        failure: 'nothing_left',
+        phase: 'body',
+      });
       expect(await send(transport, 5)).toMatchObject({ kind: 'accepted' });
     } finally {
       transport.close();
@@ -155,6 +160,139 @@ describe('pooled transport against a real SMTP peer', () => {
       expect(await send(transport, 6)).toMatchObject({ kind: 'rejected', permanent: false, errorClass: 'connect_failed' });
     } finally {
       transport.close();
+    }
+  });
+
+  it('recovers from refused connects: after more refusals than connections, the relay coming back takes every message (issue 23)', async () => {
+    // nodemailer's SMTPPool kept each refused PoolResource, unavailable, for good: 8 refusals
+    // with 8 connections and every later send waited forever, the relay back or not.
+    const port = await freePort();
+    const transport = createMailTransport({
+      smtpUrl: `smtp://127.0.0.1:${String(port)}`,
+      timeoutMs: 2_000,
+      from: 'from@example.org',
+      messageIdDomain: 'example.org',
+      maxConnections: 2,
+    });
+    const sink = await startSmtpSink({ port });
+    await sink.goDown();
+    try {
+      const refused = await Promise.all([10, 11, 12, 13, 14].map((n) => send(transport, n)));
+      expect(refused.map((outcome) => outcome.kind === 'rejected' && outcome.errorClass)).toEqual(Array(5).fill('connect_failed'));
+      await sink.comeBack();
+      const after = await Promise.all([15, 16, 17, 18, 19].map((n) => send(transport, n)));
+      expect(after.map((outcome) => outcome.kind)).toEqual(Array(5).fill('accepted'));
+      expect(sink.messages()).toHaveLength(5);
+    } finally {
+      transport.close();
+      await sink.stop();
+    }
+  });
+
+  it('an abort before the body ends the send at once, nothing left; the relay never sees the message', async () => {
+    const silent = await startSilentPeer();
+    const transport = createMailTransport({
+      smtpUrl: `smtp://127.0.0.1:${String(silent.port)}`,
+      timeoutMs: 30_000,
+      from: 'from@example.org',
+      messageIdDomain: 'example.org',
+      maxConnections: 1,
+    });
+    try {
+      const stop = new AbortController();
+      const pending = transport.send({ noticeKey: '20'.repeat(32), to: 'r@example.org', subject: 's', text: 't', html: '<p>t</p>' }, { signal: stop.signal });
+      await vi.waitFor(() => expect(silent.connections()).toBe(1));
+      const startedAt = Date.now();
+      stop.abort(new Error('worker stopping'));
+      expect(await pending).toMatchObject({ kind: 'rejected', failure: 'nothing_left', phase: 'greeting', errorClass: 'send_aborted' });
+      expect(Date.now() - startedAt).toBeLessThan(1_000);
+    } finally {
+      transport.close();
+      await silent.stop();
+    }
+  });
+
+  it('an abort after the body waits for the reply: a stalled relay that answers in time still counts as accepted', async () => {
+    const sink = await startSmtpSink();
+    const transport = createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'from@example.org', messageIdDomain: 'example.org', maxConnections: 1 });
+    try {
+      sink.setFault({ kind: 'stall', times: 1 });
+      const stop = new AbortController();
+      const pending = send(transport, 21, stop.signal);
+      await vi.waitFor(() => expect(sink.stalled()).toHaveLength(1));
+      stop.abort(new Error('worker stopping'));
+      sink.releaseStalled();
+      expect(await pending).toMatchObject({ kind: 'accepted' });
+    } finally {
+      transport.close();
+      await sink.stop();
+    }
+  });
+
+  it('cancelAll cuts a body waiting for its reply: unknown (the relay holds it)', async () => {
+    const sink = await startSmtpSink();
+    const transport = createMailTransport({
+      smtpUrl: sink.url,
+      timeoutMs: 30_000,
+      from: 'from@example.org',
+      messageIdDomain: 'example.org',
+      maxConnections: 1,
+    });
+    try {
+      sink.setFault({ kind: 'stall', times: 1 });
+      const pending = send(transport, 22);
+      await vi.waitFor(() => expect(sink.stalled()).toHaveLength(1));
+      transport.cancelAll();
+      expect(await pending).toEqual({ kind: 'unknown', errorClass: 'send_aborted', phase: 'body' });
+    } finally {
+      transport.close();
+      await sink.stop();
+    }
+  });
+
+  it('the overall deadline ends a send whose relay trickles: nothing hangs past sendDeadlineMs', async () => {
+    const sink = await startSmtpSink();
+    const transport = createMailTransport({
+      smtpUrl: sink.url,
+      timeoutMs: 5_000,
+      sendDeadlineMs: 400,
+      from: 'from@example.org',
+      messageIdDomain: 'example.org',
+      maxConnections: 1,
+    });
+    try {
+      sink.setFault({ kind: 'stall', times: 1 });
+      expect(await send(transport, 23)).toEqual({ kind: 'unknown', errorClass: 'timeout', phase: 'body' });
+    } finally {
+      transport.close();
+      await sink.stop();
+    }
+  });
+
+  it('probe: connect, EHLO, AUTH and QUIT, no message', async () => {
+    const sink = await startSmtpSink({ auth: { user: 'u', pass: 'p' } });
+    const good = createMailTransport({
+      smtpUrl: `smtp://u:p@127.0.0.1:${String(sink.port)}`,
+      timeoutMs: 2_000,
+      from: 'f@example.org',
+      messageIdDomain: 'example.org',
+      maxConnections: 1,
+    });
+    const wrong = createMailTransport({
+      smtpUrl: `smtp://u:x@127.0.0.1:${String(sink.port)}`,
+      timeoutMs: 2_000,
+      from: 'f@example.org',
+      messageIdDomain: 'example.org',
+      maxConnections: 1,
+    });
+    try {
+      expect(await good.probe()).toMatchObject({ kind: 'accepted' });
+      expect(await wrong.probe()).toMatchObject({ kind: 'rejected', failure: 'config_broken', code: 535, phase: 'auth' });
+      expect(sink.messages()).toHaveLength(0);
+    } finally {
+      good.close();
+      wrong.close();
+      await sink.stop();
     }
   });
 });

@@ -1,25 +1,34 @@
-import net from 'node:net';
-import nodemailer from 'nodemailer';
-import type SMTPPool from 'nodemailer/lib/smtp-pool';
-import type SMTPTransport from 'nodemailer/lib/smtp-transport';
+import MailComposer from 'nodemailer/lib/mail-composer';
 import { CORRELATION_HEADER, CORRELATION_TAG } from '@/lib/events/types';
 import { correlationOf, messageIdFor } from '@/lib/ledger/notice-key';
+import { classifySmtpPhase, type FailureClass, type Phase } from '@/lib/transport/phases';
+import { createSmtpPool, type SmtpFailure, type SmtpResult } from './smtp-pool';
 
 /**
- * The hand-over to the mail relay and the classification of its result. The ledger's safety
- * rests on one distinction: a *definite* rejection (the server answered 4xx/5xx, or we never
- * connected) means the mail is known not to be out, so the claim may be released; anything
- * else after the connection opened — a timeout, a connection cut while waiting for the reply
- * to DATA — is *unknown*, and the claim must stay.
+ * The hand-over to the mail relay and the classification of its result by the phase it failed
+ * in (`lib/transport/phases.ts`, the one table for every transport). The ledger's safety rests on
+ * one distinction: a failure before the body (no connection, no greeting, a refusal of the
+ * envelope) means the mail is known not to be out, so the claim may be released; a body handed
+ * over with no final reply is *unknown*, and the claim must stay.
  */
 export type SendOutcome =
   | { kind: 'accepted'; providerMessageId: string | null }
   /**
    * `mailboxUnknown`: the relay said the mailbox does not exist (550 5.1.1, "user unknown"): the address is suppressed as a hard bounce is.
    * `detail`: why, when the reason is ours (a template that does not render), recorded on the attempt.
+   * `failure` and `phase`: set by a transport (lib/transport/phases.ts). Without them, `permanent` says it: refused for this recipient, or nothing left.
    */
-  | { kind: 'rejected'; permanent: boolean; code: number | null; errorClass: string; mailboxUnknown?: boolean; detail?: string }
-  | { kind: 'unknown'; errorClass: string };
+  | {
+      kind: 'rejected';
+      permanent: boolean;
+      code: number | null;
+      errorClass: string;
+      mailboxUnknown?: boolean;
+      detail?: string;
+      failure?: Exclude<FailureClass, 'outcome_unknown'>;
+      phase?: Phase;
+    }
+  | { kind: 'unknown'; errorClass: string; phase?: Phase };
 
 export type OutgoingNotice = {
   noticeKey: string;
@@ -35,13 +44,6 @@ export type OutgoingNotice = {
   listUnsubscribe?: { https: string; mailto: string | null } | null;
 };
 
-export type MailTransport = {
-  send: (mail: OutgoingNotice) => Promise<SendOutcome>;
-  close: () => void;
-};
-
-type MailError = Error & { code?: string; responseCode?: number; command?: string; syscall?: string; response?: string };
-
 /**
  * "This mailbox does not exist": the enhanced status 5.1.1 (RFC 3463, bad destination mailbox
  * address), or the wording relays use for it. Not every 550 ("mailbox unavailable" is also a
@@ -54,32 +56,19 @@ export function saysMailboxUnknown(response: string | undefined, code: number | 
   return code !== null && code >= 500 && code < 600 && typeof response === 'string' && unknownMailboxReply.test(response.trim());
 }
 
-const lostConnection = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'ETLS']);
-
-function asMailError(error: unknown): MailError {
-  return error instanceof Error ? (error as MailError) : new Error(String(error));
-}
-
-/** Pure: how sure are we that the relay did NOT take the message? */
-export function classifySendError(error: unknown): Exclude<SendOutcome, { kind: 'accepted' }> {
-  const err = asMailError(error);
-  const code = typeof err.responseCode === 'number' ? err.responseCode : null;
-  if (code !== null && code >= 400 && code < 600 && !lostConnection.has(err.code ?? '')) {
-    const mailboxUnknown = saysMailboxUnknown(err.response, code);
-    return { kind: 'rejected', permanent: code >= 500, code, errorClass: `smtp_${code}`, ...(mailboxUnknown ? { mailboxUnknown } : {}) };
-  }
-  // The TCP connect itself failed: not a byte of the message left the process.
-  if (err.syscall === 'connect' || (err.code === 'ESOCKET' && err.command === 'CONN' && /ECONNREFUSED/.test(err.message))) {
-    return { kind: 'rejected', permanent: false, code: null, errorClass: 'connect_failed' };
-  }
-  if (err.code === 'ETIMEDOUT') return { kind: 'unknown', errorClass: 'timeout' };
-  if (err.code === 'ECONNECTION' || err.code === 'ESOCKET') return { kind: 'unknown', errorClass: 'connection_lost' };
+/** Pure: what a failure at its phase means (lib/transport/phases.ts), as the send path's outcome. */
+export function classifySmtpFailure(failure: SmtpFailure): Exclude<SendOutcome, { kind: 'accepted' }> {
+  const verdict = classifySmtpPhase(failure.phase, failure.code);
+  if (verdict === 'outcome_unknown') return { kind: 'unknown', errorClass: failure.errorClass, phase: failure.phase };
+  const mailboxUnknown = verdict === 'recipient_refused' && saysMailboxUnknown(failure.response ?? undefined, failure.code);
   return {
-    kind: 'unknown',
-    errorClass: (err.code ?? 'error')
-      .toLowerCase()
-      .replace(/[^a-z0-9_]/g, '_')
-      .slice(0, 40),
+    kind: 'rejected',
+    permanent: verdict === 'recipient_refused',
+    code: failure.code,
+    errorClass: failure.errorClass,
+    failure: verdict,
+    phase: failure.phase,
+    ...(mailboxUnknown ? { mailboxUnknown } : {}),
   };
 }
 
@@ -112,84 +101,69 @@ export function providerIdFromResponse(response: string | undefined): string | n
   return trimmed ? trimmed.slice(0, 200) : null;
 }
 
-type GetSocket = (options: unknown, callback: (error: Error | null, socket?: { connection: net.Socket }) => void) => void;
-
-/**
- * A connected socket for nodemailer (it runs EHLO, STARTTLS or TLS on top). A refused connect
- * surfaces as Node's own error (syscall `connect`: definitely not sent); a connect that does
- * not finish in time as ETIMEDOUT, which classifySendError calls unknown, as nodemailer did.
- */
-function connectWithNoDelay({ host, port, timeoutMs }: { host: string; port: number; timeoutMs: number }): GetSocket {
-  return (_options, callback) => {
-    const socket = net.connect({ host, port });
-    socket.setNoDelay(true);
-    let settled = false;
-    const settle = (error: Error | null) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      socket.off('error', settle);
-      if (error) {
-        socket.destroy();
-        callback(error);
-        return;
-      }
-      callback(null, { connection: socket });
-    };
-    const timer = setTimeout(() => settle(Object.assign(new Error('Connection timeout'), { code: 'ETIMEDOUT', command: 'CONN' })), timeoutMs);
-    socket.once('error', settle);
-    socket.once('connect', () => settle(null));
-  };
-}
-
 export type MailTransportParams = {
   smtpUrl: string;
+  /** The longest wait for any one step: connect, greeting, each command, the reply to the body. */
   timeoutMs: number;
+  /** One send from the first byte to the final reply (a new connection included); 2 × timeoutMs when unset. */
+  sendDeadlineMs?: number;
   from: string;
   messageIdDomain: string;
   /** Pooled SMTP connections (≈ worker concurrency); 0 opens one connection per message. */
   maxConnections?: number;
 };
 
-export function createMailTransport({ smtpUrl, timeoutMs, from, messageIdDomain, maxConnections = 0 }: MailTransportParams): MailTransport {
+export type SendOptions = {
+  /** Aborts a send that has not reached the body (nothing left); a body already handed over waits for its reply or deadline. */
+  signal?: AbortSignal;
+};
+
+export type MailTransport = {
+  send: (mail: OutgoingNotice, options?: SendOptions) => Promise<SendOutcome>;
+  /** Connect, greeting, EHLO, AUTH and QUIT, no message: accepted when the relay would take mail now. */
+  probe: () => Promise<SendOutcome>;
+  /** Cuts every send in flight, body or not: the worker's stop grace ran out. */
+  cancelAll: () => void;
+  close: () => void;
+};
+
+function outcomeOf(result: SmtpResult, fallbackId: string | null): SendOutcome {
+  if (!result.ok) return classifySmtpFailure(result.failure);
+  return { kind: 'accepted', providerMessageId: providerIdFromResponse(result.response) ?? fallbackId };
+}
+
+export function createMailTransport({ smtpUrl, timeoutMs, sendDeadlineMs, from, messageIdDomain, maxConnections = 0 }: MailTransportParams): MailTransport {
   const url = new URL(smtpUrl);
   const secure = url.protocol === 'smtps:';
-  const base: SMTPTransport.Options = {
-    host: url.hostname,
-    port: url.port ? Number(url.port) : secure ? 465 : 587,
-    secure,
-    auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-    // Nagle's algorithm held the message body until the relay's delayed ACK: ~40 ms on every
-    // send on Linux. We open the TCP connection ourselves, with TCP_NODELAY.
-    getSocket: connectWithNoDelay({ host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : secure ? 465 : 587, timeoutMs }),
-  };
-  // A pooled connection that closes while a message is on it is NOT retried on another one:
-  // nodemailer's default (maxRequeues unset) would resend a message the relay may already
-  // hold. With 0 the send fails with ECONNECTION, which classifySendError calls unknown.
-  const transporter =
-    maxConnections > 0
-      ? nodemailer.createTransport({ ...base, pool: true, maxConnections, maxMessages: 1_000, maxRequeues: 0 } as SMTPPool.Options)
-      : nodemailer.createTransport(base);
-  return {
-    send: async (mail) => {
-      try {
-        const info = await transporter.sendMail({
-          from,
-          to: mail.to,
-          subject: mail.subject,
-          text: mail.text,
-          html: mail.html,
-          messageId: messageIdFor(mail.noticeKey, messageIdDomain),
-          headers: { ...correlationHeaders(correlationOf(mail.noticeKey)), ...listUnsubscribeHeaders(mail.listUnsubscribe) },
-        });
-        return { kind: 'accepted', providerMessageId: providerIdFromResponse(info.response) ?? info.messageId ?? null };
-      } catch (error) {
-        return classifySendError(error);
-      }
+  const pool = createSmtpPool({
+    endpoint: {
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port ? Number(url.port) : secure ? 465 : 587,
+      secure,
+      auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : null,
     },
-    close: () => transporter.close(),
+    phaseTimeoutMs: timeoutMs,
+    sendDeadlineMs: sendDeadlineMs ?? 2 * timeoutMs,
+    maxConnections,
+  });
+  return {
+    send: async (mail, options = {}) => {
+      const composed = new MailComposer({
+        from,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+        messageId: messageIdFor(mail.noticeKey, messageIdDomain),
+        headers: { ...correlationHeaders(correlationOf(mail.noticeKey)), ...listUnsubscribeHeaders(mail.listUnsubscribe) },
+      }).compile();
+      const envelope = composed.getEnvelope();
+      const raw = await composed.build();
+      const result = await pool.send({ envelope: { from: envelope.from || from, to: envelope.to }, raw }, options.signal);
+      return outcomeOf(result, composed.messageId());
+    },
+    probe: async () => outcomeOf(await pool.probe(), null),
+    cancelAll: () => pool.cancelAll(),
+    close: () => pool.close(),
   };
 }

@@ -165,3 +165,11 @@ export const complianceGaps = new Gauge({
   labelNames: ['notice_type', 'region'] as const,
   registers: [registry],
 });
+
+/** Set by the worker's breakers (lib/transport/breaker.ts); alert NoticeLedgerTransportDown reads it. */
+export const transportUp = new Gauge({
+  name: 'notice_ledger_transport_up',
+  help: '1 while this worker sends through the transport; 0 while its breaker is open (nothing is claimed for it, it is only probed).',
+  labelNames: ['transport'] as const,
+  registers: [registry],
+});

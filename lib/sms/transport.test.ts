@@ -51,11 +51,11 @@ describe('SMS transport: the official twilio client against the local peer', () 
   it('received but never answered → unknown (the message exists at the peer)', async () => {
     peer.setFault({ kind: 'timeout' });
     const before = peer.messages().length;
-    expect(await transport(300).send({ noticeKey, to: '+14155550100', body: 'Hello' })).toEqual({ kind: 'unknown', errorClass: 'timeout' });
+    expect(await transport(300).send({ noticeKey, to: '+14155550100', body: 'Hello' })).toEqual({ kind: 'unknown', errorClass: 'timeout', phase: 'response' });
     expect(peer.messages().length).toBe(before + 1);
   });
 
-  it('wrong credentials → not created, retried (ours to fix)', async () => {
+  it('wrong credentials → not created, our configuration broken (never failed; the transport pauses)', async () => {
     peer.setFault({ kind: 'none' });
     const wrong = createSmsTransport({
       twilio: { accountSid: peer.accountSid, authToken: 'x'.repeat(32), sender: { from: '+15005550006' }, apiBaseUrl: peer.baseUrl, timeoutMs: 2_000 },
@@ -65,7 +65,10 @@ describe('SMS transport: the official twilio client against the local peer', () 
       kind: 'rejected',
       permanent: false,
       errorClass: 'twilio_20003',
+      failure: 'config_broken',
     });
+    expect(await wrong.probe()).toMatchObject({ kind: 'rejected', failure: 'config_broken', errorClass: 'twilio_20003' });
+    expect(await transport().probe()).toEqual({ kind: 'accepted', providerMessageId: null });
   });
 
   it('nothing listening → connect_failed, definitely not sent', async () => {
@@ -77,6 +80,9 @@ describe('SMS transport: the official twilio client against the local peer', () 
       kind: 'rejected',
       permanent: false,
       errorClass: 'connect_failed',
+      failure: 'nothing_left',
+      phase: 'connect',
     });
+    expect(await closed.probe()).toMatchObject({ kind: 'rejected', failure: 'nothing_left', phase: 'connect' });
   });
 });

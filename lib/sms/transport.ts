@@ -2,17 +2,19 @@ import twilio from 'twilio';
 import type { TwilioSettings } from '@/lib/config';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import type { SendOutcome } from '@/lib/mail/transport';
+import { classifyTwilioPhase, type Phase } from '@/lib/transport/phases';
 
 type RequestOptions<TData> = Parameters<typeof twilio.RequestClient.prototype.request<TData>>[0];
 
 /**
  * The hand-over to Twilio Programmable Messaging through Twilio's official Node library, and the
- * classification of its answer — the same three outcomes as the SMTP transport:
+ * classification of its answer by phase (`lib/transport/phases.ts`, the table SMTP uses too):
  *  - 201 Created: *accepted*, the Message SID is the provider message id;
- *  - an answer that says the message was not created: *rejected* — a documented refusal
+ *  - no connection (DNS, connect, TLS): *nothing left*, retried;
+ *  - an answer that says the message was not created: a documented refusal of this recipient
  *    (21211 invalid To, 21610 the recipient replied STOP, 21614 not a mobile number, …) is
- *    permanent; 429 / 20429 (too many requests) and 5xx are temporary, retried with backoff;
- *    a refused connect never sent a byte, also temporary;
+ *    permanent; our credentials or sender refused (401, 403, 20003, 21212, 21606) is *config
+ *    broken*: never failed, the transport pauses; 429 / 20429 and 5xx are retried;
  *  - no answer after the request left (timeout, connection reset): *unknown*. The message may
  *    exist; the claim stays and the status callback or a person decides.
  * The client never retries by itself (autoRetry off): a retried POST could create a second message.
@@ -25,22 +27,24 @@ export type SmsOutcome =
 
 export type OutgoingSms = { noticeKey: string; to: string; body: string };
 
-export type SmsTransport = { send: (sms: OutgoingSms) => Promise<SmsOutcome> };
-
-/** Refusals Twilio documents as about this message or recipient: sending again cannot help. */
-const permanentCodes = new Set([
-  21211, // invalid 'To' phone number
-  21408, // permission to send to this region is not enabled
-  21610, // the recipient replied STOP
-  21612, // the 'To' number cannot be reached by this sender
-  21614, // 'To' is not a mobile number
-  21617, // the body exceeds 1600 characters
-  21635, // 'To' cannot be a landline
-  30004, // message blocked
-  30006, // landline or unreachable carrier
-]);
+export type SmsTransport = {
+  send: (sms: OutgoingSms) => Promise<SmsOutcome>;
+  /** Reads the account resource (no message): accepted when Twilio answers our credentials. */
+  probe: () => Promise<SmsOutcome>;
+};
 
 type HttpError = Error & { code?: string; status?: number; syscall?: string; moreInfo?: string };
+
+/** Where a request without an answer stopped: no connection at all, or after the request may have left. */
+function unansweredPhase(err: HttpError): Phase {
+  const code = err.code ?? '';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || err.syscall === 'getaddrinfo') return 'dns';
+  if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || err.syscall === 'connect') return 'connect';
+  if (/^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_)/.test(code) || code === 'EPROTO') return 'tls';
+  return 'response';
+}
+
+const unansweredClass: Partial<Record<Phase, string>> = { dns: 'dns_failed', connect: 'connect_failed', tls: 'tls_failed' };
 
 /** Pure: what Twilio's answer (or its absence) says about whether the message exists. */
 export function classifyTwilioError(error: unknown): Exclude<SmsOutcome, { kind: 'accepted' }> {
@@ -48,25 +52,35 @@ export function classifyTwilioError(error: unknown): Exclude<SmsOutcome, { kind:
   if (error instanceof twilio.RestException) {
     const code = typeof error.code === 'number' ? error.code : null;
     const status = error.status;
-    if (status === 429 || code === 20429) return { kind: 'rejected', permanent: false, code: status, errorClass: 'twilio_429' };
-    if (status >= 500) return { kind: 'rejected', permanent: false, code: status, errorClass: `twilio_${status}` };
-    if (code === 21610) return { kind: 'rejected', permanent: true, code: status, errorClass: 'twilio_21610', optOut: true };
-    if (code !== null && permanentCodes.has(code)) return { kind: 'rejected', permanent: true, code: status, errorClass: `twilio_${code}` };
-    // Authentication, a missing sender, an account limit: ours to fix, and the message was not created.
-    return { kind: 'rejected', permanent: false, code: status, errorClass: code !== null ? `twilio_${code}` : `twilio_${status}` };
+    const verdict = classifyTwilioPhase('response', status, code);
+    if (verdict === 'outcome_unknown') return { kind: 'unknown', errorClass: `twilio_${status}`, phase: 'response' };
+    const errorClass =
+      status === 429 || code === 20429 ? 'twilio_429' : status >= 500 ? `twilio_${status}` : code !== null ? `twilio_${code}` : `twilio_${status}`;
+    return {
+      kind: 'rejected',
+      permanent: verdict === 'recipient_refused',
+      code: status,
+      errorClass,
+      failure: verdict,
+      phase: 'response',
+      ...(code === 21610 ? { optOut: true } : {}),
+    };
   }
+  const phase = unansweredPhase(err);
+  const verdict = classifyTwilioPhase(phase, null, null);
   const code = err.code ?? '';
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || err.syscall === 'connect' || err.syscall === 'getaddrinfo') {
-    return { kind: 'rejected', permanent: false, code: null, errorClass: 'connect_failed' };
+  if (verdict !== 'outcome_unknown') {
+    return { kind: 'rejected', permanent: false, code: null, errorClass: unansweredClass[phase] ?? 'connect_failed', failure: verdict, phase };
   }
-  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout/i.test(err.message)) return { kind: 'unknown', errorClass: 'timeout' };
-  if (code === 'ECONNRESET' || code === 'EPIPE' || /socket hang up/i.test(err.message)) return { kind: 'unknown', errorClass: 'connection_lost' };
+  if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || /timeout/i.test(err.message)) return { kind: 'unknown', errorClass: 'timeout', phase };
+  if (code === 'ECONNRESET' || code === 'EPIPE' || /socket hang up/i.test(err.message)) return { kind: 'unknown', errorClass: 'connection_lost', phase };
   return {
     kind: 'unknown',
     errorClass: (code || 'error')
       .toLowerCase()
       .replace(/[^a-z0-9_]/g, '_')
       .slice(0, 40),
+    phase,
   };
 }
 
@@ -119,6 +133,18 @@ export function createSmsTransport({ twilio: settings, statusCallbackFor }: SmsT
         return { kind: 'accepted', providerMessageId: message.sid };
       } catch (error) {
         return classifyTwilioError(error);
+      }
+    },
+    probe: async () => {
+      try {
+        await client.api.v2010.accounts(settings.accountSid).fetch();
+        return { kind: 'accepted', providerMessageId: null };
+      } catch (error) {
+        const outcome = classifyTwilioError(error);
+        // A GET creates nothing: no answer to it is nothing left, not an unknown message.
+        return outcome.kind === 'unknown'
+          ? { kind: 'rejected', permanent: false, code: null, errorClass: outcome.errorClass, failure: 'nothing_left', phase: 'response' }
+          : outcome;
       }
     },
   };

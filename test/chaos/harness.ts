@@ -78,6 +78,12 @@ export type ChaosOptions = {
   faults?: Partial<FaultRates>;
   /** A random worker is SIGKILLed every [min, max] ms while work is in flight. */
   killEveryMs?: [number, number];
+  /**
+   * The relay goes down (its port refuses connects) once, `forMs` long, at a moment drawn from
+   * the seed in the first half of the spread, then comes back. `false` keeps it up.
+   * Default: a fifth of the spread, 3–15 s.
+   */
+  relayOutage?: { forMs: number } | false;
   /** Share of restarts that carry WORKER_CRASH_AT (the new process kills itself mid-send). */
   crashPointChance?: number;
   /** Each settle phase gives up after this long. */
@@ -109,6 +115,8 @@ export type ChaosReport = {
   /** Windows opening after the due time that the harness set (`planned`) before the notice was due (`set`); wake-ups before and after a window. */
   windows: { planned: number; set: number; tight: number; deferredEarly: number; windowMissed: number };
   phasesMs: Record<string, number>;
+  /** When the relay was down, from the start of production, or null without the fault. */
+  relayOutage: { downAtMs: number; forMs: number } | null;
   elapsedMs: number;
   table: string;
 };
@@ -400,6 +408,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         RATE_LIMIT_PER_DOMAIN: String(RATE_LIMIT_PER_DOMAIN),
         REPLAY_EVERY: '200ms',
         REPLAY_BATCH: '100',
+        // The relay outage: a breaker opens after 5 refused connects and probes every 0.5–2 s.
+        TRANSPORT_PROBE_BASE: '500ms',
+        TRANSPORT_PROBE_CAP: '2s',
         ...queueEnv,
       },
     });
@@ -419,6 +430,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       }
     };
     const producer = runProducer({ appUrl: app.url, token, planned, startedAt, onCreated });
+    // The relay-outage fault: nothing listening on the relay's port for a while (issue 23), while
+    // the kills and the per-message faults go on. The breakers must stop claiming and resume.
+    const outageForMs = options.relayOutage === false ? 0 : (options.relayOutage?.forMs ?? Math.min(15_000, Math.max(3_000, Math.round(spreadMs / 5))));
+    const outageAtMs = Math.round(prng.fork('relay-outage').next() * (spreadMs / 2));
+    const outageSink = sink;
+    const outage =
+      outageForMs > 0
+        ? (async () => {
+            await delay(outageAtMs);
+            await outageSink.goDown();
+            faults.relay_outage = (faults.relay_outage ?? 0) + 1;
+            log(`  … relay down for ${outageForMs} ms`);
+            await delay(outageForMs);
+            await outageSink.comeBack();
+            log('  … relay back');
+            return { downAtMs: outageAtMs, forMs: outageForMs };
+          })()
+        : Promise.resolve(null);
     const progress = setInterval(() => {
       log(
         `  … producer: ${producer.stats.posts} requests, ${producer.stats.created} reminders created, ${sink?.messages().length ?? 0} messages at the sink, ${workers?.stats().kills ?? 0} kills`,
@@ -439,6 +468,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     phase('produce');
     log(`producer done: ${producer.stats.posts} requests ${JSON.stringify(producer.stats.statuses)}`);
 
+    const relayOutage = await unlessAborted(outage, options.signal);
     const scheduled = producer.stats.created;
     const firstSettle = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log, signal: options.signal });
     if (firstSettle) failures.push(`first pass ${firstSettle}`);
@@ -635,6 +665,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       overlaps,
       windows,
       phasesMs: phases,
+      relayOutage,
       elapsedMs,
       table,
     };

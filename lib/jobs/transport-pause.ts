@@ -1,0 +1,37 @@
+import { recordAttempt } from '@/db/queries/attempts';
+import { releaseJobUncounted } from '@/db/queries/jobs';
+import { releaseClaim } from '@/db/queries/ledger/commit';
+import { sendOutcomes } from '@/lib/metrics/registry';
+import type { HandlerResult } from '@/lib/queue/types';
+import type { SmsOutcome } from '@/lib/sms/transport';
+import type { TransportName } from '@/lib/transport/phases';
+import type { CommitParams } from './handle-wakeup';
+
+/** Which transport a job's channel goes through (lib/transport/phases.ts names). */
+export function transportOfChannel(channel: string): TransportName {
+  return channel === 'sms' ? 'twilio' : 'smtp';
+}
+
+/**
+ * *Our configuration is broken* (lib/transport/phases.ts): the relay refused our login or our
+ * sender. The claim is released (nothing left), the job waits for the breaker's next probe, and
+ * no attempt is counted: never `failed`, whatever the count, since the recipient did nothing.
+ */
+export async function releaseUncounted({
+  deps,
+  job,
+  outcome,
+  ownedToken,
+  attempt,
+}: Pick<CommitParams, 'deps' | 'job' | 'ownedToken' | 'attempt'> & { outcome: Extract<SmsOutcome, { kind: 'rejected' }> }): Promise<HandlerResult> {
+  const now = (deps.now ?? (() => new Date()))();
+  const transport = transportOfChannel(job.channel);
+  const nextAttemptAt = deps.breakers?.pausedUntil(transport) ?? new Date(now.getTime() + deps.settings.retryBaseMs);
+  await deps.db.transaction(async (tx) => {
+    if (ownedToken) await releaseClaim(tx, { noticeKey: job.noticeKey, claimToken: ownedToken });
+    await releaseJobUncounted(tx, { jobId: job.id, nextAttemptAt, errorClass: outcome.errorClass });
+    await recordAttempt(tx, attempt('retryable_failure', { errorClass: outcome.errorClass, detail: 'config_broken' }));
+  });
+  sendOutcomes.inc({ notice_type: job.noticeType, outcome: 'retryable' });
+  return { ack: true, wakeAt: nextAttemptAt };
+}
