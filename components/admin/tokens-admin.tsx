@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { createTokenContract, listTokensContract, revokeTokenContract, type TokenView } from '@/lib/api/console/tokens';
+import { createTokenContract, listTokensContract, revokeTokenContract, tokenScopeNames, type TokenView } from '@/lib/api/console/tokens';
 import { formatUtc } from '@/lib/console/format';
 import { callConsole, consoleQuery, consoleQueryKey } from '@/lib/http/client';
 import { EmptyState, ErrorState, SkeletonLines } from '@/components/ui/states';
@@ -17,7 +17,11 @@ export function TokensAdmin() {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const name = String(form.get('name') ?? '');
-    const result = await callConsole(createTokenContract, { name, reason: String(form.get('reason') ?? '') });
+    const scopes = tokenScopeNames.filter((scope) => form.get(`scope-${scope}`) === 'on');
+    const expiresOn = String(form.get('expires') ?? '');
+    // A date input gives a day: the token works through that whole day, UTC.
+    const expiresAt = expiresOn ? `${expiresOn}T23:59:59.000Z` : null;
+    const result = await callConsole(createTokenContract, { name, reason: String(form.get('reason') ?? ''), scopes, expiresAt });
     if (!result.ok) {
       setMessage({ tone: 'critical', text: result.refusal.message });
       return;
@@ -61,6 +65,18 @@ export function TokensAdmin() {
           <label htmlFor="token-reason">Reason (audited)</label>
           <input id="token-reason" name="reason" required minLength={3} placeholder="billing-service moves to the v1 API" />
         </div>
+        <div>
+          <label htmlFor="token-expires">Expires (optional, UTC day)</label>
+          <input id="token-expires" name="expires" type="date" />
+        </div>
+        <fieldset className="grow" data-testid="token-scopes">
+          <legend>Scopes (what the producer may call)</legend>
+          {tokenScopeNames.map((scope) => (
+            <label key={scope} className="small" style={{ marginRight: 12 }}>
+              <input type="checkbox" name={`scope-${scope}`} /> {scope}
+            </label>
+          ))}
+        </fieldset>
         <button type="submit" className="primary">
           Create token
         </button>
@@ -78,6 +94,8 @@ export function TokensAdmin() {
               <tr>
                 <th>Name</th>
                 <th>Token</th>
+                <th>Scopes</th>
+                <th>Expires</th>
                 <th>Created</th>
                 <th>Last used</th>
                 <th />
@@ -89,6 +107,12 @@ export function TokensAdmin() {
                   <td data-label="Name">{token.name}</td>
                   <td data-label="Token" className="mono">
                     nlk_{token.prefix}_…
+                  </td>
+                  <td data-label="Scopes" className="small mono">
+                    {token.scopes.join(', ')}
+                  </td>
+                  <td data-label="Expires" className="small">
+                    {token.expiresAt ? formatUtc(token.expiresAt) : 'never'}
                   </td>
                   <td data-label="Created" className="small">
                     {formatUtc(token.createdAt)}

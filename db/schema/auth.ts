@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { inList, roles } from './states';
+import { apiTokenScopes, inList, roles } from './states';
 
 export const users = pgTable(
   'users',
@@ -32,8 +32,18 @@ export const apiTokens = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    /** Every scope by default, so the tokens that existed before scopes keep working (README, "Producer tokens"). */
+    scopes: text('scopes', { enum: apiTokenScopes })
+      .array()
+      .notNull()
+      .default(sql.raw(`array[${inList(apiTokenScopes)}]::text[]`)),
+    /** Refused (401) from this instant on; null never expires. */
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
   },
-  (table) => [index('api_tokens_created_idx').on(table.createdAt)],
+  (table) => [
+    index('api_tokens_created_idx').on(table.createdAt),
+    check('api_tokens_scopes_check', sql.raw(`cardinality(scopes) > 0 and scopes <@ array[${inList(apiTokenScopes)}]::text[]`)),
+  ],
 );
 
 export type UserRow = typeof users.$inferSelect;

@@ -1,4 +1,5 @@
 import { z, type ZodType } from 'zod';
+import type { ApiTokenScope } from '@/db/schema/states';
 import type { Permission } from '@/lib/auth/permissions';
 import type { WebhookProvider } from '@/lib/events/types';
 
@@ -32,6 +33,8 @@ export type ConsoleContract<I extends ZodType = ZodType, O extends ZodType = Zod
 
 export type ProducerContract<P extends ZodType = ZodType, B extends ZodType = ZodType, O extends ZodType = ZodType> = Common & {
   audience: 'producer';
+  /** The token scope the route needs; a token without it is refused 403 before the body is read. */
+  scope: ApiTokenScope;
   params: P;
   /** The JSON body; for a GET, the query string. */
   body: B;

@@ -1,0 +1,3 @@
+ALTER TABLE "api_tokens" ADD COLUMN "scopes" text[] DEFAULT array['reminders:write', 'events:write', 'evidence:write', 'preferences:write', 'notices:read']::text[] NOT NULL;--> statement-breakpoint
+ALTER TABLE "api_tokens" ADD COLUMN "expires_at" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_scopes_check" CHECK (cardinality(scopes) > 0 and scopes <@ array['reminders:write', 'events:write', 'evidence:write', 'preferences:write', 'notices:read']::text[]);
