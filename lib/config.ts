@@ -152,6 +152,9 @@ export const envSchema = z.object({
   RECIPIENT_ADDRESS_LIMIT: int(300, 1, 1_000_000),
   RECIPIENT_CODE_ATTEMPTS: int(5, 1, 1_000),
   RECIPIENT_LINK_WINDOW: duration('15m').refine((ms) => ms >= 1_000, 'must be at least 1s'),
+  /** Template test-sends (console Templates page) per console user in each window. */
+  TEMPLATE_TEST_LIMIT: int(10, 1, 10_000),
+  TEMPLATE_TEST_WINDOW: duration('1h').refine((ms) => ms >= 1_000, 'must be at least 1s'),
   NEXTAUTH_SECRET: secret.optional(),
   NEXTAUTH_URL: optionalUrl,
   /**
