@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { check, index, integer, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { apiTokenScopes, inList, roles } from './states';
 
 export const users = pgTable(
@@ -18,6 +18,24 @@ export const users = pgTable(
     lastLoginAt: timestamp('last_login_at', { withTimezone: true }),
   },
   () => [check('users_role_check', sql.raw(`role in (${inList(roles)})`)), check('users_email_lowercase', sql`email = lower(email)`)],
+);
+
+/**
+ * A single sign-on identity (the id_token's `iss` + `sub`) linked to a console user: OIDC signs
+ * in by this pair, never by email. One subject per issuer and user; lib/auth/oidc-sign-in.ts
+ * links it on the user's first single sign-on, by their verified email.
+ */
+export const userIdentities = pgTable(
+  'user_identities',
+  {
+    issuer: text('issuer').notNull(),
+    subject: text('subject').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    linkedAt: timestamp('linked_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.issuer, table.subject] }), unique('user_identities_user_issuer_unique').on(table.userId, table.issuer)],
 );
 
 /** Producer API tokens. Only a SHA-256 of the token is stored; the prefix helps people tell them apart. */
@@ -47,4 +65,5 @@ export const apiTokens = pgTable(
 );
 
 export type UserRow = typeof users.$inferSelect;
+export type UserIdentityRow = typeof userIdentities.$inferSelect;
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
