@@ -72,6 +72,9 @@ async function main(): Promise<number> {
       METRICS_TOKEN: 'e2e-metrics-token-0123456789',
       MESSAGE_ID_DOMAIN: 'notices.example.com',
       QUARANTINE_AFTER: '15m',
+      // Small upload caps, so e2e/api/replay-upload.spec.ts proves both with small requests.
+      REPLAY_UPLOAD_MAX_BYTES: '1000000',
+      REPLAY_UPLOAD_MAX_ROWS: '500',
       LOG_LEVEL: 'warn',
       E2E_PORT: String(port),
       OIDC_ISSUER: issuer.url,

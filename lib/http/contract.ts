@@ -29,6 +29,8 @@ export type ConsoleContract<I extends ZodType = ZodType, O extends ZodType = Zod
   format: 'json' | 'csv';
   /** A POST body larger than the default (lib/http/body.ts), e.g. an uploaded replay list. */
   bodyLimitBytes?: number;
+  /** The body's `csv` member is a replay upload, streamed through its validator (lib/replay/upload-body.ts) instead of read whole. */
+  streamsUpload?: boolean;
 };
 
 export type ProducerContract<P extends ZodType = ZodType, B extends ZodType = ZodType, O extends ZodType = ZodType> = Common & {
