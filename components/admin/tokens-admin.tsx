@@ -15,7 +15,9 @@ export function TokensAdmin() {
 
   async function create(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const form = new FormData(event.currentTarget);
+    // Read before the await: React clears currentTarget once the handler has returned.
+    const formElement = event.currentTarget;
+    const form = new FormData(formElement);
     const name = String(form.get('name') ?? '');
     const scopes = tokenScopeNames.filter((scope) => form.get(`scope-${scope}`) === 'on');
     const expiresOn = String(form.get('expires') ?? '');
@@ -28,7 +30,7 @@ export function TokensAdmin() {
     }
     setMessage(null);
     setCreated({ name, token: result.data.token });
-    event.currentTarget.reset();
+    formElement.reset();
     await queryClient.invalidateQueries({ queryKey: consoleQueryKey(listTokensContract, {}) });
   }
 
@@ -56,23 +58,25 @@ export function TokensAdmin() {
         </div>
       ) : null}
       {message ? <div className={`banner ${message.tone}`}>{message.text}</div> : null}
-      <form className="row" onSubmit={(event) => void create(event)} style={{ marginBottom: 16 }}>
-        <div>
-          <label htmlFor="token-name">Name (which producer)</label>
-          <input id="token-name" name="name" required placeholder="billing-service" />
+      <form onSubmit={(event) => void create(event)} style={{ marginBottom: 16 }}>
+        <div className="row">
+          <div>
+            <label htmlFor="token-name">Name (which producer)</label>
+            <input id="token-name" name="name" required placeholder="billing-service" />
+          </div>
+          <div className="grow">
+            <label htmlFor="token-reason">Reason (audited)</label>
+            <input id="token-reason" name="reason" required minLength={3} placeholder="billing-service moves to the v1 API" />
+          </div>
+          <div>
+            <label htmlFor="token-expires">Expires (optional, UTC day)</label>
+            <input id="token-expires" name="expires" type="date" />
+          </div>
         </div>
-        <div className="grow">
-          <label htmlFor="token-reason">Reason (audited)</label>
-          <input id="token-reason" name="reason" required minLength={3} placeholder="billing-service moves to the v1 API" />
-        </div>
-        <div>
-          <label htmlFor="token-expires">Expires (optional, UTC day)</label>
-          <input id="token-expires" name="expires" type="date" />
-        </div>
-        <fieldset className="grow" data-testid="token-scopes">
-          <legend>Scopes (what the producer may call)</legend>
+        <fieldset data-testid="token-scopes" style={{ margin: '12px 0', border: '1px solid #d5dbe5', borderRadius: 6, padding: '8px 12px' }}>
+          <legend className="small">Scopes: what the producer may call (at least one)</legend>
           {tokenScopeNames.map((scope) => (
-            <label key={scope} className="small" style={{ marginRight: 12 }}>
+            <label key={scope} className="mono" style={{ display: 'inline-flex', alignItems: 'center', gap: 6, marginRight: 18, fontWeight: 400 }}>
               <input type="checkbox" name={`scope-${scope}`} /> {scope}
             </label>
           ))}
