@@ -194,6 +194,9 @@ export const envSchema = z.object({
   REPLAY_EVERY: timer('1s').refine((ms) => ms >= 10, 'must be at least 10ms'),
   /** Wake-ups a worker publishes per replay batch (one transaction). */
   REPLAY_BATCH: int(200, 1, 10_000),
+  /** A console replay upload: the request body (the file inside its JSON) and the file's rows, each refused past its cap (lib/replay/upload-body.ts). */
+  REPLAY_UPLOAD_MAX_BYTES: int(50_000_000, 1_024, 1_000_000_000),
+  REPLAY_UPLOAD_MAX_ROWS: int(200_000, 1, 10_000_000),
   /**
    * Reverse proxies in front of the console that append the client's address to
    * X-Forwarded-For. 0: none can be trusted, so sign-ins have no per-address limit.
@@ -211,6 +214,9 @@ export const envSchema = z.object({
   RECIPIENT_ADDRESS_LIMIT: int(300, 1, 1_000_000),
   RECIPIENT_CODE_ATTEMPTS: int(5, 1, 1_000),
   RECIPIENT_LINK_WINDOW: duration('15m').refine((ms) => ms >= 1_000, 'must be at least 1s'),
+  /** Template test-sends (console Templates page) per console user in each window. */
+  TEMPLATE_TEST_LIMIT: int(10, 1, 10_000),
+  TEMPLATE_TEST_WINDOW: duration('1h').refine((ms) => ms >= 1_000, 'must be at least 1s'),
   NEXTAUTH_SECRET: secret.optional(),
   NEXTAUTH_URL: optionalUrl,
   /**

@@ -74,6 +74,9 @@ async function main(): Promise<number> {
       QUARANTINE_AFTER: '15m',
       // e2e/ui/failures.spec.ts: a bulk retry of more than 3 failed notices waits for a second person.
       BULK_RETRY_APPROVAL_ABOVE: '3',
+      // Small upload caps, so e2e/api/replay-upload.spec.ts proves both with small requests.
+      REPLAY_UPLOAD_MAX_BYTES: '1000000',
+      REPLAY_UPLOAD_MAX_ROWS: '500',
       LOG_LEVEL: 'warn',
       E2E_PORT: String(port),
       OIDC_ISSUER: issuer.url,

@@ -84,8 +84,20 @@ export async function executeAccountCommand(db: Db, command: AccountCommand): Pr
       return;
     }
     case 'tokens.create': {
-      const { token, summary } = await createConsoleToken(db, { name: command.name, reason: command.reason, actor, actorId: null });
-      console.log(`Created API token ${summary.prefix} "${summary.name}" (id ${summary.id}); audited as ${actor}.`);
+      const created = await createConsoleToken(db, {
+        name: command.name,
+        reason: command.reason,
+        actor,
+        actorId: null,
+        scopes: command.scopes,
+        expiresAt: command.expiresAt,
+      });
+      if (!created.ok) throw new Refused(created.refusal.message);
+      const { token, summary } = created.data;
+      const expiry = summary.expiresAt ? `expires ${summary.expiresAt}` : 'does not expire';
+      console.log(
+        `Created API token ${summary.prefix} "${summary.name}" (id ${summary.id}; scopes ${summary.scopes.join(', ')}; ${expiry}); audited as ${actor}.`,
+      );
       console.log('Token (shown once; only its SHA-256 is stored):');
       console.log(token);
       return;
@@ -95,7 +107,8 @@ export async function executeAccountCommand(db: Db, command: AccountCommand): Pr
       if (tokens.length === 0) console.log('No API tokens.');
       for (const token of tokens) {
         const state = token.revokedAt ? `revoked ${token.revokedAt}` : `last used ${token.lastUsedAt ?? 'never'}`;
-        console.log(`${token.id}  ${token.prefix}  ${token.name}  created ${token.createdAt}  ${state}`);
+        const expiry = token.expiresAt ? `  expires ${token.expiresAt}` : '';
+        console.log(`${token.id}  ${token.prefix}  ${token.name}  ${token.scopes.join(',')}  created ${token.createdAt}${expiry}  ${state}`);
       }
       return;
     }

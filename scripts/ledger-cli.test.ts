@@ -141,15 +141,25 @@ describe('npm run ledger -- users create', () => {
 
 describe('npm run ledger -- tokens …', () => {
   it('create prints the token once, stores its SHA-256 only, audits as cli:<os user>; list shows it; revoke revokes and audits', async () => {
-    const created = await runLedger(['tokens', 'create', '--name', 'billing-service']);
+    const expires = new Date(Date.now() + 30 * 86_400_000).toISOString();
+    const created = await runLedger(['tokens', 'create', '--name', 'billing-service', '--scopes', 'reminders:write,notices:read', '--expires', expires]);
     expect(created.code, created.stderr).toBe(0);
     const lines = created.stdout.trim().split('\n');
     const token = lines[lines.length - 1] ?? '';
     expect(token).toMatch(/^nlk_[0-9a-f]{8}_[A-Za-z0-9_-]{43}$/);
-    const stored = await t.pool.query<{ id: string; name: string; token_hash: string; created_by: string | null }>(
-      `select id, name, token_hash, created_by from api_tokens`,
+    const stored = await t.pool.query<{ id: string; name: string; token_hash: string; created_by: string | null; scopes: string[]; expires_at: Date | null }>(
+      `select id, name, token_hash, created_by, scopes, expires_at from api_tokens`,
     );
-    expect(stored.rows).toEqual([{ id: expect.any(String), name: 'billing-service', token_hash: hashApiToken(token), created_by: null }]);
+    expect(stored.rows).toEqual([
+      {
+        id: expect.any(String),
+        name: 'billing-service',
+        token_hash: hashApiToken(token),
+        created_by: null,
+        scopes: ['reminders:write', 'notices:read'],
+        expires_at: new Date(expires),
+      },
+    ]);
     const id = stored.rows[0]?.id ?? '';
     const audit = await auditRows('api_token.create');
     expect(audit).toEqual([expect.objectContaining({ actor: expectedActor, target_id: id })]);
@@ -169,7 +179,7 @@ describe('npm run ledger -- tokens …', () => {
     ]);
   });
 
-  it('refuses an unknown id (exit 1), a malformed id, a missing or empty name (exit 2); nothing changes', async () => {
+  it('refuses an unknown id (exit 1), a malformed id, a missing or empty name, missing or unknown scopes, a malformed expiry (exit 2); nothing changes', async () => {
     const before = await snapshotTables(t.pool);
     const unknown = await runLedger(['tokens', 'revoke', '--id', '00000000-0000-4000-8000-000000000000']);
     expect(unknown.code).toBe(1);
@@ -177,7 +187,10 @@ describe('npm run ledger -- tokens …', () => {
     for (const args of [
       ['tokens', 'revoke', '--id', '-'.repeat(36)],
       ['tokens', 'create'],
-      ['tokens', 'create', '--name', '   '],
+      ['tokens', 'create', '--name', '   ', '--scopes', 'all'],
+      ['tokens', 'create', '--name', 'no-scopes'],
+      ['tokens', 'create', '--name', 'bad-scope', '--scopes', 'reminders:write,admin'],
+      ['tokens', 'create', '--name', 'bad-expiry', '--scopes', 'all', '--expires', 'tomorrow'],
       ['tokens', 'list', '--all'],
       ['tokens'],
     ]) {
@@ -186,7 +199,7 @@ describe('npm run ledger -- tokens …', () => {
       expect(run.stderr).toContain('Usage:');
     }
     expect(await snapshotTables(t.pool)).toEqual(before);
-  });
+  }, 90_000);
 
   it('--help prints the usage and exits 0 without a database', async () => {
     const run = await runLedger(['tokens', '--help']);

@@ -2,7 +2,7 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { createTokenContract, listTokensContract, revokeTokenContract, type TokenView } from '@/lib/api/console/tokens';
+import { createTokenContract, listTokensContract, revokeTokenContract, tokenScopeNames, type TokenView } from '@/lib/api/console/tokens';
 import { formatUtc } from '@/lib/console/format';
 import { callConsole, consoleQuery, consoleQueryKey } from '@/lib/http/client';
 import { EmptyState, ErrorState, SkeletonLines } from '@/components/ui/states';
@@ -15,16 +15,22 @@ export function TokensAdmin() {
 
   async function create(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const form = new FormData(event.currentTarget);
+    // Read before the await: React clears currentTarget once the handler has returned.
+    const formElement = event.currentTarget;
+    const form = new FormData(formElement);
     const name = String(form.get('name') ?? '');
-    const result = await callConsole(createTokenContract, { name, reason: String(form.get('reason') ?? '') });
+    const scopes = tokenScopeNames.filter((scope) => form.get(`scope-${scope}`) === 'on');
+    const expiresOn = String(form.get('expires') ?? '');
+    // A date input gives a day: the token works through that whole day, UTC.
+    const expiresAt = expiresOn ? `${expiresOn}T23:59:59.000Z` : null;
+    const result = await callConsole(createTokenContract, { name, reason: String(form.get('reason') ?? ''), scopes, expiresAt });
     if (!result.ok) {
       setMessage({ tone: 'critical', text: result.refusal.message });
       return;
     }
     setMessage(null);
     setCreated({ name, token: result.data.token });
-    event.currentTarget.reset();
+    formElement.reset();
     await queryClient.invalidateQueries({ queryKey: consoleQueryKey(listTokensContract, {}) });
   }
 
@@ -52,15 +58,29 @@ export function TokensAdmin() {
         </div>
       ) : null}
       {message ? <div className={`banner ${message.tone}`}>{message.text}</div> : null}
-      <form className="row" onSubmit={(event) => void create(event)} style={{ marginBottom: 16 }}>
-        <div>
-          <label htmlFor="token-name">Name (which producer)</label>
-          <input id="token-name" name="name" required placeholder="billing-service" />
+      <form onSubmit={(event) => void create(event)} style={{ marginBottom: 16 }}>
+        <div className="row">
+          <div>
+            <label htmlFor="token-name">Name (which producer)</label>
+            <input id="token-name" name="name" required placeholder="billing-service" />
+          </div>
+          <div className="grow">
+            <label htmlFor="token-reason">Reason (audited)</label>
+            <input id="token-reason" name="reason" required minLength={3} placeholder="billing-service moves to the v1 API" />
+          </div>
+          <div>
+            <label htmlFor="token-expires">Expires (optional, UTC day)</label>
+            <input id="token-expires" name="expires" type="date" />
+          </div>
         </div>
-        <div className="grow">
-          <label htmlFor="token-reason">Reason (audited)</label>
-          <input id="token-reason" name="reason" required minLength={3} placeholder="billing-service moves to the v1 API" />
-        </div>
+        <fieldset data-testid="token-scopes" style={{ margin: '12px 0', border: '1px solid #d5dbe5', borderRadius: 6, padding: '8px 12px' }}>
+          <legend className="small">Scopes: what the producer may call (at least one)</legend>
+          {tokenScopeNames.map((scope) => (
+            <label key={scope} className="mono" style={{ display: 'inline-flex', alignItems: 'center', gap: 6, marginRight: 18, fontWeight: 400 }}>
+              <input type="checkbox" name={`scope-${scope}`} /> {scope}
+            </label>
+          ))}
+        </fieldset>
         <button type="submit" className="primary">
           Create token
         </button>
@@ -78,6 +98,8 @@ export function TokensAdmin() {
               <tr>
                 <th>Name</th>
                 <th>Token</th>
+                <th>Scopes</th>
+                <th>Expires</th>
                 <th>Created</th>
                 <th>Last used</th>
                 <th />
@@ -89,6 +111,12 @@ export function TokensAdmin() {
                   <td data-label="Name">{token.name}</td>
                   <td data-label="Token" className="mono">
                     nlk_{token.prefix}_…
+                  </td>
+                  <td data-label="Scopes" className="small mono">
+                    {token.scopes.join(', ')}
+                  </td>
+                  <td data-label="Expires" className="small">
+                    {token.expiresAt ? formatUtc(token.expiresAt) : 'never'}
                   </td>
                   <td data-label="Created" className="small">
                     {formatUtc(token.createdAt)}

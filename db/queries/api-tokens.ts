@@ -1,6 +1,7 @@
 import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { apiTokens, type ApiTokenRow } from '@/db/schema/auth';
+import type { ApiTokenScope } from '@/db/schema/states';
 import { isUuid } from '@/db/uuid';
 
 export type ApiTokenSummary = Omit<ApiTokenRow, 'tokenHash'>;
@@ -13,11 +14,13 @@ const summaryColumns = {
   createdAt: apiTokens.createdAt,
   lastUsedAt: apiTokens.lastUsedAt,
   revokedAt: apiTokens.revokedAt,
+  scopes: apiTokens.scopes,
+  expiresAt: apiTokens.expiresAt,
 };
 
 export async function insertApiToken(
   db: DbOrTx,
-  params: { name: string; prefix: string; tokenHash: string; createdBy: string | null },
+  params: { name: string; prefix: string; tokenHash: string; createdBy: string | null; scopes: ApiTokenScope[]; expiresAt: Date | null },
 ): Promise<ApiTokenSummary> {
   const [row] = await db.insert(apiTokens).values(params).returning(summaryColumns);
   if (!row) throw new Error('api token insert returned nothing');

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { inList, roles } from './states';
+import { check, index, integer, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { apiTokenScopes, inList, roles } from './states';
 
 export const users = pgTable(
   'users',
@@ -20,6 +20,24 @@ export const users = pgTable(
   () => [check('users_role_check', sql.raw(`role in (${inList(roles)})`)), check('users_email_lowercase', sql`email = lower(email)`)],
 );
 
+/**
+ * A single sign-on identity (the id_token's `iss` + `sub`) linked to a console user: OIDC signs
+ * in by this pair, never by email. One subject per issuer and user; lib/auth/oidc-sign-in.ts
+ * links it on the user's first single sign-on, by their verified email.
+ */
+export const userIdentities = pgTable(
+  'user_identities',
+  {
+    issuer: text('issuer').notNull(),
+    subject: text('subject').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    linkedAt: timestamp('linked_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.issuer, table.subject] }), unique('user_identities_user_issuer_unique').on(table.userId, table.issuer)],
+);
+
 /** Producer API tokens. Only a SHA-256 of the token is stored; the prefix helps people tell them apart. */
 export const apiTokens = pgTable(
   'api_tokens',
@@ -32,9 +50,20 @@ export const apiTokens = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    /** Every scope by default, so the tokens that existed before scopes keep working (README, "Producer tokens"). */
+    scopes: text('scopes', { enum: apiTokenScopes })
+      .array()
+      .notNull()
+      .default(sql.raw(`array[${inList(apiTokenScopes)}]::text[]`)),
+    /** Refused (401) from this instant on; null never expires. */
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
   },
-  (table) => [index('api_tokens_created_idx').on(table.createdAt)],
+  (table) => [
+    index('api_tokens_created_idx').on(table.createdAt),
+    check('api_tokens_scopes_check', sql.raw(`cardinality(scopes) > 0 and scopes <@ array[${inList(apiTokenScopes)}]::text[]`)),
+  ],
 );
 
 export type UserRow = typeof users.$inferSelect;
+export type UserIdentityRow = typeof userIdentities.$inferSelect;
 export type ApiTokenRow = typeof apiTokens.$inferSelect;

@@ -61,6 +61,10 @@ export type ReplayState = (typeof replayStates)[number];
 export const roles = ['support', 'oncall', 'operator', 'manager', 'admin'] as const;
 export type Role = (typeof roles)[number];
 
+/** What a producer API token may do: one scope per family of /api/v1 routes (lib/api/producer.ts says which). */
+export const apiTokenScopes = ['reminders:write', 'events:write', 'evidence:write', 'preferences:write', 'notices:read'] as const;
+export type ApiTokenScope = (typeof apiTokenScopes)[number];
+
 /** `state in ('a','b')` for a check constraint; values are compile-time constants, never input. */
 export function inList(values: readonly string[]): string {
   return values.map((value) => `'${value}'`).join(', ');

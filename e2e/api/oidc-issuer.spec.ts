@@ -4,8 +4,8 @@ import { expect, test } from '@/e2e/fixtures/test';
 
 /**
  * The local OpenID Connect issuer the single sign-on specs run against refuses what a real
- * provider refuses. Without that, a console that stopped sending PKCE or state, or a fixture
- * that stopped checking them, would still pass e2e/ui/single-sign-on.spec.ts.
+ * provider refuses. Without that, a console that stopped sending PKCE, state or a nonce, or a
+ * fixture that stopped checking them, would still pass e2e/ui/single-sign-on.spec.ts.
  */
 
 const issuer = process.env.OIDC_ISSUER ?? '';
@@ -32,6 +32,7 @@ function authorizeUrl(overrides: Record<string, string | null> = {}): string {
     state: 'st-1',
     code_challenge: pkce().challenge,
     code_challenge_method: 'S256',
+    nonce: 'nonce-1',
     ...overrides,
   };
   const query = new URLSearchParams(Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== null));
@@ -39,8 +40,11 @@ function authorizeUrl(overrides: Record<string, string | null> = {}): string {
 }
 
 /** Through the consent page as `identity`: the code the issuer sends back to the console. */
-async function codeFor(request: APIRequestContext, { challenge, identity = 'oncall' }: { challenge: string; identity?: string }): Promise<string> {
-  const page = await request.get(authorizeUrl({ code_challenge: challenge }));
+async function codeFor(
+  request: APIRequestContext,
+  { challenge, identity = 'oncall', nonce = 'nonce-1' }: { challenge: string; identity?: string; nonce?: string },
+): Promise<string> {
+  const page = await request.get(authorizeUrl({ code_challenge: challenge, nonce }));
   expect(page.status()).toBe(200);
   const requestId = /name="request" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
   const decision = await request.post(`${issuer}/authorize/decision`, { form: { request: requestId, identity }, maxRedirects: 0 });
@@ -88,6 +92,7 @@ test('authorization requests: an unknown client or redirect_uri is answered, nev
     [{ state: null }, 'invalid_request'],
     [{ code_challenge: null }, 'invalid_request'],
     [{ code_challenge_method: 'plain' }, 'invalid_request'],
+    [{ nonce: null }, 'invalid_request'],
     [{ response_type: 'token' }, 'unsupported_response_type'],
     [{ scope: 'email' }, 'invalid_scope'],
   ] as const) {
@@ -127,8 +132,10 @@ test('token requests: the client secret, the PKCE verifier and the redirect_uri 
   const wrongRedirect = await token({ ...grant(await codeFor(request, { challenge })), redirect_uri: `${redirectUri}x` });
   expect(await wrongRedirect.json()).toMatchObject({ error: 'invalid_grant' });
 
-  // client_secret_post works as well as basic; the answer is a bearer token and an RS256 id_token for the client.
-  const fresh = await codeFor(request, { challenge });
+  // client_secret_post works as well as basic; the answer is a bearer token and an RS256 id_token
+  // for the client, carrying the nonce of its authorization request.
+  const nonce = randomBytes(16).toString('base64url');
+  const fresh = await codeFor(request, { challenge, nonce });
   const issued = await token({ ...grant(fresh), client_id: clientId, client_secret: clientSecret }, form);
   expect(issued.status()).toBe(200);
   const body = await issued.json();
@@ -138,7 +145,7 @@ test('token requests: the client secret, the PKCE verifier and the redirect_uri 
     .slice(0, 2)
     .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')));
   expect(header).toMatchObject({ alg: 'RS256', kid: expect.any(String) });
-  expect(payload).toMatchObject({ iss: issuer, aud: clientId, sub: 'idp-oncall', email: seed.users.oncall.email, email_verified: true });
+  expect(payload).toMatchObject({ iss: issuer, aud: clientId, sub: 'idp-oncall', email: seed.users.oncall.email, email_verified: true, nonce });
   expect(payload.exp).toBeGreaterThan(payload.iat);
   expect(await (await token(grant(fresh))).json()).toMatchObject({ error: 'invalid_grant' });
 

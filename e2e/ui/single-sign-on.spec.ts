@@ -127,6 +127,37 @@ test.describe('single sign-on', () => {
     }
   });
 
+  test('the account follows the linked issuer + subject: a renamed email still signs in, another subject with the email is refused', async ({
+    page,
+    seed,
+    sql,
+  }, testInfo) => {
+    const { email } = seed.users.manager;
+    const [user] = await sql<{ id: string }>('select id from users where email = $1', [email]);
+    await page.goto('/signin');
+    await signInWithSso(page, 'manager');
+    await expect(page.getByTestId('who')).toContainText(email);
+    expect(await sql('select issuer, subject from user_identities where user_id = $1', [user?.id])).toEqual([{ issuer: issuerUrl, subject: 'idp-manager' }]);
+
+    await page.context().clearCookies();
+    await page.goto('/signin');
+    await signInWithSso(page, 'manager-renamed');
+    await expect(page.getByTestId('who')).toContainText(email);
+    await expect(page.getByTestId('who-role')).toHaveText('Manager');
+
+    await page.context().clearCookies();
+    const [{ id: lastRow } = { id: '0' }] = await sql<{ id: string }>('select coalesce(max(id), 0) as id from audit_log');
+    await page.goto('/signin');
+    await signInWithSso(page, 'manager-impostor');
+    await expect(page).toHaveURL(/\/signin\?error=NoConsoleAccount$/);
+    await snap(page, testInfo, 'signin-sso-other-subject');
+    expect(await sql("select action, target_id, reason from audit_log where id > $1 and action like 'sign_in.%'", [lastRow])).toEqual([
+      { action: 'sign_in.refused', target_id: user?.id, reason: 'another single sign-on identity is linked to this account' },
+    ]);
+    expect(await sql('select subject from user_identities where user_id = $1', [user?.id])).toEqual([{ subject: 'idp-manager' }]);
+    await expectSignedOut(page);
+  });
+
   test('an id_token signed with a key the issuer does not publish signs nobody in', async ({ page, sql }, testInfo) => {
     await page.goto('/signin');
     await signInWithSso(page, 'oncall-forged');

@@ -36,6 +36,7 @@ export const windowView = z.object({ earliest: instant, latest: instant });
 export const scheduleReminder = producerContract({
   method: 'POST',
   path: '/api/v1/reminders',
+  scope: 'reminders:write',
   params: z.object({}),
   body: scheduleRequest,
   output: reminderJob.extend({
@@ -66,6 +67,7 @@ export const unplannedNoticeView = z.object({
 export const postEventRoute = producerContract({
   method: 'POST',
   path: '/api/v1/events',
+  scope: 'events:write',
   params: z.object({}),
   body: eventRequest,
   output: z.object({
@@ -82,6 +84,7 @@ export const postEventRoute = producerContract({
 export const cancelReminderRoute = producerContract({
   method: 'POST',
   path: '/api/v1/reminders/{id}/cancel',
+  scope: 'reminders:write',
   params: cancelParams,
   body: cancelRequest,
   bodyOptional: true,
@@ -91,6 +94,7 @@ export const cancelReminderRoute = producerContract({
 export const openEvidenceRoute = producerContract({
   method: 'PUT',
   path: '/api/v1/evidence/{ref}',
+  scope: 'evidence:write',
   params: z.strictObject({ ref: evidenceRef }),
   body: openEvidenceRequest,
   output: evidenceView.extend({ created: z.boolean() }),
@@ -99,6 +103,7 @@ export const openEvidenceRoute = producerContract({
 export const resolveEvidenceRoute = producerContract({
   method: 'POST',
   path: '/api/v1/evidence/{ref}/resolve',
+  scope: 'evidence:write',
   params: z.strictObject({ ref: evidenceRef }),
   body: resolveEvidenceRequest,
   bodyOptional: true,
@@ -246,6 +251,7 @@ const cursorPattern = /^c1\.(\d{1,18})$/;
 export const listCancellationRequestsRoute = producerContract({
   method: 'GET',
   path: '/api/v1/cancellation-requests',
+  scope: 'notices:read',
   params: z.object({}),
   body: z.strictObject({
     /** Only requests made at or after this instant. */

@@ -65,6 +65,7 @@ export const preferencesAnswer = z.object({
 export const putRecipientPreferences = producerContract({
   method: 'PUT',
   path: '/api/v1/recipients/{email}/preferences',
+  scope: 'preferences:write',
   params: preferencesParams,
   body: putPreferencesBody,
   output: preferencesAnswer.extend({ changed: z.number().int().nonnegative() }),
@@ -73,6 +74,7 @@ export const putRecipientPreferences = producerContract({
 export const getRecipientPreferences = producerContract({
   method: 'GET',
   path: '/api/v1/recipients/{email}/preferences',
+  scope: 'notices:read',
   params: preferencesParams,
   body: z.strictObject({}),
   bodyOptional: true,

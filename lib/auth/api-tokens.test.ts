@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
-import { createApiToken, hashApiToken, mintApiToken, recordApiTokenUse, revokeApiToken, verifyApiToken } from './api-tokens';
+import { createApiToken, hashApiToken, mintApiToken, missingScope, recordApiTokenUse, revokeApiToken, verifyApiToken } from './api-tokens';
 
 describe('mintApiToken', () => {
   it('mints distinct tokens whose stored form is the SHA-256 hex of the token', () => {
@@ -49,5 +49,30 @@ describe('api tokens in the database', () => {
 
     await revokeApiToken(t.db, { id: summary.id, actor: 'admin@example.test', reason: 'leaked in a log' });
     expect(await verifyApiToken(t.db, { authorization: `Bearer ${token}` })).toEqual({ ok: false, reason: 'revoked' });
+  });
+
+  it('holds the scopes it was given, in the list order, once each; refuses from its expiry on; a token of before holds every scope', async () => {
+    const expiresAt = new Date('2027-01-01T00:00:00Z');
+    const { token, summary } = await createApiToken(t.db, {
+      name: 'events only',
+      createdBy: null,
+      actor: 'admin@example.test',
+      scopes: ['notices:read', 'events:write', 'events:write'],
+      expiresAt,
+    });
+    expect(summary.scopes).toEqual(['events:write', 'notices:read']);
+    expect(missingScope(summary, 'events:write')).toBeNull();
+    expect(missingScope(summary, 'reminders:write')).toBe('reminders:write');
+    const authorization = `Bearer ${token}`;
+    expect(await verifyApiToken(t.db, { authorization, now: new Date(expiresAt.getTime() - 1) })).toMatchObject({ ok: true });
+    expect(await verifyApiToken(t.db, { authorization, now: expiresAt })).toEqual({ ok: false, reason: 'expired' });
+    await expect(createApiToken(t.db, { name: 'none', createdBy: null, actor: 'a', scopes: [] })).rejects.toThrow('at least one scope');
+
+    // A row as the tokens before migration 0019 were: the column's default gives it every scope.
+    const minted = mintApiToken();
+    await t.pool.query('insert into api_tokens (name, prefix, token_hash) values ($1, $2, $3)', ['old', minted.prefix, minted.tokenHash]);
+    const old = await verifyApiToken(t.db, { authorization: `Bearer ${minted.token}` });
+    expect(old.ok && old.token.scopes).toEqual(['reminders:write', 'events:write', 'evidence:write', 'preferences:write', 'notices:read']);
+    await expect(t.pool.query("update api_tokens set scopes = array['admin'] where prefix = $1", [minted.prefix])).rejects.toThrow(/api_tokens_scopes_check/);
   });
 });

@@ -1,5 +1,6 @@
 import type { DbOrTx } from '@/db/client';
 import { recordSignIn } from '@/db/queries/audit';
+import { findIdentityOfUser, findUserByIdentity, linkIdentity, type OidcSubject } from '@/db/queries/user-identities';
 import { findUserByEmail } from '@/db/queries/users';
 import { isRole } from './roles';
 import { auditUnknownSignIn, auditUserSignIn, MAX_EMAIL_LENGTH, signInActions } from './sign-in-audit';
@@ -12,7 +13,7 @@ const method = 'oidc';
 /**
  * The id_token's `email_verified` claim as a yes or no. Some providers send the strings "true"
  * and "false" instead of booleans (AWS Cognito, providers built on it): "false" must refuse
- * like false. Accounts are matched by email, so an email the provider does not vouch for
+ * like false. A first sign-in links by email, so an email the provider does not vouch for
  * could be anybody's: a missing claim refuses unless OIDC_EMAIL_VERIFIED=when-sent says this
  * provider never sends it and its users cannot choose their own email (e.g. a single-tenant
  * Microsoft Entra ID).
@@ -22,15 +23,23 @@ export function isEmailVerified(claim: unknown, { whenMissing }: { whenMissing: 
   return claim === true || (typeof claim === 'string' && claim.trim().toLowerCase() === 'true');
 }
 
+export type { OidcSubject } from '@/db/queries/user-identities';
+
 /**
  * next-auth's signIn callback for the OIDC provider. OIDC never creates accounts: an admin
- * creates the user first and single sign-on matches on the verified email. Every outcome
- * writes one audit row; the answer is the same redirect whatever the reason for a refusal.
+ * creates the user first. A console user is found by the identity linked to it, the id_token's
+ * issuer + subject (`user_identities`), never by email: an email at the provider can change
+ * hands or be renamed, a subject cannot. The user's first single sign-on links the identity,
+ * once, by their verified email, and only while the user has no subject at this issuer yet;
+ * from then on another subject with that email is refused. Every outcome writes one audit row;
+ * the answer is the same redirect whatever the reason for a refusal.
  */
-export async function admitOidcSignIn(db: DbOrTx, { email, verified }: { email: string; verified: boolean }): Promise<true | string> {
-  const trimmed = email.trim();
-  const lookable = trimmed.length > 0 && trimmed.length <= MAX_EMAIL_LENGTH && !trimmed.includes('\0');
-  const user = lookable ? await findUserByEmail(db, { email: trimmed }) : null;
+export async function admitOidcSignIn(
+  db: DbOrTx,
+  { identity, email, verified }: { identity: OidcSubject; email: string; verified: boolean },
+): Promise<true | string> {
+  const linked = await findUserByIdentity(db, identity);
+  const user = linked ?? (await userToLink(db, { email }));
   if (!user) {
     await auditUnknownSignIn(db, {
       email,
@@ -39,8 +48,12 @@ export async function admitOidcSignIn(db: DbOrTx, { email, verified }: { email: 
     });
     return NO_CONSOLE_ACCOUNT;
   }
-  if (!verified) {
+  if (!linked && !verified) {
     await auditUserSignIn(db, { user, action: signInActions.failure, method, reason: 'single sign-on email not verified' });
+    return NO_CONSOLE_ACCOUNT;
+  }
+  if (!linked && (await findIdentityOfUser(db, { userId: user.id, issuer: identity.issuer }))) {
+    await auditUserSignIn(db, { user, action: signInActions.refused, method, reason: 'another single sign-on identity is linked to this account' });
     return NO_CONSOLE_ACCOUNT;
   }
   if (user.disabledAt) {
@@ -57,6 +70,11 @@ export async function admitOidcSignIn(db: DbOrTx, { email, verified }: { email: 
     await auditUserSignIn(db, { user, action: signInActions.refused, method, reason: 'role not recognised' });
     return NO_CONSOLE_ACCOUNT;
   }
+  // Two first sign-ins racing with different subjects: the insert lets one through.
+  if (!linked && !(await linkIdentity(db, { ...identity, userId: user.id }))) {
+    await auditUserSignIn(db, { user, action: signInActions.refused, method, reason: 'another single sign-on identity is linked to this account' });
+    return NO_CONSOLE_ACCOUNT;
+  }
   await recordSignIn(db, {
     userId: user.id,
     entry: {
@@ -64,8 +82,14 @@ export async function admitOidcSignIn(db: DbOrTx, { email, verified }: { email: 
       action: signInActions.success,
       reason: 'signed in with single sign-on',
       before: { failedLogins: user.failedLogins },
-      after: { method, role: user.role, failedLogins: 0 },
+      after: { method, role: user.role, failedLogins: 0, issuer: identity.issuer, identity: linked ? 'linked' : 'newly linked' },
     },
   });
   return true;
+}
+
+async function userToLink(db: DbOrTx, { email }: { email: string }) {
+  const trimmed = email.trim();
+  const lookable = trimmed.length > 0 && trimmed.length <= MAX_EMAIL_LENGTH && !trimmed.includes('\0');
+  return lookable ? findUserByEmail(db, { email: trimmed }) : null;
 }

@@ -44,7 +44,7 @@ describe('next-auth options', () => {
       type: 'oauth',
       wellKnown: 'https://idp.example.com/realms/ops/.well-known/openid-configuration',
       clientId: 'console',
-      checks: ['pkce', 'state'],
+      checks: ['pkce', 'state', 'nonce'],
     });
   });
 });

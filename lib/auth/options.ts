@@ -1,17 +1,23 @@
 import type { AuthOptions } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
 import { getDb } from '@/db/client';
-import { findUserByEmail, findUserById } from '@/db/queries/users';
+import { findUserById } from '@/db/queries/users';
 import { config } from '@/lib/config';
 import { createLogger, type Logger } from '@/lib/log';
 import { signInClientOf } from './address-throttle';
 import { authenticate } from './credentials';
-import { admitOidcSignIn, isEmailVerified } from './oidc-sign-in';
+import { findUserByIdentity } from '@/db/queries/user-identities';
+import { admitOidcSignIn, isEmailVerified, type OidcSubject } from './oidc-sign-in';
 import { isRole } from './roles';
 import { addressThrottledError } from './sign-in-errors';
 import { consoleSecret, SESSION_MAX_AGE_S } from './session';
 
-type OidcProfile = { sub: string; email?: string; name?: string; email_verified?: unknown };
+type OidcProfile = { iss?: string; sub: string; email?: string; name?: string; email_verified?: unknown };
+
+/** The identity an id_token names: its issuer (checked against discovery by openid-client) and subject. */
+function oidcSubjectOf(profile: OidcProfile | undefined, account: { providerAccountId: string }): OidcSubject {
+  return { issuer: profile?.iss ?? config().OIDC_ISSUER ?? '', subject: profile?.sub ?? account.providerAccountId };
+}
 
 /** Present only when OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are all set. */
 function oidcProvider(): AuthOptions['providers'] {
@@ -27,7 +33,8 @@ function oidcProvider(): AuthOptions['providers'] {
       clientSecret: OIDC_CLIENT_SECRET,
       authorization: { params: { scope: 'openid email profile' } },
       idToken: true,
-      checks: ['pkce', 'state'],
+      // The nonce ties the id_token to this browser's request: a token minted for another login is refused.
+      checks: ['pkce', 'state', 'nonce'],
       profile: (profile: OidcProfile) => ({ id: profile.sub, email: (profile.email ?? '').toLowerCase(), name: profile.name ?? profile.email ?? profile.sub }),
     },
   ];
@@ -41,7 +48,7 @@ export function oidcEnabled(): boolean {
  * next-auth v4 with JWT sessions. The token carries the user id and role for display;
  * authorization re-reads the user on every request (lib/auth/session.ts), so a role change
  * or a disabled account takes effect at once. OIDC never creates accounts: an admin creates
- * the user first and single sign-on matches on the (verified) email.
+ * the user first and single sign-on finds them by the linked issuer + subject (lib/auth/oidc-sign-in.ts).
  */
 /**
  * next-auth's own failures (a forged or expired id_token, a state or PKCE mismatch, an
@@ -91,16 +98,17 @@ export function authOptions(): AuthOptions {
       signIn: async ({ user, account, profile }) => {
         if (account?.provider !== 'oidc') return true;
         return admitOidcSignIn(getDb(), {
+          identity: oidcSubjectOf(profile as OidcProfile | undefined, account),
           email: user.email ?? '',
           verified: isEmailVerified((profile as OidcProfile | undefined)?.email_verified, {
             whenMissing: config().OIDC_EMAIL_VERIFIED === 'when-sent' ? 'trust' : 'refuse',
           }),
         });
       },
-      jwt: async ({ token, user, account }) => {
+      jwt: async ({ token, user, account, profile }) => {
         if (!user) return token;
         if (account?.provider === 'oidc') {
-          const known = await findUserByEmail(getDb(), { email: user.email });
+          const known = await findUserByIdentity(getDb(), oidcSubjectOf(profile as OidcProfile | undefined, account));
           if (!known || !isRole(known.role)) return token;
           return { ...token, sub: known.id, email: known.email, name: known.name, role: known.role };
         }

@@ -5,7 +5,8 @@ import { roles } from './roles';
 describe('permission map', () => {
   it('gives each role exactly what DESIGN.md says, with the recipient issue (16) on top', () => {
     // DESIGN.md's support is read-only; issue 16 gives support the recipient's suppressions and
-    // preferences (audited, with a reason), and operators the template test send.
+    // preferences (audited, with a reason), and operators the template test send; issue 24 keeps
+    // lifting a complaint or hard bounce to operators.
     expect(permissionsOf('support').sort()).toEqual([
       'audit.read',
       'failures.read',
@@ -22,7 +23,7 @@ describe('permission map', () => {
       permissionsOf('operator')
         .filter((p) => !can('oncall', p))
         .sort(),
-    ).toEqual(['gaps.resolve', 'notice_config.read', 'replay.request', 'templates.test']);
+    ).toEqual(['gaps.resolve', 'notice_config.read', 'recipients.unsuppress_reported', 'replay.request', 'templates.test']);
     expect(
       permissionsOf('manager')
         .filter((p) => !can('operator', p))

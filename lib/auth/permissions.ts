@@ -11,6 +11,8 @@ export const permissions = {
   'lookup.read': ['support', 'oncall', 'operator', 'manager', 'admin'],
   /** A recipient's suppression and preferences, and cancelling one of their pending notices: support's daily work. */
   'recipients.manage': ['support', 'oncall', 'operator', 'manager', 'admin'],
+  /** Lifting a suppression the provider reported (complaint, hard bounce): mail to that address may be refused or reported as spam again. */
+  'recipients.unsuppress_reported': ['operator', 'manager', 'admin'],
   'quarantine.read': ['support', 'oncall', 'operator', 'manager', 'admin'],
   'quarantine.resolve': ['oncall', 'operator', 'manager', 'admin'],
   /** The Failures page: failed, retrying, deferred and missed notices. */

@@ -203,7 +203,9 @@ describe('credentials sign-in audit', () => {
 
 describe('single sign-on audit', () => {
   it('a known, verified email signs in and writes one sign_in.success row; it clears failures like a password sign-in', async () => {
-    const rows = await rowsWrittenBy(async () => expect(await admitOidcSignIn(t.db, { email: 'sso@example.com', verified: true })).toBe(true));
+    const rows = await rowsWrittenBy(async () =>
+      expect(await admitOidcSignIn(t.db, { identity: { issuer: 'https://idp.example', subject: 'sso' }, email: 'sso@example.com', verified: true })).toBe(true),
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       actor: 'sso@example.com',
@@ -246,7 +248,9 @@ describe('single sign-on audit', () => {
       { email: '', verified: true, expected: { action: 'sign_in.failure', targetType: 'email', targetId: '(empty)' } },
     ];
     for (const { email, verified, expected } of cases) {
-      const rows = await rowsWrittenBy(async () => expect(await admitOidcSignIn(t.db, { email, verified })).toBe(NO_CONSOLE_ACCOUNT));
+      const rows = await rowsWrittenBy(async () =>
+        expect(await admitOidcSignIn(t.db, { identity: { issuer: 'https://idp.example', subject: `sub-${email}` }, email, verified })).toBe(NO_CONSOLE_ACCOUNT),
+      );
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ ...expected, after: { method: 'oidc' } });
     }

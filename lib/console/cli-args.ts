@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { ZodType } from 'zod';
+import { apiTokenScopes, type ApiTokenScope } from '@/db/schema/states';
 import type { Role } from '@/lib/auth/roles';
 import { createTokenRequest, revokeTokenRequest } from '@/lib/api/console/tokens';
 import { createUserRequest } from '@/lib/api/console/users';
@@ -16,8 +17,9 @@ export const accountsUsage = `Usage:
       On a terminal the password is asked twice and not echoed (at least 12 characters).
       With --generate-password, or when stdin is not a terminal, a strong password is
       generated and printed once; only its scrypt hash is stored.
-  npm run ledger -- tokens create --name <name> [--reason <text>]
-      A producer API token for POST /api/v1/…, printed once; only its SHA-256 is stored.
+  npm run ledger -- tokens create --name <name> --scopes <scope,…|all> [--expires <ISO instant>] [--reason <text>]
+      A producer API token for /api/v1/…, printed once; only its SHA-256 is stored. Scopes:
+      reminders:write, events:write, evidence:write, preferences:write, notices:read (or all).
   npm run ledger -- tokens list
   npm run ledger -- tokens revoke --id <token id> [--reason <text>]
   Every change is written to the audit log with the actor cli:<operating-system user>.
@@ -25,7 +27,7 @@ export const accountsUsage = `Usage:
 
 export type AccountCommand =
   | { kind: 'users.create'; email: string; role: Role; name: string; generatePassword: boolean; reason: string }
-  | { kind: 'tokens.create'; name: string; reason: string }
+  | { kind: 'tokens.create'; name: string; reason: string; scopes: ApiTokenScope[]; expiresAt: string | null }
   | { kind: 'tokens.list' }
   | { kind: 'tokens.revoke'; id: string; reason: string };
 
@@ -91,14 +93,23 @@ export function parseAccountArgs(argv: readonly string[]): ParsedAccountArgs {
       };
     }
     case 'tokens create': {
-      const flags = readFlags(rest, { name: { type: 'string' }, reason: { type: 'string' } });
+      const flags = readFlags(rest, { name: { type: 'string' }, scopes: { type: 'string' }, expires: { type: 'string' }, reason: { type: 'string' } });
       if (!flags.ok) return fail(flags.error);
       if (flags.values.name === undefined) return fail('tokens create needs --name');
+      if (typeof flags.values.scopes !== 'string') return fail(`tokens create needs --scopes (comma-separated: ${apiTokenScopes.join(', ')}; or all)`);
       const name = check('name', flags.values.name, createTokenRequest.shape.name);
       if (!name.ok) return fail(name.error);
+      const listed = flags.values.scopes === 'all' ? [...apiTokenScopes] : flags.values.scopes.split(',').map((scope) => scope.trim());
+      const scopes = check('scopes', listed, createTokenRequest.shape.scopes);
+      if (!scopes.ok) return fail(scopes.error);
+      const expires = check('expires', flags.values.expires ?? null, createTokenRequest.shape.expiresAt);
+      if (!expires.ok) return fail(expires.error);
       const reason = check('reason', flags.values.reason ?? `created with the ledger CLI for ${name.data}`, createTokenRequest.shape.reason);
       if (!reason.ok) return fail(reason.error);
-      return { ok: true, command: { kind: 'tokens.create', name: name.data, reason: reason.data } };
+      return {
+        ok: true,
+        command: { kind: 'tokens.create', name: name.data, reason: reason.data, scopes: scopes.data, expiresAt: expires.data ?? null },
+      };
     }
     case 'tokens list': {
       const flags = readFlags(rest, {});

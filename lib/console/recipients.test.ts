@@ -1,11 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { preferenceFor, setPreference } from '@/db/queries/preferences';
-import { findRecipientSuppression } from '@/db/queries/suppressions';
+import { addRecipientSuppression, findRecipientSuppression } from '@/db/queries/suppressions';
+import type { Result } from '@/lib/http/refusal';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { insertTestJob, readJob } from '@/testing/jobs';
 import { cancelNoticeForSupport, changeRecipientPreference, changeRecipientSuppression, loadRecipientView } from './recipients';
 
 let t: TestDatabase;
+
+function unwrap<T>(result: Result<T>): T {
+  if (!result.ok) throw new Error(result.refusal.message);
+  return result.data;
+}
+
 beforeAll(async () => {
   t = await createTestDatabase();
 });
@@ -23,11 +30,12 @@ async function auditFor(email: string) {
 describe('support tools for a recipient', () => {
   it('adds and removes a manual suppression with a reason, audited with before and after; repeating changes nothing', async () => {
     const email = 'sam@example.com';
-    const added = await changeRecipientSuppression(t.db, { email, action: 'add', reason: 'address belongs to someone else', actor: 'support@example.com' });
+    const support = { actor: 'support@example.com', role: 'support' } as const;
+    const added = unwrap(await changeRecipientSuppression(t.db, { email, action: 'add', reason: 'address belongs to someone else', ...support }));
     expect(added.changed).toBe(true);
     expect(added.view.suppression).toMatchObject({ reason: 'manual', note: 'support: address belongs to someone else' });
-    expect((await changeRecipientSuppression(t.db, { email, action: 'add', reason: 'again', actor: 'support@example.com' })).changed).toBe(false);
-    const removed = await changeRecipientSuppression(t.db, { email, action: 'remove', reason: 'customer confirmed the address', actor: 'support@example.com' });
+    expect(unwrap(await changeRecipientSuppression(t.db, { email, action: 'add', reason: 'again', ...support })).changed).toBe(false);
+    const removed = unwrap(await changeRecipientSuppression(t.db, { email, action: 'remove', reason: 'customer confirmed the address', ...support }));
     expect(removed.changed).toBe(true);
     expect(await findRecipientSuppression(t.db, { email })).toBeNull();
     expect(await auditFor(email)).toMatchObject([
@@ -40,6 +48,41 @@ describe('support tools for a recipient', () => {
       { action: 'recipient.suppression_remove', before: { suppressed: true, reason: 'manual' }, after: { suppressed: false } },
     ]);
     expect(removed.view.audit.map((row) => row.action)).toEqual(['recipient.suppression_remove', 'recipient.suppression_add']);
+  });
+
+  it('a complaint or hard bounce is lifted only by an operator or above: support and on-call are refused 403 and nothing changes', async () => {
+    for (const reason of ['complaint', 'hard_bounce'] as const) {
+      const email = `${reason}@example.com`;
+      await addRecipientSuppression(t.db, { email, reason, sourceEventId: null, note: 'provider' });
+      for (const role of ['support', 'oncall'] as const) {
+        const refused = await changeRecipientSuppression(t.db, {
+          email,
+          action: 'remove',
+          reason: 'customer says it was a mistake',
+          actor: `${role}@example.com`,
+          role,
+        });
+        expect(refused.ok).toBe(false);
+        if (!refused.ok) {
+          expect(refused.refusal.kind).toBe('forbidden');
+          expect(refused.refusal.message).toContain('operator');
+        }
+        expect(await findRecipientSuppression(t.db, { email })).toMatchObject({ reason });
+      }
+      expect(await auditFor(email)).toEqual([]);
+      const lifted = unwrap(
+        await changeRecipientSuppression(t.db, {
+          email,
+          action: 'remove',
+          reason: 'mailbox restored, confirmed by phone',
+          actor: 'operator@example.com',
+          role: 'operator',
+        }),
+      );
+      expect(lifted.changed).toBe(true);
+      expect(await findRecipientSuppression(t.db, { email })).toBeNull();
+      expect(await auditFor(email)).toMatchObject([{ actor: 'operator@example.com', action: 'recipient.suppression_remove', before: { reason } }]);
+    }
   });
 
   it('sets a courtesy preference as support, with history and audit; the view reads the customer’s own changes in words', async () => {

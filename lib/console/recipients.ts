@@ -10,6 +10,8 @@ import {
   type RecipientSuppression,
 } from '@/db/queries/suppressions';
 import type { RecipientView } from '@/lib/api/console/recipients';
+import { can } from '@/lib/auth/permissions';
+import type { Role } from '@/lib/auth/roles';
 import { cancelReminder } from '@/lib/jobs/schedule';
 import { ok, refuse, type Result } from '@/lib/http/refusal';
 import { preferenceChangeText, preferenceStateText, recipientSuppressionText } from './words';
@@ -100,15 +102,26 @@ export async function loadRecipientView(db: DbOrTx, { email }: { email: string }
   };
 }
 
-/** Adds the address as `manual` (stops every notice, required ones too) or removes whatever entry it has. */
+/** What the provider reported: lifting one needs `recipients.unsuppress_reported` (operator and above). */
+const reportedReasons: readonly string[] = ['complaint', 'hard_bounce'];
+
+/**
+ * Adds the address as `manual` (stops every notice, required ones too) or removes whatever entry
+ * it has; a complaint or hard bounce only for a role that may (403 otherwise, nothing changed).
+ */
 export async function changeRecipientSuppression(
   db: Db,
-  { email, action, reason, actor }: { email: string; action: 'add' | 'remove'; reason: string; actor: string },
-): Promise<{ changed: boolean; view: RecipientView }> {
-  const changed = await db.transaction(async (tx) => {
+  { email, action, reason, actor, role }: { email: string; action: 'add' | 'remove'; reason: string; actor: string; role: Role },
+): Promise<Result<{ changed: boolean; view: RecipientView }>> {
+  const changed = await db.transaction(async (tx): Promise<Result<boolean>> => {
     const before = await lockRecipientSuppression(tx, { email });
-    if (action === 'add' && before) return false;
-    if (action === 'remove' && !before) return false;
+    if (action === 'add' && before) return ok(false);
+    if (action === 'remove' && !before) return ok(false);
+    if (action === 'remove' && before && reportedReasons.includes(before.reason) && !can(role, 'recipients.unsuppress_reported'))
+      return refuse(
+        'forbidden',
+        `The provider reported this address (${before.reason.replace('_', ' ')}): only an operator, manager or admin may lift it, with a reason. Ask one; nothing was changed.`,
+      );
     if (action === 'add') await addRecipientSuppression(tx, { email, reason: 'manual', sourceEventId: null, note: `support: ${reason}` });
     else await removeRecipientSuppression(tx, { email });
     const after = await lockRecipientSuppression(tx, { email });
@@ -125,9 +138,10 @@ export async function changeRecipientSuppression(
         },
       ],
     });
-    return true;
+    return ok(true);
   });
-  return { changed, view: await loadRecipientView(db, { email }) };
+  if (!changed.ok) return changed;
+  return ok({ changed: changed.data, view: await loadRecipientView(db, { email }) });
 }
 
 export async function changeRecipientPreference(

@@ -4,10 +4,12 @@ import { activeNoticeConfig } from '@/lib/windows/active';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
 import { loadTemplatesView, sendTestNotice } from './templates';
+import { createTestSendThrottle, type TestSendThrottle } from './test-send-throttle';
 
 const { config } = activeNoticeConfig();
 let t: TestDatabase;
 let sink: SmtpSink;
+let ample: TestSendThrottle;
 const mail = () =>
   createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'Notices <n@example.org>', messageIdDomain: 'example.org', maxConnections: 1 });
 
@@ -21,6 +23,7 @@ async function auditRows() {
 beforeAll(async () => {
   t = await createTestDatabase();
   sink = await startSmtpSink();
+  ample = createTestSendThrottle({ pool: t.pool, limit: 1_000, windowMs: 3_600_000 });
 });
 afterAll(async () => {
   await sink?.stop();
@@ -51,6 +54,7 @@ describe('the Templates page', () => {
       locale: 'de',
       to: ' Ops.Person@Example.TEST ',
       actor: 'user:op',
+      throttle: ample,
     });
     expect(result).toMatchObject({ ok: true, data: { template: 'renewal_notice_t72', locale: 'de', domain: 'example.test' } });
     const [message] = await sink.waitFor((messages) => messages.some((m) => m.to.includes('ops.person@example.test')));
@@ -69,7 +73,15 @@ describe('the Templates page', () => {
 
   it('refuses a bad address (422), an unknown template or locale (404) and a relay that says no (503), recording nothing', async () => {
     const before = (await auditRows()).length;
-    const bad = await sendTestNotice(t.db, { config, mail, template: 'renewal_notice_t72', locale: 'en', to: 'not an address', actor: 'user:op' });
+    const bad = await sendTestNotice(t.db, {
+      config,
+      mail,
+      template: 'renewal_notice_t72',
+      locale: 'en',
+      to: 'not an address',
+      actor: 'user:op',
+      throttle: ample,
+    });
     expect(bad).toMatchObject({ ok: false, refusal: { kind: 'unprocessable', code: 'invalid_address' } });
     const twoAddresses = await sendTestNotice(t.db, {
       config,
@@ -78,21 +90,43 @@ describe('the Templates page', () => {
       locale: 'en',
       to: 'a@example.test, b@example.test',
       actor: 'user:op',
+      throttle: ample,
     });
     expect(twoAddresses).toMatchObject({ ok: false, refusal: { kind: 'unprocessable' } });
-    expect(await sendTestNotice(t.db, { config, mail, template: 'nope', locale: 'en', to: 'a@example.test', actor: 'user:op' })).toMatchObject({
-      ok: false,
-      refusal: { kind: 'not_found' },
-    });
-    expect(await sendTestNotice(t.db, { config, mail, template: 'auto_renewal_notice', locale: 'de', to: 'a@example.test', actor: 'user:op' })).toMatchObject({
+    expect(await sendTestNotice(t.db, { config, mail, template: 'nope', locale: 'en', to: 'a@example.test', actor: 'user:op', throttle: ample })).toMatchObject(
+      {
+        ok: false,
+        refusal: { kind: 'not_found' },
+      },
+    );
+    expect(
+      await sendTestNotice(t.db, { config, mail, template: 'auto_renewal_notice', locale: 'de', to: 'a@example.test', actor: 'user:op', throttle: ample }),
+    ).toMatchObject({
       ok: false,
       refusal: { kind: 'not_found' },
     });
     sink.setFault({ kind: 'reject', code: 550, times: 1 });
-    expect(await sendTestNotice(t.db, { config, mail, template: 'payment_recovery', locale: 'en', to: 'a@example.test', actor: 'user:op' })).toMatchObject({
+    expect(
+      await sendTestNotice(t.db, { config, mail, template: 'payment_recovery', locale: 'en', to: 'a@example.test', actor: 'user:op', throttle: ample }),
+    ).toMatchObject({
       ok: false,
       refusal: { kind: 'unavailable', code: 'relay_refused' },
     });
     expect((await auditRows()).length).toBe(before);
+  });
+
+  it('refuses a test past the per-user limit with 429 and a retry time, sending and recording nothing; another user still sends', async () => {
+    const throttle = createTestSendThrottle({ pool: t.pool, limit: 2, windowMs: 3_600_000 });
+    const send = (actor: string, to: string) => sendTestNotice(t.db, { config, mail, template: 'payment_recovery', locale: 'en', to, actor, throttle });
+    expect(await send('user:limited', 'one@limit.test')).toMatchObject({ ok: true });
+    expect(await send('user:limited', 'two@limit.test')).toMatchObject({ ok: true });
+    const audited = (await auditRows()).length;
+    const refused = await send('user:limited', 'three@limit.test');
+    expect(refused).toMatchObject({ ok: false, refusal: { kind: 'rate_limited', code: 'test_send_limit' } });
+    if (!refused.ok) expect(Number(refused.refusal.headers?.['retry-after'])).toBeGreaterThan(0);
+    expect(await send('user:other', 'four@limit.test')).toMatchObject({ ok: true });
+    await sink.waitFor((messages) => messages.some((m) => m.to.includes('four@limit.test')));
+    expect(sink.messages().some((m) => m.to.includes('three@limit.test'))).toBe(false);
+    expect((await auditRows()).length).toBe(audited + 1);
   });
 });

@@ -7,6 +7,7 @@ import { refuse, type Result } from '@/lib/http/refusal';
 import type { MailTransport } from '@/lib/mail/transport';
 import { prepareTemplates, type TemplateSet } from '@/lib/templates/load';
 import { renderEmail, renderSms, RenderError, type RenderRequest } from '@/lib/templates/render';
+import type { TestSendThrottle } from './test-send-throttle';
 import type { VariableType } from '@/lib/templates/schema';
 import type { NoticeConfig } from '@/lib/windows/load-config';
 
@@ -94,7 +95,8 @@ const address = z.email().max(254);
 /**
  * Renders the template's sample in that locale and hands it to the mail relay. Refused (422) for
  * something that is not an address, 404 for a template or locale that does not exist, 503 when
- * the relay does not take it; audited only once it was accepted, with the domain, not the body.
+ * the relay does not take it, 429 past TEMPLATE_TEST_LIMIT per user and window; audited only once
+ * it was accepted, with the domain, not the body.
  */
 export async function sendTestNotice(
   db: DbOrTx,
@@ -105,8 +107,18 @@ export async function sendTestNotice(
     locale,
     to,
     actor,
+    throttle,
     now = new Date(),
-  }: { config: NoticeConfig; mail: () => MailTransport; template: string; locale: string; to: string; actor: string; now?: Date },
+  }: {
+    config: NoticeConfig;
+    mail: () => MailTransport;
+    template: string;
+    locale: string;
+    to: string;
+    actor: string;
+    throttle: TestSendThrottle;
+    now?: Date;
+  },
 ): Promise<Result<SendTestOutcome>> {
   const parsed = address.safeParse(to.trim());
   if (!parsed.success)
@@ -116,6 +128,15 @@ export async function sendTestNotice(
   const entry = set.entries.get(template);
   if (!entry) return refuse('not_found', `No template ${template.slice(0, 100)}.`);
   if (!entry.email.has(locale)) return refuse('not_found', `Template ${template} has no email in ${locale.slice(0, 35)}.`);
+  // Counted once the request names a real template, before anything is rendered or sent.
+  const admitted = await throttle.admit(actor);
+  if (!admitted.ok) {
+    const minutes = Math.ceil(admitted.retryInMs / 60_000);
+    return refuse('rate_limited', `You have sent as many tests as the limit allows for now; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
+      code: 'test_send_limit',
+      headers: { 'retry-after': String(Math.ceil(admitted.retryInMs / 1000)) },
+    });
+  }
   let rendered;
   try {
     rendered = await renderEmail(set, sampleRequest(config, set, template, locale, now));

@@ -1,11 +1,21 @@
 import type { DbOrTx } from '@/db/client';
+import type { ApiTokenScope } from '@/db/schema/states';
 import type { CreatedToken, TokenView } from '@/lib/api/console/tokens';
 import { createApiToken, listApiTokens, revokeApiToken } from '@/lib/auth/api-tokens';
 import { ok, refuse, type Result } from '@/lib/http/refusal';
 
 export type { CreatedToken, TokenView } from '@/lib/api/console/tokens';
 
-type Summary = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null };
+type Summary = {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  scopes: ApiTokenScope[];
+  expiresAt: Date | null;
+};
 
 function view(token: Summary): TokenView {
   return {
@@ -15,6 +25,8 @@ function view(token: Summary): TokenView {
     createdAt: token.createdAt.toISOString(),
     lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
     revokedAt: token.revokedAt?.toISOString() ?? null,
+    scopes: token.scopes,
+    expiresAt: token.expiresAt?.toISOString() ?? null,
   };
 }
 
@@ -26,10 +38,31 @@ export async function loadTokens(db: DbOrTx): Promise<TokenView[]> {
  * The clear token is in this answer and nowhere else: the page (or the CLI) shows it once.
  * `actorId` is the console user who made it; null from the CLI, whose actor is no user.
  */
-export async function createConsoleToken(db: DbOrTx, params: { name: string; reason: string; actor: string; actorId: string | null }): Promise<CreatedToken> {
+export async function createConsoleToken(
+  db: DbOrTx,
+  params: {
+    name: string;
+    reason: string;
+    actor: string;
+    actorId: string | null;
+    scopes: readonly ApiTokenScope[];
+    expiresAt?: string | null;
+    now?: Date;
+  },
+): Promise<Result<CreatedToken>> {
+  const expiresAt = params.expiresAt ? new Date(params.expiresAt) : null;
+  if (expiresAt && expiresAt.getTime() <= (params.now ?? new Date()).getTime())
+    return refuse('invalid_input', 'The expiry must be in the future; leave it empty for a token that does not expire.', { code: 'invalid_request' });
   return db.transaction(async (tx) => {
-    const created = await createApiToken(tx, { name: params.name, createdBy: params.actorId, actor: params.actor, reason: params.reason });
-    return { token: created.token, summary: view(created.summary) };
+    const created = await createApiToken(tx, {
+      name: params.name,
+      createdBy: params.actorId,
+      actor: params.actor,
+      reason: params.reason,
+      scopes: params.scopes,
+      expiresAt,
+    });
+    return ok({ token: created.token, summary: view(created.summary) });
   });
 }
 

@@ -6,6 +6,8 @@ import { sessionFromCookieHeader } from '@/lib/auth/session';
 import { checkNoticeTypesAgainst } from '@/lib/api/console/fields';
 import { config } from '@/lib/config';
 import { createLogger } from '@/lib/log';
+import { readConsoleUpload } from '@/lib/replay/upload-body';
+import type { UploadValidation } from '@/lib/replay/upload';
 import { configuredNoticeTypeNames } from '@/lib/windows/active';
 import { readJson, readQuery } from './body';
 import { csvFile, type ConsoleContract } from './contract';
@@ -27,11 +29,23 @@ export function authorize(session: Session | null, permission: ConsoleContract['
   return { ok: true, data: { session, actor: session.user.email } };
 }
 
-export type ConsoleHandlerContext<I extends ZodType> = ConsoleCaller & { db: DbOrTx; request: Request; input: z.output<I> };
+/** `upload`: a `streamsUpload` route's validated file (null when the body had none, and on every other route). */
+export type ConsoleHandlerContext<I extends ZodType> = ConsoleCaller & { db: DbOrTx; request: Request; input: z.output<I>; upload: UploadValidation | null };
 
 export type ConsoleHandler<I extends ZodType, O extends ZodType> = (context: ConsoleHandlerContext<I>) => Promise<Result<z.input<O>>>;
 
 export type ConsoleRouteHandler = ((request: Request) => Promise<Response>) & { contract: ConsoleContract };
+
+/** The query (GET), the JSON body, or a replay upload streamed through its validator. */
+async function readInput<I extends ZodType>(
+  request: Request,
+  contract: ConsoleContract<I>,
+): Promise<Result<{ input: z.output<I>; upload: UploadValidation | null }>> {
+  if (contract.streamsUpload) return readConsoleUpload(request, contract.input);
+  const input =
+    contract.method === 'GET' ? readQuery(request, contract.input) : await readJson(request, contract.input, { limitBytes: contract.bodyLimitBytes });
+  return input.ok ? { ok: true, data: { input: input.data, upload: null } } : input;
+}
 
 /**
  * A console route handler from its contract: session and permission first (nothing is read
@@ -53,10 +67,9 @@ export function consoleRoute<I extends ZodType, O extends ZodType>(contract: Con
         });
         if (!own.ok) return consoleRefusal(own.refusal);
       }
-      const input =
-        contract.method === 'GET' ? readQuery(request, contract.input) : await readJson(request, contract.input, { limitBytes: contract.bodyLimitBytes });
-      if (!input.ok) return consoleRefusal(input.refusal);
-      const result = await handler({ ...caller.data, db, request, input: input.data });
+      const read = await readInput(request, contract);
+      if (!read.ok) return consoleRefusal(read.refusal);
+      const result = await handler({ ...caller.data, db, request, ...read.data });
       if (!result.ok) return consoleRefusal(result.refusal);
       if (contract.format === 'csv') {
         const file = csvFile.safeParse(result.data);

@@ -1,4 +1,5 @@
 import { z, type ZodType } from 'zod';
+import type { ApiTokenScope } from '@/db/schema/states';
 import type { Permission } from '@/lib/auth/permissions';
 import type { WebhookProvider } from '@/lib/events/types';
 
@@ -28,10 +29,14 @@ export type ConsoleContract<I extends ZodType = ZodType, O extends ZodType = Zod
   format: 'json' | 'csv';
   /** A POST body larger than the default (lib/http/body.ts), e.g. an uploaded replay list. */
   bodyLimitBytes?: number;
+  /** The body's `csv` member is a replay upload, streamed through its validator (lib/replay/upload-body.ts) instead of read whole. */
+  streamsUpload?: boolean;
 };
 
 export type ProducerContract<P extends ZodType = ZodType, B extends ZodType = ZodType, O extends ZodType = ZodType> = Common & {
   audience: 'producer';
+  /** The token scope the route needs; a token without it is refused 403 before the body is read. */
+  scope: ApiTokenScope;
   params: P;
   /** The JSON body; for a GET, the query string. */
   body: B;

@@ -1,6 +1,6 @@
 import type { z, ZodType } from 'zod';
 import { getDb, type Db } from '@/db/client';
-import { recordApiTokenUse, verifyApiToken } from '@/lib/auth/api-tokens';
+import { missingScope, recordApiTokenUse, verifyApiToken } from '@/lib/auth/api-tokens';
 import { createLogger } from '@/lib/log';
 import { SpanKind, withSpan } from '@/lib/telemetry/tracing';
 import { parseInput, readJson, readQuery } from './body';
@@ -15,6 +15,7 @@ const unauthorizedDetail = {
   malformed: 'the bearer token is not a notice-ledger API token',
   unknown: 'the bearer token is not known',
   revoked: 'the bearer token has been revoked',
+  expired: 'the bearer token has expired; create a new one (console Tokens page or `npm run ledger -- tokens create`)',
 } as const;
 
 /** What a producer handler answers: the status is its own (201 created / 200 seen before). */
@@ -27,8 +28,8 @@ export type ProducerRouteHandler = ((request: Request, context?: { params?: Prom
 };
 
 /**
- * A producer API handler from its contract: the bearer token (only its hash is stored), the
- * path parameters, the JSON body, then the handler. A refused request writes nothing — not even
+ * A producer API handler from its contract: the bearer token (only its hash is stored) and
+ * the scope the contract names, the path parameters, the JSON body, then the handler. A refused request writes nothing — not even
  * the token's last_used_at, which is recorded only after a 2xx.
  *
  * Next 16 under `next start` hands a route without dynamic segments a context whose `params`
@@ -61,6 +62,9 @@ export function producerRoute<P extends ZodType, B extends ZodType, O extends Zo
         return producerRefusal(
           refuse('unauthenticated', unauthorizedDetail[check.reason], { headers: { 'www-authenticate': 'Bearer realm="notice-ledger"' } }).refusal,
         );
+      const missing = missingScope(check.token, contract.scope);
+      if (missing)
+        return producerRefusal(refuse('forbidden', `this token lacks the scope ${missing}; create a token that holds it`, { code: 'missing_scope' }).refusal);
       const raw = (await context?.params) ?? {};
       const params = parseInput(
         Object.fromEntries(Object.entries(raw).map(([key, value]) => [key, Array.isArray(value) ? value.join('/') : value])),

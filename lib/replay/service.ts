@@ -18,7 +18,7 @@ import { ok, refuse, type Refusal, type Result } from '@/lib/http/refusal';
 import { countKeysAgainstLedger } from './dry-run';
 import { startRetryRun } from './retry-run';
 import { checkCancel, checkDecision, checkRequest, checkRun, replayRefusal, type Actor } from './transitions';
-import { MAX_STORED_REJECTIONS, validateUpload, type UploadedRow } from './upload';
+import { MAX_STORED_REJECTIONS, validateUpload, type UploadedRow, type UploadValidation } from './upload';
 import { dryRunVerdict } from './verdict';
 
 export type { DryRun, UploadDryRun } from '@/lib/api/console/replays';
@@ -48,13 +48,17 @@ export type UploadCheck = { rows: UploadedRow[]; dryRun: UploadDryRun };
 
 /** A file that cannot be read as an upload at all (no header, wrong columns) is invalid input. */
 export async function dryRunUpload(db: DbOrTx, { csv, secret }: { csv: string; secret: string }): Promise<Result<UploadCheck>> {
-  const validation = validateUpload({ csv, secret });
+  return dryRunValidated(db, { validation: validateUpload({ csv, secret }) });
+}
+
+/** The same for a file already validated as it arrived (the console's streamed upload). */
+export async function dryRunValidated(db: DbOrTx, { validation }: { validation: UploadValidation }): Promise<Result<UploadCheck>> {
   if (!validation.ok) return refuse('invalid_input', validation.error);
   const dryRun = await dryRunKeys(db, { keys: validation.rows.map((row) => row.key) });
   return ok({ rows: validation.rows, dryRun: { ...dryRun, accepted: validation.rows.length, rejections: validation.rejections } });
 }
 
-export type RequestInput = { reason: string } & ({ filter: Omit<ReplayFilter, 'uploaded'> } | { csv: string });
+export type RequestInput = { reason: string } & ({ filter: Omit<ReplayFilter, 'uploaded'> } | { csv: string } | { upload: UploadValidation });
 
 export type RequestResult = { replay: ReplayRow; dryRun: DryRun | UploadDryRun };
 
@@ -68,8 +72,8 @@ export async function requestReplay(
   let rows: UploadedRow[] = [];
   let dryRun: DryRun | UploadDryRun;
   let filter: ReplayFilter;
-  if ('csv' in input) {
-    const check = await dryRunUpload(db, { csv: input.csv, secret });
+  if ('csv' in input || 'upload' in input) {
+    const check = 'csv' in input ? await dryRunUpload(db, { csv: input.csv, secret }) : await dryRunValidated(db, { validation: input.upload });
     if (!check.ok) return conflict(check.refusal.message);
     if (check.data.rows.length === 0)
       return conflict(`No row of the file is valid (${check.data.dryRun.rejections.length} rejected); download the rejected rows to see why.`);

@@ -9,7 +9,7 @@ import { recipientChannel } from '@/lib/jobs/schedule';
 import { noticePayloadProblems } from '@/lib/templates/payload';
 import { localeSchema } from '@/lib/templates/schema';
 import type { RowRejection } from '@/lib/api/console/replays';
-import { hasUnsafeText, parseCsv, safeText, toCsv } from './csv';
+import { hasUnsafeText, parseCsv, safeText, toCsv, type CsvRecord } from './csv';
 
 /**
  * An uploaded list of upstream jobs, validated row by row: each row either becomes a fact
@@ -204,44 +204,50 @@ function validateRow(cell: Cells, { secret, config, isTimeZone, localeOf }: RowC
 }
 
 /**
- * Validates an uploaded CSV; `secret` derives each row's notice key exactly as the producer API
- * does, and each row's payload is checked against its type's template as the producer API checks
- * it (lib/templates/payload.ts), so an accepted row can render when its job is sent.
+ * Validates an uploaded CSV record by record, as it arrives (lib/replay/upload-body.ts streams
+ * the console's upload through it; `validateUpload` hands it a whole file). `secret` derives each
+ * row's notice key exactly as the producer API does, and each row's payload is checked against
+ * its type's template as the producer API checks it (lib/templates/payload.ts), so an accepted
+ * row can render when its job is sent.
  */
-export function validateUpload({
-  csv,
-  secret,
-  config = activeNoticeConfig().config,
-}: {
-  csv: string;
-  secret: string;
-  config?: NoticeConfig;
-}): UploadValidation {
-  const records = parseCsv(csv);
-  // The parser cuts only at commas, quotes and line breaks, so a field can hold NUL or an
-  // unpaired surrogate only if the file does: one scan instead of one per field.
-  const mayBeUnsafe = hasUnsafeText(csv);
-  const header = records[0];
-  if (!header) return { ok: false, error: 'The file is empty.' };
-  if (header.fields.some(hasUnsafeText)) return { ok: false, error: 'The header contains a NUL character or an unpaired surrogate.' };
-  const columns = header.fields.map((name) => name.trim().toLowerCase());
-  const missing = requiredColumns.filter((name) => !columns.includes(name));
-  if (missing.length > 0) return { ok: false, error: `The header lacks ${missing.join(', ')}. Expected columns: ${uploadColumns().join(', ')}.` };
-  const position = new Map(columns.map((name, index) => [name, index]));
+export type UploadValidator = {
+  /**
+   * Says that the text about to be parsed may hold NUL or an unpaired surrogate (one scan of each
+   * piece instead of one per field): until then fields are not scanned one by one.
+   */
+  mayBeUnsafe: () => void;
+  record: (record: CsvRecord) => void;
+  /** Records after the header so far. */
+  rowCount: () => number;
+  finish: () => UploadValidation;
+};
+
+export function createUploadValidator({ secret, config = activeNoticeConfig().config }: { secret: string; config?: NoticeConfig }): UploadValidator {
+  let unsafe = false;
+  let headerProblem: string | null = null;
+  let header: { columns: string[]; position: Map<string, number> } | null = null;
+  let count = 0;
   const rows: UploadedRow[] = [];
   const rejections: RowRejection[] = [];
   const firstLineOfKey = new Map<string, number>();
   const context: RowContext = { secret, config, isTimeZone: timeZoneChecker(), localeOf: localeChecker() };
-  for (const record of records.slice(1)) {
+  const readHeader = (record: CsvRecord) => {
+    if (record.fields.some(hasUnsafeText)) return void (headerProblem = 'The header contains a NUL character or an unpaired surrogate.');
+    const columns = record.fields.map((name) => name.trim().toLowerCase());
+    const missing = requiredColumns.filter((name) => !columns.includes(name));
+    if (missing.length > 0) return void (headerProblem = `The header lacks ${missing.join(', ')}. Expected columns: ${uploadColumns().join(', ')}.`);
+    header = { columns, position: new Map(columns.map((name, index) => [name, index])) };
+  };
+  const readRow = (record: CsvRecord, { columns, position }: { columns: string[]; position: Map<string, number> }) => {
     // Only a rejected row is echoed back; rendering every row was a fifth of the time.
     const raw = () => safeText(toCsv([record.fields]).trimEnd());
-    if (mayBeUnsafe && record.fields.some(hasUnsafeText)) {
+    if (unsafe && record.fields.some(hasUnsafeText)) {
       rejections.push({ line: record.line, reason: 'contains a NUL character or an unpaired surrogate', raw: raw() });
-      continue;
+      return;
     }
     if (record.fields.length !== columns.length) {
       rejections.push({ line: record.line, reason: `has ${record.fields.length} fields, the header has ${columns.length}`, raw: raw() });
-      continue;
+      return;
     }
     const cell: Cells = (name) => {
       const index = position.get(name);
@@ -250,17 +256,45 @@ export function validateUpload({
     const result = validateRow(cell, context);
     if ('reason' in result) {
       rejections.push({ line: record.line, reason: safeText(result.reason), raw: raw() });
-      continue;
+      return;
     }
     const earlier = firstLineOfKey.get(result.row.key);
     if (earlier !== undefined) {
       rejections.push({ line: record.line, reason: `same notice as line ${earlier} (type, identity and revision)`, raw: raw() });
-      continue;
+      return;
     }
     firstLineOfKey.set(result.row.key, record.line);
     rows.push({ line: record.line, ...result.row });
-  }
-  return { ok: true, rows, rejections };
+  };
+  let seenHeader = false;
+  return {
+    mayBeUnsafe: () => {
+      unsafe = true;
+    },
+    record: (record) => {
+      if (!seenHeader) {
+        seenHeader = true;
+        readHeader(record);
+        return;
+      }
+      count += 1;
+      if (header) readRow(record, header);
+    },
+    rowCount: () => count,
+    finish: () => {
+      if (!seenHeader) return { ok: false, error: 'The file is empty.' };
+      if (headerProblem !== null) return { ok: false, error: headerProblem };
+      return { ok: true, rows, rejections };
+    },
+  };
+}
+
+/** A whole file through `createUploadValidator`: the CLI's `--csv` and the tests. */
+export function validateUpload({ csv, secret, config }: { csv: string; secret: string; config?: NoticeConfig }): UploadValidation {
+  const validator = createUploadValidator({ secret, config });
+  if (hasUnsafeText(csv)) validator.mayBeUnsafe();
+  for (const record of parseCsv(csv)) validator.record(record);
+  return validator.finish();
 }
 
 /** The downloadable list of refused rows: line, reason, and the row as uploaded. */

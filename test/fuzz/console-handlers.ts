@@ -273,9 +273,12 @@ const listed: readonly ConsoleHandler[] = [
     method: 'POST',
     path: '/api/console/tokens',
     permission: 'tokens.manage',
-    validBody: () => ({ name: 'fuzz producer', reason: 'fuzz: new producer' }),
+    validBody: () => ({ name: 'fuzz producer', reason: 'fuzz: new producer', scopes: ['reminders:write'] }),
     mutates: true,
-    regressionBodies: [JSON.stringify({ name: 'a\u0000b', reason: 'because' }), JSON.stringify({ name: 'ab', reason: 'bec\u0000ause' })],
+    regressionBodies: [
+      JSON.stringify({ name: 'a\u0000b', reason: 'because', scopes: ['reminders:write'] }),
+      JSON.stringify({ name: 'ab', reason: 'bec\u0000ause', scopes: ['reminders:write'] }),
+    ],
   },
   {
     name: 'tokens/revoke',

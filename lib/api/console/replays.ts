@@ -8,10 +8,12 @@ import { instant, noticeTypeName } from './fields';
 const text = () => z.string().refine((value) => !hasUnsafeText(value), 'must not contain NUL characters or unpaired surrogates');
 const reason = text().trim().min(3, 'give a reason (at least 3 characters)').max(2000);
 
-/** An uploaded list: up to 200,000 rows through the console (about 40 MB); bigger lists go through the CLI. */
+/**
+ * An uploaded list: the browser refuses a file over 40 M characters before sending it. The server
+ * streams the body and caps it by REPLAY_UPLOAD_MAX_BYTES and REPLAY_UPLOAD_MAX_ROWS (default
+ * 50 MB, 200,000 rows; lib/replay/upload-body.ts); bigger lists go through the CLI.
+ */
 export const MAX_UPLOAD_CHARS = 40_000_000;
-/** The JSON body around such a list: every character escaped as \uXXXX at worst, plus the envelope. */
-export const MAX_UPLOAD_BODY_BYTES = 6 * MAX_UPLOAD_CHARS + 64 * 1024;
 
 export const replayFilterSchema = z
   .strictObject({
@@ -117,7 +119,7 @@ export const requestReplayContract = consoleContract({
   input: replayCreateRequest,
   output: z.object({ id: z.uuid(), batchId: z.string(), dryRun: z.union([uploadDryRun, dryRun]) }),
   status: 201,
-  bodyLimitBytes: MAX_UPLOAD_BODY_BYTES,
+  streamsUpload: true,
 });
 
 /** Counts what a replay would mint; changes nothing. */
@@ -127,7 +129,7 @@ export const dryRunReplayContract = consoleContract({
   permission: 'replay.request',
   input: dryRunRequest,
   output: dryRunAnswer,
-  bodyLimitBytes: MAX_UPLOAD_BODY_BYTES,
+  streamsUpload: true,
 });
 
 /** Approve or reject: managers only, never the requester (four-eyes, also a database check). */

@@ -1,10 +1,26 @@
 import { z } from 'zod';
+import { apiTokenScopes } from '@/db/schema/states';
 import { consoleContract, noInput } from '@/lib/http/contract';
 import { instant, text } from './fields';
 
 const changeReason = text().trim().min(3).max(500);
 
-export const createTokenRequest = z.strictObject({ name: text().trim().min(1).max(200), reason: changeReason });
+/** The scopes a token may hold, for the Tokens page (components read no db/ module). */
+export const tokenScopeNames = apiTokenScopes;
+
+export const tokenScopes = z
+  .array(z.enum(apiTokenScopes))
+  .min(1, 'choose at least one scope')
+  .max(apiTokenScopes.length)
+  .refine((scopes) => new Set(scopes).size === scopes.length, 'each scope once');
+
+export const createTokenRequest = z.strictObject({
+  name: text().trim().min(1).max(200),
+  reason: changeReason,
+  scopes: tokenScopes,
+  /** Refused from this instant on (must be in the future); absent, the token does not expire. */
+  expiresAt: instant.nullable().optional(),
+});
 
 export const revokeTokenRequest = z.strictObject({ id: z.uuid(), reason: changeReason });
 
@@ -15,6 +31,8 @@ export const tokenView = z.object({
   createdAt: instant,
   lastUsedAt: instant.nullable(),
   revokedAt: instant.nullable(),
+  scopes: z.array(z.enum(apiTokenScopes)),
+  expiresAt: instant.nullable(),
 });
 export type TokenView = z.infer<typeof tokenView>;
 

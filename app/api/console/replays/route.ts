@@ -10,8 +10,10 @@ export const dynamic = 'force-dynamic';
 
 export const GET = consoleRoute(listReplaysContract, async ({ db }) => ok(await listReplayViews(db, { limit: 50 })));
 
-export const POST = consoleRoute(requestReplayContract, async ({ db, input, session }) => {
-  const result = await requestReplay(db, { actor: actorOf(session), input, secret: config().NOTICE_KEY_SECRET });
+export const POST = consoleRoute(requestReplayContract, async ({ db, input, upload, session }) => {
+  // An uploaded file arrives validated (streamed, lib/replay/upload-body.ts); input.csv only marks it.
+  const request = 'filter' in input ? input : { reason: input.reason, upload: upload ?? { ok: false as const, error: 'The file is empty.' } };
+  const result = await requestReplay(db, { actor: actorOf(session), input: request, secret: config().NOTICE_KEY_SECRET });
   if (!result.ok) return result;
   return ok({ id: result.data.replay.id, batchId: result.data.replay.batchId, dryRun: result.data.dryRun });
 });

@@ -8,5 +8,5 @@ export const dynamic = 'force-dynamic';
 export const GET = consoleRoute(listTokensContract, async ({ db }) => ok(await loadTokens(db)));
 
 export const POST = consoleRoute(createTokenContract, async ({ db, input, actor, session }) =>
-  ok(await createConsoleToken(db, { ...input, actor, actorId: session.user.id })),
+  createConsoleToken(db, { ...input, actor, actorId: session.user.id }),
 );
