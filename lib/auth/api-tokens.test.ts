@@ -68,7 +68,7 @@ describe('api tokens in the database', () => {
     expect(await verifyApiToken(t.db, { authorization, now: expiresAt })).toEqual({ ok: false, reason: 'expired' });
     await expect(createApiToken(t.db, { name: 'none', createdBy: null, actor: 'a', scopes: [] })).rejects.toThrow('at least one scope');
 
-    // A row as the tokens before migration 0019 were: the column's default gives it every scope.
+    // A row as the tokens before migration 0023 were: the column's default gives it every scope.
     const minted = mintApiToken();
     await t.pool.query('insert into api_tokens (name, prefix, token_hash) values ($1, $2, $3)', ['old', minted.prefix, minted.tokenHash]);
     const old = await verifyApiToken(t.db, { authorization: `Bearer ${minted.token}` });

@@ -11,7 +11,7 @@ import { findApiTokenByHash, insertApiToken, listApiTokens, revokeApiTokenById, 
  * enough: there is nothing to brute-force.
  *
  * A token holds scopes (`apiTokenScopes`: each producer route names the one it needs) and may
- * expire; a token made before scopes existed holds every scope (migration 0019's default).
+ * expire; a token made before scopes existed holds every scope (migration 0023's default).
  */
 
 const tokenPattern = /^nlk_([0-9a-f]{8})_([A-Za-z0-9_-]{43})$/;
