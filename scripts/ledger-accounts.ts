@@ -77,7 +77,7 @@ export async function executeAccountCommand(db: Db, command: AccountCommand): Pr
       const { password, generated } = await choosePassword(command.generatePassword);
       const request = createUserRequest.safeParse({ email: command.email, name: command.name, role: command.role, password, reason: command.reason });
       if (!request.success) throw new Refused(request.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
-      const result = await createConsoleUser(db, { ...request.data, actor });
+      const result = await createConsoleUser(db, { ...request.data, actor, actorId: null });
       if (!result.ok) throw new Refused(result.refusal.message);
       console.log(`Created ${result.data.role} ${result.data.email} (user ${result.data.id}); audited as ${actor}.`);
       if (generated) console.log(`Password (shown once, not stored in clear; keep it now): ${password}`);

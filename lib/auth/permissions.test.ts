@@ -5,8 +5,10 @@ import { roles } from './roles';
 describe('permission map', () => {
   it('gives each role exactly what DESIGN.md says, with the recipient issue (16) on top', () => {
     // DESIGN.md's support is read-only; issue 16 gives support the recipient's suppressions and
-    // preferences (audited, with a reason), and operators the template test send.
+    // preferences (audited, with a reason), and operators the template test send; issue 24 gives
+    // everyone their own password change.
     expect(permissionsOf('support').sort()).toEqual([
+      'account.password',
       'audit.read',
       'lookup.read',
       'overview.read',
