@@ -34,7 +34,7 @@ function generatePassword(): string {
 }
 
 /** Reads one line from the terminal without echoing it. */
-function promptHidden(question: string): Promise<string> {
+export function promptHidden(question: string, cancelled = 'cancelled; nothing was created'): Promise<string> {
   const { stdin, stderr } = process;
   // Echo off before the prompt shows: an answer typed the moment it appears is not echoed.
   stdin.setRawMode(true);
@@ -53,7 +53,7 @@ function promptHidden(question: string): Promise<string> {
     const onData = (chunk: string) => {
       for (const char of chunk) {
         if (char === '\r' || char === '\n' || char === '\u0004') return finish(() => resolve(answer));
-        if (char === '\u0003') return finish(() => reject(new Refused('cancelled; nothing was created')));
+        if (char === '\u0003') return finish(() => reject(new Refused(cancelled)));
         answer = char === '\u007f' || char === '\b' ? answer.slice(0, -1) : answer + char;
       }
     };
