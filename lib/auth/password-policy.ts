@@ -1,7 +1,5 @@
 import { dictionary } from '@zxcvbn-ts/language-common';
-
-export const MIN_PASSWORD_LENGTH = 12;
-export const MAX_NEW_PASSWORD_LENGTH = 1024;
+import { MAX_NEW_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-rules';
 
 /**
  * The most common passwords of public breach corpora, bundled with the project (no network):
