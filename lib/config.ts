@@ -352,6 +352,20 @@ export function noticeSettings(env: Env = process.env): NoticeSettings {
 }
 
 /**
+ * The password hashing settings, parsed alone like noticeSettings: the seeds, the CLI and the
+ * tests hash passwords without the product's other settings.
+ */
+const passwordHashSchema = envSchema.pick({ PASSWORD_HASH_N: true, PASSWORD_HASH_CONCURRENCY: true, PASSWORD_HASH_QUEUE: true });
+export type PasswordHashSettings = z.infer<typeof passwordHashSchema>;
+
+export function passwordHashSettings(env: Env = process.env): PasswordHashSettings {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = passwordHashSchema.safeParse(present);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  return parsed.data;
+}
+
+/**
  * Where spans go, parsed alone like noticeSettings: the console's start-up hook and the worker
  * install tracing before anything else reads the configuration. `tracesUrl` null: tracing off.
  */

@@ -1,4 +1,4 @@
-import { config } from '@/lib/config';
+import { passwordHashSettings } from '@/lib/config';
 
 /** Thrown when the gate's queue is full: the caller answers "busy" without computing anything. */
 export class PasswordHashingBusy extends Error {
@@ -50,6 +50,9 @@ export function createHashGate({ concurrency, queue }: { concurrency: number; qu
 let processGate: HashGate | undefined;
 
 export function passwordHashGate(): HashGate {
-  processGate ??= createHashGate({ concurrency: config().PASSWORD_HASH_CONCURRENCY, queue: config().PASSWORD_HASH_QUEUE });
+  if (!processGate) {
+    const { PASSWORD_HASH_CONCURRENCY, PASSWORD_HASH_QUEUE } = passwordHashSettings();
+    processGate = createHashGate({ concurrency: PASSWORD_HASH_CONCURRENCY, queue: PASSWORD_HASH_QUEUE });
+  }
   return processGate;
 }

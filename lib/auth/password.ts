@@ -1,5 +1,5 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { config } from '@/lib/config';
+import { passwordHashSettings } from '@/lib/config';
 import { passwordHashGate } from './hash-gate';
 
 /**
@@ -10,8 +10,10 @@ import { passwordHashGate } from './hash-gate';
  * ~0.35 s per check here (PASSWORD_HASH_N sets N). Every computation goes through the
  * process's hash gate (hash-gate.ts).
  */
+let cost: ScryptCost | undefined;
 export function currentCost(): ScryptCost {
-  return { N: config().PASSWORD_HASH_N, r: 8, p: 1 };
+  cost ??= { N: passwordHashSettings().PASSWORD_HASH_N, r: 8, p: 1 };
+  return cost;
 }
 const KEY_LENGTH = 32;
 // scrypt needs 128·N·r bytes plus a little: 2× the default's 128 MiB leaves room for a raised r.
