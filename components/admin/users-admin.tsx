@@ -85,8 +85,8 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
       ) : null}
       {newPassword ? (
         <div className="banner warning" data-testid="reset-password">
-          New password for {newPassword.email}, shown once (only its hash is stored): <code>{newPassword.password}</code>. Hand it over in person or by a
-          channel you trust; they can change it on their Account page.
+          New password for {newPassword.email}, shown once (only its hash is stored): <code style={{ whiteSpace: 'nowrap' }}>{newPassword.password}</code>. Hand
+          it over in person or by a channel you trust; they can change it on their Account page.
         </div>
       ) : null}
       <form className="row" onSubmit={create} style={{ marginBottom: 16 }} data-testid="create-user">
@@ -172,11 +172,11 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
                       <span className="badge good">active</span>
                     )}
                   </td>
-                  <td className="actions">
+                  <td>
                     {user.id === selfId ? (
                       <span className="muted small">you</span>
                     ) : (
-                      <>
+                      <div className="actions">
                         {isLocked(user) || user.failedLogins > 0 ? (
                           <button
                             type="button"
@@ -207,7 +207,7 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
                         >
                           {user.disabledAt ? 'Enable' : 'Disable'}
                         </button>
-                      </>
+                      </div>
                     )}
                   </td>
                 </tr>

@@ -13,7 +13,8 @@ import { expect, test } from '@/e2e/fixtures/test';
  * the console's own Origin, as the browser client does.
  */
 
-type Attempt = { error: string | null; cookie: string | null };
+type StorageState = Awaited<ReturnType<APIRequestContext['storageState']>>;
+type Attempt = { error: string | null; cookie: string | null; state: StorageState };
 
 async function attemptSignIn(baseURL: string, email: string, password: string): Promise<Attempt> {
   const context = await playwrightRequest.newContext({ baseURL });
@@ -23,8 +24,13 @@ async function attemptSignIn(baseURL: string, email: string, password: string): 
       form: { csrfToken: csrf.csrfToken, email, password, callbackUrl: `${baseURL}/`, json: 'true' },
     });
     const { url } = (await response.json()) as { url: string };
-    const cookies = (await context.storageState()).cookies.filter((cookie) => cookie.name.includes('next-auth.session-token'));
-    return { error: new URL(url, baseURL).searchParams.get('error'), cookie: cookies.map((cookie) => `${cookie.name}=${cookie.value}`).join('; ') || null };
+    const state = await context.storageState();
+    const cookies = state.cookies.filter((cookie) => cookie.name.includes('next-auth.session-token'));
+    return {
+      error: new URL(url, baseURL).searchParams.get('error'),
+      cookie: cookies.map((cookie) => `${cookie.name}=${cookie.value}`).join('; ') || null,
+      state,
+    };
   } finally {
     await context.dispose();
   }
@@ -33,7 +39,11 @@ async function attemptSignIn(baseURL: string, email: string, password: string): 
 async function signedInContext(baseURL: string, email: string, password: string): Promise<{ context: APIRequestContext; cookie: string }> {
   const attempt = await attemptSignIn(baseURL, email, password);
   if (!attempt.cookie) throw new Error(`sign-in for ${email} failed: ${attempt.error ?? 'no cookie'}`);
-  return { context: await playwrightRequest.newContext({ baseURL, extraHTTPHeaders: { cookie: attempt.cookie, origin: baseURL } }), cookie: attempt.cookie };
+  // The whole cookie jar (session and next-auth's CSRF cookie), as a browser keeps it.
+  return {
+    context: await playwrightRequest.newContext({ baseURL, storageState: attempt.state, extraHTTPHeaders: { origin: baseURL } }),
+    cookie: attempt.cookie,
+  };
 }
 
 const unique = () => randomBytes(4).toString('hex');
@@ -109,7 +119,9 @@ test.describe('sessions end', () => {
 
     const csrf = (await (await context.get('/api/auth/csrf')).json()) as { csrfToken: string };
     const out = await context.post('/api/auth/signout', { form: { csrfToken: csrf.csrfToken, callbackUrl: `${base}/signin`, json: 'true' } });
-    expect(out.ok()).toBe(true);
+    // next-auth answers a sign-out it refused (a CSRF mismatch) with its confirmation page instead.
+    expect(((await out.json()) as { url: string }).url).toBe(`${base}/signin`);
+    expect((await context.get('/api/console/users')).status()).toBe(401);
 
     const after = await copied.get('/api/console/users');
     expect(after.status()).toBe(401);
@@ -186,7 +198,10 @@ test.describe('four eyes are two people', () => {
 
     const byCreator = await creator.context.post('/api/console/replays/decide', { data: { id: data.id, decision: 'approve', reason: 'looks right to me' } });
     expect(byCreator.status()).toBe(403);
-    expect(await byCreator.json()).toMatchObject({ ok: false, error: { code: 'four_eyes', message: expect.stringMatching(/you created the account/) } });
+    expect(await byCreator.json()).toMatchObject({
+      ok: false,
+      error: { code: 'forbidden', message: expect.stringMatching(/Four-eyes rule: you created the account/) },
+    });
     expect(await state()).toBe('requested');
 
     // Control: the seeded manager, whom neither created, approves; the requester then cancels it.
