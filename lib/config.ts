@@ -206,6 +206,17 @@ export const envSchema = z.object({
   // 0 would be "never expires" to the limiter: a permanent ban of the address.
   SIGN_IN_ADDRESS_WINDOW: duration('15m').refine((ms) => ms >= 1_000, 'must be at least 1s'),
   /**
+   * Password hashes (sign-in, password change) one console process computes at once, and how many
+   * more may wait; beyond that a sign-in is refused as busy before any work. Each scrypt at
+   * N=2^17 holds 128 MiB for ~0.3 s, so the defaults cap a flood at 256 MiB and ~1.5 s of queue.
+   */
+  PASSWORD_HASH_CONCURRENCY: int(2, 1, 64),
+  /** scrypt's N for new hashes, with r=8, p=1 (lib/auth/password.ts): OWASP's 2^17 by default; the test suites lower it for speed. */
+  PASSWORD_HASH_N: int(131_072, 1_024, 1_048_576).refine((n) => (n & (n - 1)) === 0, 'must be a power of two'),
+  PASSWORD_HASH_QUEUE: int(8, 0, 10_000),
+  /** A console session nobody used for this long ends (every session of that user: lib/auth/session.ts). */
+  SESSION_IDLE_TIMEOUT: duration('30m').refine((ms) => ms >= 1_000 && ms <= 12 * 3_600_000, 'must be between 1s and 12h'),
+  /**
    * The recipient page (app/r/): requests per notice link and per client address (the latter only
    * behind TRUSTED_PROXY_HOPS) in each window, and wrong one-time codes per link before it refuses
    * until the window ends (50-bit codes: 5 guesses per 15 min never find one).
@@ -422,6 +433,20 @@ export type NoticeSettings = z.infer<typeof noticeSettingsSchema>;
 export function noticeSettings(env: Env = process.env): NoticeSettings {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = noticeSettingsSchema.safeParse(present);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  return parsed.data;
+}
+
+/**
+ * The password hashing settings, parsed alone like noticeSettings: the seeds, the CLI and the
+ * tests hash passwords without the product's other settings.
+ */
+const passwordHashSchema = envSchema.pick({ PASSWORD_HASH_N: true, PASSWORD_HASH_CONCURRENCY: true, PASSWORD_HASH_QUEUE: true });
+export type PasswordHashSettings = z.infer<typeof passwordHashSchema>;
+
+export function passwordHashSettings(env: Env = process.env): PasswordHashSettings {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = passwordHashSchema.safeParse(present);
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   return parsed.data;
 }

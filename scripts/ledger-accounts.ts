@@ -34,7 +34,7 @@ function generatePassword(): string {
 }
 
 /** Reads one line from the terminal without echoing it. */
-function promptHidden(question: string): Promise<string> {
+export function promptHidden(question: string, cancelled = 'cancelled; nothing was created'): Promise<string> {
   const { stdin, stderr } = process;
   // Echo off before the prompt shows: an answer typed the moment it appears is not echoed.
   stdin.setRawMode(true);
@@ -53,7 +53,7 @@ function promptHidden(question: string): Promise<string> {
     const onData = (chunk: string) => {
       for (const char of chunk) {
         if (char === '\r' || char === '\n' || char === '\u0004') return finish(() => resolve(answer));
-        if (char === '\u0003') return finish(() => reject(new Refused('cancelled; nothing was created')));
+        if (char === '\u0003') return finish(() => reject(new Refused(cancelled)));
         answer = char === '\u007f' || char === '\b' ? answer.slice(0, -1) : answer + char;
       }
     };
@@ -77,7 +77,7 @@ export async function executeAccountCommand(db: Db, command: AccountCommand): Pr
       const { password, generated } = await choosePassword(command.generatePassword);
       const request = createUserRequest.safeParse({ email: command.email, name: command.name, role: command.role, password, reason: command.reason });
       if (!request.success) throw new Refused(request.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
-      const result = await createConsoleUser(db, { ...request.data, actor });
+      const result = await createConsoleUser(db, { ...request.data, actor, actorId: null });
       if (!result.ok) throw new Refused(result.refusal.message);
       console.log(`Created ${result.data.role} ${result.data.email} (user ${result.data.id}); audited as ${actor}.`);
       if (generated) console.log(`Password (shown once, not stored in clear; keep it now): ${password}`);

@@ -77,7 +77,7 @@ describe('npm run ledger -- users create', () => {
     const audit = await auditRows('user.create');
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ actor: expectedActor, target_id: row?.id, reason: 'created with the ledger CLI' });
-    expect(audit[0]?.after).toEqual({ email: 'first.admin@example.com', role: 'admin', password: 'set' });
+    expect(audit[0]?.after).toEqual({ email: 'first.admin@example.com', role: 'admin', password: 'set', createdBy: null });
     expect(audit[0]?.row).not.toContain(password);
     expect(audit[0]?.row).not.toContain(row?.password_hash ?? '');
   });

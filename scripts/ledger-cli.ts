@@ -2,24 +2,23 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createDb, createPool, type Db } from '@/db/client';
 import { startEmbeddedPostgres, type EmbeddedServer } from '@/db/embedded';
-import { findUserByEmail } from '@/db/queries/users';
-import { isRole } from '@/lib/auth/roles';
 import { config } from '@/lib/config';
 import { accountsUsage, parseAccountArgs, type AccountCommand } from '@/lib/console/cli-args';
 import { parseReplayArgs, replayUsage, type ReplayCommand } from '@/lib/replay/cli-args';
 import { cancelReplay, decideReplay, dryRunFilter, dryRunUpload, requestReplay, startReplay, type DryRun } from '@/lib/replay/service';
-import type { Actor } from '@/lib/replay/transitions';
 import { rejectionsCsv } from '@/lib/replay/upload';
 import { formatPercent } from '@/lib/replay/verdict';
 import { getReplayView, listReplayViews, type ReplayView } from '@/lib/replay/view';
+import { verifiedActor } from './cli-credentials';
 import { readDemoSettings } from './demo-settings';
 import { executeAccountCommand, Refused } from './ledger-accounts';
 
 /**
  * The operations from a terminal, through the same lib/ functions as the console: replays
  * (`npm run ledger -- replay --help`), and the first console users and producer API tokens of
- * a fresh deployment (`… users --help`, `… tokens --help`). Exit codes: 0 done, 1 refused or
- * failed, 2 usage.
+ * a fresh deployment (`… users --help`, `… tokens --help`). Every replay action `--as <email>`
+ * asks that user's password (scripts/cli-credentials.ts): the CLI cannot act, nor approve, in
+ * someone else's name. Exit codes: 0 done, 1 refused or failed, 2 usage.
  */
 
 function printDryRun(dryRun: DryRun): void {
@@ -43,12 +42,6 @@ function printView(view: ReplayView): void {
   console.log(
     `    published ${p.published}/${p.total}  suppressed ${p.suppressed}  sent ${p.sent}  failed ${p.failed}${view.verdict ? `  dry run: ${view.verdict.message}` : ''}`,
   );
-}
-
-async function actorFor(db: Db, email: string): Promise<Actor> {
-  const user = await findUserByEmail(db, { email: email.toLowerCase() });
-  if (!user || user.disabledAt || !isRole(user.role)) throw new Refused(`no active console user ${email}`);
-  return { id: user.id, email: user.email, role: user.role };
 }
 
 function readCsv(file: string): string {
@@ -88,7 +81,7 @@ async function execute(db: Db, command: ReplayCommand): Promise<void> {
         console.log('Dry run only: nothing was changed. Add --request --as <email> --reason <text> to ask for approval.');
         return;
       }
-      const actor = await actorFor(db, command.as ?? '');
+      const actor = await verifiedActor(db, command.as ?? '');
       const input = command.csvPath
         ? { reason: command.reason ?? '', csv: readCsv(command.csvPath) }
         : { reason: command.reason ?? '', filter: command.filter ?? {} };
@@ -99,21 +92,21 @@ async function execute(db: Db, command: ReplayCommand): Promise<void> {
     }
     case 'approve':
     case 'reject': {
-      const actor = await actorFor(db, command.as);
+      const actor = await verifiedActor(db, command.as);
       const result = await decideReplay(db, { id: command.id, actor, decision: command.kind, reason: command.reason });
       if (!result.ok) throw new Refused(result.refusal.message);
       console.log(`Replay ${result.data.id} is ${result.data.state}.`);
       return;
     }
     case 'cancel': {
-      const actor = await actorFor(db, command.as);
+      const actor = await verifiedActor(db, command.as);
       const result = await cancelReplay(db, { id: command.id, actor, reason: command.reason });
       if (!result.ok) throw new Refused(result.refusal.message);
       console.log(`Replay ${result.data.id} is cancelled; no further wake-ups will be published.`);
       return;
     }
     case 'run': {
-      const actor = await actorFor(db, command.as);
+      const actor = await verifiedActor(db, command.as);
       const started = await startReplay(db, { id: command.id, actor, reason: command.reason });
       if (!started.ok) throw new Refused(started.refusal.message);
       // Nothing long-running here: the workers publish a running replay (lib/replay/runner.ts).

@@ -105,6 +105,7 @@ describe('no recipient token, email or phone in an exported span', () => {
     const password = randomBytes(18).toString('base64url');
     const created = await createConsoleUser(t.db, {
       actor: 'test',
+      actorId: null,
       email: 'support.otlp@example.com',
       name: 'Support',
       role: 'support',

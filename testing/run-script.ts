@@ -18,6 +18,8 @@ export function scriptEnv(databaseUrl: string): NodeJS.ProcessEnv {
     LOG_LEVEL: 'silent',
     DATABASE_URL: databaseUrl,
     NOTICE_KEY_SECRET: process.env.NOTICE_KEY_SECRET ?? '',
+    // The suite's lowered scrypt cost (vitest.config.ts), so a script hashes as fast as the test itself.
+    ...(process.env.PASSWORD_HASH_N ? { PASSWORD_HASH_N: process.env.PASSWORD_HASH_N } : {}),
   };
 }
 
@@ -43,9 +45,9 @@ export function collectRun(
   });
 }
 
-/** `node --import tsx <script> …args` from the repository root; stdin is closed, as in a pipeline. */
-export function runScript({ script, args, env }: { script: string; args: string[]; env: NodeJS.ProcessEnv }): Promise<ScriptRun> {
+/** `node --import tsx <script> …args` from the repository root; stdin carries `stdin` (default nothing) and is closed, as in a pipeline. */
+export function runScript({ script, args, env, stdin = '' }: { script: string; args: string[]; env: NodeJS.ProcessEnv; stdin?: string }): Promise<ScriptRun> {
   const child = spawn(process.execPath, ['--import', tsxLoader, script, ...args], { cwd: repoRoot, env, stdio: ['pipe', 'pipe', 'pipe'] });
-  child.stdin.end();
+  child.stdin.end(stdin);
   return collectRun(child);
 }

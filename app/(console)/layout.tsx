@@ -45,7 +45,9 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           </Link>
           <Nav items={items} />
           <div className="who" data-testid="who">
-            <span className="name">{session.user.email}</span>
+            <Link href="/account" className="name" title="Your account: change your password" data-testid="nav-account">
+              {session.user.email}
+            </Link>
             <span className="role" data-testid="who-role">
               {roleLabels[role]}
             </span>

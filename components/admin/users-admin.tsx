@@ -2,27 +2,54 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { createUserContract, listUsersContract, setUserDisabledContract, setUserRoleContract, type UserView } from '@/lib/api/console/users';
+import {
+  createUserContract,
+  listUsersContract,
+  resetUserPasswordContract,
+  setUserDisabledContract,
+  setUserRoleContract,
+  unlockUserContract,
+  type UserView,
+} from '@/lib/api/console/users';
 import { isRole, roleLabels, roles } from '@/lib/auth/roles';
 import { formatUtc } from '@/lib/console/format';
 import { callConsole, consoleQuery, consoleQueryKey } from '@/lib/http/client';
 import type { Result } from '@/lib/http/refusal';
 import { EmptyState, ErrorState, SkeletonLines } from '@/components/ui/states';
 
+function isLocked(user: UserView): boolean {
+  return user.lockedUntil !== null && new Date(user.lockedUntil).getTime() > Date.now();
+}
+
 export function UsersAdmin({ selfId }: { selfId: string }) {
   const queryClient = useQueryClient();
   const list = useQuery(consoleQuery(listUsersContract, {}));
   const [reason, setReason] = useState('');
   const [message, setMessage] = useState<{ tone: 'ok' | 'critical'; text: string } | null>(null);
+  const [newPassword, setNewPassword] = useState<{ email: string; password: string } | null>(null);
 
-  async function run(change: (reason: string) => Promise<Result<UserView>>, success: string) {
+  async function run<T>(change: (reason: string) => Promise<Result<T>>, success: string | ((data: T) => string)): Promise<T | null> {
     if (reason.trim().length < 3) {
       setMessage({ tone: 'critical', text: 'Write a reason first: every change goes to the audit log with it.' });
-      return;
+      return null;
     }
+    setNewPassword(null);
     const result = await change(reason.trim());
-    setMessage(result.ok ? { tone: 'ok', text: success } : { tone: 'critical', text: result.refusal.message });
-    if (result.ok) await queryClient.invalidateQueries({ queryKey: consoleQueryKey(listUsersContract, {}) });
+    setMessage(
+      result.ok ? { tone: 'ok', text: typeof success === 'string' ? success : success(result.data) } : { tone: 'critical', text: result.refusal.message },
+    );
+    if (!result.ok) return null;
+    await queryClient.invalidateQueries({ queryKey: consoleQueryKey(listUsersContract, {}) });
+    return result.data;
+  }
+
+  async function resetPassword(user: UserView) {
+    if (!window.confirm(`Set a new password for ${user.email}? Their current password stops working and every session of theirs ends.`)) return;
+    const reset = await run(
+      (why) => callConsole(resetUserPasswordContract, { id: user.id, reason: why }),
+      `New password set for ${user.email}; their sessions have ended.`,
+    );
+    if (reset) setNewPassword({ email: reset.user.email, password: reset.password });
   }
 
   async function create(event: FormEvent<HTMLFormElement>) {
@@ -54,6 +81,12 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
       {message ? (
         <div className={`banner ${message.tone}`} data-testid="admin-message">
           {message.text}
+        </div>
+      ) : null}
+      {newPassword ? (
+        <div className="banner warning" data-testid="reset-password">
+          New password for {newPassword.email}, shown once (only its hash is stored): <code style={{ whiteSpace: 'nowrap' }}>{newPassword.password}</code>. Hand
+          it over in person or by a channel you trust; they can change it on their Account page.
         </div>
       ) : null}
       <form className="row" onSubmit={create} style={{ marginBottom: 16 }} data-testid="create-user">
@@ -131,8 +164,10 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
                   <td>
                     {user.disabledAt ? (
                       <span className="badge bad">disabled</span>
-                    ) : user.lockedUntil && new Date(user.lockedUntil).getTime() > Date.now() ? (
-                      <span className="badge warn">locked</span>
+                    ) : isLocked(user) ? (
+                      <span className="badge warn" title={`after ${user.failedLogins} failed sign-ins`}>
+                        locked until {formatUtc(user.lockedUntil)}
+                      </span>
                     ) : (
                       <span className="badge good">active</span>
                     )}
@@ -141,17 +176,38 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
                     {user.id === selfId ? (
                       <span className="muted small">you</span>
                     ) : (
-                      <button
-                        type="button"
-                        onClick={() =>
-                          void run(
-                            (why) => callConsole(setUserDisabledContract, { id: user.id, disabled: !user.disabledAt, reason: why }),
-                            `${user.email} ${user.disabledAt ? 'enabled' : 'disabled'}.`,
-                          )
-                        }
-                      >
-                        {user.disabledAt ? 'Enable' : 'Disable'}
-                      </button>
+                      <div className="actions">
+                        {isLocked(user) || user.failedLogins > 0 ? (
+                          <button
+                            type="button"
+                            data-testid="unlock-user"
+                            onClick={() =>
+                              void run(
+                                (why) => callConsole(unlockUserContract, { id: user.id, reason: why }),
+                                `${user.email} is unlocked; their failed sign-ins are cleared.`,
+                              )
+                            }
+                          >
+                            Unlock
+                          </button>
+                        ) : null}
+                        {user.disabledAt ? null : (
+                          <button type="button" data-testid="reset-user-password" onClick={() => void resetPassword(user)}>
+                            Reset password
+                          </button>
+                        )}
+                        <button
+                          type="button"
+                          onClick={() =>
+                            void run(
+                              (why) => callConsole(setUserDisabledContract, { id: user.id, disabled: !user.disabledAt, reason: why }),
+                              `${user.email} ${user.disabledAt ? 'enabled' : 'disabled'}.`,
+                            )
+                          }
+                        >
+                          {user.disabledAt ? 'Enable' : 'Disable'}
+                        </button>
+                      </div>
                     )}
                   </td>
                 </tr>

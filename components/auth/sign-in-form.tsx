@@ -2,14 +2,16 @@
 
 import { signIn } from 'next-auth/react';
 import { useState, type FormEvent } from 'react';
-import { throttledMinutesOf } from '@/lib/auth/sign-in-errors';
+import { SIGN_IN_BUSY, throttledMinutesOf } from '@/lib/auth/sign-in-errors';
 
 const noConsoleAccount =
   'Your single sign-on email does not match an active console account, or your identity provider has not verified it. Ask an admin to check that your console account exists, is enabled and uses that email.';
 
 const errorText: Record<string, string> = {
-  CredentialsSignin: 'That email and password do not match an active account.',
-  AccountLocked: 'Too many failed attempts: this account is locked for a few minutes. Wait, then try again, or ask an admin.',
+  // One answer for a wrong password, an unknown email and a locked or disabled account: which of them it was is not told.
+  CredentialsSignin:
+    'That email and password do not match an active account. After several failed attempts an account is locked for a few minutes: wait, or ask an admin to unlock it.',
+  [SIGN_IN_BUSY]: 'The console is busy checking other sign-ins. Try again in a few seconds.',
   // One text for an unknown, unverified or disabled single sign-on email: the page does not say which.
   NoConsoleAccount: noConsoleAccount,
   AccessDenied: noConsoleAccount,

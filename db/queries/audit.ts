@@ -20,27 +20,6 @@ export async function insertAuditEntries(db: DbOrTx, { entries }: { entries: Aud
 /** A sign-in's audit row about a known user: the target is always that user. */
 export type UserAuditEntry = Omit<AuditEntry, 'targetType' | 'targetId'>;
 
-/**
- * A wrong password: counts one more failure and writes its audit row in ONE statement, so a
- * known email costs the same round trips as an unknown one (one audit insert) and sign-in
- * timing does not tell them apart. The row's before/after carry the failure count; returns
- * the new count (0 when the user is gone).
- */
-export async function recordFailedSignIn(db: DbOrTx, { userId, entry }: { userId: string; entry: UserAuditEntry }): Promise<number> {
-  const result = await db.execute<{ failed_logins: number }>(sql`
-    with counted as (
-      update users set failed_logins = failed_logins + 1 where id = ${userId} returning failed_logins
-    ), audited as (
-      insert into audit_log (actor, action, target_type, target_id, reason, before, after)
-      select ${entry.actor}, ${entry.action}, 'user', ${userId}, ${entry.reason},
-        coalesce(${json(entry.before)}::jsonb, '{}'::jsonb) || jsonb_build_object('failedLogins', failed_logins - 1),
-        coalesce(${json(entry.after)}::jsonb, '{}'::jsonb) || jsonb_build_object('failedLogins', failed_logins)
-      from counted
-    )
-    select failed_logins from counted`);
-  return result.rows[0]?.failed_logins ?? 0;
-}
-
 /** A successful sign-in: clears the failure count and any lock, stamps last_login_at and writes its audit row, in one statement. */
 export async function recordSignIn(db: DbOrTx, { userId, entry }: { userId: string; entry: UserAuditEntry }): Promise<void> {
   await db.execute(sql`
@@ -50,17 +29,6 @@ export async function recordSignIn(db: DbOrTx, { userId, entry }: { userId: stri
     insert into audit_log (actor, action, target_type, target_id, reason, before, after)
     select ${entry.actor}, ${entry.action}, 'user', ${userId}, ${entry.reason}, ${json(entry.before)}::jsonb, ${json(entry.after)}::jsonb
     from signed_in`);
-}
-
-/** Locks a user until `until` and writes the audit row of the lockout, in one statement. */
-export async function recordLockout(db: DbOrTx, { userId, until, entry }: { userId: string; until: Date; entry: UserAuditEntry }): Promise<void> {
-  await db.execute(sql`
-    with locked as (
-      update users set locked_until = ${until.toISOString()}::timestamptz where id = ${userId} returning id
-    )
-    insert into audit_log (actor, action, target_type, target_id, reason, before, after)
-    select ${entry.actor}, ${entry.action}, 'user', ${userId}, ${entry.reason}, ${json(entry.before)}::jsonb, ${json(entry.after)}::jsonb
-    from locked`);
 }
 
 function json(value: Record<string, unknown> | null | undefined): string | null {

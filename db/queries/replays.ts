@@ -247,7 +247,16 @@ export async function decideReplay(
   const [row] = await db
     .update(replays)
     .set({ state, decidedBy, decisionReason: reason, decidedAt: sql`now()` })
-    .where(and(eq(replays.id, id), eq(replays.state, 'requested'), sql`${replays.requestedBy} <> ${decidedBy}`))
+    .where(
+      and(
+        eq(replays.id, id),
+        eq(replays.state, 'requested'),
+        sql`${replays.requestedBy} <> ${decidedBy}`,
+        // Four eyes are two people: neither account created the other (lib/replay/transitions.ts says which).
+        sql`not exists (select 1 from ${users} where ${users.id} = ${replays.requestedBy} and ${users.createdBy} = ${decidedBy})`,
+        sql`not exists (select 1 from ${users} where ${users.id} = ${decidedBy} and ${users.createdBy} = ${replays.requestedBy})`,
+      ),
+    )
     .returning();
   return row ?? null;
 }

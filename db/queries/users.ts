@@ -29,24 +29,37 @@ export async function findUserById(db: DbOrTx, { id }: { id: string }): Promise<
   return row ?? null;
 }
 
-export async function createUser(db: DbOrTx, params: { email: string; name: string; role: Role; passwordHash: string | null }): Promise<UserSummary | null> {
+export async function createUser(
+  db: DbOrTx,
+  params: { email: string; name: string; role: Role; passwordHash: string | null; createdBy?: string | null },
+): Promise<UserSummary | null> {
   const [row] = await db
     .insert(users)
-    .values({ email: params.email.trim().toLowerCase(), name: params.name, role: params.role, passwordHash: params.passwordHash })
+    .values({
+      email: params.email.trim().toLowerCase(),
+      name: params.name,
+      role: params.role,
+      passwordHash: params.passwordHash,
+      createdBy: params.createdBy ?? null,
+    })
     .onConflictDoNothing({ target: users.email })
     .returning(summaryColumns);
   return row ?? null;
 }
 
 export async function setUserRole(db: DbOrTx, { id, role }: { id: string; role: Role }): Promise<UserSummary | null> {
-  const [row] = await db.update(users).set({ role }).where(eq(users.id, id)).returning(summaryColumns);
+  const [row] = await db
+    .update(users)
+    .set({ role, sessionVersion: sql`${users.sessionVersion} + 1` })
+    .where(eq(users.id, id))
+    .returning(summaryColumns);
   return row ?? null;
 }
 
 export async function setUserDisabled(db: DbOrTx, { id, disabled }: { id: string; disabled: boolean }): Promise<UserSummary | null> {
   const [row] = await db
     .update(users)
-    .set({ disabledAt: disabled ? sql`coalesce(${users.disabledAt}, now())` : null })
+    .set({ disabledAt: disabled ? sql`coalesce(${users.disabledAt}, now())` : null, sessionVersion: sql`${users.sessionVersion} + 1` })
     .where(eq(users.id, id))
     .returning(summaryColumns);
   return row ?? null;
@@ -60,4 +73,27 @@ export async function listUsers(db: DbOrTx, { after, limit }: { after?: string; 
     .where(after ? and(gt(users.email, after)) : undefined)
     .orderBy(asc(users.email))
     .limit(limit);
+}
+
+/** An admin's unlock: the failure count and the lock cleared. Null: no such user. */
+export async function unlockUser(db: DbOrTx, { id }: { id: string }): Promise<UserSummary | null> {
+  const [row] = await db.update(users).set({ failedLogins: 0, lockedUntil: null }).where(eq(users.id, id)).returning(summaryColumns);
+  return row ?? null;
+}
+
+/**
+ * A new password (the user's own change or an admin's reset): every session of the user ends,
+ * and any lock is lifted (the password the lock protected is gone). With `ifHash`, only while
+ * the stored hash is still that one (a change that raced another is refused).
+ */
+export async function setUserPassword(
+  db: DbOrTx,
+  { id, passwordHash, ifHash }: { id: string; passwordHash: string; ifHash?: string },
+): Promise<UserSummary | null> {
+  const [row] = await db
+    .update(users)
+    .set({ passwordHash, failedLogins: 0, lockedUntil: null, sessionVersion: sql`${users.sessionVersion} + 1` })
+    .where(ifHash === undefined ? eq(users.id, id) : and(eq(users.id, id), eq(users.passwordHash, ifHash)))
+    .returning(summaryColumns);
+  return row ?? null;
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { check, index, integer, pgTable, primaryKey, text, timestamp, unique, uuid, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { apiTokenScopes, inList, roles } from './states';
 
 export const users = pgTable(
@@ -16,6 +16,12 @@ export const users = pgTable(
     disabledAt: timestamp('disabled_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     lastLoginAt: timestamp('last_login_at', { withTimezone: true }),
+    /** Every console session carries the version it was issued with; raising it ends them all (lib/auth/session.ts). */
+    sessionVersion: integer('session_version').notNull().default(0),
+    /** The last request any session of this user made, kept to the minute: the idle timeout's clock. */
+    sessionSeenAt: timestamp('session_seen_at', { withTimezone: true }),
+    /** The console user who created this one (null: the CLI, the seed, or before migration 0024): four eyes refuse the pair. */
+    createdBy: uuid('created_by').references((): AnyPgColumn => users.id, { onDelete: 'set null' }),
   },
   () => [check('users_role_check', sql.raw(`role in (${inList(roles)})`)), check('users_email_lowercase', sql`email = lower(email)`)],
 );

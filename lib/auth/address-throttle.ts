@@ -14,10 +14,14 @@ import { clientAddressOf, throttleKeyOf } from './client-address';
 export type AddressThrottle = {
   maxFailures: number;
   windowMs: number;
-  /** How long `address` (its /64 for IPv6: throttleKeyOf) stays refused, or null while it has failures left in its window. */
-  refusal: (address: string) => Promise<{ retryInMs: number } | null>;
-  /** Counts one failed sign-in; returns the address's count in its current window. */
-  countFailure: (address: string) => Promise<{ failures: number; retryInMs: number }>;
+  /**
+   * Counts this attempt against `address` (its /64 for IPv6: throttleKeyOf) before any work is
+   * done, in one atomic increment, and says whether it may go on: of any number of attempts
+   * arriving together, at most maxFailures are admitted per window. `attempts` is this one's place.
+   */
+  admit: (address: string) => Promise<{ admitted: boolean; attempts: number; retryInMs: number }>;
+  /** Takes back the count of an admitted attempt that succeeded: only failures use up the window. */
+  forgive: (address: string) => Promise<void>;
 };
 
 export const ADDRESS_KEY_PREFIX = 'sign-in-address';
@@ -35,16 +39,15 @@ export function createAddressThrottle({ pool, maxFailures, windowMs }: { pool: p
   return {
     maxFailures,
     windowMs,
-    refusal: async (address) => {
-      const state = await limiter.get(throttleKeyOf(address));
-      if (!state || state.consumedPoints < maxFailures) return null;
-      return { retryInMs: Math.max(1, state.msBeforeNext) };
-    },
-    // penalty, not consume: it counts past the limit without rejecting, and the window keeps
-    // the end set by its first failure.
-    countFailure: async (address) => {
+    // penalty, not consume: it counts past the limit without throwing, and the window keeps the
+    // end set by its first attempt. The store's upsert increments atomically, so the count each
+    // attempt sees is its own place in the window.
+    admit: async (address) => {
       const state = await limiter.penalty(throttleKeyOf(address), 1);
-      return { failures: state.consumedPoints, retryInMs: Math.max(1, state.msBeforeNext) };
+      return { admitted: state.consumedPoints <= maxFailures, attempts: state.consumedPoints, retryInMs: Math.max(1, state.msBeforeNext) };
+    },
+    forgive: async (address) => {
+      await limiter.reward(throttleKeyOf(address), 1);
     },
   };
 }

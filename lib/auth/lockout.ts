@@ -8,6 +8,9 @@ export const FREE_ATTEMPTS = 5;
 const BASE_MS = 30_000;
 const CAP_MS = 15 * 60_000;
 
+/** The same schedule for the statement that counts an attempt before its check (db/queries/sign-in.ts reserveSignInAttempt). */
+export const lockoutSchedule = { freeAttempts: FREE_ATTEMPTS, baseMs: BASE_MS, capMs: CAP_MS } as const;
+
 export function lockoutAfterFailures(failedLogins: number): number {
   if (failedLogins < FREE_ATTEMPTS) return 0;
   const exponent = Math.min(failedLogins - FREE_ATTEMPTS, 20);

@@ -21,5 +21,9 @@ declare module 'next-auth/jwt' {
     role?: Role;
     email?: string;
     name?: string;
+    /** The user's session_version when this session was issued (lib/auth/session.ts). */
+    sv?: number;
+    /** The sign-in's instant, seconds since the epoch: the session's absolute age. */
+    authAt?: number;
   }
 }

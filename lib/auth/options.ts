@@ -9,8 +9,9 @@ import { authenticate } from './credentials';
 import { findUserByIdentity } from '@/db/queries/user-identities';
 import { admitOidcSignIn, isEmailVerified, type OidcSubject } from './oidc-sign-in';
 import { isRole } from './roles';
-import { addressThrottledError } from './sign-in-errors';
-import { consoleSecret, SESSION_MAX_AGE_S } from './session';
+import { addressThrottledError, SIGN_IN_BUSY } from './sign-in-errors';
+import { consoleSecret, liveSession, SESSION_MAX_AGE_S } from './session';
+import { beginSession, endSessionsOnSignOut } from './session-lifecycle';
 
 type OidcProfile = { iss?: string; sub: string; email?: string; name?: string; email_verified?: unknown };
 
@@ -45,10 +46,11 @@ export function oidcEnabled(): boolean {
 }
 
 /**
- * next-auth v4 with JWT sessions. The token carries the user id and role for display;
- * authorization re-reads the user on every request (lib/auth/session.ts), so a role change
- * or a disabled account takes effect at once. OIDC never creates accounts: an admin creates
- * the user first and single sign-on finds them by the linked issuer + subject (lib/auth/oidc-sign-in.ts).
+ * next-auth v4 with JWT sessions. The token carries the user id and role for display, and the
+ * user's session version and sign-in instant; authorization re-reads the user on every request
+ * (lib/auth/session.ts), so a role change, a disabled account or a sign-out takes effect at once.
+ * OIDC never creates accounts: an admin creates the user first and single sign-on finds them by
+ * the linked issuer + subject (lib/auth/oidc-sign-in.ts).
  */
 /**
  * next-auth's own failures (a forged or expired id_token, a state or PKCE mismatch, an
@@ -87,13 +89,17 @@ export function authOptions(): AuthOptions {
           const client = signInClientOf({ forwardedFor: req.headers?.['x-forwarded-for'] });
           const result = await authenticate(getDb(), { email: credentials?.email ?? '', password: credentials?.password ?? '', client });
           if (result.ok) return result.user;
-          if (result.reason === 'locked') throw new Error('AccountLocked');
+          // Locked, disabled, unknown and wrong all answer alike: which one is in the audit log only.
           if (result.reason === 'throttled') throw new Error(addressThrottledError(result));
+          if (result.reason === 'busy') throw new Error(SIGN_IN_BUSY);
           return null;
         },
       }),
       ...oidcProvider(),
     ],
+    events: {
+      signOut: async ({ token }) => endSessionsOnSignOut(getDb(), token),
+    },
     callbacks: {
       signIn: async ({ user, account, profile }) => {
         if (account?.provider !== 'oidc') return true;
@@ -106,15 +112,20 @@ export function authOptions(): AuthOptions {
         });
       },
       jwt: async ({ token, user, account, profile }) => {
-        if (!user) return token;
+        if (!user) {
+          // next-auth's own /api/auth/session re-reads the token: an ended session is refused there
+          // too (the throw makes next-auth clear the cookie).
+          if (!(await liveSession(getDb(), { token, now: new Date() }))) throw new Error('session ended');
+          return token;
+        }
         if (account?.provider === 'oidc') {
           const known = await findUserByIdentity(getDb(), oidcSubjectOf(profile as OidcProfile | undefined, account));
           if (!known || !isRole(known.role)) return token;
-          return { ...token, sub: known.id, email: known.email, name: known.name, role: known.role };
+          return { ...token, sub: known.id, email: known.email, name: known.name, role: known.role, ...(await beginSession(getDb(), known.id)) };
         }
         const known = await findUserById(getDb(), { id: user.id });
         if (!known || !isRole(known.role)) return token;
-        return { ...token, sub: known.id, email: known.email, name: known.name, role: known.role };
+        return { ...token, sub: known.id, email: known.email, name: known.name, role: known.role, ...(await beginSession(getDb(), known.id)) };
       },
       session: async ({ session, token }) => {
         if (!token.sub || !token.role || !token.email) return session;

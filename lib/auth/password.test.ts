@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hashPassword, parsePasswordHash, verifyPassword } from './password';
+import { hashPassword, needsRehash, parsePasswordHash, verifyPassword } from './password';
+import { envSchema } from '@/lib/config';
 
 const cheap = { N: 1024, r: 8, p: 1 };
 
@@ -15,10 +16,15 @@ describe('password hashing', () => {
     expect(await hashPassword('same', cheap)).not.toBe(await hashPassword('same', cheap));
   });
 
-  it('defaults to N=2^15 and verifies with whatever cost the hash records', async () => {
-    const strong = await hashPassword('pw');
-    expect(parsePasswordHash(strong)?.cost).toEqual({ N: 32_768, r: 8, p: 1 });
+  it("defaults to OWASP's scrypt minimum (N=2^17, r=8, p=1) and verifies with whatever cost the hash records", async () => {
+    expect(envSchema.shape.PASSWORD_HASH_N.parse(undefined)).toBe(131_072);
+    const strong = await hashPassword('pw', { N: 131_072, r: 8, p: 1 });
+    expect(parsePasswordHash(strong)?.cost).toEqual({ N: 131_072, r: 8, p: 1 });
     expect(await verifyPassword('pw', strong)).toBe(true);
+    expect(needsRehash(strong)).toBe(false);
+    // The suite runs with PASSWORD_HASH_N=1024 (vitest.config.ts): a hash below it is rehashed.
+    expect(needsRehash(await hashPassword('pw', { N: 512, r: 8, p: 1 }))).toBe(true);
+    expect(needsRehash(await hashPassword('pw'))).toBe(false);
   });
 
   it('normalises Unicode so the same password typed differently still matches', async () => {

@@ -30,6 +30,8 @@ export const permissions = {
   'templates.test': ['operator', 'manager', 'admin'],
   'audit.read': ['support', 'oncall', 'operator', 'manager', 'admin'],
   'users.manage': ['admin'],
+  /** Change one's own password (the current one is asked again). */
+  'account.password': ['support', 'oncall', 'operator', 'manager', 'admin'],
   'tokens.manage': ['admin'],
 } as const satisfies Record<string, readonly Role[]>;
 

@@ -22,7 +22,11 @@ export const signInActions = {
   throttled: 'sign_in.throttled',
 } as const;
 
-export type SignInMethod = 'credentials' | 'oidc';
+/**
+ * `cli`: a console user's password typed into `npm run ledger` to act in their name
+ * (scripts/ledger-cli.ts); `reauthenticate`: the current password asked again before a password change.
+ */
+export type SignInMethod = 'credentials' | 'oidc' | 'cli' | 'reauthenticate';
 
 /** Longest stored email (`users.email` is created through `z.email().max(320)`); also the audit page's actor filter limit. */
 export const MAX_EMAIL_LENGTH = 320;

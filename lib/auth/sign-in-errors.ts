@@ -2,6 +2,9 @@
  * next-auth hands the message of an error thrown by `authorize` to the sign-in page as its
  * `error` code. The throttled code carries the minutes to wait, so the page can say them.
  */
+/** Thrown when the process's password hash gate is full (lib/auth/hash-gate.ts): a matter of load, not of the account. */
+export const SIGN_IN_BUSY = 'SignInBusy';
+
 const THROTTLED = /^AddressThrottled:(\d{1,4})$/;
 
 export function addressThrottledError({ retryInMs }: { retryInMs: number }): string {

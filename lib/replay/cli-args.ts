@@ -17,7 +17,9 @@ export const replayUsage = `Usage:
   npm run ledger -- replay --run <id>     --as <email> [--reason <text>]   (the workers publish it)
   npm run ledger -- replay --cancel <id>  --as <email> --reason <text>
   npm run ledger -- replay --list
-  npm run ledger -- replay --status <id>`;
+  npm run ledger -- replay --status <id>
+  Every --as <email> asks that console user's password (a hidden prompt, or the first line of
+  stdin when piped); without the right one nothing is done.`;
 
 export type ReplayCommand =
   | {

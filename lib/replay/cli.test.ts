@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '@/db/queries/users';
+import { hashPassword } from '@/lib/auth/password';
 import { insertTestJob } from '@/testing/jobs';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { runScript, type ScriptRun } from '@/testing/run-script';
 import { parseReplayArgs } from './cli-args';
 
-function runCli(args: string[], env: Record<string, string>): Promise<ScriptRun> {
-  return runScript({ script: 'scripts/ledger-cli.ts', args, env: { ...process.env, ...env, LOG_LEVEL: 'silent' } });
+function runCli(args: string[], env: Record<string, string>, stdin = ''): Promise<ScriptRun> {
+  return runScript({ script: 'scripts/ledger-cli.ts', args, env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, stdin });
 }
 
 describe('parseReplayArgs', () => {
@@ -63,6 +64,9 @@ describe('ledger CLI process', () => {
   let t: TestDatabase;
   let env: Record<string, string>;
   const operatorEmail = `op-${randomBytes(3).toString('hex')}@cli.test`;
+  const operatorPassword = 'operator-cli-password-1';
+  const managerPassword = 'manager-cli-password-1';
+  const typed = (password: string) => `${password}\n`;
 
   async function counts() {
     const result = await t.pool.query<{ replays: number; audits: number }>(
@@ -74,7 +78,7 @@ describe('ledger CLI process', () => {
   beforeAll(async () => {
     t = await createTestDatabase();
     env = { DATABASE_URL: t.url };
-    await createUser(t.db, { email: operatorEmail, name: 'op', role: 'operator', passwordHash: null });
+    await createUser(t.db, { email: operatorEmail, name: 'op', role: 'operator', passwordHash: await hashPassword(operatorPassword) });
     for (let i = 0; i < 3; i += 1) await insertTestJob(t.db, { source: 'cli-src' });
   });
 
@@ -98,24 +102,63 @@ describe('ledger CLI process', () => {
     expect(dry.stdout).toMatch(/nothing was changed/);
     expect(await counts()).toEqual(before);
 
-    const requested = await runCli(['replay', '--source', 'cli-src', '--request', '--as', operatorEmail, '--reason', 'lost wake-ups'], env);
+    const requested = await runCli(
+      ['replay', '--source', 'cli-src', '--request', '--as', operatorEmail, '--reason', 'lost wake-ups'],
+      env,
+      typed(operatorPassword),
+    );
     expect(requested.code).toBe(0);
     const id = /Requested replay ([0-9a-f-]{36})/.exec(requested.stdout)?.[1] ?? '';
     expect(id).not.toBe('');
-    const refused = await runCli(['replay', '--approve', id, '--as', operatorEmail, '--reason', 'mine'], env);
+    const refused = await runCli(['replay', '--approve', id, '--as', operatorEmail, '--reason', 'mine'], env, typed(operatorPassword));
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/Four-eyes rule: you requested this replay/);
     const state = await t.pool.query<{ state: string }>('select state from replays where id = $1', [id]);
     expect(state.rows[0]?.state).toBe('requested');
   });
 
+  it("approving in a manager's name needs that manager's password: none or a wrong one is refused (exit 1) and changes nothing", async () => {
+    const managerEmail = `mgr-${randomBytes(3).toString('hex')}@cli.test`;
+    await createUser(t.db, { email: managerEmail, name: 'mgr', role: 'manager', passwordHash: await hashPassword(managerPassword) });
+    const requested = await runCli(
+      ['replay', '--source', 'cli-src', '--request', '--as', operatorEmail, '--reason', 'lost wake-ups'],
+      env,
+      typed(operatorPassword),
+    );
+    const id = /Requested replay ([0-9a-f-]{36})/.exec(requested.stdout)?.[1] ?? '';
+    const state = async () => (await t.pool.query<{ state: string }>('select state from replays where id = $1', [id])).rows[0]?.state;
+    const before = await counts();
+    const withoutPassword = await runCli(['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'], env);
+    expect(withoutPassword.code).toBe(1);
+    expect(withoutPassword.stderr).toMatch(/needs that user's password.*nothing was changed/);
+    expect(await counts()).toEqual(before);
+    const wrongPassword = await runCli(['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'], env, typed('not-the-managers-password'));
+    expect(wrongPassword.code).toBe(1);
+    expect(wrongPassword.stderr).toMatch(/not right.*nothing was changed/);
+    expect(await state()).toBe('requested');
+    // The wrong guess was a failed sign-in: audited as such, and counted towards the lockout.
+    const audited = await t.pool.query<{ action: string; after: { method: string } }>(
+      `select action, after from audit_log where actor = $1 and action like 'sign_in.%' order by id`,
+      [managerEmail],
+    );
+    expect(audited.rows).toEqual([{ action: 'sign_in.failure', after: expect.objectContaining({ method: 'cli', failedLogins: 1 }) }]);
+    // Control: with the manager's own password the approval goes through.
+    const approved = await runCli(['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'], env, typed(managerPassword));
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(await state()).toBe('approved');
+  });
+
   it('--run only moves an approved replay to running and returns; the workers publish it', async () => {
     const managerEmail = `mgr-${randomBytes(3).toString('hex')}@cli.test`;
-    await createUser(t.db, { email: managerEmail, name: 'mgr', role: 'manager', passwordHash: null });
-    const requested = await runCli(['replay', '--source', 'cli-src', '--request', '--as', operatorEmail, '--reason', 'lost wake-ups'], env);
+    await createUser(t.db, { email: managerEmail, name: 'mgr', role: 'manager', passwordHash: await hashPassword(managerPassword) });
+    const requested = await runCli(
+      ['replay', '--source', 'cli-src', '--request', '--as', operatorEmail, '--reason', 'lost wake-ups'],
+      env,
+      typed(operatorPassword),
+    );
     const id = /Requested replay ([0-9a-f-]{36})/.exec(requested.stdout)?.[1] ?? '';
-    expect((await runCli(['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'], env)).code).toBe(0);
-    const run = await runCli(['replay', '--run', id, '--as', operatorEmail], env);
+    expect((await runCli(['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'], env, typed(managerPassword))).code).toBe(0);
+    const run = await runCli(['replay', '--run', id, '--as', operatorEmail], env, typed(operatorPassword));
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/is running .*the workers publish it/);
     const row = await t.pool.query<{ state: string; total: number; published: number }>('select state, total, published from replays where id = $1', [id]);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser } from '@/db/queries/users';
-import { auditLog, deliveryAttempts, noticeLedger, replayItems, replays, reminderJobs, type ReplayRow } from '@/db/schema';
+import { auditLog, deliveryAttempts, noticeLedger, replayItems, replays, reminderJobs, users, type ReplayRow } from '@/db/schema';
 import { insertTestJob } from '@/testing/jobs';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { createWakeupHandler } from '@/lib/jobs/handle-wakeup';
@@ -12,7 +12,8 @@ import { correlationOf } from '@/lib/ledger/notice-key';
 import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
 import { createMailTransport } from '@/lib/mail/transport';
 import { createPgBossQueue, type PgBossQueue } from '@/lib/queue/pgboss';
-import { claimDueReplay } from '@/db/queries/replays';
+import { claimDueReplay, decideReplay as decideReplayRow } from '@/db/queries/replays';
+import { isRole } from '@/lib/auth/roles';
 import { runReplayBatch } from './runner';
 import { scheduleUploadedItem } from './schedule-item';
 import { cancelReplay, decideReplay, dryRunFilter, dryRunKeys, requestReplay, startReplay } from './service';
@@ -186,6 +187,39 @@ describe('request → approve (four-eyes)', () => {
       .from(auditLog)
       .where(sql`${auditLog.targetId} = ${before.row?.batchId} and ${auditLog.action} = 'replay.approve'`);
     expect(entry).toMatchObject({ actor: manager2.email, reason: 'second pair of eyes', before: { state: 'requested' }, after: { state: 'approved' } });
+  });
+
+  it('refuses an approval by the account that created the requester, and by one the requester created; the approval row names the rules that held', async () => {
+    await seedWindow(['sent', null], 'four-eyes-created');
+    const created = async (email: string, role: 'operator' | 'manager', createdBy: string) => {
+      const [row] = await t.db.insert(users).values({ email, name: email, role, createdBy }).returning();
+      if (!row || !isRole(row.role)) throw new Error('user insert returned nothing');
+      return { id: row.id, email: row.email, role: row.role };
+    };
+    // An admin-like manager creates an operator account, and that operator creates a manager.
+    const puppet = await created('puppet-operator@example.com', 'operator', manager2.id);
+    const puppetsManager = await created('puppets-manager@example.com', 'manager', puppet.id);
+    const requested = await requestReplay(t.db, { actor: puppet, input: { reason: 'incident 77', filter: { source: 'four-eyes-created' } }, secret });
+    if (!requested.ok) throw new Error(requested.refusal.message);
+    const id = requested.data.replay.id;
+    const before = await snapshot(id);
+    const byCreator = await decideReplay(t.db, { id, actor: manager2, decision: 'approve', reason: 'my own operator asked' });
+    expect(byCreator).toMatchObject({ ok: false, refusal: { code: 'four_eyes', message: expect.stringMatching(/you created the account that requested/) } });
+    const byCreated = await decideReplay(t.db, { id, actor: puppetsManager, decision: 'approve', reason: 'my creator asked' });
+    expect(byCreated).toMatchObject({ ok: false, refusal: { code: 'four_eyes', message: expect.stringMatching(/created by the requester/) } });
+    expect(await snapshot(id)).toEqual(before);
+    // The statement itself refuses the pair, whatever the lib check said.
+    expect(await decideReplayRow(t.db, { id, decidedBy: manager2.id, state: 'approved', reason: 'bypassing the check' })).toBeNull();
+    // Control: a manager unrelated to the requester approves, and the audit row says which rules held.
+    const approved = await decideReplay(t.db, { id, actor: manager, decision: 'approve', reason: 'an unrelated second pair of eyes' });
+    expect(approved.ok && approved.data.state).toBe('approved');
+    const [entry] = await t.db
+      .select()
+      .from(auditLog)
+      .where(sql`${auditLog.targetId} = ${before.row?.batchId} and ${auditLog.action} = 'replay.approve'`);
+    expect(entry?.after).toMatchObject({
+      fourEyes: { held: ['approver_is_not_requester', 'approver_did_not_create_requester', 'approver_was_not_created_by_requester'] },
+    });
   });
 
   it('the database refuses a self-approval even if the lib check were bypassed', async () => {

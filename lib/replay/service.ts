@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DbOrTx } from '@/db/client';
 import { insertAuditEntries } from '@/db/queries/audit';
+import { findUserById } from '@/db/queries/users';
 import {
   cancelReplayRow,
   countFilterKeysByLedgerState,
@@ -17,7 +18,7 @@ import type { DryRun, UploadDryRun } from '@/lib/api/console/replays';
 import { ok, refuse, type Refusal, type Result } from '@/lib/http/refusal';
 import { countKeysAgainstLedger } from './dry-run';
 import { startRetryRun } from './retry-run';
-import { checkCancel, checkDecision, checkRequest, checkRun, replayRefusal, type Actor } from './transitions';
+import { checkCancel, checkDecision, checkRequest, checkRun, fourEyesRules, replayRefusal, type Actor } from './transitions';
 import { MAX_STORED_REJECTIONS, validateUpload, type UploadedRow, type UploadValidation } from './upload';
 import { dryRunVerdict } from './verdict';
 
@@ -143,7 +144,10 @@ export async function decideReplay(
   return db.transaction(async (tx) => {
     const replay = await getReplay(tx, { id });
     if (!replay) return conflict('No such replay.');
-    const refusal = checkDecision({ replay, actor });
+    const [requester, approver] = await Promise.all([findUserById(tx, { id: replay.requestedBy }), findUserById(tx, { id: actor.id })]);
+    // Who created whom, for the four-eyes rule; the decision's statement checks the same again (db/queries/replays.ts).
+    const accounts = { requesterCreatedBy: requester?.createdBy ?? null, approverCreatedBy: approver?.createdBy ?? null };
+    const refusal = checkDecision({ replay, actor, accounts });
     if (refusal) return { ok: false, refusal };
     const updated = await decideReplayRow(tx, { id, decidedBy: actor.id, state: decision === 'approve' ? 'approved' : 'rejected', reason });
     if (!updated) return conflict('The replay changed meanwhile; reload and try again.');
@@ -156,7 +160,7 @@ export async function decideReplay(
           targetId: replay.batchId,
           reason,
           before: { state: replay.state },
-          after: { state: updated.state, decidedBy: actor.email },
+          after: { state: updated.state, decidedBy: actor.email, fourEyes: { held: fourEyesRules } },
         },
       ],
     });

@@ -27,11 +27,33 @@ export function actorOf(session: Session): Actor {
 
 const terminal: readonly ReplayState[] = ['rejected', 'completed', 'cancelled', 'failed'];
 
-export function checkDecision({ replay, actor }: { replay: ReplayRef; actor: Actor }): Refusal | null {
+/** Who created whom, read from the users table in the decision's transaction (users.created_by). */
+export type DecisionAccounts = { requesterCreatedBy: string | null; approverCreatedBy: string | null };
+
+/** The four-eyes rules, in the order they are checked; a decision's audit row names the one that refused it, or all that held. */
+export const fourEyesRules = ['approver_is_not_requester', 'approver_did_not_create_requester', 'approver_was_not_created_by_requester'] as const;
+export type FourEyesRule = (typeof fourEyesRules)[number];
+
+/** The first four-eyes rule the pair breaks, or null when all hold. */
+export function brokenFourEyesRule({ replay, actor, accounts }: { replay: ReplayRef; actor: Actor; accounts: DecisionAccounts }): FourEyesRule | null {
+  if (actor.id === replay.requestedBy) return 'approver_is_not_requester';
+  if (accounts.requesterCreatedBy === actor.id) return 'approver_did_not_create_requester';
+  if (accounts.approverCreatedBy === replay.requestedBy) return 'approver_was_not_created_by_requester';
+  return null;
+}
+
+const fourEyesMessages: Record<FourEyesRule, string> = {
+  approver_is_not_requester: 'Four-eyes rule: you requested this replay, so a different manager must approve or reject it.',
+  approver_did_not_create_requester:
+    'Four-eyes rule: you created the account that requested this replay, so it is not a second person; a manager you did not create must decide.',
+  approver_was_not_created_by_requester:
+    'Four-eyes rule: your account was created by the requester of this replay, so it is not a second person; a manager they did not create must decide.',
+};
+
+export function checkDecision({ replay, actor, accounts }: { replay: ReplayRef; actor: Actor; accounts: DecisionAccounts }): Refusal | null {
   // Four-eyes first: the requester hears the rule that actually binds them, whatever their role.
-  if (actor.id === replay.requestedBy) {
-    return replayRefusal('four_eyes', 'Four-eyes rule: you requested this replay, so a different manager must approve or reject it.');
-  }
+  const broken = brokenFourEyesRule({ replay, actor, accounts });
+  if (broken) return replayRefusal('four_eyes', fourEyesMessages[broken]);
   if (!can(actor.role, 'replay.approve')) {
     return replayRefusal('forbidden', `Only a manager may approve or reject a replay; your role is ${actor.role}.`);
   }

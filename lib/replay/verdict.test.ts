@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { publishBudgetMs } from './pacing';
-import { checkCancel, checkDecision, checkRun } from './transitions';
+import { brokenFourEyesRule, checkCancel, checkDecision, checkRun } from './transitions';
 import { dryRunVerdict, mergeDryRunCounts, TINY_NEW_SHARE } from './verdict';
 
 describe('dryRunVerdict', () => {
@@ -35,11 +35,24 @@ describe('dryRunVerdict', () => {
 describe('transitions', () => {
   const replay = { state: 'requested' as const, requestedBy: 'u1' };
   it('four-eyes: the requester cannot decide; a non-manager cannot; a different manager can', () => {
-    expect(checkDecision({ replay, actor: { id: 'u1', email: 'm@x', role: 'manager' } })?.code).toBe('four_eyes');
-    expect(checkDecision({ replay, actor: { id: 'u2', email: 'o@x', role: 'operator' } })?.code).toBe('forbidden');
-    expect(checkDecision({ replay, actor: { id: 'u1', email: 'o@x', role: 'operator' } })?.code).toBe('four_eyes');
-    expect(checkDecision({ replay, actor: { id: 'u2', email: 'm2@x', role: 'manager' } })).toBeNull();
-    expect(checkDecision({ replay: { ...replay, state: 'approved' }, actor: { id: 'u2', email: 'm2@x', role: 'manager' } })?.code).toBe('conflict');
+    const accounts = { requesterCreatedBy: null, approverCreatedBy: null };
+    expect(checkDecision({ replay, accounts, actor: { id: 'u1', email: 'm@x', role: 'manager' } })?.code).toBe('four_eyes');
+    expect(checkDecision({ replay, accounts, actor: { id: 'u2', email: 'o@x', role: 'operator' } })?.code).toBe('forbidden');
+    expect(checkDecision({ replay, accounts, actor: { id: 'u1', email: 'o@x', role: 'operator' } })?.code).toBe('four_eyes');
+    expect(checkDecision({ replay, accounts, actor: { id: 'u2', email: 'm2@x', role: 'manager' } })).toBeNull();
+    expect(checkDecision({ replay: { ...replay, state: 'approved' }, accounts, actor: { id: 'u2', email: 'm2@x', role: 'manager' } })?.code).toBe('conflict');
+  });
+  it('four-eyes: an approver who created the requester, or whom the requester created, is not a second person', () => {
+    const manager = { id: 'u2', email: 'm2@x', role: 'manager' as const };
+    expect(brokenFourEyesRule({ replay, actor: manager, accounts: { requesterCreatedBy: 'u2', approverCreatedBy: null } })).toBe(
+      'approver_did_not_create_requester',
+    );
+    expect(brokenFourEyesRule({ replay, actor: manager, accounts: { requesterCreatedBy: null, approverCreatedBy: 'u1' } })).toBe(
+      'approver_was_not_created_by_requester',
+    );
+    expect(checkDecision({ replay, actor: manager, accounts: { requesterCreatedBy: 'u2', approverCreatedBy: null } })?.code).toBe('four_eyes');
+    // Created by a third account: still two people.
+    expect(checkDecision({ replay, actor: manager, accounts: { requesterCreatedBy: 'u9', approverCreatedBy: 'u9' } })).toBeNull();
   });
   it('runs only approved (or interrupted running) replays; cancels only unfinished ones', () => {
     const operator = { id: 'u3', email: 'o@x', role: 'operator' as const };

@@ -26,6 +26,11 @@ export type ConsoleHandler = {
   /** Inputs that once broke the handler (always run, before the random ones). */
   regressions?: readonly (readonly [string, string])[][];
   regressionBodies?: readonly string[];
+  /**
+   * Tables a refused request may still write: a wrong current password is a failed sign-in,
+   * counted towards the lockout (users) and audited (audit_log) like one.
+   */
+  refusalWrites?: readonly string[];
 };
 
 export type ValidIds = { victimUserId: string; victimNoticeKey: string; victimTokenId: string };
@@ -259,6 +264,31 @@ const listed: readonly ConsoleHandler[] = [
     permission: 'users.manage',
     validBody: ({ victimUserId }) => ({ id: victimUserId, disabled: true, reason: 'fuzz: left the company' }),
     mutates: true,
+  },
+  {
+    name: 'users/unlock',
+    method: 'POST',
+    path: '/api/console/users/unlock',
+    permission: 'users.manage',
+    validBody: ({ victimUserId }) => ({ id: victimUserId, reason: 'fuzz: locked out by a typo' }),
+    mutates: true,
+  },
+  {
+    name: 'users/password-reset',
+    method: 'POST',
+    path: '/api/console/users/password-reset',
+    permission: 'users.manage',
+    validBody: ({ victimUserId }) => ({ id: victimUserId, reason: 'fuzz: forgot the password' }),
+    mutates: true,
+  },
+  {
+    name: 'account/password',
+    method: 'POST',
+    path: '/api/console/account/password',
+    permission: 'account.password',
+    validBody: () => ({ currentPassword: 'not-the-fuzz-password', newPassword: 'violet-harbour-tractor-91' }),
+    mutates: true,
+    refusalWrites: ['users', 'audit_log'],
   },
   {
     name: 'tokens (list)',

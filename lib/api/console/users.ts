@@ -32,6 +32,14 @@ export const userView = z.object({
 });
 export type UserView = z.infer<typeof userView>;
 
+export const unlockUserRequest = z.strictObject({ id: z.uuid(), reason: changeReason });
+export const resetPasswordRequest = z.strictObject({ id: z.uuid(), reason: changeReason });
+export const passwordReset = z.object({ user: userView, password: z.string() });
+export type PasswordReset = z.infer<typeof passwordReset>;
+
+export const changePasswordRequest = z.strictObject({ currentPassword: z.string().min(1).max(1024), newPassword: z.string().min(1).max(1024) });
+export const passwordChanged = z.object({ sessionsEnded: z.literal(true) });
+
 export const usersPage = z.object({ rows: z.array(userView), next: z.string().nullable() });
 export type UsersPage = z.infer<typeof usersPage>;
 
@@ -63,4 +71,26 @@ export const setUserDisabledContract = consoleContract({
   permission: 'users.manage',
   input: setDisabledRequest,
   output: userView,
+});
+export const unlockUserContract = consoleContract({
+  method: 'POST',
+  path: '/api/console/users/unlock',
+  permission: 'users.manage',
+  input: unlockUserRequest,
+  output: userView,
+});
+export const resetUserPasswordContract = consoleContract({
+  method: 'POST',
+  path: '/api/console/users/password-reset',
+  permission: 'users.manage',
+  input: resetPasswordRequest,
+  output: passwordReset,
+});
+/** Any signed-in user, for their own password. */
+export const changePasswordContract = consoleContract({
+  method: 'POST',
+  path: '/api/console/account/password',
+  permission: 'account.password',
+  input: changePasswordRequest,
+  output: passwordChanged,
 });

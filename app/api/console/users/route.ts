@@ -7,4 +7,6 @@ export const dynamic = 'force-dynamic';
 
 export const GET = consoleRoute(listUsersContract, async ({ db, input }) => ok(await loadUsersPage(db, input)));
 
-export const POST = consoleRoute(createUserContract, async ({ db, input, actor }) => createConsoleUser(db, { ...input, actor }));
+export const POST = consoleRoute(createUserContract, async ({ db, input, actor, session }) =>
+  createConsoleUser(db, { ...input, actor, actorId: session.user.id }),
+);
