@@ -72,7 +72,7 @@ async function main(): Promise<number> {
       METRICS_TOKEN: 'e2e-metrics-token-0123456789',
       MESSAGE_ID_DOMAIN: 'notices.example.com',
       QUARANTINE_AFTER: '15m',
-      // e2e/ui/failures.spec.ts: a bulk retry of more than 3 failed notices waits for a second person.
+      // e2e/ui/oncall-retry.spec.ts: a bulk retry of more than 3 failed notices waits for a second person.
       BULK_RETRY_APPROVAL_ABOVE: '3',
       // Small upload caps, so e2e/api/replay-upload.spec.ts proves both with small requests.
       REPLAY_UPLOAD_MAX_BYTES: '1000000',
