@@ -14,7 +14,7 @@ import {
 import { insertReplay } from '@/db/queries/replays';
 import type { BulkRetryOutcome, FailuresPage, FailuresQuery, FailureView, RetryOutcome } from '@/lib/api/console/failures';
 import { ok, refuse, type Result } from '@/lib/http/refusal';
-import type { WakeupPublisher } from '@/lib/jobs/schedule';
+import type { WakeupPublisher } from '@/lib/planning/enqueue-notice';
 import type { Actor } from '@/lib/replay/transitions';
 import { activeNoticeConfig } from '@/lib/windows/active';
 import { explainFailure } from './words';

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { insertAuditEntries } from '@/db/queries/audit';
-import { cancelPendingJob, findJobByNoticeKey, insertJobUnlessExists, lockJobById, markWakeupPublished } from '@/db/queries/scheduling';
+import { cancelPendingJob, findJobByNoticeKey, lockJobById } from '@/db/queries/scheduling';
 import type { JobRow } from '@/db/schema/jobs';
 import { revisionSchema } from '@/lib/windows/notice-fact';
-import type { QueueAdapter } from '@/lib/queue/types';
 import { parseIdentity } from '@/lib/windows/identity';
 import type { Channel } from '@/db/schema/states';
 import { normalisePhone } from '@/lib/sms/phone';
@@ -15,7 +14,8 @@ import type { NoticeConfig, NoticeType, RuleSet } from '@/lib/windows/load-confi
 import { windowForNotice } from '@/lib/windows/notice-window';
 import { contractSchema, jurisdictionSchema } from '@/lib/windows/rules';
 import { annotateScheduled } from '@/lib/telemetry/notice-spans';
-import { currentTraceparent, withSpan } from '@/lib/telemetry/tracing';
+import { withSpan } from '@/lib/telemetry/tracing';
+import { enqueueNotice, type WakeupPublisher } from '@/lib/planning/enqueue-notice';
 import { fieldOf, noticePayloadProblems } from '@/lib/templates/payload';
 import { localeSchema } from '@/lib/templates/schema';
 
@@ -153,8 +153,6 @@ export type ResolvedScheduleRequest = Omit<ScheduleRequest, 'deadlineAt'> & { de
 
 /** The window computed for a request with `anchorAt`, as it is stored on the job and answered. */
 export type ComputedWindow = { earliest: Date; latest: Date; ruleIds: string[]; ruleSetVersion: string; category: 'required' | 'courtesy' };
-
-export type WakeupPublisher = Pick<QueueAdapter, 'publishInTransaction'>;
 
 export type ScheduleResult =
   | { kind: 'created'; job: JobRow }
@@ -348,49 +346,39 @@ async function scheduleNoticeUntraced({ db, publisher, request: raw, actor, now,
   if (problems.length > 0) return { kind: 'invalid', message: problems.join('; '), fields: problems.map((problem) => problem.split(':')[0] ?? '') };
 
   return db.transaction(async (tx) => {
-    const { job, created } = await insertJobUnlessExists(tx, {
-      noticeKey: key,
-      noticeType: fact.type,
-      identity: fact.identity,
-      revision: fact.revision,
-      subjectId,
-      customerId: request.customerId ?? null,
-      recipientEmail: request.recipient.email ?? null,
-      recipientTimeZone: request.recipient.timeZone,
-      recipientLocale: request.recipient.locale ?? null,
-      anchorAt: request.anchorAt ?? null,
-      channel: addressed.channel,
-      recipientPhone: addressed.phone,
-      dueAt: request.dueAt,
-      deadlineAt: request.deadlineAt,
-      // The producer's, else the one its event type forms from the identity (recon:{exception_id}).
-      evidenceRef: request.evidenceRef ?? derivedEvidenceRef(notices.config, fact.type, fact.identity),
-      source: request.source,
-      batchId: request.batchId ?? null,
-      payload: request.payload,
-      // Marked below once the queue has recorded a wake-up; until then the dispatcher's.
-      wakeupPublishedAt: null,
-      traceparent: currentTraceparent(),
-      ...(window
-        ? {
-            windowEarliest: window.earliest,
-            category: window.category,
-            region: request.region ?? null,
-            ruleIds: window.ruleIds,
-            ruleSetVersion: window.ruleSetVersion,
-          }
-        : { category: type?.category ?? 'courtesy' }),
-    });
+    const { job, created } = await enqueueNotice(
+      tx,
+      {
+        key,
+        type: fact.type,
+        identity: fact.identity,
+        revision: fact.revision,
+        subjectId,
+        customerId: request.customerId ?? null,
+        recipient: {
+          email: request.recipient.email ?? null,
+          phone: addressed.phone,
+          timeZone: request.recipient.timeZone,
+          locale: request.recipient.locale ?? null,
+        },
+        channel: addressed.channel,
+        category: window ? window.category : (type?.category ?? 'courtesy'),
+        anchorAt: request.anchorAt ?? null,
+        dueAt: request.dueAt,
+        deadlineAt: request.deadlineAt,
+        // The producer's, else the one its event type forms from the identity (recon:{exception_id}).
+        evidenceRef: request.evidenceRef ?? derivedEvidenceRef(notices.config, fact.type, fact.identity),
+        source: request.source,
+        batchId: request.batchId ?? null,
+        payload: request.payload,
+        window: window ? { earliest: window.earliest, region: request.region ?? null, ruleIds: window.ruleIds, ruleSetVersion: window.ruleSetVersion } : null,
+        eventId: null,
+      },
+      publisher,
+      { now },
+    );
     // Lost a race with a concurrent retry of the same notice: answer as a retry.
     if (!created) return compareWithExisting(job, request);
-    // pg-boss records the wake-up in this transaction; RabbitMQ records nothing (null) and
-    // the workers' dispatcher publishes the job once it is due.
-    const published = await publisher.publishInTransaction(
-      tx,
-      request.batchId ? { jobId: job.id, batchId: request.batchId } : { jobId: job.id },
-      request.dueAt,
-    );
-    if (published !== null) await markWakeupPublished(tx, { id: job.id, at: now });
     await insertAuditEntries(tx, {
       entries: [
         {

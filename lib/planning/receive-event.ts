@@ -15,13 +15,14 @@ import {
   type BusinessEventRow,
   type NewUnplanned,
 } from '@/db/queries/business-events';
-import { cancelPendingJob, insertJobUnlessExists, markWakeupPublished } from '@/db/queries/scheduling';
+import { cancelPendingJob } from '@/db/queries/scheduling';
 import type { JobRow } from '@/db/schema/jobs';
 import type { Channel } from '@/db/schema/states';
 import { normalisePhone } from '@/lib/sms/phone';
 import { chooseChannel } from '@/lib/windows/channel';
 import { revisionSchema } from '@/lib/windows/notice-fact';
-import { compactPayload, refId, stableJson, utcInstant, type WakeupPublisher } from '@/lib/jobs/schedule';
+import { compactPayload, refId, stableJson, utcInstant } from '@/lib/jobs/schedule';
+import { enqueueNotice, type WakeupPublisher } from '@/lib/planning/enqueue-notice';
 import { derivedEvidenceRef, evidenceRefProblem, fillEvidenceRef } from '@/lib/windows/evidence-ref';
 import { parseEventIdentity } from '@/lib/windows/identity';
 import { noticeKeyFor } from '@/lib/windows/keys';
@@ -30,15 +31,14 @@ import { planEvent, type PlannedNotice } from '@/lib/windows/plan';
 import { contractSchema, jurisdictionSchema } from '@/lib/windows/rules';
 import { isTimeZoneName } from '@/lib/windows/zoned';
 import { annotateEventReceived, annotatePlannedJob } from '@/lib/telemetry/notice-spans';
-import { currentTraceparent, withSpan } from '@/lib/telemetry/tracing';
+import { withSpan } from '@/lib/telemetry/tracing';
 import { fieldOf, noticePayloadProblems } from '@/lib/templates/payload';
 import { localeSchema } from '@/lib/templates/schema';
 
 /**
  * A business event in (`POST /api/v1/events`), the notices it calls for out. In one transaction:
  * the event row, the plan (lib/windows planEvent), every planned notice scheduled through the
- * ledger's idempotent path (insertJobUnlessExists + the queue's publishInTransaction, as
- * scheduleNotice does), every notice that could not be planned recorded (a required one is a
+ * ledger's one way to make a job (enqueueNotice, as scheduleNotice does), every notice that could not be planned recorded (a required one is a
  * compliance gap), and — for a new revision — the unsent notices of older revisions cancelled.
  * The same post again answers what it answered the first time; a refused post writes nothing.
  */
@@ -405,38 +405,37 @@ async function scheduleOne(
 ): Promise<{ job: JobRow; created: boolean }> {
   const noticeIdentity = Object.fromEntries(fields.map((field) => [field, identity[field] ?? '']));
   const subjectField = config.eventTypes[request.type]?.subjectField ?? '';
-  const result = await insertJobUnlessExists(tx, {
-    noticeKey: noticeKeyFor(secret, config, { noticeType: type, identity: noticeIdentity, revision: request.revision }),
-    noticeType: type,
-    identity: noticeIdentity,
-    revision: request.revision,
-    subjectId: identity[subjectField] ?? '',
-    customerId: null,
-    recipientEmail: request.recipient.email ?? null,
-    recipientTimeZone: request.recipient.timeZone,
-    recipientLocale: request.recipient.locale,
-    anchorAt: request.anchorAt,
-    channel,
-    recipientPhone: request.recipient.phone ?? null,
-    dueAt: notice.dueAt,
-    deadlineAt: notice.window.latest,
-    evidenceRef: request.evidenceRef ?? derivedEvidenceRef(config, type, noticeIdentity),
-    source: request.source,
-    batchId: null,
-    payload: request.payload,
-    wakeupPublishedAt: null,
-    traceparent: currentTraceparent(),
-    windowEarliest: notice.window.earliest,
-    category: notice.category,
-    region: request.recipient.region,
-    ruleIds: notice.ruleIds,
-    ruleSetVersion: notice.ruleSetVersion,
-    eventId: event.id,
-  });
-  if (!result.created) return result;
-  const published = await publisher.publishInTransaction(tx, { jobId: result.job.id }, notice.dueAt);
-  if (published !== null) await markWakeupPublished(tx, { id: result.job.id, at: now });
-  return result;
+  const { job, created } = await enqueueNotice(
+    tx,
+    {
+      key: noticeKeyFor(secret, config, { noticeType: type, identity: noticeIdentity, revision: request.revision }),
+      type,
+      identity: noticeIdentity,
+      revision: request.revision,
+      subjectId: identity[subjectField] ?? '',
+      customerId: null,
+      recipient: {
+        email: request.recipient.email ?? null,
+        phone: request.recipient.phone ?? null,
+        timeZone: request.recipient.timeZone,
+        locale: request.recipient.locale,
+      },
+      channel,
+      category: notice.category,
+      anchorAt: request.anchorAt,
+      dueAt: notice.dueAt,
+      deadlineAt: notice.window.latest,
+      evidenceRef: request.evidenceRef ?? derivedEvidenceRef(config, type, noticeIdentity),
+      source: request.source,
+      batchId: null,
+      payload: request.payload,
+      window: { earliest: notice.window.earliest, region: request.recipient.region, ruleIds: notice.ruleIds, ruleSetVersion: notice.ruleSetVersion },
+      eventId: event.id,
+    },
+    publisher,
+    { now },
+  );
+  return { job, created };
 }
 
 /** Read back from the rows, so a repeat of the post answers exactly what the first one did. */

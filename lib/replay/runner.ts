@@ -13,6 +13,7 @@ import {
 } from '@/db/queries/replays';
 import { startPeriodic, type PeriodicHandle } from '@/lib/periodic';
 import { createLogger, type Logger } from '@/lib/log';
+import type { WakeupPublisher } from '@/lib/planning/enqueue-notice';
 import { publishDueWakeup } from '@/lib/queue/publish';
 import type { QueueAdapter, Wakeup } from '@/lib/queue/types';
 import { replayWakeupsPublished } from './metrics';
@@ -30,7 +31,10 @@ import { publishBudgetMs } from './pacing';
  * Pacing is the replay's `next_batch_at`, so it holds across workers and restarts.
  */
 
-export type ScheduleItem = (tx: Tx, params: { item: PendingItem; batchId: string }) => Promise<string>;
+type ScheduleItemParams = { item: PendingItem; batchId: string; publisher: WakeupPublisher; now: Date };
+
+/** Makes the item's job through enqueueNotice, which publishes a new job's wake-up where the queue can. */
+export type ScheduleItem = (tx: Tx, params: ScheduleItemParams) => Promise<{ jobId: string; created: boolean; published: boolean }>;
 
 /** Where a test may SIGKILL the worker: the batch's wake-ups are published, its transaction is not committed. */
 export type ReplayCrashPoint = 'replay_before_commit';
@@ -60,7 +64,7 @@ class ReplayItemError extends Error {
   }
 }
 
-async function scheduleOrFail(scheduleItem: ScheduleItem, tx: Tx, params: { item: PendingItem; batchId: string }): Promise<string> {
+async function scheduleOrFail(scheduleItem: ScheduleItem, tx: Tx, params: ScheduleItemParams): ReturnType<ScheduleItem> {
   try {
     return await scheduleItem(tx, params);
   } catch (error) {
@@ -81,8 +85,9 @@ async function publishBatch(params: {
   batchId: string;
   items: PendingItem[];
   scheduleItem: ScheduleItem;
+  now: Date;
 }): Promise<{ published: { noticeKey: string; jobId: string }[]; afterCommit: Wakeup[] }> {
-  const { tx, queue, batchId, items, scheduleItem } = params;
+  const { tx, queue, batchId, items, scheduleItem, now } = params;
   const published: { noticeKey: string; jobId: string }[] = [];
   const afterCommit: Wakeup[] = [];
   for (const item of items) {
@@ -91,10 +96,12 @@ async function publishBatch(params: {
       published.push({ noticeKey: item.noticeKey, jobId: item.jobId });
       continue;
     }
-    const jobId = await scheduleOrFail(scheduleItem, tx, { item, batchId });
-    const wakeup = { jobId, batchId };
-    if ((await queue.publishInTransaction(tx, wakeup)) === null) afterCommit.push(wakeup);
-    published.push({ noticeKey: item.noticeKey, jobId });
+    const scheduled = await scheduleOrFail(scheduleItem, tx, { item, batchId, publisher: queue, now });
+    const wakeup = { jobId: scheduled.jobId, batchId };
+    if (scheduled.created) {
+      if (!scheduled.published) afterCommit.push(wakeup);
+    } else if ((await queue.publishInTransaction(tx, wakeup)) === null) afterCommit.push(wakeup);
+    published.push({ noticeKey: item.noticeKey, jobId: scheduled.jobId });
   }
   return { published, afterCommit };
 }
@@ -138,7 +145,7 @@ export async function runReplayBatch(params: ReplayBatchParams): Promise<ReplayB
       if (!replay) return null;
       claimed.id = replay.id;
       const items = await lockUnpublishedItems(tx, { replayId: replay.id, limit: batchSize });
-      const { published, afterCommit } = await publishBatch({ tx, queue, batchId: replay.batchId, items, scheduleItem });
+      const { published, afterCommit } = await publishBatch({ tx, queue, batchId: replay.batchId, items, scheduleItem, now });
       await markItemsPublished(tx, { replayId: replay.id, published });
       await markWakeupsPublished(tx, { jobIds: published.map((p) => p.jobId) });
       params.checkpoint?.('replay_before_commit');

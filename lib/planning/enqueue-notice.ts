@@ -1,0 +1,94 @@
+import type { Tx } from '@/db/client';
+import { insertJobUnlessExists, markWakeupPublished } from '@/db/queries/scheduling';
+import type { JobRow } from '@/db/schema/jobs';
+import type { Channel } from '@/db/schema/states';
+import type { QueueAdapter } from '@/lib/queue/types';
+import { currentTraceparent } from '@/lib/telemetry/tracing';
+
+/**
+ * The one way a job row is made: the reminders route (scheduleNotice), the events planner
+ * (receiveEvent) and replay (scheduleUploadedItem) each describe their notice and call
+ * enqueueNotice, which is the only caller of the insert (test/one-insert-path.test.ts).
+ */
+
+/** The computed window a notice was planned in (deadlineAt is its latest instant). */
+export type PlannedWindow = { earliest: Date; region: string | null; ruleIds: string[]; ruleSetVersion: string | null };
+
+/** Everything a job row is made of, already checked and resolved by the caller. */
+export type Notice = {
+  key: string;
+  type: string;
+  identity: Record<string, string>;
+  revision: number;
+  subjectId: string;
+  customerId: string | null;
+  /** timeZone null (a replay item stored before the column existed) is UTC, as a request without one is. */
+  recipient: { email: string | null; phone: string | null; timeZone: string | null; locale: string | null };
+  channel: Channel;
+  category: 'required' | 'courtesy';
+  anchorAt: Date | null;
+  dueAt: Date;
+  deadlineAt: Date;
+  evidenceRef: string | null;
+  source: string;
+  batchId: string | null;
+  payload: Record<string, unknown>;
+  /** Null: no window was computed (no anchorAt), the job opens at dueAt. */
+  window: PlannedWindow | null;
+  /** The business event that planned it (POST /api/v1/events). */
+  eventId: string | null;
+};
+
+export type WakeupPublisher = Pick<QueueAdapter, 'publishInTransaction'>;
+
+/**
+ * `published` is false for a new job the queue could not record in the transaction (RabbitMQ):
+ * its wake-up comes from the dispatcher once due, or from whoever enqueued it after the commit.
+ */
+export type Enqueued = { job: JobRow; created: boolean; published: boolean };
+
+/**
+ * Inserts the notice's job unless its key already has one, and for a new job publishes its
+ * wake-up (due at dueAt) in `tx`: pg-boss records it there and the row is marked woken at `now`;
+ * RabbitMQ records nothing (null), so the row stays unmarked. An existing job is left as it is.
+ */
+export async function enqueueNotice(tx: Tx, notice: Notice, publisher: WakeupPublisher, { now }: { now: Date }): Promise<Enqueued> {
+  const { job, created } = await insertJobUnlessExists(tx, {
+    noticeKey: notice.key,
+    noticeType: notice.type,
+    identity: notice.identity,
+    revision: notice.revision,
+    subjectId: notice.subjectId,
+    customerId: notice.customerId,
+    recipientEmail: notice.recipient.email,
+    recipientTimeZone: notice.recipient.timeZone ?? 'UTC',
+    recipientLocale: notice.recipient.locale,
+    recipientPhone: notice.recipient.phone,
+    anchorAt: notice.anchorAt,
+    channel: notice.channel,
+    category: notice.category,
+    dueAt: notice.dueAt,
+    deadlineAt: notice.deadlineAt,
+    evidenceRef: notice.evidenceRef,
+    source: notice.source,
+    batchId: notice.batchId,
+    payload: notice.payload,
+    // Marked below once the queue has recorded a wake-up; until then the dispatcher's.
+    wakeupPublishedAt: null,
+    traceparent: currentTraceparent(),
+    eventId: notice.eventId,
+    ...(notice.window
+      ? {
+          windowEarliest: notice.window.earliest,
+          region: notice.window.region,
+          ruleIds: notice.window.ruleIds,
+          ruleSetVersion: notice.window.ruleSetVersion,
+        }
+      : {}),
+  });
+  if (!created) return { job, created, published: false };
+  const wakeup = notice.batchId ? { jobId: job.id, batchId: notice.batchId } : { jobId: job.id };
+  const published = (await publisher.publishInTransaction(tx, wakeup, notice.dueAt)) !== null;
+  if (published) await markWakeupPublished(tx, { id: job.id, at: now });
+  return { job, created, published };
+}
