@@ -15,7 +15,6 @@ import { defaultLinkKeyRing, type LinkKeyRing } from '@/lib/recipient/link-keys'
 import { recipientPageUrl } from '@/lib/recipient/page-link';
 import { RenderError } from '@/lib/templates/render';
 import type { MailTransport } from '@/lib/mail/transport';
-import { setPreference } from '@/db/queries/preferences';
 import { countryOf } from '@/lib/sms/phone';
 import { renderSmsBody, segmentsOf } from '@/lib/sms/render';
 import type { SmsOutcome, SmsTransport } from '@/lib/sms/transport';
@@ -37,7 +36,7 @@ import { planJobRetry } from './retry-budget';
 import { decidePolicy, windowClosed, type PolicyDecision } from './policy';
 import { recipientDomain, smsThrottleKey, type DomainRateLimiter } from './rate-limit';
 import { createSendPathStatements, type SendPathStatements } from './send-path-statements';
-import { commitSmsFallback } from './sms-fallback';
+import { commitSmsFallback, recordSmsStop } from './sms-fallback';
 import { releaseUncounted, transportOfChannel } from './transport-pause';
 import type { TransportBreakers } from '@/lib/transport/breaker';
 
@@ -445,16 +444,7 @@ async function commitOutcome({ deps, statements, job, outcome, ownedToken, attem
         note: `smtp ${outcome.code ?? ''} mailbox unknown`.trim(),
       });
     }
-    // Twilio 21610: the recipient replied STOP to our sender. Their SMS opt-out, recorded where every preference is.
-    if (outcome.optOut && job.recipientPhone)
-      await setPreference(tx, {
-        recipient: job.recipientPhone,
-        category: 'courtesy',
-        channel: 'sms',
-        state: 'opted_out',
-        source: 'provider_event',
-        actor: 'twilio:21610',
-      });
+    if (outcome.optOut && job.recipientPhone) await recordSmsStop(tx, job.recipientPhone);
     await recordAttempt(
       tx,
       attempt(outcome.permanent ? 'permanent_failure' : 'retryable_failure', {

@@ -1,4 +1,4 @@
-import type { Db } from '@/db/client';
+import type { Db, DbOrTx } from '@/db/client';
 import { recordAttempt, type AttemptRecord } from '@/db/queries/attempts';
 import { releaseClaim } from '@/db/queries/ledger/commit';
 import { setPreference } from '@/db/queries/preferences';
@@ -85,15 +85,7 @@ export async function commitSmsFallback({ db, config, job, outcome, ownedToken, 
       if (!(await moveJobToEmail(tx, { jobId: job.id, refusedCode: code, errorClass: outcome.errorClass, nextAttemptAt: now }))) return false;
       // Someone else holds the claim now (it expired and was taken): undo, and let the ordinary path decide.
       if (ownedToken && !(await releaseClaim(tx, { noticeKey: job.noticeKey, claimToken: ownedToken }))) throw new ClaimNotOurs();
-      if (outcome.optOut && job.recipientPhone)
-        await setPreference(tx, {
-          recipient: job.recipientPhone,
-          category: 'courtesy',
-          channel: 'sms',
-          state: 'opted_out',
-          source: 'provider_event',
-          actor: 'twilio:21610',
-        });
+      if (outcome.optOut && job.recipientPhone) await recordSmsStop(tx, job.recipientPhone);
       await recordAttempt(
         tx,
         attempt(outcome.permanent ? 'permanent_failure' : 'retryable_failure', { errorClass: outcome.errorClass, detail: `email_fallback:${code}` }),
@@ -107,4 +99,9 @@ export async function commitSmsFallback({ db, config, job, outcome, ownedToken, 
   }
   sendOutcomes.inc({ notice_type: job.noticeType, outcome: 'email_fallback' });
   return { ack: true, wakeAt: now };
+}
+
+/** Twilio 21610: the recipient replied STOP to our sender. Their SMS opt-out, recorded where every preference is. */
+export async function recordSmsStop(tx: DbOrTx, phone: string): Promise<void> {
+  await setPreference(tx, { recipient: phone, category: 'courtesy', channel: 'sms', state: 'opted_out', source: 'provider_event', actor: 'twilio:21610' });
 }
