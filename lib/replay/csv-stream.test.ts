@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseCsv, type CsvRecord } from './csv';
-import { createCsvStream } from './csv-stream';
+import { parseCsv } from './csv';
+import { createCsvStream, type CsvRecord } from './csv-stream';
 
 function streamed(pieces: readonly string[]): CsvRecord[] {
   const records: CsvRecord[] = [];

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { noticeKey } from '@/lib/ledger/notice-key';
-import { parseCsv, toCsv, type CsvRecord } from './csv';
+import { parseCsv, toCsv } from './csv';
+import type { CsvRecord } from './csv-stream';
 import { rejectionsCsv, validateUpload } from './upload';
 
 const secret = 'unit-secret-0123456789abcdef0123456789abcdef';

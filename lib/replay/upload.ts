@@ -9,7 +9,8 @@ import { recipientChannel } from '@/lib/jobs/schedule';
 import { noticePayloadProblems } from '@/lib/templates/payload';
 import { localeSchema } from '@/lib/templates/schema';
 import type { RowRejection } from '@/lib/api/console/replays';
-import { hasUnsafeText, parseCsv, safeText, toCsv, type CsvRecord } from './csv';
+import { hasUnsafeText, parseCsv, safeText, toCsv } from './csv';
+import type { CsvRecord } from './csv-stream';
 
 /**
  * An uploaded list of upstream jobs, validated row by row: each row either becomes a fact
