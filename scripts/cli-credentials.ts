@@ -36,7 +36,10 @@ export async function verifiedActor(db: Db, email: string): Promise<Actor> {
   if (!password) {
     throw new Refused(`acting as ${email} needs that user's password: type it at the prompt, or pipe it on stdin; nothing was changed`);
   }
-  const code = process.stdin.isTTY && (await hasEnabledMfa(db, email)) ? await promptHidden(`Authentication code of ${email}: `, 'cancelled; nothing was changed') : pipedCode;
+  const code =
+    process.stdin.isTTY && (await hasEnabledMfa(db, email))
+      ? await promptHidden(`Authentication code of ${email}: `, 'cancelled; nothing was changed')
+      : pipedCode;
   const result = await authenticate(db, { email, password, code, method: 'cli' });
   if (!result.ok) {
     throw new Refused(
@@ -45,7 +48,9 @@ export async function verifiedActor(db: Db, email: string): Promise<Actor> {
   }
   // As in the console (lib/auth/mfa.ts): a role that needs MFA acts only once it is set up.
   if (roleNeedsMfa(result.user.role, config().MFA_REQUIRED_ROLES) && !(await enabledMfaOf(db, result.user.id))) {
-    throw new Refused(`${email} is a ${result.user.role}, who must sign in with an authenticator app: set one up on the console's Account page first; nothing was changed`);
+    throw new Refused(
+      `${email} is a ${result.user.role}, who must sign in with an authenticator app: set one up on the console's Account page first; nothing was changed`,
+    );
   }
   return { id: result.user.id, email: result.user.email, role: result.user.role };
 }

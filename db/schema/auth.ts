@@ -57,7 +57,10 @@ export const userMfa = pgTable('user_mfa', {
   enabledAt: timestamp('enabled_at', { withTimezone: true }),
   /** The last 30 s step a code was accepted for: a code of that step or an earlier one is refused (replay). */
   lastStep: bigint('last_step', { mode: 'number' }),
-  recoveryCodeHashes: text('recovery_code_hashes').array().notNull().default(sql`'{}'::text[]`),
+  recoveryCodeHashes: text('recovery_code_hashes')
+    .array()
+    .notNull()
+    .default(sql`'{}'::text[]`),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 

@@ -54,7 +54,14 @@ export async function authenticate(
     now = new Date(),
     client,
     method = 'credentials',
-  }: { email: string; password: string; code?: string; now?: Date; client?: SignInClient; method?: Extract<SignInMethod, 'credentials' | 'cli' | 'reauthenticate'> },
+  }: {
+    email: string;
+    password: string;
+    code?: string;
+    now?: Date;
+    client?: SignInClient;
+    method?: Extract<SignInMethod, 'credentials' | 'cli' | 'reauthenticate'>;
+  },
 ): Promise<AuthenticateResult> {
   if (!client) return checkCredentialsUnlessBusy(db, { email, password, code, now, method });
   const { admitted, attempts, retryInMs } = await client.throttle.admit(client.address);
@@ -171,7 +178,9 @@ async function checkCredentials(db: DbOrTx, { email, password, code, now, method
     entry: {
       actor: user.email,
       action: signInActions.success,
-      reason: secondFactor ? `signed in with email, password and ${secondFactor === 'totp' ? 'an authenticator code' : 'a recovery code'}` : 'signed in with email and password',
+      reason: secondFactor
+        ? `signed in with email, password and ${secondFactor === 'totp' ? 'an authenticator code' : 'a recovery code'}`
+        : 'signed in with email and password',
       before: { failedLogins: reserved.failedLogins - 1 },
       after: { method, ...origin, role: user.role, failedLogins: 0, ...(secondFactor ? { secondFactor } : {}) },
     },

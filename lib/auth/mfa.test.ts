@@ -53,7 +53,9 @@ describe('sign-in with an authenticator enrolled', () => {
     expect(await authenticate(t.db, { email, password: 'operator-password-1', code, now })).toMatchObject({ ok: true, user: { id } });
     // The same code again, within its step: a replay, refused.
     expect(await authenticate(t.db, { email, password: 'operator-password-1', code, now })).toEqual({ ok: false, reason: 'invalid' });
-    const audits = await t.pool.query<{ after: Record<string, unknown> }>(`select after from audit_log where actor = $1 and action = 'sign_in.success'`, [email]);
+    const audits = await t.pool.query<{ after: Record<string, unknown> }>(`select after from audit_log where actor = $1 and action = 'sign_in.success'`, [
+      email,
+    ]);
     expect(audits.rows).toEqual([{ after: expect.objectContaining({ secondFactor: 'totp' }) }]);
     expect(JSON.stringify(audits.rows)).not.toContain(code);
   });
@@ -63,7 +65,8 @@ describe('sign-in with an authenticator enrolled', () => {
     const id = await insertUser(t.db, { email, role: 'support', password: 'support-password-1' });
     await enrollTestMfa(t.db, { userId: id });
     const results = [];
-    for (let i = 0; i < FREE_ATTEMPTS; i += 1) results.push(await authenticate(t.db, { email, password: 'support-password-1', code: String(i).padStart(6, '0') }));
+    for (let i = 0; i < FREE_ATTEMPTS; i += 1)
+      results.push(await authenticate(t.db, { email, password: 'support-password-1', code: String(i).padStart(6, '0') }));
     expect(results.at(-1)).toMatchObject({ ok: false, reason: 'locked' });
   });
 
@@ -149,6 +152,9 @@ describe('admin and manager must have MFA', () => {
     expect(await sessionFromCookieHeader(t.db, cookie)).toBeNull();
     const audit = await t.pool.query(`select actor, reason from audit_log where action = 'user.mfa_reset' and target_id = $1`, [id]);
     expect(audit.rows).toEqual([{ actor: 'mfa-resetter@example.com', reason: 'lost their phone' }]);
-    expect(await resetUserMfa(t.db, { actorId: adminId, actor: 'mfa-resetter@example.com', id, reason: 'again' })).toMatchObject({ ok: false, refusal: { kind: 'conflict' } });
+    expect(await resetUserMfa(t.db, { actorId: adminId, actor: 'mfa-resetter@example.com', id, reason: 'again' })).toMatchObject({
+      ok: false,
+      refusal: { kind: 'conflict' },
+    });
   });
 });

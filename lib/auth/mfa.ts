@@ -26,7 +26,17 @@ export function roleNeedsMfa(role: Role, requiredRoles: readonly Role[]): boolea
  * (lib/http/console-route.ts `authorize`). Single sign-on-only accounts (no password) leave the
  * second factor to their identity provider.
  */
-export function mfaPendingFor({ role, hasPassword, mfa, requiredRoles }: { role: Role; hasPassword: boolean; mfa: UserMfaRow | null; requiredRoles: readonly Role[] }): boolean {
+export function mfaPendingFor({
+  role,
+  hasPassword,
+  mfa,
+  requiredRoles,
+}: {
+  role: Role;
+  hasPassword: boolean;
+  mfa: UserMfaRow | null;
+  requiredRoles: readonly Role[];
+}): boolean {
   return hasPassword && roleNeedsMfa(role, requiredRoles) && !mfa?.enabledAt;
 }
 

@@ -91,7 +91,12 @@ export function authOptions(): AuthOptions {
         authorize: async (credentials, req) => {
           // authenticate refuses (and audits) an empty or over-long password itself.
           const client = signInClientOf({ forwardedFor: req.headers?.['x-forwarded-for'] });
-          const result = await authenticate(getDb(), { email: credentials?.email ?? '', password: credentials?.password ?? '', code: credentials?.code ?? '', client });
+          const result = await authenticate(getDb(), {
+            email: credentials?.email ?? '',
+            password: credentials?.password ?? '',
+            code: credentials?.code ?? '',
+            client,
+          });
           if (result.ok) return result.user;
           // Locked, disabled, unknown and wrong all answer alike: which one is in the audit log only.
           if (result.reason === 'throttled') throw new Error(addressThrottledError(result));

@@ -98,6 +98,10 @@ export async function liveSession(db: DbOrTx, { token, now }: { token: JWT; now:
   );
   const { MFA_REQUIRED_ROLES } = config();
   const needsMfa = user.passwordHash !== null && roleNeedsMfa(user.role, MFA_REQUIRED_ROLES);
-  const mfaPending = needsMfa && mfaPendingFor({ role: user.role, hasPassword: true, mfa: await findUserMfa(db, { userId }), requiredRoles: MFA_REQUIRED_ROLES });
-  return { user: { id: user.id, email: user.email, name: user.name, role: user.role, ...(mfaPending ? { mfaPending } : {}) }, expires: new Date(ends).toISOString() };
+  const mfaPending =
+    needsMfa && mfaPendingFor({ role: user.role, hasPassword: true, mfa: await findUserMfa(db, { userId }), requiredRoles: MFA_REQUIRED_ROLES });
+  return {
+    user: { id: user.id, email: user.email, name: user.name, role: user.role, ...(mfaPending ? { mfaPending } : {}) },
+    expires: new Date(ends).toISOString(),
+  };
 }

@@ -38,13 +38,15 @@ export async function confirmMfaEnrollment(
   { userId, email, code, now = new Date() }: { userId: string; email: string; code: string; now?: Date },
 ): Promise<Result<{ recoveryCodes: string[] }>> {
   const mfa = await findUserMfa(db, { userId });
-  if (!mfa || mfaEnabled(mfa)) return refuse('conflict', mfa ? 'Your authenticator is already set up.' : 'Start the setup first: no secret is waiting for a code.');
+  if (!mfa || mfaEnabled(mfa))
+    return refuse('conflict', mfa ? 'Your authenticator is already set up.' : 'Start the setup first: no secret is waiting for a code.');
   const secret = openMfaSecret({ sealed: mfa.secretSealed, userId, noticeKeySecret: config().NOTICE_KEY_SECRET });
   const step = secret ? acceptedTotpStep({ secret, code: code.trim(), now, lastStep: null }) : null;
   if (step === null) return refuse('invalid_input', 'That code is not the one your app shows now. Check the phone’s clock and type the current six digits.');
   const codes = newRecoveryCodes();
   return db.transaction(async (tx) => {
-    if (!(await enableUserMfa(tx, { userId, step, recoveryCodeHashes: codes.map(hashRecoveryCode), now }))) return refuse('conflict', 'Your authenticator is already set up.');
+    if (!(await enableUserMfa(tx, { userId, step, recoveryCodeHashes: codes.map(hashRecoveryCode), now })))
+      return refuse('conflict', 'Your authenticator is already set up.');
     await insertAuditEntries(tx, {
       entries: [
         {
@@ -65,7 +67,8 @@ export async function confirmMfaEnrollment(
 /** The password (counted like a sign-in) and a current code, or a refusal that says which part to retype. */
 async function checkOwnFactors(db: DbOrTx, { userId, email, currentPassword, code }: { userId: string; email: string; currentPassword: string; code: string }) {
   const current = await authenticate(db, { email, password: currentPassword, method: 'reauthenticate' });
-  if (!current.ok || current.user.id !== userId) return refuse('forbidden', 'The password is not right (after several wrong ones the account locks for a few minutes).');
+  if (!current.ok || current.user.id !== userId)
+    return refuse('forbidden', 'The password is not right (after several wrong ones the account locks for a few minutes).');
   const mfa = await findUserMfa(db, { userId });
   if (!mfaEnabled(mfa)) return refuse('conflict', 'You have no authenticator set up.');
   const factor = await spendSecondFactor(db, { mfa, code, now: new Date(), noticeKeySecret: config().NOTICE_KEY_SECRET });
@@ -81,7 +84,8 @@ export async function regenerateRecoveryCodes(
   if (!checked.ok) return checked;
   const codes = newRecoveryCodes();
   return db.transaction(async (tx) => {
-    if (!(await replaceRecoveryCodes(tx, { userId: params.userId, recoveryCodeHashes: codes.map(hashRecoveryCode) }))) return refuse('conflict', 'You have no authenticator set up.');
+    if (!(await replaceRecoveryCodes(tx, { userId: params.userId, recoveryCodeHashes: codes.map(hashRecoveryCode) })))
+      return refuse('conflict', 'You have no authenticator set up.');
     await insertAuditEntries(tx, {
       entries: [
         {
@@ -99,7 +103,10 @@ export async function regenerateRecoveryCodes(
   });
 }
 
-export async function disableOwnMfa(db: DbOrTx, params: { userId: string; email: string; currentPassword: string; code: string }): Promise<Result<{ disabled: true }>> {
+export async function disableOwnMfa(
+  db: DbOrTx,
+  params: { userId: string; email: string; currentPassword: string; code: string },
+): Promise<Result<{ disabled: true }>> {
   const checked = await checkOwnFactors(db, params);
   if (!checked.ok) return checked;
   return db.transaction(async (tx) => {

@@ -152,8 +152,14 @@ describe('ledger CLI process', () => {
     const wrongCode = await runCli(['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'], env, `${managerPassword}\n000000\n`);
     expect(wrongCode.code).toBe(1);
     expect(await state()).toBe('requested');
-    const refusedAudits = await t.pool.query<{ reason: string }>(`select reason from audit_log where actor = $1 and action = 'sign_in.failure' order by id`, [managerEmail]);
-    expect(refusedAudits.rows.map((row) => row.reason)).toEqual(['wrong password', 'no authentication code (MFA enrolled)', 'wrong or already used authentication code']);
+    const refusedAudits = await t.pool.query<{ reason: string }>(`select reason from audit_log where actor = $1 and action = 'sign_in.failure' order by id`, [
+      managerEmail,
+    ]);
+    expect(refusedAudits.rows.map((row) => row.reason)).toEqual([
+      'wrong password',
+      'no authentication code (MFA enrolled)',
+      'wrong or already used authentication code',
+    ]);
     // Control: with the manager's own password and current code the approval goes through.
     const approved = await runCli(
       ['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'],
@@ -162,7 +168,8 @@ describe('ledger CLI process', () => {
     );
     expect(approved.code, approved.stderr).toBe(0);
     expect(await state()).toBe('approved');
-  });
+    // Seven CLI processes, each a few seconds on a loaded machine.
+  }, 90_000);
 
   it('a manager without an authenticator cannot approve from the CLI, even with the right password, until they set one up', async () => {
     const managerEmail = `mgr-${randomBytes(3).toString('hex')}@cli.test`;
@@ -194,7 +201,9 @@ describe('ledger CLI process', () => {
       typed(operatorPassword),
     );
     const id = /Requested replay ([0-9a-f-]{36})/.exec(requested.stdout)?.[1] ?? '';
-    expect((await runCli(['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'], env, `${managerPassword}\n${recoveryCodes[0]}\n`)).code).toBe(0);
+    expect(
+      (await runCli(['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'], env, `${managerPassword}\n${recoveryCodes[0]}\n`)).code,
+    ).toBe(0);
     const run = await runCli(['replay', '--run', id, '--as', operatorEmail], env, typed(operatorPassword));
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/is running .*the workers publish it/);

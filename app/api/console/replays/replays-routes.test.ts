@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { encode } from 'next-auth/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertUser } from '@/e2e/fixtures/console-data';
+import { enrollTestMfa } from '@/testing/mfa';
 import { permissions, type Permission } from '@/lib/auth/permissions';
 import { roles, type Role } from '@/lib/auth/roles';
 import { resetConfigForTests } from '@/lib/config';
@@ -137,6 +138,8 @@ beforeAll(async () => {
   for (const [name, role] of people) {
     const email = `${name}@replays.test`;
     const id = await insertUser(t.db, { email, role, password: `${name}-password-1` });
+    // Admins and managers with a password act only with an authenticator set up (lib/auth/mfa.ts).
+    await enrollTestMfa(t.db, { userId: id });
     ids.set(name, id);
     cookies.set(name, `next-auth.session-token=${await encode({ token: { sub: id, role, email }, secret })}`);
   }

@@ -4,4 +4,6 @@ import { consoleRoute } from '@/lib/http/console-route';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = consoleRoute(resetUserMfaContract, async ({ db, input, actor, session }) => resetUserMfa(db, { ...input, actor, actorId: session.user.id }));
+export const POST = consoleRoute(resetUserMfaContract, async ({ db, input, actor, session }) =>
+  resetUserMfa(db, { ...input, actor, actorId: session.user.id }),
+);

@@ -4,4 +4,6 @@ import { consoleRoute } from '@/lib/http/console-route';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = consoleRoute(disableMfaContract, async ({ db, input, session }) => disableOwnMfa(db, { ...input, userId: session.user.id, email: session.user.email }));
+export const POST = consoleRoute(disableMfaContract, async ({ db, input, session }) =>
+  disableOwnMfa(db, { ...input, userId: session.user.id, email: session.user.email }),
+);
