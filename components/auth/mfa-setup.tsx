@@ -30,9 +30,11 @@ export function MfaSetup({ initial }: { initial: MfaStatus }) {
   const [message, setMessage] = useState<Message | null>(null);
   const [busy, setBusy] = useState(false);
 
-  async function begin() {
+  async function begin(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const currentPassword = String(new FormData(event.currentTarget).get('current') ?? '');
     setBusy(true);
-    const result = await callConsole(beginMfaContract, {});
+    const result = await callConsole(beginMfaContract, { currentPassword });
     setBusy(false);
     if (!result.ok) return setMessage({ tone: 'critical', text: result.refusal.message });
     setMessage(null);
@@ -83,12 +85,16 @@ export function MfaSetup({ initial }: { initial: MfaStatus }) {
       ) : null}
       {codes ? <RecoveryCodes codes={codes} /> : null}
       {state !== 'enabled' && !enrollment ? (
-        <>
+        <form onSubmit={begin}>
           <p>Sign-in will ask for a six-digit code from an app such as Google Authenticator, 1Password or Aegis, as well as your password.</p>
-          <button type="button" className="primary" onClick={() => void begin()} disabled={busy}>
+          <div className="field">
+            <label htmlFor="mfa-begin-password">Your password</label>
+            <input id="mfa-begin-password" name="current" type="password" autoComplete="current-password" required style={{ width: '100%' }} />
+          </div>
+          <button type="submit" className="primary" disabled={busy}>
             Set up an authenticator app
           </button>
-        </>
+        </form>
       ) : null}
       {enrollment ? (
         <form onSubmit={confirm}>

@@ -33,6 +33,7 @@ test('an admin sets up an authenticator; then sign-in needs its code (used once)
   const context = await browser.newContext({ storageState: await signInState({ baseURL: base, email, password }) });
   const page = await context.newPage();
   await page.goto('/account');
+  await page.getByLabel('Your password').fill(password);
   await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
   const secret = ((await page.getByTestId('mfa-secret').textContent()) ?? '').replace(/\s/g, '');
   expect(secret).toMatch(/^[A-Z2-7]{32}$/);

@@ -87,7 +87,8 @@ describe('enrollment on the Account page', () => {
   it('a pending secret is confirmed by a first code, yields ten recovery codes stored as hashes, and the secret is stored sealed', async () => {
     const email = 'mfa-enroll@example.com';
     const id = await insertUser(t.db, { email, role: 'support', password: 'support-password-3' });
-    const begun = await beginMfaEnrollment(t.db, { userId: id, email });
+    expect(await beginMfaEnrollment(t.db, { userId: id, email, currentPassword: 'not-it' })).toMatchObject({ ok: false, refusal: { kind: 'forbidden' } });
+    const begun = await beginMfaEnrollment(t.db, { userId: id, email, currentPassword: 'support-password-3' });
     if (!begun.ok) throw new Error(begun.refusal.message);
     expect(begun.data.uri).toContain(`secret=${begun.data.secret}`);
     // Pending: sign-in does not ask for it yet.
@@ -102,7 +103,10 @@ describe('enrollment on the Account page', () => {
     const everything = JSON.stringify(stored.rows) + JSON.stringify((await t.pool.query('select * from audit_log')).rows);
     expect(everything).not.toContain(begun.data.secret);
     for (const code of confirmed.data.recoveryCodes) expect(everything).not.toContain(code);
-    expect(await beginMfaEnrollment(t.db, { userId: id, email })).toMatchObject({ ok: false, refusal: { kind: 'conflict' } });
+    expect(await beginMfaEnrollment(t.db, { userId: id, email, currentPassword: 'support-password-3' })).toMatchObject({
+      ok: false,
+      refusal: { kind: 'conflict' },
+    });
     // The confirming code's step is used up: signing in with it is a replay.
     expect(await authenticate(t.db, { email, password: 'support-password-3', code: totpCodeAt({ secret: begun.data.secret, now }), now })).toEqual({
       ok: false,

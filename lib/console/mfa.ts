@@ -12,6 +12,8 @@ import { config } from '@/lib/config';
 import { ok, refuse, type Result } from '@/lib/http/refusal';
 import { view } from './users';
 
+const WRONG_PASSWORD = 'The password is not right (after several wrong ones the account locks for a few minutes).';
+
 export type MfaStatus = { state: 'none' | 'pending' | 'enabled'; recoveryCodesLeft: number; enabledAt: string | null };
 
 export async function loadMfaStatus(db: DbOrTx, userId: string): Promise<MfaStatus> {
@@ -23,9 +25,15 @@ export async function loadMfaStatus(db: DbOrTx, userId: string): Promise<MfaStat
 
 /**
  * A new secret for the user's authenticator, pending until its first code. The secret is in this
- * answer only (to be scanned or typed); stored sealed, never logged or audited.
+ * answer only (to be scanned or typed); stored sealed, never logged or audited. The password is
+ * asked again, so a borrowed session cannot tie the account to someone else's phone.
  */
-export async function beginMfaEnrollment(db: DbOrTx, { userId, email }: { userId: string; email: string }): Promise<Result<{ secret: string; uri: string }>> {
+export async function beginMfaEnrollment(
+  db: DbOrTx,
+  { userId, email, currentPassword }: { userId: string; email: string; currentPassword: string },
+): Promise<Result<{ secret: string; uri: string }>> {
+  const current = await authenticate(db, { email, password: currentPassword, method: 'reauthenticate' });
+  if (!current.ok || current.user.id !== userId) return refuse('forbidden', WRONG_PASSWORD);
   const secret = newTotpSecret();
   const row = await beginUserMfa(db, { userId, secretSealed: sealMfaSecret({ secret, userId, noticeKeySecret: config().NOTICE_KEY_SECRET }) });
   if (!row) return refuse('conflict', 'Your authenticator is already set up. To replace it, disable it first (with your password and a current code).');
@@ -67,8 +75,7 @@ export async function confirmMfaEnrollment(
 /** The password (counted like a sign-in) and a current code, or a refusal that says which part to retype. */
 async function checkOwnFactors(db: DbOrTx, { userId, email, currentPassword, code }: { userId: string; email: string; currentPassword: string; code: string }) {
   const current = await authenticate(db, { email, password: currentPassword, method: 'reauthenticate' });
-  if (!current.ok || current.user.id !== userId)
-    return refuse('forbidden', 'The password is not right (after several wrong ones the account locks for a few minutes).');
+  if (!current.ok || current.user.id !== userId) return refuse('forbidden', WRONG_PASSWORD);
   const mfa = await findUserMfa(db, { userId });
   if (!mfaEnabled(mfa)) return refuse('conflict', 'You have no authenticator set up.');
   const factor = await spendSecondFactor(db, { mfa, code, now: new Date(), noticeKeySecret: config().NOTICE_KEY_SECRET });

@@ -295,8 +295,9 @@ const listed: readonly ConsoleHandler[] = [
     method: 'POST',
     path: '/api/console/account/mfa/begin',
     permission: 'account.mfa',
-    validBody: () => ({}),
+    validBody: () => ({ currentPassword: 'not-the-fuzz-password' }),
     mutates: true,
+    refusalWrites: ['users', 'audit_log'],
   },
   {
     name: 'account/mfa/confirm',

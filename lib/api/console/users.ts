@@ -96,7 +96,7 @@ export const changePasswordContract = consoleContract({
 });
 
 const oneTimeCode = z.string().trim().min(1, 'the code from your authenticator app, or a recovery code').max(64);
-export const beginMfaRequest = z.strictObject({});
+export const beginMfaRequest = z.strictObject({ currentPassword: z.string().min(1).max(1024) });
 export const mfaEnrollment = z.object({ secret: z.string(), uri: z.string() });
 export const confirmMfaRequest = z.strictObject({ code: oneTimeCode });
 export const recoveryCodes = z.object({ recoveryCodes: z.array(z.string()) });
