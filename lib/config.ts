@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { roles } from '@/db/schema/states';
 import { DEFAULT_LINK_KEYS, linkKeyRing, parseLinkKeys, type LinkKeyRing } from '@/lib/recipient/link-keys';
 
 /**
@@ -214,6 +215,12 @@ export const envSchema = z.object({
   /** scrypt's N for new hashes, with r=8, p=1 (lib/auth/password.ts): OWASP's 2^17 by default; the test suites lower it for speed. */
   PASSWORD_HASH_N: int(131_072, 1_024, 1_048_576).refine((n) => (n & (n - 1)) === 0, 'must be a power of two'),
   PASSWORD_HASH_QUEUE: int(8, 0, 10_000),
+  /** Roles whose password sign-in must add a TOTP (lib/auth/mfa.ts); `none` for none. Comma-separated. */
+  MFA_REQUIRED_ROLES: z
+    .string()
+    .default('admin,manager')
+    .transform((value) => (value.trim() === 'none' ? [] : value.split(',').map((role) => role.trim())))
+    .pipe(z.array(z.enum(roles, { error: `must be "none" or a comma-separated list of ${roles.join(', ')}` }))),
   /** A console session nobody used for this long ends (every session of that user: lib/auth/session.ts). */
   SESSION_IDLE_TIMEOUT: duration('30m').refine((ms) => ms >= 1_000 && ms <= 12 * 3_600_000, 'must be between 1s and 12h'),
   /**

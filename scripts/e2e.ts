@@ -77,6 +77,9 @@ async function main(): Promise<number> {
       // Small upload caps, so e2e/api/replay-upload.spec.ts proves both with small requests.
       REPLAY_UPLOAD_MAX_BYTES: '1000000',
       REPLAY_UPLOAD_MAX_ROWS: '500',
+      // The seeded admins and managers sign in with a password alone, many times a step; enrolled
+      // users still need their code (e2e/api/mfa.spec.ts). The requirement itself: lib/auth/mfa.test.ts.
+      MFA_REQUIRED_ROLES: 'none',
       LOG_LEVEL: 'warn',
       E2E_PORT: String(port),
       OIDC_ISSUER: issuer.url,

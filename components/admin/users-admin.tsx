@@ -8,6 +8,7 @@ import {
   resetUserPasswordContract,
   setUserDisabledContract,
   setUserRoleContract,
+  resetUserMfaContract,
   unlockUserContract,
   type UserView,
 } from '@/lib/api/console/users';
@@ -194,6 +195,20 @@ export function UsersAdmin({ selfId }: { selfId: string }) {
                         {user.disabledAt ? null : (
                           <button type="button" data-testid="reset-user-password" onClick={() => void resetPassword(user)}>
                             Reset password
+                          </button>
+                        )}
+                        {user.disabledAt ? null : (
+                          <button
+                            type="button"
+                            data-testid="reset-user-mfa"
+                            onClick={() =>
+                              void run(
+                                (why) => callConsole(resetUserMfaContract, { id: user.id, reason: why }),
+                                `${user.email}'s authenticator is removed and their sessions ended; they sign in with the password and set up a new one.`,
+                              )
+                            }
+                          >
+                            Reset authenticator
                           </button>
                         )}
                         <button

@@ -10,7 +10,7 @@ const noConsoleAccount =
 const errorText: Record<string, string> = {
   // One answer for a wrong password, an unknown email and a locked or disabled account: which of them it was is not told.
   CredentialsSignin:
-    'That email and password do not match an active account. After several failed attempts an account is locked for a few minutes: wait, or ask an admin to unlock it.',
+    'That email and password (and authentication code, if you set one up) do not match an active account. After several failed attempts an account is locked for a few minutes: wait, or ask an admin to unlock it.',
   [SIGN_IN_BUSY]: 'The console is busy checking other sign-ins. Try again in a few seconds.',
   // One text for an unknown, unverified or disabled single sign-on email: the page does not say which.
   NoConsoleAccount: noConsoleAccount,
@@ -39,6 +39,7 @@ export function SignInForm({ callbackUrl, oidc, initialError }: { callbackUrl: s
     const result = await signIn('credentials', {
       email: String(form.get('email') ?? ''),
       password: String(form.get('password') ?? ''),
+      code: String(form.get('code') ?? ''),
       redirect: false,
       callbackUrl,
     });
@@ -64,6 +65,10 @@ export function SignInForm({ callbackUrl, oidc, initialError }: { callbackUrl: s
       <div className="field">
         <label htmlFor="password">Password</label>
         <input id="password" name="password" type="password" autoComplete="current-password" required />
+      </div>
+      <div className="field">
+        <label htmlFor="code">Authentication code (if you set up an authenticator app: its six digits, or a recovery code)</label>
+        <input id="code" name="code" type="text" inputMode="numeric" autoComplete="one-time-code" maxLength={64} />
       </div>
       <button type="submit" className="primary" disabled={busy}>
         {busy ? 'Signing in…' : 'Sign in'}

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgTable, primaryKey, text, timestamp, unique, uuid, type AnyPgColumn } from 'drizzle-orm/pg-core';
+import { bigint, check, index, integer, pgTable, primaryKey, text, timestamp, unique, uuid, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { apiTokenScopes, inList, roles } from './states';
 
 export const users = pgTable(
@@ -44,6 +44,26 @@ export const userIdentities = pgTable(
   (table) => [primaryKey({ columns: [table.issuer, table.subject] }), unique('user_identities_user_issuer_unique').on(table.userId, table.issuer)],
 );
 
+/**
+ * A user's authenticator (TOTP, lib/auth/totp.ts). The secret is sealed with AES-256-GCM under a
+ * key derived from NOTICE_KEY_SECRET (lib/auth/mfa-secret.ts); recovery codes are kept as SHA-256
+ * only. Until `enabled_at` the enrollment awaits its first code and sign-in ignores it.
+ */
+export const userMfa = pgTable('user_mfa', {
+  userId: uuid('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  secretSealed: text('secret_sealed').notNull(),
+  enabledAt: timestamp('enabled_at', { withTimezone: true }),
+  /** The last 30 s step a code was accepted for: a code of that step or an earlier one is refused (replay). */
+  lastStep: bigint('last_step', { mode: 'number' }),
+  recoveryCodeHashes: text('recovery_code_hashes')
+    .array()
+    .notNull()
+    .default(sql`'{}'::text[]`),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
 /** Producer API tokens. Only a SHA-256 of the token is stored; the prefix helps people tell them apart. */
 export const apiTokens = pgTable(
   'api_tokens',
@@ -72,4 +92,5 @@ export const apiTokens = pgTable(
 
 export type UserRow = typeof users.$inferSelect;
 export type UserIdentityRow = typeof userIdentities.$inferSelect;
+export type UserMfaRow = typeof userMfa.$inferSelect;
 export type ApiTokenRow = typeof apiTokens.$inferSelect;

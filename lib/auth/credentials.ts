@@ -4,7 +4,9 @@ import { replacePasswordHash, reserveSignInAttempt } from '@/db/queries/sign-in'
 import { findUserByEmail } from '@/db/queries/users';
 import type { SignInClient } from './address-throttle';
 import { PasswordHashingBusy } from './hash-gate';
+import { config } from '@/lib/config';
 import { lockoutSchedule } from './lockout';
+import { enabledMfaOf, spendSecondFactor, type SecondFactor } from './mfa';
 import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from './password';
 import { isRole, type Role } from './roles';
 import { addressDetail, auditThrottledAddress, auditUnknownSignIn, auditUserSignIn, MAX_EMAIL_LENGTH, signInActions, type SignInMethod } from './sign-in-audit';
@@ -48,15 +50,23 @@ export async function authenticate(
   {
     email,
     password,
+    code = '',
     now = new Date(),
     client,
     method = 'credentials',
-  }: { email: string; password: string; now?: Date; client?: SignInClient; method?: Extract<SignInMethod, 'credentials' | 'cli' | 'reauthenticate'> },
+  }: {
+    email: string;
+    password: string;
+    code?: string;
+    now?: Date;
+    client?: SignInClient;
+    method?: Extract<SignInMethod, 'credentials' | 'cli' | 'reauthenticate'>;
+  },
 ): Promise<AuthenticateResult> {
-  if (!client) return checkCredentialsUnlessBusy(db, { email, password, now, method });
+  if (!client) return checkCredentialsUnlessBusy(db, { email, password, code, now, method });
   const { admitted, attempts, retryInMs } = await client.throttle.admit(client.address);
   if (!admitted) return { ok: false, reason: 'throttled', retryInMs };
-  const result = await checkCredentialsUnlessBusy(db, { email, password, now, method, clientAddress: client.address });
+  const result = await checkCredentialsUnlessBusy(db, { email, password, code, now, method, clientAddress: client.address });
   if (result.ok) {
     await client.throttle.forgive(client.address);
     return result;
@@ -77,9 +87,9 @@ async function checkCredentialsUnlessBusy(db: DbOrTx, params: CheckParams): Prom
   }
 }
 
-type CheckParams = { email: string; password: string; now: Date; method: SignInMethod; clientAddress?: string };
+type CheckParams = { email: string; password: string; code: string; now: Date; method: SignInMethod; clientAddress?: string };
 
-async function checkCredentials(db: DbOrTx, { email, password, now, method, clientAddress }: CheckParams): Promise<AuthenticateResult> {
+async function checkCredentials(db: DbOrTx, { email, password, code, now, method, clientAddress }: CheckParams): Promise<AuthenticateResult> {
   const origin = addressDetail(clientAddress);
   if (!password || password.length > MAX_PASSWORD_LENGTH) {
     await auditUnknownSignIn(db, { email, method, reason: `no password, or one over ${MAX_PASSWORD_LENGTH} characters`, clientAddress });
@@ -122,7 +132,8 @@ async function checkCredentials(db: DbOrTx, { email, password, now, method, clie
     return { ok: false, reason: 'locked', ...(lockedUntil ? { lockedUntil } : {}) };
   }
   const startedLock = reserved.failedLogins >= lockoutSchedule.freeAttempts && reserved.lockedUntil !== null;
-  if (!(await verifyPassword(password, user.passwordHash))) {
+  // A wrong code is a wrong password: the same count, lock and answer (only the audit row differs).
+  const refuseCounted = async (reason: string): Promise<AuthenticateResult> => {
     const failures = reserved.failedLogins;
     const entries: AuditEntry[] = [
       {
@@ -130,7 +141,7 @@ async function checkCredentials(db: DbOrTx, { email, password, now, method, clie
         action: signInActions.failure,
         targetType: 'user',
         targetId: user.id,
-        reason: 'wrong password',
+        reason,
         before: { failedLogins: failures - 1 },
         after: { method, ...origin, failedLogins: failures },
       },
@@ -149,6 +160,14 @@ async function checkCredentials(db: DbOrTx, { email, password, now, method, clie
     }
     await insertAuditEntries(db, { entries });
     return startedLock && reserved.lockedUntil ? { ok: false, reason: 'locked', lockedUntil: reserved.lockedUntil } : { ok: false, reason: 'invalid' };
+  };
+  if (!(await verifyPassword(password, user.passwordHash))) return refuseCounted('wrong password');
+  // Re-entering the password inside a session that already passed its second factor asks no code.
+  const mfa = method === 'reauthenticate' ? null : await enabledMfaOf(db, user.id);
+  let secondFactor: SecondFactor | null = null;
+  if (mfa) {
+    secondFactor = await spendSecondFactor(db, { mfa, code, now, noticeKeySecret: config().NOTICE_KEY_SECRET });
+    if (!secondFactor) return refuseCounted(code ? 'wrong or already used authentication code' : 'no authentication code (MFA enrolled)');
   }
   if (!isRole(user.role)) {
     await auditUserSignIn(db, { user, action: signInActions.refused, method, reason: 'role not recognised', clientAddress });
@@ -159,9 +178,11 @@ async function checkCredentials(db: DbOrTx, { email, password, now, method, clie
     entry: {
       actor: user.email,
       action: signInActions.success,
-      reason: 'signed in with email and password',
+      reason: secondFactor
+        ? `signed in with email, password and ${secondFactor === 'totp' ? 'an authenticator code' : 'a recovery code'}`
+        : 'signed in with email and password',
       before: { failedLogins: reserved.failedLogins - 1 },
-      after: { method, ...origin, role: user.role, failedLogins: 0 },
+      after: { method, ...origin, role: user.role, failedLogins: 0, ...(secondFactor ? { secondFactor } : {}) },
     },
   });
   if (needsRehash(user.passwordHash)) await replacePasswordHash(db, { userId: user.id, from: user.passwordHash, to: await hashPassword(password) });

@@ -4,7 +4,8 @@ import type { Role } from '@/db/schema/states';
 /* eslint-disable @typescript-eslint/consistent-type-definitions */
 declare module 'next-auth' {
   interface Session {
-    user: { id: string; email: string; name: string; role: Role };
+    /** mfaPending: a role that needs MFA without it enabled; only enrolling is allowed (lib/auth/mfa.ts). */
+    user: { id: string; email: string; name: string; role: Role; mfaPending?: boolean };
     expires: string;
   }
   interface User {

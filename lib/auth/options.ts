@@ -83,11 +83,20 @@ export function authOptions(): AuthOptions {
       CredentialsProvider({
         id: 'credentials',
         name: 'Email and password',
-        credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
+        credentials: {
+          email: { label: 'Email', type: 'email' },
+          password: { label: 'Password', type: 'password' },
+          code: { label: 'Authentication code', type: 'text' },
+        },
         authorize: async (credentials, req) => {
           // authenticate refuses (and audits) an empty or over-long password itself.
           const client = signInClientOf({ forwardedFor: req.headers?.['x-forwarded-for'] });
-          const result = await authenticate(getDb(), { email: credentials?.email ?? '', password: credentials?.password ?? '', client });
+          const result = await authenticate(getDb(), {
+            email: credentials?.email ?? '',
+            password: credentials?.password ?? '',
+            code: credentials?.code ?? '',
+            client,
+          });
           if (result.ok) return result.user;
           // Locked, disabled, unknown and wrong all answer alike: which one is in the audit log only.
           if (result.reason === 'throttled') throw new Error(addressThrottledError(result));

@@ -32,6 +32,8 @@ export const permissions = {
   'users.manage': ['admin'],
   /** Change one's own password (the current one is asked again). */
   'account.password': ['support', 'oncall', 'operator', 'manager', 'admin'],
+  /** One's own authenticator: enroll, regenerate recovery codes, disable (with password and code). */
+  'account.mfa': ['support', 'oncall', 'operator', 'manager', 'admin'],
   'tokens.manage': ['admin'],
 } as const satisfies Record<string, readonly Role[]>;
 

@@ -2,8 +2,10 @@ import type { Session } from 'next-auth';
 import { decode, type JWT } from 'next-auth/jwt';
 import type { DbOrTx } from '@/db/client';
 import { touchSession } from '@/db/queries/sessions';
+import { findUserMfa } from '@/db/queries/mfa';
 import { findUserById } from '@/db/queries/users';
 import { config } from '@/lib/config';
+import { mfaPendingFor, roleNeedsMfa } from './mfa';
 import { isRole } from './roles';
 
 /** The longest a session lives from its sign-in, however active (the token's `authAt`). */
@@ -94,5 +96,12 @@ export async function liveSession(db: DbOrTx, { token, now }: { token: JWT; now:
     typeof token.exp === 'number' ? token.exp * 1000 : now.getTime() + SESSION_MAX_AGE_S * 1000,
     now.getTime() + SESSION_IDLE_TIMEOUT,
   );
-  return { user: { id: user.id, email: user.email, name: user.name, role: user.role }, expires: new Date(ends).toISOString() };
+  const { MFA_REQUIRED_ROLES } = config();
+  const needsMfa = user.passwordHash !== null && roleNeedsMfa(user.role, MFA_REQUIRED_ROLES);
+  const mfaPending =
+    needsMfa && mfaPendingFor({ role: user.role, hasPassword: true, mfa: await findUserMfa(db, { userId }), requiredRoles: MFA_REQUIRED_ROLES });
+  return {
+    user: { id: user.id, email: user.email, name: user.name, role: user.role, ...(mfaPending ? { mfaPending } : {}) },
+    expires: new Date(ends).toISOString(),
+  };
 }

@@ -13,7 +13,7 @@ export type { UserView, UsersPage } from '@/lib/api/console/users';
 
 export const USERS_PAGE_SIZE = 50;
 
-function view(user: UserSummary): UserView {
+export function view(user: UserSummary): UserView {
   return {
     ...user,
     disabledAt: user.disabledAt?.toISOString() ?? null,

@@ -1,6 +1,7 @@
 import type { Session } from 'next-auth';
 import type { z, ZodType } from 'zod';
 import { getDb, type DbOrTx } from '@/db/client';
+import { allowedBeforeMfa, MFA_PENDING_MESSAGE } from '@/lib/auth/mfa';
 import { can } from '@/lib/auth/permissions';
 import { sessionFromCookieHeader } from '@/lib/auth/session';
 import { checkNoticeTypesAgainst } from '@/lib/api/console/fields';
@@ -26,6 +27,7 @@ export type ConsoleCaller = { session: Session; actor: string };
 export function authorize(session: Session | null, permission: ConsoleContract['permission']): Result<ConsoleCaller> {
   if (!session) return refuse('unauthenticated', 'Sign in first.');
   if (!can(session.user.role, permission)) return refuse('forbidden', `Your role (${session.user.role}) may not ${permission}.`);
+  if (session.user.mfaPending && !allowedBeforeMfa(permission)) return refuse('forbidden', MFA_PENDING_MESSAGE);
   return { ok: true, data: { session, actor: session.user.email } };
 }
 

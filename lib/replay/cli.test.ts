@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '@/db/queries/users';
 import { hashPassword } from '@/lib/auth/password';
+import { totpCodeAt } from '@/lib/auth/totp';
+import { enrollTestMfa } from '@/testing/mfa';
 import { insertTestJob } from '@/testing/jobs';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { runScript, type ScriptRun } from '@/testing/run-script';
@@ -117,9 +119,10 @@ describe('ledger CLI process', () => {
     expect(state.rows[0]?.state).toBe('requested');
   });
 
-  it("approving in a manager's name needs that manager's password: none or a wrong one is refused (exit 1) and changes nothing", async () => {
+  it("approving in a manager's name needs that manager's password and code: none or a wrong one is refused (exit 1) and changes nothing", async () => {
     const managerEmail = `mgr-${randomBytes(3).toString('hex')}@cli.test`;
-    await createUser(t.db, { email: managerEmail, name: 'mgr', role: 'manager', passwordHash: await hashPassword(managerPassword) });
+    const manager = await createUser(t.db, { email: managerEmail, name: 'mgr', role: 'manager', passwordHash: await hashPassword(managerPassword) });
+    const { secret } = await enrollTestMfa(t.db, { userId: manager?.id ?? '' });
     const requested = await runCli(
       ['replay', '--source', 'cli-src', '--request', '--as', operatorEmail, '--reason', 'lost wake-ups'],
       env,
@@ -142,22 +145,65 @@ describe('ledger CLI process', () => {
       [managerEmail],
     );
     expect(audited.rows).toEqual([{ action: 'sign_in.failure', after: expect.objectContaining({ method: 'cli', failedLogins: 1 }) }]);
-    // Control: with the manager's own password the approval goes through.
-    const approved = await runCli(['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'], env, typed(managerPassword));
+    // The right password without the authenticator's code: refused, counted like a wrong password.
+    const withoutCode = await runCli(['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'], env, typed(managerPassword));
+    expect(withoutCode.code).toBe(1);
+    expect(withoutCode.stderr).toMatch(/not right.*nothing was changed/);
+    const wrongCode = await runCli(['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'], env, `${managerPassword}\n000000\n`);
+    expect(wrongCode.code).toBe(1);
+    expect(await state()).toBe('requested');
+    const refusedAudits = await t.pool.query<{ reason: string }>(`select reason from audit_log where actor = $1 and action = 'sign_in.failure' order by id`, [
+      managerEmail,
+    ]);
+    expect(refusedAudits.rows.map((row) => row.reason)).toEqual([
+      'wrong password',
+      'no authentication code (MFA enrolled)',
+      'wrong or already used authentication code',
+    ]);
+    // Control: with the manager's own password and current code the approval goes through.
+    const approved = await runCli(
+      ['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'],
+      env,
+      `${managerPassword}\n${totpCodeAt({ secret, now: new Date() })}\n`,
+    );
     expect(approved.code, approved.stderr).toBe(0);
     expect(await state()).toBe('approved');
-  });
+    // Seven CLI processes, each a few seconds on a loaded machine.
+  }, 90_000);
 
-  it('--run only moves an approved replay to running and returns; the workers publish it', async () => {
+  it('a manager without an authenticator cannot approve from the CLI, even with the right password, until they set one up', async () => {
     const managerEmail = `mgr-${randomBytes(3).toString('hex')}@cli.test`;
-    await createUser(t.db, { email: managerEmail, name: 'mgr', role: 'manager', passwordHash: await hashPassword(managerPassword) });
+    const manager = await createUser(t.db, { email: managerEmail, name: 'mgr', role: 'manager', passwordHash: await hashPassword(managerPassword) });
     const requested = await runCli(
       ['replay', '--source', 'cli-src', '--request', '--as', operatorEmail, '--reason', 'lost wake-ups'],
       env,
       typed(operatorPassword),
     );
     const id = /Requested replay ([0-9a-f-]{36})/.exec(requested.stdout)?.[1] ?? '';
-    expect((await runCli(['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'], env, typed(managerPassword))).code).toBe(0);
+    const refused = await runCli(['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'], env, typed(managerPassword));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/must sign in with an authenticator app.*nothing was changed/);
+    const state = async () => (await t.pool.query<{ state: string }>('select state from replays where id = $1', [id])).rows[0]?.state;
+    expect(await state()).toBe('requested');
+    const { recoveryCodes } = await enrollTestMfa(t.db, { userId: manager?.id ?? '' });
+    const approved = await runCli(['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'], env, `${managerPassword}\n${recoveryCodes[0]}\n`);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(await state()).toBe('approved');
+  });
+
+  it('--run only moves an approved replay to running and returns; the workers publish it', async () => {
+    const managerEmail = `mgr-${randomBytes(3).toString('hex')}@cli.test`;
+    const manager = await createUser(t.db, { email: managerEmail, name: 'mgr', role: 'manager', passwordHash: await hashPassword(managerPassword) });
+    const { recoveryCodes } = await enrollTestMfa(t.db, { userId: manager?.id ?? '' });
+    const requested = await runCli(
+      ['replay', '--source', 'cli-src', '--request', '--as', operatorEmail, '--reason', 'lost wake-ups'],
+      env,
+      typed(operatorPassword),
+    );
+    const id = /Requested replay ([0-9a-f-]{36})/.exec(requested.stdout)?.[1] ?? '';
+    expect(
+      (await runCli(['replay', '--approve', id, '--as', managerEmail, '--reason', 'checked'], env, `${managerPassword}\n${recoveryCodes[0]}\n`)).code,
+    ).toBe(0);
     const run = await runCli(['replay', '--run', id, '--as', operatorEmail], env, typed(operatorPassword));
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/is running .*the workers publish it/);

@@ -94,3 +94,49 @@ export const changePasswordContract = consoleContract({
   input: changePasswordRequest,
   output: passwordChanged,
 });
+
+const oneTimeCode = z.string().trim().min(1, 'the code from your authenticator app, or a recovery code').max(64);
+export const beginMfaRequest = z.strictObject({ currentPassword: z.string().min(1).max(1024) });
+export const mfaEnrollment = z.object({ secret: z.string(), uri: z.string() });
+export const confirmMfaRequest = z.strictObject({ code: oneTimeCode });
+export const recoveryCodes = z.object({ recoveryCodes: z.array(z.string()) });
+export const ownMfaChangeRequest = z.strictObject({ currentPassword: z.string().min(1).max(1024), code: oneTimeCode });
+export const mfaDisabled = z.object({ disabled: z.literal(true) });
+export const resetUserMfaRequest = z.strictObject({ id: z.uuid(), reason: changeReason });
+
+/** Any signed-in user, for their own authenticator (lib/console/mfa.ts). */
+export const beginMfaContract = consoleContract({
+  method: 'POST',
+  path: '/api/console/account/mfa/begin',
+  permission: 'account.mfa',
+  input: beginMfaRequest,
+  output: mfaEnrollment,
+});
+export const confirmMfaContract = consoleContract({
+  method: 'POST',
+  path: '/api/console/account/mfa/confirm',
+  permission: 'account.mfa',
+  input: confirmMfaRequest,
+  output: recoveryCodes,
+});
+export const regenerateRecoveryCodesContract = consoleContract({
+  method: 'POST',
+  path: '/api/console/account/mfa/recovery-codes',
+  permission: 'account.mfa',
+  input: ownMfaChangeRequest,
+  output: recoveryCodes,
+});
+export const disableMfaContract = consoleContract({
+  method: 'POST',
+  path: '/api/console/account/mfa/disable',
+  permission: 'account.mfa',
+  input: ownMfaChangeRequest,
+  output: mfaDisabled,
+});
+export const resetUserMfaContract = consoleContract({
+  method: 'POST',
+  path: '/api/console/users/mfa-reset',
+  permission: 'users.manage',
+  input: resetUserMfaRequest,
+  output: userView,
+});

@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { encode } from 'next-auth/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertUser } from '@/e2e/fixtures/console-data';
+import { enrollTestMfa } from '@/testing/mfa';
 import { permissions, type Permission } from '@/lib/auth/permissions';
 import { roles, type Role } from '@/lib/auth/roles';
 import { resetConfigForTests } from '@/lib/config';
@@ -137,6 +138,9 @@ beforeAll(async () => {
   for (const [name, role] of people) {
     const email = `${name}@replays.test`;
     const id = await insertUser(t.db, { email, role, password: `${name}-password-1` });
+    // Admins and managers with a password act only with an authenticator set up (lib/auth/mfa.ts);
+    // manager2 sets theirs up during the flow below.
+    if (name !== 'manager2') await enrollTestMfa(t.db, { userId: id });
     ids.set(name, id);
     cookies.set(name, `next-auth.session-token=${await encode({ token: { sub: id, role, email }, secret })}`);
   }
@@ -250,7 +254,12 @@ describe('replay flow over HTTP', () => {
     const own = await call(decide, cookies.get('manager') ?? null, { body: { id, decision: 'approve', reason: 'mine' } });
     expect(own.status).toBe(403);
     expect(await own.json()).toMatchObject({ ok: false, error: { code: 'forbidden', message: expect.stringMatching(/Four-eyes/) } });
+    // A manager without an authenticator is sent to the Account page, and nothing changes.
+    const notEnrolled = await call(decide, cookies.get('manager2') ?? null, { body: { id, decision: 'approve', reason: 'second pair of eyes' } });
+    expect(notEnrolled.status).toBe(403);
+    expect(await notEnrolled.json()).toMatchObject({ ok: false, error: { code: 'forbidden', message: expect.stringMatching(/Account page/) } });
     expect(await snapshot()).toBe(before);
+    await enrollTestMfa(t.db, { userId: ids.get('manager2') ?? '' });
     const approved = await call(decide, cookies.get('manager2') ?? null, { body: { id, decision: 'approve', reason: 'second pair of eyes' } });
     expect(approved.status).toBe(200);
 
