@@ -192,6 +192,9 @@ async function main(): Promise<void> {
     TWILIO_API_BASE_URL: `http://127.0.0.1:${String(twilioPort)}`,
     // The two webhooks the demo's own peers call (the SMTP sink's generic events, Twilio's callbacks).
     WEBHOOK_PROVIDERS: process.env.WEBHOOK_PROVIDERS ?? 'generic,twilio',
+    // The demo's logins are printed for anyone to try, so admin and manager are not made to set up
+    // an authenticator first; MFA_REQUIRED_ROLES=admin,manager npm run demo shows the production rule.
+    MFA_REQUIRED_ROLES: process.env.MFA_REQUIRED_ROLES ?? 'none',
   };
 
   // `next start` serves the last build: rebuilt when any source is newer than it.
@@ -227,6 +230,7 @@ notice-ledger demo is running.
 
   Sign in as (one login per role):
 ${demoUsers.map((u) => `    ${u.email.padEnd(width)}  ${u.password.padEnd(20)} ${u.role}`).join('\n')}
+  (an authenticator is optional here, on each user's Account page; production requires one for admin and manager)
 
 Press Ctrl-C to stop everything.`);
   console.log(`${DEMO_READY_PREFIX}${JSON.stringify({ url: `http://127.0.0.1:${String(consolePort)}`, dataDir })}`);
