@@ -96,6 +96,10 @@ export const reminderJobs = pgTable(
       .where(sql`state = 'pending'`),
     index('reminder_jobs_email_idx').on(sql`lower(${table.recipientEmail})`),
     index('reminder_jobs_subject_idx').on(table.subjectId),
+    // The producer's status API (db/queries/notice-status.ts): by business identity, and pages
+    // keyed on (created_at, id). Columns written at scheduling only, so no HOT update is lost.
+    index('reminder_jobs_identity_idx').on(table.noticeType, table.identity, table.revision),
+    index('reminder_jobs_created_idx').on(table.createdAt, table.id),
     index('reminder_jobs_customer_idx')
       .on(table.customerId)
       .where(sql`customer_id is not null`),

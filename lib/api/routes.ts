@@ -13,6 +13,7 @@ import * as users from './console/users';
 import * as windows from './console/windows';
 import { getHealth, getReady } from './health';
 import { scrapeConsoleMetrics } from './metrics';
+import { noticeStatusRoutes } from './notices';
 import { producerRoutes } from './producer';
 import { oneClickRoutes } from './one-click';
 import { recipientPreferenceRoutes } from './recipient-preferences';
@@ -40,6 +41,7 @@ function contractsIn(module: Record<string, unknown>): RouteContract[] {
 export const routeContracts: readonly RouteContract[] = [
   ...[audit, failures, lookup, overview, quarantine, recipients, replays, reports, templates, tokens, users, windows].flatMap(contractsIn),
   ...producerRoutes,
+  ...noticeStatusRoutes,
   ...providerRoutes,
   ...oneClickRoutes,
   ...recipientPreferenceRoutes,

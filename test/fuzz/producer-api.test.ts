@@ -170,6 +170,17 @@ const endpoints: Endpoint[] = [
     regressions: () => [JSON.stringify({ reason: 'paid\u0000' })],
   },
   {
+    name: 'POST /api/v1/notices/cancel',
+    method: 'POST',
+    load: async () => (await import('@/app/api/v1/notices/cancel/route')).POST,
+    template: () => ({ type: 'payment_recovery', identity: validReminder().identity, reason: 'customer paid by wire' }),
+    regressions: () => [
+      JSON.stringify({ type: 'constructor', identity: {} }),
+      JSON.stringify({ type: 'payment_recovery', identity: { account_id: 'a\u0000' } }),
+      JSON.stringify({ type: 'payment_recovery', identity: validReminder().identity, revision: 1e300 }),
+    ],
+  },
+  {
     name: 'PUT /api/v1/evidence/[ref]',
     method: 'PUT',
     load: async () => (await import('@/app/api/v1/evidence/[ref]/route')).PUT,

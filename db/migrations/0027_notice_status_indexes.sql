@@ -1,0 +1,2 @@
+CREATE INDEX "reminder_jobs_identity_idx" ON "reminder_jobs" USING btree ("notice_type","identity","revision");--> statement-breakpoint
+CREATE INDEX "reminder_jobs_created_idx" ON "reminder_jobs" USING btree ("created_at","id");
