@@ -6,8 +6,10 @@ describe('permission map', () => {
   it('gives each role exactly what DESIGN.md says, with the recipient issue (16) on top', () => {
     // DESIGN.md's support is read-only; issue 16 gives support the recipient's suppressions and
     // preferences (audited, with a reason), and operators the template test send; issue 24 keeps
-    // lifting a complaint or hard bounce to operators, and gives everyone their own password change.
+    // lifting a complaint or hard bounce to operators, and gives everyone their own password change
+    // and authenticator.
     expect(permissionsOf('support').sort()).toEqual([
+      'account.mfa',
       'account.password',
       'audit.read',
       'failures.read',
