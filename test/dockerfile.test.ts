@@ -80,7 +80,11 @@ function importClosure(entries: string[]): Set<string> {
 
 function runHealthcheck(env: Record<string, string>): Promise<number | null> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['deploy/docker/healthcheck.mjs'], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'ignore' });
+    const child = spawn(process.execPath, ['deploy/docker/healthcheck.mjs'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', ...env },
+      stdio: 'ignore',
+    });
     child.once('error', reject);
     child.once('exit', (code) => resolve(code));
   });
