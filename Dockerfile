@@ -1,7 +1,10 @@
 # syntax=docker/dockerfile:1
-# One image for the console and the worker; the command chooses (README, "Deploying"):
-#   console: npm start            (next start on port 3000)
-#   worker:  npm run worker       (applies the migrations at start, then sends; probes on 9464)
+# One image for the console and the worker; the command chooses (README, "Deploying"), and each
+# is the text of its package.json script, run without npm in between: npm exits on SIGTERM and
+# leaves its child running, so a worker would be killed at the end of the pod's grace instead of
+# finishing its in-flight sends.
+#   console: next start                          (package.json "start"; port 3000)
+#   worker:  node --import tsx worker/main.ts    (package.json "worker"; migrates at start; probes on 9464)
 # The worker and the CLI (`npm run ledger`) run their TypeScript through tsx, a production
 # dependency for that reason; the console runs the `next build` output.
 
@@ -27,7 +30,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
-ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1
+ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PATH=/app/node_modules/.bin:$PATH
 WORKDIR /app
 # Owned by root, read-only to the process: the image's code cannot be rewritten by what runs it.
 COPY --from=production-deps /app/node_modules ./node_modules
@@ -48,4 +51,4 @@ USER node
 EXPOSE 3000 9464
 # Liveness of whichever process this container runs: the console's /api/health, else the worker's /healthz.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 CMD ["node", "deploy/docker/healthcheck.mjs"]
-CMD ["npm", "start"]
+CMD ["next", "start"]
