@@ -210,20 +210,25 @@ describe('the Kubernetes manifests (deploy/kubernetes)', () => {
   });
 
   describe.each(overlays)('overlays/%s', (overlay) => {
-    const objects = renderOverlay(overlay);
-    const named = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+    // Rendered once, by the first case that asks: a missing kubectl or a broken kustomization fails every case.
+    let cache: K8sObject[] | undefined;
+    const rendered = () => (cache ??= renderOverlay(overlay));
+    const named = (kind: string, name: string) => rendered().find((o) => o.kind === kind && o.metadata.name === name);
 
     it('renders, and every object passes its Kubernetes or Prometheus Operator schema', () => {
+      const objects = rendered();
       expect(objects.length).toBeGreaterThan(10);
       expect(schemaProblems(objects)).toEqual([]);
     });
 
     it('gives the processes only settings of lib/config.ts, credentials from Secrets, no Secret inlined', () => {
+      const objects = rendered();
       expect(containerEnvironment(objects).vars.length).toBeGreaterThan(10);
       expect(manifestEnvironmentProblems(objects)).toEqual([]);
     });
 
     it("runs package.json's scripts: the console and the worker from one image", () => {
+      const objects = rendered();
       expect(manifestCommandProblems(objects)).toEqual([]);
       const [consoleContainer] = podContainers(named('Deployment', 'notice-ledger-console') as K8sObject);
       const [workerContainer] = podContainers(named('Deployment', 'notice-ledger-worker') as K8sObject);
@@ -253,6 +258,7 @@ describe('the Kubernetes manifests (deploy/kubernetes)', () => {
     });
 
     it('budgets disruptions for both, autoscales the workers, and selects what exists', () => {
+      const objects = rendered();
       const podLabels = (name: string) =>
         (named('Deployment', name)?.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
       const selects = (selector: Record<string, string> | undefined, labels: Record<string, string>) =>
@@ -281,6 +287,7 @@ describe('the Kubernetes manifests (deploy/kubernetes)', () => {
     });
 
     it('scrapes under the job names the alert rules use, with the tokens from the Secret', () => {
+      const objects = rendered();
       const jobs = new Set([...read('deploy/prometheus/alerts.yml').matchAll(/job="([^"]+)"/g)].map((m) => m[1]));
       jobs.add('notice-ledger-worker').add('notice-ledger-console');
       const monitors = objects.filter((o) => o.kind === 'ServiceMonitor');
@@ -299,6 +306,7 @@ describe('the Kubernetes manifests (deploy/kubernetes)', () => {
     });
 
     it('carries the alert rules of deploy/prometheus/alerts.yml and the dashboard of deploy/grafana unchanged', () => {
+      const objects = rendered();
       const rule = objects.find((o) => o.kind === 'PrometheusRule');
       const expected = (parse(read('deploy/prometheus/alerts.yml')) as { groups: unknown }).groups;
       expect((rule?.spec as { groups: unknown }).groups, 'prometheus-rule.yaml is stale: run npx tsx scripts/prometheus-rule.ts').toEqual(expected);
@@ -376,7 +384,7 @@ describe('compose.yaml', () => {
     }
   });
 
-  it('gives our services only settings of lib/config.ts, credentials from the env file or marked local-demo, npm scripts as commands', () => {
+  it("gives our services only settings of lib/config.ts, credentials from the env file or marked local-demo, package.json's scripts as commands", () => {
     expect(composeProblems(compose, envFile)).toEqual([]);
     // The env file documents every secret the processes need.
     expect(envFileNames(envFile.text)).toEqual(
