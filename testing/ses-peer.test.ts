@@ -1,4 +1,4 @@
-import { SendBulkEmailCommand, SendEmailCommand, SESv2Client, SESv2ServiceException, type SendEmailCommandInput } from '@aws-sdk/client-sesv2';
+import { SendBulkEmailCommand, SendEmailCommand, SESv2Client, type SendEmailCommandInput } from '@aws-sdk/client-sesv2';
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -35,7 +35,10 @@ function bulk(recipients: string[]) {
   });
 }
 
-async function failure(call: Promise<unknown>): Promise<SESv2ServiceException | (Error & { code?: string; $metadata?: { attempts?: number } })> {
+/** What the SDK throws: a service exception (name, $metadata, $response) or a transport error (code). */
+type SdkError = Error & { code?: string; $metadata?: { httpStatusCode?: number; attempts?: number }; $response?: { headers: Record<string, string> } };
+
+async function failure(call: Promise<unknown>): Promise<SdkError> {
   try {
     await call;
   } catch (error) {
@@ -90,7 +93,7 @@ describe('ses v2 peer, through the official @aws-sdk/client-sesv2', () => {
   it('refuses a bulk call over 50 entries whole and takes 50', async () => {
     const recipients = Array.from({ length: 51 }, (_, index) => `r${index}@example.com`);
     const error = await failure(client.send(bulk(recipients)));
-    expect([error.name, (error as SESv2ServiceException).$metadata.httpStatusCode]).toEqual(['BadRequestException', 400]);
+    expect([error.name, error.$metadata?.httpStatusCode]).toEqual(['BadRequestException', 400]);
     expect(peer.messages()).toHaveLength(0);
     expect((await client.send(bulk(recipients.slice(0, 50)))).BulkEmailEntryResults).toHaveLength(50);
   });
@@ -126,7 +129,7 @@ describe('ses v2 peer, through the official @aws-sdk/client-sesv2', () => {
       maxAttempts: 1,
     });
     const mismatch = await failure(wrongSecret.send(new SendEmailCommand(email('a@example.com'))));
-    expect([mismatch.name, (mismatch as SESv2ServiceException).$metadata.httpStatusCode]).toEqual(['SignatureDoesNotMatch', 403]);
+    expect([mismatch.name, mismatch.$metadata?.httpStatusCode]).toEqual(['SignatureDoesNotMatch', 403]);
     wrongKey.destroy();
     wrongSecret.destroy();
 
@@ -155,8 +158,8 @@ describe('ses v2 peer, through the official @aws-sdk/client-sesv2', () => {
   it('throttles with 429 TooManyRequestsException; the SDK reads Retry-After and retries unless maxAttempts is 1', async () => {
     peer.setFault((index) => (index === 0 ? { kind: 'throttle', retryAfterSeconds: 1 } : { kind: 'none' }));
     const error = await failure(client.send(new SendEmailCommand(email('a@example.com'))));
-    expect([error.name, (error as SESv2ServiceException).$metadata.httpStatusCode]).toEqual(['TooManyRequestsException', 429]);
-    expect((error as SESv2ServiceException).$response?.headers['retry-after']).toBe('1');
+    expect([error.name, error.$metadata?.httpStatusCode]).toEqual(['TooManyRequestsException', 429]);
+    expect(error.$response?.headers['retry-after']).toBe('1');
     expect([peer.requests(), peer.messages().length]).toEqual([1, 0]);
 
     const retrying = new SESv2Client({ region: peer.region, endpoint: peer.baseUrl, credentials: peer.credentials });
@@ -172,7 +175,7 @@ describe('ses v2 peer, through the official @aws-sdk/client-sesv2', () => {
   it('accepts, then answers 500: with the default retries the SDK sends it three times, with maxAttempts 1 once', async () => {
     peer.setFault({ kind: 'error-after-accept' });
     const once = await failure(client.send(new SendEmailCommand(email('a@example.com'))));
-    expect([once.name, (once as SESv2ServiceException).$metadata.httpStatusCode]).toEqual(['InternalServiceErrorException', 500]);
+    expect([once.name, once.$metadata?.httpStatusCode]).toEqual(['InternalServiceErrorException', 500]);
     expect(peer.countByCorrelation(correlation)).toBe(1);
 
     const retrying = new SESv2Client({ region: peer.region, endpoint: peer.baseUrl, credentials: peer.credentials });
