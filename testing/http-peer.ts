@@ -160,3 +160,70 @@ export async function waitUntil(predicate: () => boolean, name: string, timeoutM
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** A per-item refusal rule: an error for a recipient (at its position in the call) refuses that item. */
+export type RefusalRule<Refusal> = ((to: string, itemIndex: number) => Refusal | null) | null;
+
+/** What every provider peer offers a test, whatever the provider. */
+export type PeerControls<Message, Refusal> = {
+  baseUrl: string;
+  setFault: (fault: FaultSetting) => void;
+  /** Per-item refusals by recipient; each peer says how its API reports them. */
+  refuse: (rule: RefusalRule<Refusal>) => void;
+  /** Every message the peer accepted, in order, however its request was answered. */
+  messages: () => Message[];
+  /** Messages accepted for one correlation: more than one is a duplicate send. */
+  countByCorrelation: (correlation: string) => number;
+  /** Requests received on the send endpoints, answered or not. */
+  requests: () => number;
+  waitFor: (predicate: () => boolean, timeoutMs?: number) => Promise<void>;
+  stop: () => Promise<void>;
+};
+
+/** A peer's mutable state: the fault and refusal rule of the moment, what it accepted, how many requests it saw. */
+export type PeerState<Message, Refusal> = { fault: FaultSetting; refusal: RefusalRule<Refusal>; stored: Message[]; received: number };
+
+export function createPeerState<Message, Refusal>(): PeerState<Message, Refusal> {
+  return { fault: { kind: 'none' }, refusal: null, stored: [], received: 0 };
+}
+
+/** The first refusal the rule gives any of an item's recipients. */
+export function refusalOf<Refusal>(rule: RefusalRule<Refusal>, recipients: string[], itemIndex: number): { to: string; refusal: Refusal } | null {
+  for (const to of recipients) {
+    const refusal = rule?.(to, itemIndex);
+    if (refusal) return { to, refusal };
+  }
+  return null;
+}
+
+export function peerControls<Message extends { correlation: string | null }, Refusal>(
+  state: PeerState<Message, Refusal>,
+  server: HttpPeerServer,
+  name: string,
+): PeerControls<Message, Refusal> {
+  return {
+    baseUrl: server.baseUrl,
+    setFault: (fault) => {
+      state.fault = fault;
+    },
+    refuse: (rule) => {
+      state.refusal = rule;
+    },
+    messages: () => [...state.stored],
+    countByCorrelation: (correlation) => state.stored.filter((message) => message.correlation === correlation).length,
+    requests: () => state.received,
+    waitFor: (predicate, timeoutMs) => waitUntil(predicate, name, timeoutMs),
+    stop: server.stop,
+  };
+}
+
+/** The error a call rejected with, narrowed by `guard`; fails when the call succeeds or throws something else. */
+export async function rejection<E>(call: Promise<unknown>, guard: (error: unknown) => error is E): Promise<E> {
+  try {
+    await call;
+  } catch (error) {
+    if (guard(error)) return error;
+    throw error;
+  }
+  throw new Error('the call succeeded');
+}

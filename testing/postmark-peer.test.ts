@@ -1,6 +1,7 @@
 import { Errors, ServerClient, type Models } from 'postmark';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORRELATION_TAG } from '@/lib/events/types';
+import { rejection } from './http-peer';
 import { parseEasternWallClock, postmarkDate, startPostmarkPeer, type PostmarkPeer } from './postmark-peer';
 
 const correlation = 'abcdef0123456789abcdef0123456789';
@@ -18,16 +19,7 @@ function message(to: string, extra: Partial<Models.Message> = {}): Models.Messag
   };
 }
 
-/** Rejects with what the SDK threw; fails the test when the call succeeds. */
-async function failure(call: Promise<unknown>): Promise<Errors.PostmarkError> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof Errors.PostmarkError) return error;
-    throw error;
-  }
-  throw new Error('the call succeeded');
-}
+const failure = (call: Promise<unknown>) => rejection(call, (error): error is Errors.PostmarkError => error instanceof Errors.PostmarkError);
 
 describe('postmark peer, through the official postmark client', () => {
   let peer: PostmarkPeer;

@@ -2,13 +2,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { CORRELATION_TAG } from '@/lib/events/types';
 import {
   answerAccepted,
+  createPeerState,
   faultFor,
   isRecord,
   parseJson,
+  peerControls,
+  refusalOf,
   startHttpPeerServer,
-  waitUntil,
   type Answered,
-  type FaultSetting,
+  type PeerControls,
   type PeerExchange,
   type PeerReply,
 } from './http-peer';
@@ -57,20 +59,11 @@ export type PostmarkMessage = {
   answered: Answered | 'pending';
 };
 
-export type PostmarkPeer = {
+/** `refuse`: a refused recipient fails its message (single: 422; batch: that item's result only). */
+export type PostmarkPeer = PeerControls<PostmarkMessage, PostmarkItemError> & {
   /** What the client's `requestHost` is set to (with `useHttps: false`). */
   requestHost: string;
-  baseUrl: string;
   serverToken: string;
-  setFault: (fault: FaultSetting) => void;
-  /** Per-item refusals: return an error for a recipient to refuse its message (batch: that item only). */
-  refuse: (rule: ((to: string, itemIndex: number) => PostmarkItemError | null) | null) => void;
-  messages: () => PostmarkMessage[];
-  countByCorrelation: (correlation: string) => number;
-  /** Requests received on the send endpoints, answered or not. */
-  requests: () => number;
-  waitFor: (predicate: () => boolean, timeoutMs?: number) => Promise<void>;
-  stop: () => Promise<void>;
 };
 
 const BATCH_LIMIT = 500;
@@ -201,10 +194,7 @@ export async function startPostmarkPeer({
   serverToken = `pm-${randomBytes(12).toString('hex')}`,
   port = 0,
 }: { serverToken?: string; port?: number } = {}): Promise<PostmarkPeer> {
-  let fault: FaultSetting = { kind: 'none' };
-  let refusal: ((to: string, itemIndex: number) => PostmarkItemError | null) | null = null;
-  const stored: PostmarkMessage[] = [];
-  let received = 0;
+  const state = createPeerState<PostmarkMessage, PostmarkItemError>();
 
   const authorised = (exchange: PeerExchange): PeerReply | null => {
     const token = exchange.headers['x-postmark-server-token'];
@@ -233,12 +223,13 @@ export async function startPostmarkPeer({
     const checked = validateMessage(input);
     const to = isRecord(input) && typeof input.To === 'string' ? input.To : '';
     if (!checked.ok) return { refused: { errorCode: checked.errorCode, message: checked.message, to } };
-    for (const recipient of [...checked.fields.to, ...checked.fields.cc, ...checked.fields.bcc]) {
-      const refused = refusal?.(recipient, itemIndex);
-      if (refused) return { refused: { errorCode: refused.errorCode, message: refused.message ?? itemErrorText(refused.errorCode, recipient), to } };
-    }
+    const refused = refusalOf(state.refusal, [...checked.fields.to, ...checked.fields.cc, ...checked.fields.bcc], itemIndex);
+    if (refused)
+      return {
+        refused: { errorCode: refused.refusal.errorCode, message: refused.refusal.message ?? itemErrorText(refused.refusal.errorCode, refused.to), to },
+      };
     const message: PostmarkMessage = { ...checked.fields, messageId: randomUUID(), receivedAt: now, requestIndex, answered: 'pending' };
-    stored.push(message);
+    state.stored.push(message);
     return { accepted: message };
   };
 
@@ -250,8 +241,8 @@ export async function startPostmarkPeer({
   const serverError = (status: 500 | 502 | 503) => postmarkError(status, 0, status === 503 ? 'Service Unavailable' : 'Internal Server Error');
 
   const send = async (exchange: PeerExchange, batch: boolean) => {
-    const requestIndex = received;
-    received += 1;
+    const requestIndex = state.received;
+    state.received += 1;
     const refused = authorised(exchange);
     if (refused) return exchange.reply(refused);
     if (!String(exchange.headers['content-type'] ?? '').includes('application/json'))
@@ -261,7 +252,7 @@ export async function startPostmarkPeer({
     if (batch && !Array.isArray(input)) return exchange.reply(postmarkError(422, 403, 'The batch endpoint expects a JSON array of messages.'));
     if (batch && Array.isArray(input) && input.length > BATCH_LIMIT)
       return exchange.reply(postmarkError(422, 410, `Too many batch messages. You may send up to ${BATCH_LIMIT} messages per batch.`));
-    const current = faultFor(fault, requestIndex);
+    const current = faultFor(state.fault, requestIndex);
     if (current.kind === 'throttle') {
       const headers = current.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(current.retryAfterSeconds) };
       return exchange.reply(postmarkError(429, 429, 'Rate limit exceeded.', headers));
@@ -308,7 +299,7 @@ export async function startPostmarkPeer({
     const metadataFilter = metadataFilters[0];
     // Eastern wall-clock filters have whole-second precision.
     const second = (date: Date) => Math.floor(date.getTime() / 1000) * 1000;
-    const matches = stored
+    const matches = state.stored
       .filter((message) => !recipient || [...message.to, ...message.cc, ...message.bcc].includes(recipient))
       .filter((message) => !fromEmail || message.from === fromEmail)
       .filter((message) => !tag || message.tag === tag)
@@ -357,20 +348,5 @@ export async function startPostmarkPeer({
     },
   });
 
-  return {
-    requestHost: server.baseUrl.replace(/^http:\/\//, ''),
-    baseUrl: server.baseUrl,
-    serverToken,
-    setFault: (next) => {
-      fault = next;
-    },
-    refuse: (rule) => {
-      refusal = rule;
-    },
-    messages: () => [...stored],
-    countByCorrelation: (correlation) => stored.filter((message) => message.correlation === correlation).length,
-    requests: () => received,
-    waitFor: (predicate, timeoutMs) => waitUntil(predicate, 'postmark', timeoutMs),
-    stop: server.stop,
-  };
+  return { ...peerControls(state, server, 'postmark'), requestHost: server.baseUrl.replace(/^http:\/\//, ''), serverToken };
 }

@@ -1,6 +1,7 @@
 import { Client } from '@sendgrid/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORRELATION_TAG } from '@/lib/events/types';
+import { rejection } from './http-peer';
 import { parseLogsQuery, startSendgridPeer, type SendgridPeer } from './sendgrid-peer';
 
 const correlation = 'abcdef0123456789abcdef0123456789';
@@ -21,15 +22,7 @@ function mailSend(recipients: string[]) {
 
 type SdkError = Error & { code?: number | string; response?: { headers: Record<string, string>; body: unknown } };
 
-async function failure(call: Promise<unknown>): Promise<SdkError> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof Error) return error;
-    throw error;
-  }
-  throw new Error('the call succeeded');
-}
+const failure = (call: Promise<unknown>) => rejection(call, (error): error is SdkError => error instanceof Error);
 
 function clientFor(peer: SendgridPeer, apiKey = peer.apiKey, timeout?: number): Client {
   const client = new Client();

@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { CORRELATION_TAG } from '@/lib/events/types';
 import {
   answerAccepted,
+  createPeerState,
   faultFor,
   isRecord,
   parseJson,
+  peerControls,
   startHttpPeerServer,
-  waitUntil,
   type Answered,
-  type FaultSetting,
+  type PeerControls,
   type PeerExchange,
   type PeerReply,
 } from './http-peer';
@@ -53,20 +54,13 @@ export type SendgridMessage = {
   answered: Answered | 'pending';
 };
 
-export type SendgridPeer = {
-  /** What `setDefaultRequest('baseUrl', …)` is set to. */
-  baseUrl: string;
-  apiKey: string;
-  setFault: (fault: FaultSetting) => void;
-  /** A refused recipient rejects the whole request with 400 (SendGrid has no per-item results). */
-  refuse: (rule: ((to: string, personalizationIndex: number) => { message?: string } | null) | null) => void;
-  messages: () => SendgridMessage[];
-  countByCorrelation: (correlation: string) => number;
-  /** Requests received on /v3/mail/send, answered or not. */
-  requests: () => number;
-  waitFor: (predicate: () => boolean, timeoutMs?: number) => Promise<void>;
-  stop: () => Promise<void>;
-};
+/**
+ * `baseUrl` is what `setDefaultRequest('baseUrl', …)` is set to; `refuse` (by recipient and
+ * personalization index): a refused recipient rejects the whole request with 400.
+ */
+export type SendgridPeer = PeerControls<SendgridMessage, SendgridRefusal> & { apiKey: string };
+
+export type SendgridRefusal = { message?: string };
 
 const PERSONALIZATION_LIMIT = 1000;
 const RECIPIENT_LIMIT = 1000;
@@ -154,10 +148,7 @@ export async function startSendgridPeer({
   apiKey = `SG.${randomBytes(11).toString('base64url')}.${randomBytes(32).toString('base64url')}`,
   port = 0,
 }: { apiKey?: string; port?: number } = {}): Promise<SendgridPeer> {
-  let fault: FaultSetting = { kind: 'none' };
-  let refusal: ((to: string, personalizationIndex: number) => { message?: string } | null) | null = null;
-  const stored: SendgridMessage[] = [];
-  let received = 0;
+  const state = createPeerState<SendgridMessage, SendgridRefusal>();
 
   const authorised = (exchange: PeerExchange): PeerReply | null => {
     const header = exchange.headers.authorization;
@@ -216,7 +207,7 @@ export async function startSendgridPeer({
         const to = isRecord(address) && typeof address.email === 'string' ? address.email.trim().toLowerCase() : '';
         const field = `personalizations.${index}.to.${toIndex}.email`;
         if (!plausibleAddress.test(to)) return fieldError('Does not contain a valid address.', field, 'message.personalizations.to');
-        const refused = refusal?.(to, index);
+        const refused = state.refusal?.(to, index);
         if (refused) return fieldError(refused.message ?? 'Does not contain a valid address.', field, 'message.personalizations.to');
         const customArgs = { ...messageArgs, ...args };
         recipients.push({ to, from, subject, customArgs, correlation: customArgs[CORRELATION_TAG] ?? null, categories, personalizationIndex: index });
@@ -230,15 +221,15 @@ export async function startSendgridPeer({
   const serverError = (status: 500 | 502 | 503) => sendgridErrors(status, [{ message: 'internal error', field: null, help: null }]);
 
   const send = async (exchange: PeerExchange) => {
-    const requestIndex = received;
-    received += 1;
+    const requestIndex = state.received;
+    state.received += 1;
     const refused = authorised(exchange);
     if (refused) return exchange.reply(refused);
     const input = parseJson(exchange.body);
     if (input === undefined) return exchange.reply(sendgridErrors(400, [{ message: 'Invalid JSON', field: null, help: null }]));
     const recipients = prepare(input);
     if (!Array.isArray(recipients)) return exchange.reply(recipients);
-    const current = faultFor(fault, requestIndex);
+    const current = faultFor(state.fault, requestIndex);
     if (current.kind === 'throttle') {
       const reset = String(Math.ceil(Date.now() / 1000) + (current.retryAfterSeconds ?? 1));
       return exchange.reply(
@@ -261,7 +252,7 @@ export async function startSendgridPeer({
         requestIndex,
         answered: 'pending',
       };
-      stored.push(message);
+      state.stored.push(message);
       return message;
     });
     const answered = await answerAccepted(exchange, current, { status: 202, headers: { 'x-message-id': id } }, serverError);
@@ -280,7 +271,7 @@ export async function startSendgridPeer({
       return exchange.reply(sendgridErrors(400, [{ message: 'query must be a string', field: 'query', help: null }]));
     const conditions = parseLogsQuery(typeof input.query === 'string' ? input.query : '');
     if (typeof conditions === 'string') return exchange.reply(sendgridErrors(400, [{ message: conditions, field: 'query', help: null }]));
-    const found = stored
+    const found = state.stored
       .filter((message) => conditions.every((condition) => matches(message, condition)))
       .sort((a, b) => b.receivedAt.getTime() - a.receivedAt.getTime())
       .slice(0, limit);
@@ -302,7 +293,7 @@ export async function startSendgridPeer({
   const logDetails = (exchange: PeerExchange, sgMessageId: string) => {
     const refused = authorised(exchange);
     if (refused) return exchange.reply(refused);
-    const message = stored.find((candidate) => candidate.sgMessageId === sgMessageId);
+    const message = state.stored.find((candidate) => candidate.sgMessageId === sgMessageId);
     if (!message) return exchange.reply(sendgridErrors(404, [{ message: 'message not found', field: null, help: null }]));
     exchange.reply({
       status: 200,
@@ -343,19 +334,5 @@ export async function startSendgridPeer({
     },
   });
 
-  return {
-    baseUrl: server.baseUrl,
-    apiKey,
-    setFault: (next) => {
-      fault = next;
-    },
-    refuse: (rule) => {
-      refusal = rule;
-    },
-    messages: () => [...stored],
-    countByCorrelation: (correlation) => stored.filter((message) => message.correlation === correlation).length,
-    requests: () => received,
-    waitFor: (predicate, timeoutMs) => waitUntil(predicate, 'sendgrid', timeoutMs),
-    stop: server.stop,
-  };
+  return { ...peerControls(state, server, 'sendgrid'), apiKey };
 }

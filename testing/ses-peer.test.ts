@@ -3,6 +3,7 @@ import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORRELATION_TAG } from '@/lib/events/types';
+import { rejection } from './http-peer';
 import { startSesPeer, type SesPeer } from './ses-peer';
 
 const correlation = 'abcdef0123456789abcdef0123456789';
@@ -38,15 +39,7 @@ function bulk(recipients: string[]) {
 /** What the SDK throws: a service exception (name, $metadata, $response) or a transport error (code). */
 type SdkError = Error & { code?: string; $metadata?: { httpStatusCode?: number; attempts?: number }; $response?: { headers: Record<string, string> } };
 
-async function failure(call: Promise<unknown>): Promise<SdkError> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof Error) return error;
-    throw error;
-  }
-  throw new Error('the call succeeded');
-}
+const failure = (call: Promise<unknown>) => rejection(call, (error): error is SdkError => error instanceof Error);
 
 describe('ses v2 peer, through the official @aws-sdk/client-sesv2', () => {
   let peer: SesPeer;

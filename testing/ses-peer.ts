@@ -4,13 +4,15 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { CORRELATION_TAG } from '@/lib/events/types';
 import {
   answerAccepted,
+  createPeerState,
   faultFor,
   isRecord,
   parseJson,
+  peerControls,
+  refusalOf,
   startHttpPeerServer,
-  waitUntil,
   type Answered,
-  type FaultSetting,
+  type PeerControls,
   type PeerExchange,
   type PeerReply,
 } from './http-peer';
@@ -80,21 +82,8 @@ export type SesMessage = {
 
 export type SesCredentials = { accessKeyId: string; secretAccessKey: string };
 
-export type SesPeer = {
-  /** What the client's `endpoint` is set to. */
-  baseUrl: string;
-  region: string;
-  credentials: SesCredentials;
-  setFault: (fault: FaultSetting) => void;
-  /** Per-item refusals by recipient: SendEmail answers 400 MessageRejected, SendBulkEmail that entry's Status. */
-  refuse: (rule: ((to: string, itemIndex: number) => SesItemError | null) | null) => void;
-  messages: () => SesMessage[];
-  countByCorrelation: (correlation: string) => number;
-  /** Requests received on the send endpoints (signed or not), answered or not. */
-  requests: () => number;
-  waitFor: (predicate: () => boolean, timeoutMs?: number) => Promise<void>;
-  stop: () => Promise<void>;
-};
+/** `baseUrl` is the client's `endpoint`; `refuse`: SendEmail answers 400 MessageRejected, SendBulkEmail that entry's Status. */
+export type SesPeer = PeerControls<SesMessage, SesItemError> & { region: string; credentials: SesCredentials };
 
 const BULK_LIMIT = 50;
 const RECIPIENT_LIMIT = 50;
@@ -150,6 +139,15 @@ function readRawMessage(data: unknown): { subject: string; to: string[]; message
     .map((part) => (/<([^>]+)>/.exec(part)?.[1] ?? part).trim().toLowerCase())
     .filter(Boolean);
   return { subject: field('Subject') ?? '', to, messageId: field('Message-ID') };
+}
+
+/** What a sending call says about all its messages: the correlation tag, the configuration set, the operation. */
+function sendingOf(input: Record<string, unknown>, tags: Record<string, string>, operation: SesMessage['operation']) {
+  return {
+    correlation: tags[CORRELATION_TAG] ?? null,
+    configurationSet: typeof input.ConfigurationSetName === 'string' ? input.ConfigurationSetName : null,
+    operation,
+  };
 }
 
 type SignatureCheck = { credentials: SesCredentials; region: string };
@@ -224,21 +222,10 @@ export async function startSesPeer({
   credentials = { accessKeyId: `AKIA${randomBytes(8).toString('hex').toUpperCase()}`, secretAccessKey: randomBytes(20).toString('base64') },
   port = 0,
 }: { region?: string; credentials?: SesCredentials; port?: number } = {}): Promise<SesPeer> {
-  let fault: FaultSetting = { kind: 'none' };
-  let refusal: ((to: string, itemIndex: number) => SesItemError | null) | null = null;
-  const stored: SesMessage[] = [];
-  let received = 0;
+  const state = createPeerState<SesMessage, SesItemError>();
 
   const serverError = () =>
     sesError(500, 'InternalServiceErrorException', "The request couldn't be processed because an error occurred with the Amazon SES API v2.");
-
-  const refusalFor = (recipients: string[], itemIndex: number): SesItemError | null => {
-    for (const recipient of recipients) {
-      const refused = refusal?.(recipient, itemIndex);
-      if (refused) return refused;
-    }
-    return null;
-  };
 
   const store = (prepared: Prepared, requestIndex: number, now: Date): SesMessage => {
     const messageId = sesMessageId(now);
@@ -250,7 +237,7 @@ export async function startSesPeer({
       requestIndex,
       answered: 'pending',
     };
-    stored.push(message);
+    state.stored.push(message);
     return message;
   };
 
@@ -288,26 +275,15 @@ export async function startSesPeer({
     if (to.length + cc.length + bcc.length > RECIPIENT_LIMIT) return sesError(400, 'BadRequestException', `Recipient count exceeds ${RECIPIENT_LIMIT}.`);
     const tags = tagsOf(input.EmailTags);
     if (typeof tags === 'string') return sesError(400, 'BadRequestException', tags);
-    return {
-      to,
-      cc,
-      bcc,
-      from,
-      subject,
-      tags,
-      correlation: tags[CORRELATION_TAG] ?? null,
-      configurationSet: typeof input.ConfigurationSetName === 'string' ? input.ConfigurationSetName : null,
-      requestedMessageIdHeader,
-      operation: 'SendEmail',
-    };
+    return { to, cc, bcc, from, subject, tags, requestedMessageIdHeader, ...sendingOf(input, tags, 'SendEmail') };
   };
 
   const sendEmail = async (exchange: PeerExchange, input: Record<string, unknown>, requestIndex: number) => {
     const prepared = prepareSendEmail(input);
     if ('status' in prepared) return exchange.reply(prepared);
-    const current = faultFor(fault, requestIndex);
+    const current = faultFor(state.fault, requestIndex);
     if (current.kind === 'throttle') return exchange.reply(throttled(current.retryAfterSeconds));
-    const refused = refusalFor([...prepared.to, ...prepared.cc, ...prepared.bcc], 0);
+    const refused = refusalOf(state.refusal, [...prepared.to, ...prepared.cc, ...prepared.bcc], 0)?.refusal;
     if (refused) return exchange.reply(sesError(400, 'MessageRejected', refused.error ?? `Email rejected: ${refused.status}`));
     const message = store(prepared, requestIndex, new Date());
     message.answered = await answerAccepted(
@@ -349,21 +325,19 @@ export async function startSesPeer({
         from,
         subject,
         tags,
-        correlation: tags[CORRELATION_TAG] ?? null,
-        configurationSet: typeof input.ConfigurationSetName === 'string' ? input.ConfigurationSetName : null,
         requestedMessageIdHeader: headerValue(entry.ReplacementHeaders, 'Message-ID'),
-        operation: 'SendBulkEmail',
+        ...sendingOf(input, tags, 'SendBulkEmail'),
       };
     });
     const invalid = prepared.find((entry): entry is string => typeof entry === 'string');
     if (invalid) return exchange.reply(sesError(400, 'BadRequestException', invalid));
-    const current = faultFor(fault, requestIndex);
+    const current = faultFor(state.fault, requestIndex);
     if (current.kind === 'throttle') return exchange.reply(throttled(current.retryAfterSeconds));
     const now = new Date();
     const accepted: SesMessage[] = [];
     const results = prepared.map((entry, itemIndex) => {
       if (typeof entry === 'string') return { Status: 'FAILED', Error: entry };
-      const refused = refusalFor([...entry.to, ...entry.cc, ...entry.bcc], itemIndex);
+      const refused = refusalOf(state.refusal, [...entry.to, ...entry.cc, ...entry.bcc], itemIndex)?.refusal;
       if (refused) return { Status: refused.status, Error: refused.error ?? `Entry rejected: ${refused.status}` };
       const message = store(entry, requestIndex, now);
       accepted.push(message);
@@ -396,8 +370,8 @@ export async function startSesPeer({
           : exchange.method === 'POST' && exchange.path === '/v2/email/outbound-bulk-emails'
             ? sendBulkEmail
             : null;
-      const requestIndex = received;
-      if (operation) received += 1;
+      const requestIndex = state.received;
+      if (operation) state.received += 1;
       const unauthorised = await verifySignature(exchange, { credentials, region });
       if (unauthorised) return exchange.reply(unauthorised);
       if (!operation) return exchange.reply(sesError(404, 'NotFoundException', 'The resource you attempted to access does not exist.'));
@@ -407,20 +381,5 @@ export async function startSesPeer({
     },
   });
 
-  return {
-    baseUrl: server.baseUrl,
-    region,
-    credentials,
-    setFault: (next) => {
-      fault = next;
-    },
-    refuse: (rule) => {
-      refusal = rule;
-    },
-    messages: () => [...stored],
-    countByCorrelation: (correlation) => stored.filter((message) => message.correlation === correlation).length,
-    requests: () => received,
-    waitFor: (predicate, timeoutMs) => waitUntil(predicate, 'ses', timeoutMs),
-    stop: server.stop,
-  };
+  return { ...peerControls(state, server, 'ses'), region, credentials };
 }
