@@ -170,6 +170,13 @@ describe('email logs query language', () => {
     ]);
   });
 
+  it('keeps an AND inside a quoted value', () => {
+    expect(parseLogsQuery('subject = "Terms AND conditions" AND to_email = "a@example.com"')).toEqual([
+      { field: 'subject', op: '=', value: 'Terms AND conditions' },
+      { field: 'to_email', op: '=', value: 'a@example.com' },
+    ]);
+  });
+
   it('refuses unknown fields, wrong operators and nesting', () => {
     expect(parseLogsQuery('from_email = "a@example.com"')).toEqual(expect.any(String));
     expect(parseLogsQuery("to_email IN ('a@example.com')")).toEqual(expect.any(String));

@@ -104,7 +104,8 @@ type Condition =
 export function parseLogsQuery(query: string): Condition[] | string {
   const text = query.trim();
   if (text === '') return [];
-  const parts = text.split(/\s+AND\s+/);
+  // AND joins conditions; one inside a quoted value (an even number of quotes follows it) does not.
+  const parts = text.split(/\s+AND\s+(?=(?:[^"']*["'][^"']*["'])*[^"']*$)/);
   const conditions: Condition[] = [];
   for (const part of parts) {
     if (/[()]/.test(part.replace(/\bIN\s*\([^()]*\)/, ''))) return `nesting is not allowed: ${part}`;

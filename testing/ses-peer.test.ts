@@ -184,6 +184,12 @@ describe('ses v2 peer, through the official @aws-sdk/client-sesv2', () => {
     expect(error.code).toBe('ECONNRESET');
     expect(peer.messages().map((message) => message.answered)).toEqual(['dropped', 'dropped']);
     expect(peer.requests()).toBe(1);
+
+    const retrying = new SESv2Client({ region: peer.region, endpoint: peer.baseUrl, credentials: peer.credentials });
+    const again = await failure(retrying.send(new SendEmailCommand(email('c@example.com'))));
+    expect([again.code, again.$metadata?.attempts]).toEqual(['ECONNRESET', 3]);
+    expect(peer.messages().filter((message) => message.to[0] === 'c@example.com')).toHaveLength(3);
+    retrying.destroy();
   });
 
   it('delays its answer past the request timeout: accepted, the SDK raises a TimeoutError only with throwOnRequestTimeout', async () => {
