@@ -2,7 +2,8 @@ import { Errors, ServerClient, type Models } from 'postmark';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORRELATION_TAG } from '@/lib/events/types';
 import { rejection } from './http-peer';
-import { parseEasternWallClock, postmarkDate, startPostmarkPeer, type PostmarkPeer } from './postmark-peer';
+import { parsePostmarkWebhook } from '@/lib/events/providers/postmark';
+import { parseEasternWallClock, postmarkDate, postmarkDeliveryWebhook, startPostmarkPeer, type PostmarkPeer } from './postmark-peer';
 
 const correlation = 'abcdef0123456789abcdef0123456789';
 
@@ -182,6 +183,27 @@ describe('postmark peer, through the official postmark client', () => {
     expect(two.status).toBe(422);
     const noCount = await fetch(`${peer.baseUrl}/messages/outbound?offset=0`, { headers: { 'x-postmark-server-token': peer.serverToken } });
     expect(noCount.status).toBe(422);
+  });
+});
+
+describe('postmark peer webhooks', () => {
+  it('build a Delivery record the product parses back to the sent message: MessageID and correlation', async () => {
+    const peer = await startPostmarkPeer();
+    try {
+      const client = new ServerClient(peer.serverToken, { useHttps: false, requestHost: peer.requestHost });
+      const sent = await client.sendEmail(message('alice@example.com'));
+      const [accepted] = peer.messages();
+      if (!accepted) throw new Error('nothing accepted');
+      const body = Buffer.from(JSON.stringify(postmarkDeliveryWebhook(accepted)));
+      const headers = new Headers({ authorization: `Basic ${Buffer.from('hook:secret').toString('base64')}` });
+      const parsed = parsePostmarkWebhook({ headers, body, user: 'hook', password: 'secret' });
+      expect(parsed).toMatchObject({
+        ok: true,
+        events: [{ type: 'delivered', correlationId: correlation, providerMessageId: sent.MessageID, recipient: 'alice@example.com' }],
+      });
+    } finally {
+      await peer.stop();
+    }
   });
 });
 

@@ -350,3 +350,21 @@ export async function startPostmarkPeer({
 
   return { ...peerControls(state, server, 'postmark'), requestHost: server.baseUrl.replace(/^http:\/\//, ''), serverToken };
 }
+
+/**
+ * The Delivery webhook Postmark posts for an accepted message (its documented record), for tests
+ * that deliver it to the console's webhook route: MessageID and Metadata as sent.
+ */
+export function postmarkDeliveryWebhook(message: PostmarkMessage, recipient = message.to[0] ?? '', deliveredAt = new Date()): Record<string, unknown> {
+  return {
+    RecordType: 'Delivery',
+    ServerID: 1,
+    MessageStream: message.messageStream,
+    MessageID: message.messageId,
+    Recipient: recipient,
+    Tag: message.tag ?? '',
+    DeliveredAt: postmarkDate(deliveredAt),
+    Details: 'Test delivery webhook details',
+    Metadata: message.metadata,
+  };
+}

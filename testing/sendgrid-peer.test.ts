@@ -2,7 +2,9 @@ import { Client } from '@sendgrid/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORRELATION_TAG } from '@/lib/events/types';
 import { rejection } from './http-peer';
-import { parseLogsQuery, startSendgridPeer, type SendgridPeer } from './sendgrid-peer';
+import { parseSendgridWebhook } from '@/lib/events/providers/sendgrid';
+import { createTestSendgridSigner } from './provider-events';
+import { parseLogsQuery, sendgridWebhookEvents, startSendgridPeer, type SendgridPeer } from './sendgrid-peer';
 
 const correlation = 'abcdef0123456789abcdef0123456789';
 
@@ -156,6 +158,36 @@ describe('sendgrid peer, through the official @sendgrid/client', () => {
     expect(invalid.code).toBe(400);
     const missing = await failure(client.request({ url: '/v3/logs/not-a-message', method: 'GET' }));
     expect(missing.code).toBe(404);
+  });
+});
+
+describe('sendgrid peer webhooks', () => {
+  it('build Event Webhook entries the product parses back to the sent message: X-Message-Id and correlation', async () => {
+    const peer = await startSendgridPeer();
+    try {
+      const [response] = await clientFor(peer).request({ url: '/v3/mail/send', method: 'POST', body: mailSend(['alice@example.com']) });
+      const [accepted] = peer.messages();
+      if (!accepted) throw new Error('nothing accepted');
+      const signer = createTestSendgridSigner();
+      const body = JSON.stringify(sendgridWebhookEvents(accepted));
+      const now = new Date();
+      const parsed = parseSendgridWebhook({
+        headers: new Headers(signer.sign(body, Math.floor(now.getTime() / 1000))),
+        body: Buffer.from(body),
+        publicKey: signer.publicKeyBase64,
+        now,
+      });
+      const link = { correlationId: correlationOf(0), providerMessageId: response.headers['x-message-id'], recipient: 'alice@example.com' };
+      expect(parsed).toMatchObject({
+        ok: true,
+        events: [
+          { type: 'accepted', rawType: 'processed', ...link },
+          { type: 'delivered', rawType: 'delivered', ...link },
+        ],
+      });
+    } finally {
+      await peer.stop();
+    }
   });
 });
 

@@ -337,3 +337,25 @@ export async function startSendgridPeer({
 
   return { ...peerControls(state, server, 'sendgrid'), apiKey };
 }
+
+/**
+ * The Event Webhook entries SendGrid posts for an accepted message: its sg_message_id, and its
+ * custom args at the top level of each event, as the Event Webhook puts them.
+ */
+export function sendgridWebhookEvents(
+  message: SendgridMessage,
+  events: ('processed' | 'delivered')[] = ['processed', 'delivered'],
+  at = new Date(),
+): Record<string, unknown>[] {
+  return events.map((event) => ({
+    ...message.customArgs,
+    email: message.to,
+    timestamp: Math.floor(at.getTime() / 1000),
+    'smtp-id': `<${message.xMessageId}@peer.sendgrid.test>`,
+    event,
+    category: message.categories,
+    sg_event_id: randomBytes(16).toString('base64url').slice(0, 22),
+    sg_message_id: message.sgMessageId,
+    ...(event === 'delivered' ? { response: '250 OK' } : {}),
+  }));
+}

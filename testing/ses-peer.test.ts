@@ -4,7 +4,10 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CORRELATION_TAG } from '@/lib/events/types';
 import { rejection } from './http-peer';
-import { startSesPeer, type SesPeer } from './ses-peer';
+import { createSnsKeyResolver } from '@/lib/events/sns';
+import { parseSesWebhook } from '@/lib/events/providers/ses';
+import { createTestSnsSigner } from './provider-events';
+import { sesEventRecord, startSesPeer, type SesPeer } from './ses-peer';
 
 const correlation = 'abcdef0123456789abcdef0123456789';
 
@@ -206,5 +209,40 @@ describe('ses v2 peer, through the official @aws-sdk/client-sesv2', () => {
     expect(error.name).toBe('TimeoutError');
     expect(peer.messages()).toHaveLength(1);
     impatient.destroy();
+  });
+});
+
+describe('ses peer events', () => {
+  it('build an event record the product parses back to the sent message: SES MessageId and the correlation tag', async () => {
+    const peer = await startSesPeer();
+    const client = new SESv2Client({ region: peer.region, endpoint: peer.baseUrl, credentials: peer.credentials, maxAttempts: 1 });
+    try {
+      const sent = await client.send(new SendEmailCommand(email('alice@example.com')));
+      const [accepted] = peer.messages();
+      if (!accepted) throw new Error('nothing accepted');
+      const signer = createTestSnsSigner();
+      const topic = 'arn:aws:sns:us-east-1:123456789012:ses-events';
+      const now = new Date();
+      const envelope = signer.sign({
+        Type: 'Notification',
+        MessageId: 'sns-1',
+        TopicArn: topic,
+        Message: JSON.stringify(sesEventRecord(accepted)),
+        Timestamp: now.toISOString(),
+      });
+      const parsed = await parseSesWebhook({
+        body: Buffer.from(JSON.stringify(envelope)),
+        resolveKey: createSnsKeyResolver({ fetcher: async () => signer.certificatePem, now: () => now.getTime() }),
+        allowedTopics: [topic],
+        now,
+      });
+      expect(parsed).toMatchObject({
+        ok: true,
+        events: [{ type: 'delivered', correlationId: correlation, providerMessageId: sent.MessageId, recipient: 'alice@example.com' }],
+      });
+    } finally {
+      client.destroy();
+      await peer.stop();
+    }
   });
 });

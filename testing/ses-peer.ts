@@ -383,3 +383,43 @@ export async function startSesPeer({
 
   return { ...peerControls(state, server, 'ses'), region, credentials };
 }
+
+/**
+ * The SES event-publishing record (what SNS carries as its Message) for an accepted message:
+ * SES's MessageId, its own Message-ID, and the message's tags as lists, as SES publishes them.
+ */
+export function sesEventRecord(message: SesMessage, eventType: 'Send' | 'Delivery' = 'Delivery', at = new Date()): Record<string, unknown> {
+  const tags: Record<string, string[]> = { 'ses:from-domain': [message.from.split('@')[1] ?? ''] };
+  if (message.configurationSet) tags['ses:configuration-set'] = [message.configurationSet];
+  for (const [name, value] of Object.entries(message.tags)) tags[name] = [value];
+  const destination = [...message.to, ...message.cc, ...message.bcc];
+  return {
+    eventType,
+    mail: {
+      timestamp: message.receivedAt.toISOString(),
+      source: message.from,
+      messageId: message.messageId,
+      destination,
+      headersTruncated: false,
+      headers: [
+        { name: 'From', value: message.from },
+        { name: 'To', value: message.to.join(', ') },
+        { name: 'Subject', value: message.subject },
+        { name: 'Message-ID', value: message.messageIdHeader },
+      ],
+      commonHeaders: { from: [message.from], to: message.to, messageId: message.messageId, subject: message.subject },
+      tags,
+    },
+    ...(eventType === 'Delivery'
+      ? {
+          delivery: {
+            timestamp: at.toISOString(),
+            processingTimeMillis: Math.max(0, at.getTime() - message.receivedAt.getTime()),
+            recipients: destination,
+            smtpResponse: '250 2.6.0 Message received',
+            reportingMTA: 'peer.amazonses.test',
+          },
+        }
+      : { send: {} }),
+  };
+}
