@@ -246,7 +246,7 @@ export async function startPostmarkPeer({
     const refused = authorised(exchange);
     if (refused) return exchange.reply(refused);
     if (!String(exchange.headers['content-type'] ?? '').includes('application/json'))
-      return exchange.reply(postmarkError(415, 409, "Request must be in JSON format. Please set the 'Content-Type' header to 'application/json'."));
+      return exchange.reply(postmarkError(422, 409, "Request must be in JSON format. Please set the 'Content-Type' header to 'application/json'."));
     const input = parseJson(exchange.body);
     if (input === undefined) return exchange.reply(postmarkError(422, 402, 'Received invalid JSON input.'));
     if (batch && !Array.isArray(input)) return exchange.reply(postmarkError(422, 403, 'The batch endpoint expects a JSON array of messages.'));
