@@ -125,7 +125,7 @@ describe('California', () => {
       earliest: '2027-02-03T08:00:00.000Z',
       latest: '2027-03-05T07:30:00.000Z',
       dueAt: '2027-02-03T08:00:00.000Z',
-      ruleIds: ['US-CA/arl-annual@1'],
+      ruleIds: ['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1'],
     });
   });
 
@@ -150,7 +150,12 @@ describe('California', () => {
     });
     const late = plan({ ...base, now: '2027-11-06T07:00:00.000Z' });
     expect(late.unplanned).toContainEqual(
-      expect.objectContaining({ noticeType: 'auto_renewal_notice', category: 'required', reason: 'window_passed', ruleIds: ['US-CA/arl-annual@1'] }),
+      expect.objectContaining({
+        noticeType: 'auto_renewal_notice',
+        category: 'required',
+        reason: 'window_passed',
+        ruleIds: ['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1'],
+      }),
     );
     expect(late.planned.map((notice) => notice.noticeType)).not.toContain('auto_renewal_notice');
   });
@@ -445,7 +450,7 @@ describe('rules that cannot be met together', () => {
         noticeType: 'auto_renewal_notice',
         category: 'required',
         reason: 'rules_conflict',
-        ruleIds: ['US-CA/arl-annual@1', 'US-CA/house-rule@1'],
+        ruleIds: ['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1', 'US-CA/house-rule@1'],
       }),
     ]);
     expect(result.unplanned[0]?.ruleSetVersion).not.toBe(shipped.ruleSet.version);
@@ -464,7 +469,11 @@ describe('rules that cannot be met together', () => {
       contract: { termMonths: 12 },
     });
     expect(result.unplanned).toEqual([
-      expect.objectContaining({ noticeType: 'auto_renewal_notice', reason: 'outside_merchant_window', ruleIds: ['US-CA/arl-annual@1'] }),
+      expect.objectContaining({
+        noticeType: 'auto_renewal_notice',
+        reason: 'outside_merchant_window',
+        ruleIds: ['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1'],
+      }),
     ]);
   });
 });
