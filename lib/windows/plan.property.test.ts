@@ -295,6 +295,8 @@ const californiaReminder = shippedRule('US-CA/ab2863-annual-reminder');
 const californiaRenewal = shippedRule('US-CA/arl-annual');
 const networks = ['visa', 'mastercard', 'amex', 'rupay', 'upi', 'other'] as const;
 const quiet = withQuietHours(shipped.config, null);
+/** Where, when and on which card: the draws every network rule's property starts from. */
+const anywhereOnAnyCard = { at: fc.oneof(anyTime, nearTransition), region: fc.constantFrom(...regions), network: fc.constantFrom(...networks) };
 
 /** A rule's window is exactly its bounds: both ends meet the rule, one millisecond outside does not. */
 function expectExactBounds(rule: Rule, anchor: number, window: { earliest: Date; latest: Date }, now: number, timeZone: string): void {
@@ -331,9 +333,7 @@ describe('Mastercard AN 4934 and California AB 2863, property', () => {
     fc.assert(
       fc.property(
         fc.record({
-          at: fc.oneof(anyTime, nearTransition),
-          region: fc.constantFrom(...regions),
-          network: fc.constantFrom(...networks),
+          ...anywhereOnAnyCard,
           termMonths: fc.constantFrom(1, 6, 7, 12, 24),
           billingIntervalMonths: fc.option(fc.constantFrom(1, 5, 6, 7, 12), { nil: undefined }),
           // Far enough ahead that the whole window is still to come; sometimes inside it, but before its
@@ -371,9 +371,7 @@ describe('Mastercard AN 4934 and California AB 2863, property', () => {
     fc.assert(
       fc.property(
         fc.record({
-          at: fc.oneof(anyTime, nearTransition),
-          region: fc.constantFrom(...regions),
-          network: fc.constantFrom(...networks),
+          ...anywhereOnAnyCard,
           trialDays: fc.option(fc.constantFrom(0, 6, 7, 8, 14, 31, 45), { nil: undefined }),
           promoDays: fc.option(fc.constantFrom(0, 7, 8, 32), { nil: undefined }),
           trialEndBefore: fc.option(fc.integer({ min: 0, max: 2 * DAY }), { nil: undefined }),
