@@ -102,13 +102,15 @@ export const ruleSchema = z.strictObject({
 export type Rule = z.infer<typeof ruleSchema>;
 
 /** A numeric fact; the billing interval is the term's when the producer does not send one. */
-export function contractNumber(field: NumericField, contract: Contract): number | undefined {
+function contractNumber(field: NumericField, contract: Contract): number | undefined {
   return field === 'billingIntervalMonths' ? (contract.billingIntervalMonths ?? contract.termMonths) : contract[field];
 }
 
 function holds(condition: Condition, contract: Contract): boolean {
-  if (condition.op === 'present')
-    return condition.field === 'billingIntervalMonths' ? contractNumber(condition.field, contract) !== undefined : contract[condition.field] !== undefined;
+  if (condition.op === 'present') {
+    const { field } = condition;
+    return (field === 'billingIntervalMonths' ? contractNumber(field, contract) : contract[field]) !== undefined;
+  }
   if (condition.op === 'in') return contract.paymentNetwork !== undefined && condition.value.includes(contract.paymentNetwork);
   const actual = contractNumber(condition.field, contract);
   if (actual === undefined) return false;
