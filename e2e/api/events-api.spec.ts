@@ -45,7 +45,7 @@ test.describe('events API', () => {
     expect(created.status()).toBe(201);
     const plan = (await created.json()) as Answer;
     expect(plan.planned.map((notice) => notice.noticeType)).toEqual(['renewal_notice_t72', 'renewal_notice_t24', 'auto_renewal_notice']);
-    expect(plan.planned[2]?.ruleIds).toEqual(['US-CA/arl-annual@1']);
+    expect(plan.planned[2]?.ruleIds).toEqual(['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1']);
     const jobs = await sql<{ state: string; event_id: string }>('select state, event_id from reminder_jobs where event_id = $1', [plan.eventId]);
     expect(jobs).toHaveLength(3);
 
@@ -112,7 +112,7 @@ test.describe('events API', () => {
       },
     });
     expect(response.status()).toBe(422);
-    expect(await response.json()).toMatchObject({ error: 'outside_window', details: { ruleIds: ['US-CA/arl-annual@1'] } });
+    expect(await response.json()).toMatchObject({ error: 'outside_window', details: { ruleIds: ['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1'] } });
     expect(await counts(sql)).toBe(before);
   });
 });

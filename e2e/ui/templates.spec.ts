@@ -17,6 +17,7 @@ test('an operator sees every template rendered with its sample and is told a bad
     'trial_conversion_notice',
     'price_change_notice',
     'pre_debit_notice',
+    'billing_reminder',
   ]) {
     await expect(page.getByTestId(`template-${id}`)).toBeVisible();
     await expect(page.getByTestId(`rendering-${id}-email-en`)).toBeVisible();

@@ -100,6 +100,7 @@ test('the notice types page lists the shipped types and the rules with their sou
     'trial_conversion_notice',
     'price_change_notice',
     'pre_debit_notice',
+    'billing_reminder',
   ]) {
     await expect(page.getByTestId(`notice-type-${name}`)).toBeVisible();
   }

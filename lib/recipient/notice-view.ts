@@ -38,6 +38,7 @@ const obligationReason: Record<Obligation, string> = {
   trial_conversion_notice: 'Consumer law and card-network rules require us to tell you before a trial or promotional price ends.',
   price_change_notice: 'Consumer law and card-network rules require us to tell you before the price changes.',
   pre_debit_notice: 'Payment rules for recurring card mandates require a notice before each debit.',
+  billing_reminder: 'Your card network’s rules require us to remind you before we bill your card.',
 };
 
 function text(payload: Record<string, unknown>, ...names: string[]): string | null {

@@ -54,7 +54,7 @@ describe('parseReplayArgs', () => {
     expect(error(['replay', '--from', 'yesterday'])).toMatch(/ISO time/);
     expect(error(['replay', '--from', '2026-11-02T00:00:00Z', '--to', '2026-11-01T00:00:00Z'])).toBe('--from must be before --to');
     expect(error(['replay', '--type', 'sms'])).toBe(
-      '--type must be one of renewal_notice_t72, renewal_notice_t24, payment_recovery, auto_renewal_notice, trial_conversion_notice, price_change_notice, pre_debit_notice',
+      '--type must be one of renewal_notice_t72, renewal_notice_t24, payment_recovery, auto_renewal_notice, trial_conversion_notice, price_change_notice, pre_debit_notice, billing_reminder',
     );
     expect(error(['replay', '--type', 'price_change_notice'])).toBeNull();
     expect(error(['replay', '--csv', 'a.csv', '--source', 'x'])).toMatch(/cannot be combined/);

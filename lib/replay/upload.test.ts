@@ -255,7 +255,7 @@ describe('validateUpload with the configured notice types', () => {
       expect(row.key).toBe(noticeKey(secret, { type: row.fact.type, identity: { subscription_id: 'sub_req', period_start: '2026-12-01' }, revision: 1 }));
     expect(new Set(result.rows.map((row) => row.key)).size).toBe(types.length);
     expect(result.rejections.map((r) => r.reason)).toEqual([
-      'unknown notice_type "no_such_type"; known: renewal_notice_t72, renewal_notice_t24, payment_recovery, auto_renewal_notice, trial_conversion_notice, price_change_notice, pre_debit_notice',
+      'unknown notice_type "no_such_type"; known: renewal_notice_t72, renewal_notice_t24, payment_recovery, auto_renewal_notice, trial_conversion_notice, price_change_notice, pre_debit_notice, billing_reminder',
     ]);
   });
 });

@@ -55,8 +55,8 @@ describe('the default templates', () => {
         rendered += 1;
       }
     }
-    // 7 types in en, 3 courtesy types in de, and their 6 SMS.
-    expect(rendered).toBe(7 + 3 + 6);
+    // 8 types in en, 3 courtesy types in de, and their 6 SMS.
+    expect(rendered).toBe(8 + 3 + 6);
   });
 
   it('formats for the recipient: de → 49,00 € and a German date; en-US → €49.00', async () => {
@@ -218,7 +218,7 @@ describe('loading templates: a bad file stops start-up naming the file and the v
     expect(problems.join('\n')).toMatch(/renewal_notice_t72\/email\.en\.html\.liquid: does not parse: ENOENT/);
     // Parsing passes, rendering cannot read the file: the in-memory template map is empty.
     const set = loadTemplates(loadNoticeConfig('config/notice-ledger.json').config);
-    expect(set.entries.size).toBe(7);
+    expect(set.entries.size).toBe(8);
   });
 
   it('the configuration: an undefined template, a sample that breaks its declarations, a required type that does not meet its rules', () => {

@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseQuietHours, quietHoursEnd } from '@/lib/jobs/quiet-hours';
-import { loadNoticeConfig, type NoticeConfig } from './load-config';
+import { loadNoticeConfig, parseNoticeConfig, type NoticeConfig } from './load-config';
 import { planEvent, windowVerdict, type PlanningEvent } from './plan';
 import type { Condition, Contract, Rule } from './rules';
 import { addDays, startOfLocalDay } from './zoned';
@@ -38,9 +39,10 @@ const to2029 = Date.UTC(2029, 0, 1);
 const contract: fc.Arbitrary<{ build: (anchor: number) => Contract }> = fc
   .record(
     {
-      termMonths: fc.constantFrom(0, 1, 2, 6, 11, 12, 13, 24),
-      trialDays: fc.constantFrom(0, 7, 14, 30, 31, 45),
-      promoDays: fc.constantFrom(0, 30, 31, 90),
+      termMonths: fc.constantFrom(0, 1, 2, 6, 7, 11, 12, 13, 24),
+      billingIntervalMonths: fc.constantFrom(1, 6, 7, 12),
+      trialDays: fc.constantFrom(0, 7, 8, 14, 30, 31, 45),
+      promoDays: fc.constantFrom(0, 7, 8, 30, 31, 90),
       priceChangeBefore: fc.option(fc.integer({ min: 0, max: 60 * DAY }), { nil: undefined }),
       paymentNetwork: fc.constantFrom('visa', 'mastercard', 'rupay', 'upi', 'other' as const),
       deadlineBefore: fc.integer({ min: 0, max: 40 * DAY }),
@@ -51,6 +53,7 @@ const contract: fc.Arbitrary<{ build: (anchor: number) => Contract }> = fc
   .map((facts) => ({
     build: (anchor: number): Contract => ({
       termMonths: facts.termMonths,
+      billingIntervalMonths: facts.billingIntervalMonths,
       trialDays: facts.trialDays,
       promoDays: facts.promoDays,
       paymentNetwork: facts.paymentNetwork,
@@ -130,8 +133,13 @@ function monthsBefore(day: number, months: number, overflow: 'clamp' | 'roll'): 
   return Date.UTC(target.getUTCFullYear(), target.getUTCMonth(), length) / DAY + (overflow === 'roll' ? 1 : 0);
 }
 
+/** A contract's field as rules read it: a plan that names no billing interval is billed once per term. */
+function factOf(field: Condition['field'], facts: Contract): unknown {
+  return field === 'billingIntervalMonths' && facts.billingIntervalMonths === undefined ? facts.termMonths : facts[field];
+}
+
 function conditionHolds(condition: Condition, facts: Contract): boolean {
-  const value = facts[condition.field];
+  const value = factOf(condition.field, facts);
   if (condition.op === 'present') return value !== undefined;
   if (value === undefined) return false;
   if (condition.op === 'in') return condition.value.includes(String(value));
@@ -261,7 +269,9 @@ describe('planEvent, property', () => {
           const rules = notice.ruleIds
             .map((ref) => shipped.ruleSet.rules.find((rule) => `${rule.id}@${rule.version}` === ref))
             .filter((rule): rule is Rule => rule !== undefined);
-          if (rules.some((rule) => rule.window.unit === 'months')) continue;
+          // A month floor (France) has no exact 24-hour reading to be one millisecond from; a month
+          // ceiling (California's annual reminder) does not bound latest.
+          if (rules.some((rule) => rule.window.unit === 'months' && rule.window.min !== undefined)) continue;
           const after = notice.window.latest.getTime() + 1;
           expect(rules.some((rule) => !meetsFloor(rule, anchorOf(rule, s.anchor, facts), after, s.timeZone))).toBe(true);
         }
@@ -270,3 +280,220 @@ describe('planEvent, property', () => {
     );
   });
 });
+
+// ——— the rules added for issue 28: Mastercard AN 4934 and California's AB 2863 ———
+
+const refOf = (rule: Rule) => `${rule.id}@${rule.version}`;
+function shippedRule(id: string): Rule {
+  const rule = shipped.ruleSet.rules.find((candidate) => candidate.id === id);
+  if (!rule) throw new Error(`no shipped rule ${id}`);
+  return rule;
+}
+const mastercardBilling = shippedRule('mastercard/an4934-subscription-billing');
+const mastercardTrial = shippedRule('mastercard/an4934-trial');
+const californiaReminder = shippedRule('US-CA/ab2863-annual-reminder');
+const californiaRenewal = shippedRule('US-CA/arl-annual');
+const networks = ['visa', 'mastercard', 'amex', 'rupay', 'upi', 'other'] as const;
+const quiet = withQuietHours(shipped.config, null);
+/** Where, when and on which card: the draws every network rule's property starts from. */
+const anywhereOnAnyCard = { at: fc.oneof(anyTime, nearTransition), region: fc.constantFrom(...regions), network: fc.constantFrom(...networks) };
+
+/** A rule's window is exactly its bounds: both ends meet the rule, one millisecond outside does not. */
+function expectExactBounds(rule: Rule, anchor: number, window: { earliest: Date; latest: Date }, now: number, timeZone: string): void {
+  const { earliest, latest } = { earliest: window.earliest.getTime(), latest: window.latest.getTime() };
+  expect(meetsFloor(rule, anchor, latest, timeZone), `${rule.id} floor`).toBe(true);
+  expect(meetsFloor(rule, anchor, latest + 1, timeZone), `${rule.id} floor + 1 ms`).toBe(false);
+  expect(meetsCeiling(rule, anchor, earliest, timeZone), `${rule.id} ceiling`).toBe(true);
+  if (earliest > now) expect(meetsCeiling(rule, anchor, earliest - 1, timeZone), `${rule.id} ceiling − 1 ms`).toBe(false);
+}
+
+function planFor({
+  anchor,
+  timeZone,
+  region,
+  contract,
+  now,
+  config = quiet,
+  ruleSet = shipped.ruleSet,
+}: {
+  anchor: number;
+  timeZone: string;
+  region: string;
+  contract: Contract;
+  now: number;
+  config?: NoticeConfig;
+  ruleSet?: typeof shipped.ruleSet;
+}) {
+  const event: PlanningEvent = { type: 'subscription.renewal', anchorAt: new Date(anchor), recipient: { region, timeZone }, contract };
+  return planEvent({ config, ruleSet, event, now: new Date(now) });
+}
+
+describe('Mastercard AN 4934 and California AB 2863, property', () => {
+  it('a Mastercard plan billed less often than every six months gets a reminder 3–7 days before each charge, and only then', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          ...anywhereOnAnyCard,
+          termMonths: fc.constantFrom(1, 6, 7, 12, 24),
+          billingIntervalMonths: fc.option(fc.constantFrom(1, 5, 6, 7, 12), { nil: undefined }),
+          // Far enough ahead that the whole window is still to come; sometimes inside it, but before its
+          // floor, which the calendar reading can put up to a day (and a DST hour) before 3 × 24 h.
+          nowBefore: fc.oneof(fc.integer({ min: 8 * DAY, max: 120 * DAY }), fc.integer({ min: 5 * DAY, max: 8 * DAY })),
+        }),
+        ({ at: { anchor, timeZone }, region, network, termMonths, billingIntervalMonths, nowBefore }) => {
+          const now = anchor - nowBefore;
+          const result = planFor({ anchor, timeZone, region, now, contract: { termMonths, billingIntervalMonths, paymentNetwork: network } });
+          const listed = [...result.planned, ...result.unplanned].filter((notice) => notice.noticeType === 'billing_reminder');
+          // "Less often than every six months": a billing interval of more than six, the term's when none is given.
+          const interval = billingIntervalMonths ?? termMonths;
+          const calledFor = network === 'mastercard' && interval > 6;
+          expect(listed, `billing_reminder for ${network} every ${interval} months`).toHaveLength(calledFor ? 1 : 0);
+          if (!calledFor) return;
+          const notice = result.planned.find((candidate) => candidate.noticeType === 'billing_reminder');
+          if (!notice) throw new Error(`not planned: ${JSON.stringify(result.unplanned)}`);
+          expect(notice.ruleIds).toEqual([refOf(mastercardBilling)]);
+          expect(notice.requirements).toEqual(['subscription_terms', 'how_to_cancel', 'electronic']);
+          expectExactBounds(mastercardBilling, anchor, notice.window, now, timeZone);
+          const lead = { most: anchor - notice.window.earliest.getTime(), least: anchor - notice.window.latest.getTime() };
+          expect(lead.least).toBeGreaterThanOrEqual(3 * DAY);
+          expect(lead.least).toBeLessThan(4 * DAY);
+          expect(lead.most).toBeLessThanOrEqual(7 * DAY);
+          expect(notice.dueAt.getTime()).toBe(Math.max(now, anchor - lead.most));
+          // Its own notice: a state's renewal notice 15–45 days out is planned beside it, not in conflict.
+          expect(result.unplanned.filter((gap) => gap.reason === 'rules_conflict')).toEqual([]);
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('a Mastercard trial or promotion longer than 7 days: 3–7 days before it ends, with the laws that also apply', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          ...anywhereOnAnyCard,
+          trialDays: fc.option(fc.constantFrom(0, 6, 7, 8, 14, 31, 45), { nil: undefined }),
+          promoDays: fc.option(fc.constantFrom(0, 7, 8, 32), { nil: undefined }),
+          trialEndBefore: fc.option(fc.integer({ min: 0, max: 2 * DAY }), { nil: undefined }),
+          nowBefore: fc.oneof(fc.integer({ min: 25 * DAY, max: 60 * DAY }), fc.integer({ min: 0, max: 8 * DAY })),
+        }),
+        ({ at: { anchor, timeZone }, region, network, trialDays, promoDays, trialEndBefore, nowBefore }) => {
+          const now = anchor - nowBefore;
+          const contract: Contract = {
+            trialDays,
+            promoDays,
+            paymentNetwork: network,
+            trialEndsAt: trialEndBefore === undefined ? undefined : iso(anchor - trialEndBefore),
+          };
+          const result = planFor({ anchor, timeZone, region, now, contract });
+          const trial = [...result.planned, ...result.unplanned].find((notice) => notice.noticeType === 'trial_conversion_notice');
+          const calledFor = network === 'mastercard' && ((trialDays ?? 0) > 7 || (promoDays ?? 0) > 7);
+          expect(trial?.ruleIds.includes(refOf(mastercardTrial)) ?? false, `Mastercard trial rule for ${network}, ${trialDays}/${promoDays} days`).toBe(
+            calledFor,
+          );
+          // One card, one network: Visa's rule never shares a notice with Mastercard's.
+          if (trial) expect(trial.ruleIds.some((ref) => ref.startsWith('visa/')) && trial.ruleIds.some((ref) => ref.startsWith('mastercard/'))).toBe(false);
+          if (!calledFor || !trial) return;
+          // 3–7 days sits inside California's 3–21 and Virginia's 0–30, all counted from the trial's end.
+          expect(result.unplanned.filter((gap) => gap.reason === 'rules_conflict')).toEqual([]);
+          const planned = result.planned.find((notice) => notice.noticeType === 'trial_conversion_notice');
+          if (!planned) {
+            expect(trial).toMatchObject({ reason: 'window_passed' });
+            return;
+          }
+          const end = anchorOf(mastercardTrial, anchor, contract);
+          expect(meetsFloor(mastercardTrial, end, planned.window.latest.getTime(), timeZone)).toBe(true);
+          expect(meetsCeiling(mastercardTrial, end, planned.window.earliest.getTime(), timeZone)).toBe(true);
+          // Mastercard's 3–7 days is the narrowest rule here, so the window is exactly its own.
+          expectExactBounds(mastercardTrial, end, planned.window, now, timeZone);
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('California: an annual term’s renewal notice is also its annual reminder, inside the year before the charge', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          at: fc.oneof(anyTime, nearTransition),
+          region: fc.constantFrom('US-CA', 'US-CA', 'US-NY', 'US-TX', 'FR'),
+          termMonths: fc.constantFrom(1, 11, 12, 13, 24),
+          nowBefore: fc.integer({ min: 0, max: 400 * DAY }),
+          renewalRuleOff: fc.boolean(),
+        }),
+        ({ at: { anchor, timeZone }, region, termMonths, nowBefore, renewalRuleOff }) => {
+          const now = anchor - nowBefore;
+          const loaded = renewalRuleOff ? withRules([{ id: 'US-CA/arl-annual', enabled: false }]) : shipped;
+          const result = planFor({
+            anchor,
+            timeZone,
+            region,
+            now,
+            contract: { termMonths },
+            config: withQuietHours(loaded.config, null),
+            ruleSet: loaded.ruleSet,
+          });
+          const renewal = [...result.planned, ...result.unplanned].find((notice) => notice.noticeType === 'auto_renewal_notice');
+          const calledFor = region === 'US-CA' && termMonths >= 12;
+          expect(renewal?.ruleIds.includes(refOf(californiaReminder)) ?? false).toBe(calledFor);
+          if (!calledFor) return;
+          expect(renewal?.ruleIds.includes(refOf(californiaRenewal))).toBe(!renewalRuleOff);
+          const planned = result.planned.find((notice) => notice.noticeType === 'auto_renewal_notice');
+          if (!planned) {
+            expect(renewal).toMatchObject({ reason: 'window_passed' });
+            return;
+          }
+          expect(planned.requirements).toEqual(expect.arrayContaining(['product_or_service', 'charge_frequency_and_amount', 'how_to_cancel']));
+          // Never more than 12 calendar months before the charge, in the recipient's calendar.
+          expect(localDay(planned.window.earliest.getTime(), timeZone)).toBeGreaterThanOrEqual(monthsBefore(localDay(anchor, timeZone), 12, 'roll'));
+          expect(meetsCeiling(californiaReminder, anchor, planned.window.earliest.getTime(), timeZone)).toBe(true);
+          if (renewalRuleOff) {
+            // Alone, the reminder may go any time in the year before the charge, up to the charge.
+            expect(planned.window.latest.getTime()).toBe(anchor);
+            // and from the same calendar date a year earlier (the next one, when the anchor's time into
+            // its day runs past the end of a 23-hour day), unless that has already passed.
+            const yearBefore = monthsBefore(localDay(anchor, timeZone), 12, 'roll');
+            if (planned.window.earliest.getTime() > now) expect([yearBefore, yearBefore + 1]).toContain(localDay(planned.window.earliest.getTime(), timeZone));
+          } else {
+            // With the 15–45-day notice the window is that notice's: the reminder narrows nothing.
+            expectExactBounds(californiaRenewal, anchor, planned.window, now, timeZone);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('plans with the rule set it is given and records its version: an operator’s switch takes a rule out', () => {
+    const withoutMastercard = withRules([
+      { id: 'mastercard/an4934-subscription-billing', enabled: false },
+      { id: 'mastercard/an4934-trial', enabled: false },
+    ]);
+    expect(withoutMastercard.ruleSet.version).not.toBe(shipped.ruleSet.version);
+    fc.assert(
+      fc.property(
+        fc.record({ at: fc.oneof(anyTime, nearTransition), region: fc.constantFrom(...regions), nowBefore: fc.integer({ min: 0, max: 60 * DAY }), contract }),
+        ({ at: { anchor, timeZone }, region, nowBefore, contract: facts }) => {
+          const built = { ...facts.build(anchor), paymentNetwork: 'mastercard' as const };
+          const now = anchor - nowBefore;
+          for (const loaded of [shipped, withoutMastercard]) {
+            const result = planFor({ anchor, timeZone, region, now, contract: built, config: withQuietHours(loaded.config, null), ruleSet: loaded.ruleSet });
+            const all = [...result.planned, ...result.unplanned];
+            for (const notice of all) expect(notice.ruleSetVersion).toBe(loaded.ruleSet.version);
+            if (loaded === withoutMastercard) {
+              expect(all.map((notice) => notice.noticeType)).not.toContain('billing_reminder');
+              expect(all.flatMap((notice) => notice.ruleIds).filter((ref) => ref.startsWith('mastercard/'))).toEqual([]);
+            }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+function withRules(rules: unknown[]): ReturnType<typeof loadNoticeConfig> {
+  const json = JSON.parse(readFileSync('config/notice-ledger.json', 'utf8')) as Record<string, unknown>;
+  return parseNoticeConfig({ ...json, rules }, 'operator.json');
+}

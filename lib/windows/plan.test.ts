@@ -125,7 +125,7 @@ describe('California', () => {
       earliest: '2027-02-03T08:00:00.000Z',
       latest: '2027-03-05T07:30:00.000Z',
       dueAt: '2027-02-03T08:00:00.000Z',
-      ruleIds: ['US-CA/arl-annual@1'],
+      ruleIds: ['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1'],
     });
   });
 
@@ -150,9 +150,28 @@ describe('California', () => {
     });
     const late = plan({ ...base, now: '2027-11-06T07:00:00.000Z' });
     expect(late.unplanned).toContainEqual(
-      expect.objectContaining({ noticeType: 'auto_renewal_notice', category: 'required', reason: 'window_passed', ruleIds: ['US-CA/arl-annual@1'] }),
+      expect.objectContaining({
+        noticeType: 'auto_renewal_notice',
+        category: 'required',
+        reason: 'window_passed',
+        ruleIds: ['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1'],
+      }),
     );
     expect(late.planned.map((notice) => notice.noticeType)).not.toContain('auto_renewal_notice');
+  });
+
+  it('annual reminder (§17602(h)): it rides on the renewal notice, and alone it may go any time in the year before the charge', () => {
+    const base = { region: 'US-CA', timeZone: 'America/Los_Angeles', anchorAt: '2027-03-20T07:30:00Z', contract: { termMonths: 12 } };
+    const both = planned(plan({ ...base, now: '2026-01-01T00:00:00Z' }), 'auto_renewal_notice');
+    expect(both.notice.requirements).toEqual(expect.arrayContaining(['how_to_cancel', 'renewal_terms', 'product_or_service', 'charge_frequency_and_amount']));
+    // Without the 15–45-day rule: from 00:30 PDT on 20 March 2026 (DST began on 8 March) to the charge.
+    const alone = plan({ ...base, now: '2026-01-01T00:00:00Z', loaded: withChanges((json) => (json.rules = [{ id: 'US-CA/arl-annual', enabled: false }])) });
+    expect(planned(alone, 'auto_renewal_notice')).toMatchObject({
+      earliest: '2026-03-20T07:30:00.000Z',
+      latest: '2027-03-20T07:30:00.000Z',
+      dueAt: '2026-03-20T07:30:00.000Z',
+      ruleIds: ['US-CA/ab2863-annual-reminder@1'],
+    });
   });
 
   it('an 11-month term calls for no auto-renewal notice', () => {
@@ -382,6 +401,69 @@ describe('Visa, India, and zones far from UTC', () => {
   });
 });
 
+describe('Mastercard AN 4934', () => {
+  it('billed less often than every six months: 3–7 days before each charge, in a notice of its own', () => {
+    // 10:00 CEST on 10 April: both exact readings win (3 Apr and 7 Apr 08:00Z).
+    const base = { region: 'DE', timeZone: 'Europe/Berlin', anchorAt: '2027-04-10T08:00:00Z', now: '2027-03-01T00:00:00Z' };
+    expect(planned(plan({ ...base, contract: { termMonths: 12, paymentNetwork: 'mastercard' } }), 'billing_reminder')).toMatchObject({
+      earliest: '2027-04-03T08:00:00.000Z',
+      latest: '2027-04-07T08:00:00.000Z',
+      dueAt: '2027-04-03T08:00:00.000Z',
+      ruleIds: ['mastercard/an4934-subscription-billing@1'],
+    });
+    // The interval is the billing's when given, else the term's; six months is not "less often than every six".
+    const reminded = (contract: Contract) =>
+      typesOf(plan({ ...base, contract: { paymentNetwork: 'mastercard', ...contract } })).planned.includes('billing_reminder');
+    expect(reminded({ termMonths: 12, billingIntervalMonths: 1 })).toBe(false);
+    expect(reminded({ termMonths: 1, billingIntervalMonths: 7 })).toBe(true);
+    expect(reminded({ termMonths: 6 })).toBe(false);
+    expect(reminded({ termMonths: 7 })).toBe(true);
+    expect(reminded({ termMonths: 12, paymentNetwork: 'visa' })).toBe(false);
+    expect(reminded({})).toBe(false);
+  });
+
+  it('across the November fall back in Los Angeles: the calendar reading sets the floor', () => {
+    // Charge 23:30 PST on 9 November. Floor: exact 7 Nov 07:30Z is 23:30 PST on the 7th, a day late
+    // by the calendar; the end of 6 November PDT (06:59:59.999Z on the 7th) wins. Ceiling: exact
+    // 3 Nov 07:30Z is 00:30 PDT on 3 November, after the start of 2 November.
+    const result = plan({
+      region: 'US-CA',
+      timeZone: 'America/Los_Angeles',
+      anchorAt: '2027-11-10T07:30:00Z',
+      now: '2027-10-01T00:00:00Z',
+      contract: { termMonths: 12, paymentNetwork: 'mastercard' },
+    });
+    expect(planned(result, 'billing_reminder')).toMatchObject({ earliest: '2027-11-03T07:30:00.000Z', latest: '2027-11-07T06:59:59.999Z' });
+    // California's renewal notice 15–45 days out is its own notice, not a conflict.
+    expect(planned(result, 'auto_renewal_notice').ruleIds).toEqual(['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1']);
+    expect(result.unplanned).toEqual([]);
+  });
+
+  it('a trial longer than 7 days: 3–7 days before it ends; with California’s trial rule, 3–7 days', () => {
+    const texas = { region: 'US-TX', timeZone: 'UTC', anchorAt: '2027-01-20T12:00:00Z', now: '2027-01-01T00:00:00Z' };
+    expect(planned(plan({ ...texas, contract: { trialDays: 8, paymentNetwork: 'mastercard' } }), 'trial_conversion_notice')).toMatchObject({
+      earliest: '2027-01-13T12:00:00.000Z',
+      latest: '2027-01-17T12:00:00.000Z',
+      ruleIds: ['mastercard/an4934-trial@1'],
+    });
+    expect(typesOf(plan({ ...texas, contract: { trialDays: 7, paymentNetwork: 'mastercard' } })).planned).not.toContain('trial_conversion_notice');
+    expect(typesOf(plan({ ...texas, contract: { promoDays: 8, paymentNetwork: 'mastercard' } })).planned).toContain('trial_conversion_notice');
+    // 10:00 PDT on 30 June, the trial's end: California 9–27 June 17:00Z, Mastercard 23–27 June.
+    const california = plan({
+      region: 'US-CA',
+      timeZone: 'America/Los_Angeles',
+      anchorAt: '2027-06-30T17:00:00Z',
+      now: '2027-05-01T00:00:00Z',
+      contract: { trialDays: 31, paymentNetwork: 'mastercard' },
+    });
+    expect(planned(california, 'trial_conversion_notice')).toMatchObject({
+      earliest: '2027-06-23T17:00:00.000Z',
+      latest: '2027-06-27T17:00:00.000Z',
+      ruleIds: ['US-CA/arl-trial-promo@1', 'mastercard/an4934-trial@1'],
+    });
+  });
+});
+
 describe('quiet hours', () => {
   const quiet = withChanges((json) => {
     json.quietHours = '21:00-08:00';
@@ -445,7 +527,7 @@ describe('rules that cannot be met together', () => {
         noticeType: 'auto_renewal_notice',
         category: 'required',
         reason: 'rules_conflict',
-        ruleIds: ['US-CA/arl-annual@1', 'US-CA/house-rule@1'],
+        ruleIds: ['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1', 'US-CA/house-rule@1'],
       }),
     ]);
     expect(result.unplanned[0]?.ruleSetVersion).not.toBe(shipped.ruleSet.version);
@@ -464,7 +546,11 @@ describe('rules that cannot be met together', () => {
       contract: { termMonths: 12 },
     });
     expect(result.unplanned).toEqual([
-      expect.objectContaining({ noticeType: 'auto_renewal_notice', reason: 'outside_merchant_window', ruleIds: ['US-CA/arl-annual@1'] }),
+      expect.objectContaining({
+        noticeType: 'auto_renewal_notice',
+        reason: 'outside_merchant_window',
+        ruleIds: ['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1'],
+      }),
     ]);
   });
 });

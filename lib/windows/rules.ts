@@ -11,6 +11,12 @@ import { z } from 'zod';
 export const contractSchema = z.strictObject({
   /** Length of the (initial) term in months: 1 for monthly, 12 for annual. */
   termMonths: z.number().int().min(0).max(1200).optional(),
+  /**
+   * How often the recurring charge is made, in months (1 monthly, 12 yearly), when it differs from
+   * the term (an annual term billed monthly). Rules read `termMonths` when it is absent: a plan
+   * billed once per term (see `contractNumber`).
+   */
+  billingIntervalMonths: z.number().int().min(1).max(1200).optional(),
   /** Free trial length in days, when this charge is the first after a trial. */
   trialDays: z.number().int().min(0).max(3650).optional(),
   /** Promotional (discounted) price period in days, when this charge ends one. */
@@ -25,13 +31,17 @@ export const contractSchema = z.strictObject({
 });
 export type Contract = z.infer<typeof contractSchema>;
 
-const numericField = z.enum(['termMonths', 'trialDays', 'promoDays']);
+const numericField = z.enum(['termMonths', 'billingIntervalMonths', 'trialDays', 'promoDays']);
+type NumericField = z.infer<typeof numericField>;
 
 /** One condition over the contract. A condition on a field the contract lacks is false. */
 export const conditionSchema = z.discriminatedUnion('op', [
   z.strictObject({ field: numericField, op: z.enum(['gte', 'gt', 'lte', 'lt', 'eq']), value: z.number() }),
   z.strictObject({ field: z.literal('paymentNetwork'), op: z.literal('in'), value: z.array(z.string()).min(1) }),
-  z.strictObject({ field: z.enum(['priceChange', 'termMonths', 'trialDays', 'promoDays', 'paymentNetwork']), op: z.literal('present') }),
+  z.strictObject({
+    field: z.enum(['priceChange', 'termMonths', 'billingIntervalMonths', 'trialDays', 'promoDays', 'paymentNetwork']),
+    op: z.literal('present'),
+  }),
 ]);
 export type Condition = z.infer<typeof conditionSchema>;
 
@@ -59,7 +69,12 @@ export const ruleWindowSchema = z
   .refine((window) => window.min === undefined || window.max === undefined || window.min <= window.max, { message: 'min must not exceed max', path: ['min'] });
 export type RuleWindow = z.infer<typeof ruleWindowSchema>;
 
-export const obligations = ['auto_renewal_notice', 'trial_conversion_notice', 'price_change_notice', 'pre_debit_notice'] as const;
+/**
+ * What a required notice is for. `billing_reminder` is a card network's reminder before a recurring
+ * charge (Mastercard AN 4934), a notice of its own: its 3–7 days cannot share a message with a
+ * state's renewal notice 15–45 days out.
+ */
+export const obligations = ['auto_renewal_notice', 'trial_conversion_notice', 'price_change_notice', 'pre_debit_notice', 'billing_reminder'] as const;
 export type Obligation = (typeof obligations)[number];
 
 /** ISO 3166-1 alpha-2 (`FR`), ISO 3166-2 (`US-CA`), or `*` for a card-network rule that applies everywhere. */
@@ -86,10 +101,18 @@ export const ruleSchema = z.strictObject({
 });
 export type Rule = z.infer<typeof ruleSchema>;
 
+/** A numeric fact; the billing interval is the term's when the producer does not send one. */
+function contractNumber(field: NumericField, contract: Contract): number | undefined {
+  return field === 'billingIntervalMonths' ? (contract.billingIntervalMonths ?? contract.termMonths) : contract[field];
+}
+
 function holds(condition: Condition, contract: Contract): boolean {
-  if (condition.op === 'present') return contract[condition.field] !== undefined;
+  if (condition.op === 'present') {
+    const { field } = condition;
+    return (field === 'billingIntervalMonths' ? contractNumber(field, contract) : contract[field]) !== undefined;
+  }
   if (condition.op === 'in') return contract.paymentNetwork !== undefined && condition.value.includes(contract.paymentNetwork);
-  const actual = contract[condition.field];
+  const actual = contractNumber(condition.field, contract);
   if (actual === undefined) return false;
   switch (condition.op) {
     case 'gte':

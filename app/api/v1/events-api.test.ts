@@ -92,7 +92,7 @@ describe('POST /api/v1/events', () => {
     expect(result.json.created).toBe(true);
     expect(plannedOf(result.json).map((entry) => entry.noticeType)).toEqual(['renewal_notice_t72', 'renewal_notice_t24', 'auto_renewal_notice']);
     const arl = notice(result.json, 'auto_renewal_notice');
-    expect(arl).toMatchObject({ category: 'required', ruleIds: ['US-CA/arl-annual@1'] });
+    expect(arl).toMatchObject({ category: 'required', ruleIds: ['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1'] });
     const job = await t.pool.query(
       `select state, window_earliest, deadline_at, due_at, category, region, rule_ids, rule_set_version, event_id, subject_id, recipient_email from reminder_jobs where id = $1`,
       [arl?.jobId],
@@ -101,7 +101,7 @@ describe('POST /api/v1/events', () => {
       state: 'pending',
       category: 'required',
       region: 'US-CA',
-      rule_ids: ['US-CA/arl-annual@1'],
+      rule_ids: ['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1'],
       rule_set_version: result.json.ruleSetVersion,
       event_id: result.json.eventId,
       subject_id: (body.identity as Json).subscription_id,
@@ -209,7 +209,7 @@ describe('each rule family at its boundaries, through the API', () => {
     const result = await call(eventsRoute, renewal({ anchorAt: anchor }));
     expect(result.status).toBe(201);
     expect(unplannedOf(result.json)).toEqual([
-      { noticeType: 'auto_renewal_notice', category: 'required', reason: 'window_passed', ruleIds: ['US-CA/arl-annual@1'] },
+      { noticeType: 'auto_renewal_notice', category: 'required', reason: 'window_passed', ruleIds: ['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1'] },
     ]);
     const gap = await t.pool.query(`select category, reason, region, resolved_at from unplanned_notices where event_id = $1`, [result.json.eventId]);
     expect(gap.rows).toEqual([{ category: 'required', reason: 'window_passed', region: 'US-CA', resolved_at: null }]);
@@ -248,7 +248,7 @@ describe('each rule family at its boundaries, through the API', () => {
     expect(arl?.window.earliest).toBe(new Date(at('03-01T11:00:00Z')).toISOString());
   });
 
-  it('Visa trial: at least 7 days before the first charge; no Visa, no notice', async () => {
+  it('Visa trial: at least 7 days before the first charge; Mastercard: 3–7 days before the trial ends; neither, no notice', async () => {
     const anchor = at('04-10T08:00:00Z');
     const visa = await call(
       eventsRoute,
@@ -268,7 +268,21 @@ describe('each rule family at its boundaries, through the API', () => {
         { region: 'DE', timeZone: 'Europe/Berlin', locale: 'de-DE' },
       ),
     );
-    expect(notice(mastercard.json, 'trial_conversion_notice')).toBeUndefined();
+    const mastercardTrial = notice(mastercard.json, 'trial_conversion_notice');
+    expect(mastercardTrial?.ruleIds).toEqual(['mastercard/an4934-trial@1']);
+    // 10:00 CEST: both exact readings win, 7 and 3 days before the trial's end (the charge).
+    expect(mastercardTrial?.window).toMatchObject({
+      earliest: new Date(ms(anchor) - 7 * DAY).toISOString(),
+      latest: new Date(ms(anchor) - 3 * DAY).toISOString(),
+    });
+    const other = await call(
+      eventsRoute,
+      renewal(
+        { anchorAt: anchor, contract: { termMonths: 1, trialDays: 14, paymentNetwork: 'amex' } },
+        { region: 'DE', timeZone: 'Europe/Berlin', locale: 'de-DE' },
+      ),
+    );
+    expect(notice(other.json, 'trial_conversion_notice')).toBeUndefined();
   });
 
   it('India pre-debit: at least 24 hours before each debit', async () => {
@@ -409,9 +423,9 @@ describe('POST /api/v1/reminders with anchorAt', () => {
     const result = await call(scheduleRoute, reminder());
     expect(result.status, JSON.stringify(result.json)).toBe(201);
     expect(result.json.deadlineAt).toBe(latest);
-    expect(result.json.window).toMatchObject({ latest, ruleIds: ['US-CA/arl-annual@1'] });
+    expect(result.json.window).toMatchObject({ latest, ruleIds: ['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1'] });
     const job = await t.pool.query(`select category, region, rule_ids from reminder_jobs where id = $1`, [result.json.id]);
-    expect(job.rows[0]).toEqual({ category: 'required', region: 'US-CA', rule_ids: ['US-CA/arl-annual@1'] });
+    expect(job.rows[0]).toEqual({ category: 'required', region: 'US-CA', rule_ids: ['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1'] });
   });
 
   it('accepts dueAt at latest and refuses one millisecond later (422 naming the rule), writing nothing', async () => {
@@ -429,7 +443,11 @@ describe('POST /api/v1/reminders with anchorAt', () => {
     expect((await call(scheduleRoute, reminder({ dueAt: earliest }))).status).toBe(201);
     const before = new Date(ms(earliest) - 1000).toISOString().replace(/\.000Z$/, 'Z');
     const json = await expectRefusedWithoutWrites(scheduleRoute, reminder({ dueAt: before }), 422);
-    expect(json.details).toMatchObject({ fields: ['dueAt'], ruleIds: ['US-CA/arl-annual@1'], window: { earliest: new Date(earliest).toISOString() } });
+    expect(json.details).toMatchObject({
+      fields: ['dueAt'],
+      ruleIds: ['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1'],
+      window: { earliest: new Date(earliest).toISOString() },
+    });
   });
 
   it('accepts a dueAt already past while the window is open (sent at once)', async () => {

@@ -216,7 +216,7 @@ describe('the notice type filter is the configured list', () => {
     expect(response.status).toBe(400);
     const body = (await response.json()) as { error: { message: string } };
     expect(body.error.message).toContain(
-      'Invalid option: expected one of "renewal_notice_t72"|"renewal_notice_t24"|"payment_recovery"|"auto_renewal_notice"|"trial_conversion_notice"|"price_change_notice"|"pre_debit_notice"',
+      'Invalid option: expected one of "renewal_notice_t72"|"renewal_notice_t24"|"payment_recovery"|"auto_renewal_notice"|"trial_conversion_notice"|"price_change_notice"|"pre_debit_notice"|"billing_reminder"',
     );
     expect(await snapshot()).toBe(before);
   });
