@@ -8,7 +8,7 @@ import { defineQueueContract } from '@/testing/queue/contract';
 import { createQueue } from './index';
 import { createRabbitQueue, type RabbitQueue } from './rabbitmq';
 import { createTestAdapter } from '@/testing/queue/adapters';
-import { deleteRabbitQueue } from '@/testing/queue/rabbitmq';
+import { breakableRabbitConnect, deleteRabbitQueue } from '@/testing/queue/rabbitmq';
 
 // Unset: the suite shows as skipped, with the reason in its name (the tests are still collected,
 // so the empty URL below is never dialled: only hooks and tests connect).
@@ -27,10 +27,11 @@ describe.skipIf(!amqpUrl)('RabbitMQ (needs AMQP_URL, e.g. amqp://guest:guest@127
     let t: TestDatabase;
     let queue: RabbitQueue;
     const queueName = `rabbit-specific-${randomBytes(4).toString('hex')}`;
+    const breakable = breakableRabbitConnect();
 
     beforeAll(async () => {
       t = await createTestDatabase();
-      queue = createRabbitQueue({ url: amqpUrl, queueName, visibilityTimeoutMs: 5_000 });
+      queue = createRabbitQueue({ url: amqpUrl, queueName, visibilityTimeoutMs: 5_000, connect: breakable.connect });
       await queue.start();
     });
 
@@ -61,14 +62,14 @@ describe.skipIf(!amqpUrl)('RabbitMQ (needs AMQP_URL, e.g. amqp://guest:guest@127
       const before = randomUUID();
       await queue.publish({ jobId: before });
       await vi.waitFor(() => expect(seen).toContain(before), { timeout: 10_000, interval: 50 });
-      await queue.dropConnectionForTests();
+      breakable.dropConnection();
       const after = randomUUID();
       // publish waits for the recovered connection rather than failing.
       await queue.publish({ jobId: after });
       await vi.waitFor(() => expect(seen).toContain(after), { timeout: 15_000, interval: 50 });
 
       // A channel error leaves the connection up: the consumer channel is reopened on it.
-      await queue.breakConsumeChannelForTests();
+      breakable.breakConsumeChannel();
       const afterChannelError = randomUUID();
       await vi.waitFor(
         async () => {

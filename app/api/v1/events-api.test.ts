@@ -365,7 +365,7 @@ describe('correction policy never', () => {
     const t24 = shipped.noticeTypes.renewal_notice_t24;
     if (t24) t24.correction = 'never';
     const notices = parseNoticeConfig(shipped, 'test-never.json');
-    const publisher = { publishInTransaction: async () => null };
+    const publisher = { publishInTransaction: async () => null, horizonMs: 0 };
     const body = eventRequest.parse(renewal());
     const post = (request: typeof body) =>
       receiveEvent({ db: t.db, publisher, request, actor: 'test', now: new Date(), secret: 's'.repeat(32), maxDelayMs: 400 * DAY, notices });
