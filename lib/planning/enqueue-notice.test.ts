@@ -34,7 +34,10 @@ function notice(dueAt: Date): Notice {
 }
 
 async function wakeupsOf(jobId: string): Promise<Date[]> {
-  const { rows } = await t.pool.query<{ start_after: Date }>(`select start_after from pgboss.job where name = $1 and data->>'jobId' = $2`, [queue.queueName, jobId]);
+  const { rows } = await t.pool.query<{ start_after: Date }>(`select start_after from pgboss.job where name = $1 and data->>'jobId' = $2`, [
+    queue.queueName,
+    jobId,
+  ]);
   return rows.map((row) => row.start_after);
 }
 
@@ -68,9 +71,10 @@ describe("enqueueNotice's publish decision (the hot-queue horizon)", () => {
     const { job, created, published } = await t.db.transaction((tx) => enqueueNotice(tx, notice(dueAt), queue, { now }));
     expect({ created, published }).toEqual({ created: true, published: false });
     expect(await wakeupsOf(job.id)).toEqual([]);
-    const row = await t.pool.query<{ wakeup_published_at: Date | null; next_attempt_at: Date }>('select wakeup_published_at, next_attempt_at from reminder_jobs where id = $1', [
-      job.id,
-    ]);
+    const row = await t.pool.query<{ wakeup_published_at: Date | null; next_attempt_at: Date }>(
+      'select wakeup_published_at, next_attempt_at from reminder_jobs where id = $1',
+      [job.id],
+    );
     expect(row.rows[0]).toEqual({ wakeup_published_at: null, next_attempt_at: dueAt });
   });
 
