@@ -360,7 +360,7 @@ describe.skipIf(!amqpUrl)('RabbitMQ delivery limit and dead letters (needs AMQP_
     await queue.publish({ jobId: control });
     await vi.waitFor(() => expect(poison.healthy.map((d) => d.wakeup.jobId)).toContain(control), { timeout: 10_000, interval: 50 });
 
-    // The documented upgrade (README, "RabbitMQ: delivery limit and dead letters").
+    // The documented upgrade (README, "Queues: the horizon and dead letters").
     const policy = `${queueName}-limits`;
     await rabbitmqctl([
       'set_policy',

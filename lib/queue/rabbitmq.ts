@@ -57,8 +57,8 @@ const DEAD_LETTER_TTL_MS = 7 * 86_400_000;
  * delivery that kills its worker or outlives the visibility window every time stops looping and
  * lands where it can be counted. RabbitMQ 4 would otherwise drop it at its default limit of 20,
  * and 3.x would loop on it forever. RabbitMQ refuses to redeclare a queue with other arguments
- * (PRECONDITION_FAILED), so an existing queue is used as it is: README, "RabbitMQ: delivery limit
- * and dead letters", gives the policy that upgrades one declared by an earlier version.
+ * (PRECONDITION_FAILED), so an existing queue is used as it is: README, "Queues: the horizon and
+ * dead letters", gives the policy that upgrades one declared by an earlier version.
  */
 export function wakeupQueueArguments({ deadLetterName, deliveryLimit }: { deadLetterName: string; deliveryLimit: number }): Record<string, unknown> {
   return { 'x-queue-type': 'quorum', 'x-delivery-limit': deliveryLimit, 'x-dead-letter-exchange': deadLetterName };
