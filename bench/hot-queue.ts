@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
 import { createDb, type Db } from '@/db/client';
-import { enqueueNotice, type Notice } from '@/lib/planning/enqueue-notice';
+import { enqueueNotice } from '@/lib/planning/enqueue-notice';
 import { dispatchDueOnce } from '@/lib/queue/dispatcher';
 import { DEFAULT_QUEUE_HORIZON_MS } from '@/lib/queue/horizon';
 import { createPgBossQueue, type PgBossQueue } from '@/lib/queue/pgboss';
 import { provisionDatabase } from '@/testing/database';
+import { noticeDueAt } from '@/testing/queue/jobs';
 import { printTable } from './support';
 
 /**
@@ -34,30 +35,6 @@ const DAY = 86_400_000;
 const BATCH = 500;
 const PARALLEL = 8;
 
-function notice(dueAt: Date): Notice {
-  const key = randomBytes(32).toString('hex');
-  return {
-    key,
-    type: 'renewal_notice_t72',
-    identity: { subscription_id: `sub_${key.slice(0, 16)}`, period_start: '2027-01-01' },
-    revision: 0,
-    subjectId: `sub_${key.slice(0, 16)}`,
-    customerId: null,
-    recipient: { email: `r${key.slice(0, 10)}@example.test`, phone: null, timeZone: 'UTC', locale: null },
-    channel: 'email',
-    category: 'courtesy',
-    anchorAt: null,
-    dueAt,
-    deadlineAt: new Date(dueAt.getTime() + DAY),
-    evidenceRef: null,
-    source: 'bench',
-    batchId: null,
-    payload: {},
-    window: null,
-    eventId: null,
-  };
-}
-
 /** Schedules `count` notices due at `dueAt()`, BATCH per transaction, PARALLEL transactions at once; returns jobs/s. */
 async function schedule(
   db: Db,
@@ -72,7 +49,7 @@ async function schedule(
       const size = Math.min(BATCH, count - next);
       next += size;
       await db.transaction(async (tx) => {
-        for (let i = 0; i < size; i += 1) await enqueueNotice(tx, notice(dueAt()), publisher, { now: new Date() });
+        for (let i = 0; i < size; i += 1) await enqueueNotice(tx, noticeDueAt(dueAt()), publisher, { now: new Date() });
       });
     }
   };

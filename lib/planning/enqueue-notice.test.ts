@@ -2,36 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { createPgBossQueue, type PgBossQueue } from '@/lib/queue/pgboss';
-import { enqueueNotice, type Notice } from './enqueue-notice';
+import { noticeDueAt as notice } from '@/testing/queue/jobs';
+import { enqueueNotice } from './enqueue-notice';
 
 const MINUTE = 60_000;
 let t: TestDatabase;
 let queue: PgBossQueue;
 const now = new Date();
-
-function notice(dueAt: Date): Notice {
-  const key = randomBytes(32).toString('hex');
-  return {
-    key,
-    type: 'payment_recovery',
-    identity: { account_id: 'acct', reconciliation_id: 'rec', exception_id: key.slice(0, 12) },
-    revision: 0,
-    subjectId: 'acct',
-    customerId: null,
-    recipient: { email: 'billing@example.com', phone: null, timeZone: null, locale: null },
-    channel: 'email',
-    category: 'courtesy',
-    anchorAt: null,
-    dueAt,
-    deadlineAt: new Date(dueAt.getTime() + 86_400_000),
-    evidenceRef: null,
-    source: 'enqueue-test',
-    batchId: null,
-    payload: {},
-    window: null,
-    eventId: null,
-  };
-}
 
 async function wakeupsOf(jobId: string): Promise<Date[]> {
   const { rows } = await t.pool.query<{ start_after: Date }>(`select start_after from pgboss.job where name = $1 and data->>'jobId' = $2`, [

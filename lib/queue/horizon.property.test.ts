@@ -4,8 +4,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reminderJobs } from '@/db/schema';
 import { sweepOnce } from '@/lib/jobs/sweeper';
-import { enqueueNotice, type Notice } from '@/lib/planning/enqueue-notice';
+import { enqueueNotice } from '@/lib/planning/enqueue-notice';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
+import { noticeDueAt } from '@/testing/queue/jobs';
 import { dispatchDueOnce } from './dispatcher';
 import { isWithinHorizon } from './horizon';
 import { createPgBossQueue, type PgBossQueue } from './pgboss';
@@ -84,29 +85,7 @@ afterAll(async () => {
   await t.drop();
 });
 
-function notice(dueAt: Date): Notice {
-  const key = randomBytes(32).toString('hex');
-  return {
-    key,
-    type: 'payment_recovery',
-    identity: { account_id: 'acct', reconciliation_id: 'rec', exception_id: key.slice(0, 12) },
-    revision: 0,
-    subjectId: 'acct',
-    customerId: null,
-    recipient: { email: 'billing@example.com', phone: null, timeZone: 'UTC', locale: null },
-    channel: 'email',
-    category: 'courtesy',
-    anchorAt: null,
-    dueAt,
-    deadlineAt: new Date(dueAt.getTime() + 60 * 24 * HOUR),
-    evidenceRef: null,
-    source: 'horizon-property',
-    batchId: null,
-    payload: {},
-    window: null,
-    eventId: null,
-  };
-}
+const notice = (dueAt: Date) => noticeDueAt(dueAt, { deadlineAt: new Date(dueAt.getTime() + 60 * 24 * HOUR) });
 
 type LiveWakeup = { id: string; jobId: string; startAfter: Date };
 

@@ -8,13 +8,13 @@ import { freePort } from '@/db/embedded';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { defineQueueContract } from '@/testing/queue/contract';
 import { createQueue } from './index';
-import { insertJobUnlessExists } from '@/db/queries/scheduling';
 import { sweepOnce } from '@/lib/jobs/sweeper';
 import { createLogger } from '@/lib/log';
 import { startMetricsServer } from '@/worker/metrics-server';
 import { createRabbitQueue, wakeupQueueArguments, type RabbitQueue } from './rabbitmq';
 import type { Delivery, WakeupHandler } from './types';
 import { createTestAdapter } from '@/testing/queue/adapters';
+import { makeQueueJob } from '@/testing/queue/jobs';
 import { breakableRabbitConnect, deleteRabbitQueue } from '@/testing/queue/rabbitmq';
 
 // Unset: the suite shows as skipped, with the reason in its name (the tests are still collected,
@@ -180,28 +180,10 @@ describe("the console's RabbitMQ publisher (createQueue, role publisher)", () =>
   });
 });
 
-async function pendingDueJob(t: TestDatabase): Promise<string> {
-  const key = randomBytes(32).toString('hex');
+/** Due 20 s ago, woken 10 s ago: the wake-up the test publishes. */
+function pendingDueJob(t: TestDatabase): Promise<string> {
   const now = Date.now();
-  const { job } = await insertJobUnlessExists(t.db, {
-    noticeKey: key,
-    noticeType: 'payment_recovery',
-    identity: { account_id: 'acct_1', reconciliation_id: 'rec_1', exception_id: key.slice(0, 12) },
-    revision: 0,
-    subjectId: 'acct_1',
-    customerId: null,
-    recipientEmail: 'billing@example.com',
-    recipientTimeZone: 'UTC',
-    // Due 20 s ago, woken 10 s ago: the wake-up published below.
-    dueAt: new Date(now - 20_000),
-    deadlineAt: new Date(now + 86_400_000),
-    evidenceRef: null,
-    source: 'poison-test',
-    batchId: null,
-    payload: {},
-    wakeupPublishedAt: new Date(now - 10_000),
-  });
-  return job.id;
+  return makeQueueJob(t, { nextAttemptAt: new Date(now - 20_000), wakeupPublishedAt: new Date(now - 10_000) });
 }
 
 /** A handler that fails one job's delivery every time, the way a crash would: it never finishes inside the window. */
