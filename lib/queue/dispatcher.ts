@@ -34,11 +34,13 @@ export async function dispatchDueOnce({
 }): Promise<number> {
   const { taken, published } = await db.transaction(async (tx) => {
     const targets = await takeDueUndispatched(tx, { now, until: horizonEnd({ now, horizonMs }), limit });
-    // A row never woken (new, beyond the horizon at scheduling) has nothing in the queue; one
-    // woken before (deferred) may still have the wake-up its delivery published.
+    // A row never woken that comes within the horizon before it is due (scheduled beyond it: the
+    // bulk) has nothing in the queue, and pg-boss is not asked. One woken before (deferred) may
+    // still hold the wake-up its delivery published, and one already due but never marked (a
+    // released claim, a job whose wake-up was published without marking it) may hold one too.
     const wakeups = targets.map((target) => ({
       wakeup: wakeupFor(target),
-      mayBeLive: target.woken,
+      mayBeLive: target.woken || target.nextAttemptAt <= now,
       ...(target.nextAttemptAt > now ? { at: target.nextAttemptAt } : {}),
     }));
     return { taken: targets.length, published: await publishUnlessLive({ queue, tx, targets: wakeups }) };
