@@ -104,10 +104,12 @@ function spawnFrom(root: string, env: Record<string, string>) {
 
 async function insertDueJobs(pool: pg.Pool, tag: string, count: number): Promise<string[]> {
   const result = await pool.query<{ id: string }>(
-    `insert into reminder_jobs (notice_key, notice_type, identity, subject_id, recipient_email, due_at, deadline_at, state, next_attempt_at, source, payload, anchor_at)
+    // Marked woken (wakeup_published_at), as enqueueNotice marks a published job: a tree whose
+    // pg-boss worker runs the dispatcher leaves them to the wake-ups inserted below.
+    `insert into reminder_jobs (notice_key, notice_type, identity, subject_id, recipient_email, due_at, deadline_at, state, next_attempt_at, wakeup_published_at, source, payload, anchor_at)
      select md5($1 || i) || md5($1 || '-' || i), 'renewal_notice_t72', jsonb_build_object('subscription_id', $1 || i, 'period_start', '2026-12-01'),
        $1 || i, 'bench' || i || '@d' || (i % 200) || '.example', now() - interval '1 minute', now() + interval '2 days', 'pending',
-       now() - interval '1 minute', 'bench', '{"customer_name":"Ana Silva","plan_name":"Coffee Box","amount":"19.00","currency":"EUR"}', now() + interval '3 days'
+       now() - interval '1 minute', now(), 'bench', '{"customer_name":"Ana Silva","plan_name":"Coffee Box","amount":"19.00","currency":"EUR"}', now() + interval '3 days'
      from generate_series(1, $2::int) as i returning id`,
     [tag, count],
   );

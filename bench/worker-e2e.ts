@@ -16,8 +16,8 @@ import { percentile, printTable } from './support';
  * for duplicates, answers 250) → result commit → ack, in separate worker processes. Jobs are
  * inserted set-based and their wake-ups bulk-inserted into pg-boss before the clock starts.
  * With `queue: { amqpUrl }` the same run goes through the RabbitMQ adapter: the wake-ups are
- * published to a queue of the run's own before the clock starts (the job rows marked as
- * dispatched, as the dispatcher would), so PostgreSQL holds only the product's own rows.
+ * published to a queue of the run's own before the clock starts, so PostgreSQL holds only the
+ * product's own rows. Either way the job rows are marked woken, so no dispatcher adds its own.
  */
 
 export type BenchQueue = 'pgboss' | { amqpUrl: string };
@@ -37,14 +37,15 @@ export type WorkerRun = {
 
 const DOMAINS = 200;
 
-async function insertDueJobs(pool: pg.Pool, tag: string, count: number, { dispatched = false }: { dispatched?: boolean } = {}): Promise<string[]> {
+/** Due jobs marked woken (as enqueueNotice marks a published one): the workers' dispatcher leaves them to the wake-ups the bench publishes. */
+async function insertDueJobs(pool: pg.Pool, tag: string, count: number): Promise<string[]> {
   const result = await pool.query<{ id: string }>(
     `insert into reminder_jobs (notice_key, notice_type, identity, subject_id, recipient_email, due_at, deadline_at, state, next_attempt_at, wakeup_published_at, source, payload, anchor_at)
      select md5($1 || i) || md5($1 || '-' || i), 'renewal_notice_t72', jsonb_build_object('subscription_id', $1 || i, 'period_start', '2026-12-01'),
        $1 || i, 'bench' || i || '@d' || (i % ${DOMAINS}) || '.example', now() - interval '1 minute', now() + interval '2 days', 'pending',
-       now() - interval '1 minute', case when $3::boolean then now() end, 'bench', '{"customer_name":"Ana Silva","plan_name":"Coffee Box","amount":"19.00","currency":"EUR"}', now() + interval '3 days'
+       now() - interval '1 minute', now(), 'bench', '{"customer_name":"Ana Silva","plan_name":"Coffee Box","amount":"19.00","currency":"EUR"}', now() + interval '3 days'
      from generate_series(1, $2::int) as i returning id`,
-    [tag, count, dispatched],
+    [tag, count],
   );
   return result.rows.map((row) => row.id);
 }
@@ -86,7 +87,7 @@ export async function measureWorker(
   try {
     await publisher.start();
     const tag = `b${String(Date.now())}_`;
-    const ids = await insertDueJobs(pool, tag, notices, { dispatched: rabbit !== null });
+    const ids = await insertDueJobs(pool, tag, notices);
     if (publisher.name === 'pgboss') {
       for (let offset = 0; offset < ids.length; offset += 5_000) {
         await publisher.boss.insert(

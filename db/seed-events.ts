@@ -89,8 +89,8 @@ export async function seedDemoEvents(
 ): Promise<DemoEventsSummary> {
   const seen = await db.execute<{ n: number }>(sql`select count(*)::int as n from business_events where source = ${SOURCE}`);
   if ((seen.rows[0]?.n ?? 0) > 0) return { events: 0, planned: 0, gaps: 0, missed: 0 };
-  // The worker's sweeper publishes a wake-up for every due job with none recorded (as with RabbitMQ).
-  const publisher = { publishInTransaction: async () => null };
+  // The worker's dispatcher publishes a wake-up for every due job with none recorded (as with RabbitMQ).
+  const publisher = { publishInTransaction: async () => null, horizonMs: 0 };
   const summary: DemoEventsSummary = { events: 0, planned: 0, gaps: 0, missed: 0 };
   for (const event of demoEvents) {
     const anchorAt = instantIn(now, event.anchorInDays);

@@ -139,6 +139,17 @@ export const envSchema = z.object({
    * and start together (claim-to-commit p99 at 1 × 32: 30–31 ms at 50 ms, 34–43 ms at 500 ms).
    */
   QUEUE_POLL_INTERVAL: timer('50ms').refine((ms) => ms >= 50, 'must be at least 50ms'),
+  /**
+   * The hot-queue horizon (lib/queue/horizon.ts): a wake-up enters the queue only once its job is
+   * due within this; the job row holds any longer delay and the dispatcher publishes it in time.
+   * RabbitMQ holds no delays and ignores it (its horizon is 0).
+   */
+  QUEUE_HORIZON: timer('15m'),
+  /**
+   * RabbitMQ: deliveries of one wake-up before the quorum queue dead-letters it (x-delivery-limit).
+   * Set explicitly, so RabbitMQ 3.x (no limit by default) and 4.x (20 by default) behave alike.
+   */
+  QUEUE_DELIVERY_LIMIT: int(20, 1, 1_000),
   RATE_LIMIT_PER_DOMAIN: int(50, 1, 100_000),
   QUIET_HOURS: quietHours,
   /** The operator's notice configuration: event types, notice types and jurisdiction rules (lib/windows). */

@@ -13,7 +13,7 @@ import { startMetricsServer } from '@/worker/metrics-server';
  * For tests of /metrics only: the queue's state shows in /readyz alone, which these tests do
  * not read (worker/probes.test.ts runs a real worker for that).
  */
-export const queueNotUnderTest: Pick<QueueAdapter, 'health'> = { health: async () => ({ ok: true }) };
+export const queueNotUnderTest: Pick<QueueAdapter, 'health' | 'deadLetteredCount'> = { health: async () => ({ ok: true }), deadLetteredCount: async () => 0 };
 
 export async function scrapeWorkerMetrics(db: Db): Promise<string> {
   const server = await startMetricsServer({

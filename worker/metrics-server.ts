@@ -8,7 +8,7 @@ import type { Logger } from '@/lib/log';
 import { refreshDeliveryGauges } from '@/lib/metrics/delivery-gap';
 import { refreshPendingDeadlineGauges } from '@/lib/metrics/oldest-pending';
 import { refreshWindowGauges } from '@/lib/metrics/windows';
-import { objectiveSeconds, quarantinedClaims, registry } from '@/lib/metrics/registry';
+import { deadLetteredWakeups, objectiveSeconds, quarantinedClaims, registry } from '@/lib/metrics/registry';
 import type { QueueAdapter } from '@/lib/queue/types';
 
 export type MetricsServer = { host: string; port: number; close: () => Promise<void> };
@@ -38,7 +38,8 @@ async function readiness({ db, queue }: { db: Db; queue: Pick<QueueAdapter, 'hea
  * GET /metrics in Prometheus text format, behind `Authorization: Bearer $WORKER_METRICS_TOKEN`
  * when that is set (checked before any gauge is read). The quarantine gauge (a partial-index count), the
  * oldest pending job against its deadline, the accepted-vs-delivered gauges, windows at risk and
- * open compliance gaps are read from the database at scrape time, so every worker
+ * open compliance gaps are read from the database at scrape time (the dead-lettered wake-ups from
+ * the queue), so every worker
  * reports the same, current figures as the console's /api/metrics.
  */
 export async function startMetricsServer({
@@ -56,7 +57,7 @@ export async function startMetricsServer({
   host: string;
   port: number;
   db: Db;
-  queue: Pick<QueueAdapter, 'health'>;
+  queue: Pick<QueueAdapter, 'health' | 'deadLetteredCount'>;
   quarantineAfterMs: number;
   /** WINDOW_AT_RISK_WITHIN (default 24 h). */
   windowAtRiskWithinMs?: number;
@@ -97,6 +98,7 @@ export async function startMetricsServer({
         refreshGauges({ gauges: 'delivery', logger, read: () => refreshDeliveryGauges(db) }),
         refreshGauges({ gauges: 'oldest pending', logger, read: () => refreshPendingDeadlineGauges(db) }),
         refreshGauges({ gauges: 'send windows', logger, read: () => refreshWindowGauges(db, { withinMs: windowAtRiskWithinMs, retryCeiling }) }),
+        refreshGauges({ gauges: 'dead letters', logger, read: async () => deadLetteredWakeups.set(await queue.deadLetteredCount()) }),
       ]);
       try {
         const body = await registry.metrics();

@@ -102,6 +102,12 @@ export async function listLiveWakeupJobIds(
   return new Set((rows as { jobId: string }[]).map((row) => row.jobId));
 }
 
+/** Wake-ups that ran out of retries (pg-boss keeps them until its retention deletes them): pg-boss's dead letters. */
+export async function countFailedWakeups(executor: PgBossExecutor, { schema, queueName }: { schema: string; queueName: string }): Promise<number> {
+  const { rows } = await executor.executeSql(`select count(*)::int as n from ${schema}.job where name = $1 and state = 'failed'`, [queueName]);
+  return (rows as { n: number }[])[0]?.n ?? 0;
+}
+
 /**
  * Queues must exist in pg-boss 10 before send/fetch. Creating one is DDL (a partition with
  * foreign keys to pgboss.queue), and two processes creating the same new queue at once

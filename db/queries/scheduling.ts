@@ -111,24 +111,30 @@ export async function takeStaleWakeups(db: DbOrTx, { now, staleBefore, limit }: 
   return result.rows.map((row) => ({ id: row.id, batchId: row.batch_id }));
 }
 
+/** `woken`: the row had a wake-up recorded before (for an earlier due time), which the queue may still hold. */
+export type DueTarget = WakeupTarget & { nextAttemptAt: Date; woken: boolean };
+
 /**
- * For brokers without durable delays (RabbitMQ): pending jobs that are due now and have not
- * been woken since they became due.
+ * Pending jobs due by `until` (now + the queue's horizon; now itself for a broker without
+ * delays) that have no wake-up recorded for their current next_attempt_at. Marks each woken at
+ * the later of `now` and its due time (the instant its wake-up becomes deliverable, which is
+ * what the sweeper's grace counts from) and returns them; `skip locked` as for the sweeper.
  */
-export async function takeDueUndispatched(db: DbOrTx, { now, limit }: { now: Date; limit: number }): Promise<WakeupTarget[]> {
-  const result = await db.execute<{ id: string; batch_id: string | null }>(sql`
-    update reminder_jobs set wakeup_published_at = ${now}
-    where id in (
-      select id from reminder_jobs
+export async function takeDueUndispatched(db: DbOrTx, { now, until, limit }: { now: Date; until: Date; limit: number }): Promise<DueTarget[]> {
+  const result = await db.execute<{ id: string; batch_id: string | null; next_attempt_at: string | Date; woken: boolean }>(sql`
+    with due as (
+      select id, wakeup_published_at is not null as woken from reminder_jobs
       where state = 'pending'
-        and next_attempt_at <= ${now}
+        and next_attempt_at <= ${until}
         and (wakeup_published_at is null or wakeup_published_at < next_attempt_at)
       order by next_attempt_at
       limit ${limit}
       for update skip locked
     )
-    returning id, batch_id`);
-  return result.rows.map((row) => ({ id: row.id, batchId: row.batch_id }));
+    update reminder_jobs job set wakeup_published_at = greatest(${now}::timestamptz, job.next_attempt_at)
+    from due where job.id = due.id
+    returning job.id, job.batch_id, job.next_attempt_at, due.woken`);
+  return result.rows.map((row) => ({ id: row.id, batchId: row.batch_id, nextAttemptAt: new Date(row.next_attempt_at), woken: row.woken }));
 }
 
 /** Moves a pending job's next wake-up (test fixtures and deferrals outside the send path). */

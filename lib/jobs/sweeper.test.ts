@@ -111,6 +111,7 @@ describe('sweepOnce', () => {
     const id = await job({ nextAttemptAt: at(-3_600 * SECOND), wakeupPublishedAt: null });
     const refusing: QueueAdapter = {
       name: 'rabbitmq',
+      horizonMs: 0,
       start: async () => undefined,
       consume: async () => undefined,
       stop: async () => undefined,
@@ -120,6 +121,7 @@ describe('sweepOnce', () => {
       publishInTransaction: async () => null,
       liveWakeupJobIds: async () => new Set(),
       health: async () => ({ ok: false, reason: 'broker unavailable' }),
+      deadLetteredCount: async () => 0,
     };
     await expect(sweepOnce({ db: t.db, queue: refusing, now, graceMs: GRACE })).rejects.toThrow('broker unavailable');
     const [row] = await t.db.select({ at: reminderJobs.wakeupPublishedAt }).from(reminderJobs).where(eq(reminderJobs.id, id));
@@ -142,21 +144,62 @@ describe('sweepOnce', () => {
   });
 });
 
-describe('dispatchDueOnce (brokers without durable delays)', () => {
-  it('publishes a job once when it becomes due, and again after a deferral moves it forward', async () => {
+describe('dispatchDueOnce', () => {
+  const startAfter = async (id: string): Promise<Date[]> => {
+    const { rows } = await t.pool.query<{ start_after: Date }>(
+      `select start_after from pgboss.job where name = $1 and data->>'jobId' = $2 order by start_after`,
+      [queue.queueName, id],
+    );
+    return rows.map((row) => row.start_after);
+  };
+  /** What a consumer does to a delivered wake-up: it is no longer live. */
+  const consumeAll = () => t.pool.query(`update pgboss.job set state = 'completed' where name = $1`, [queue.queueName]);
+
+  it('with no horizon (a broker without delays): publishes a job once when it becomes due, and again after a deferral moves it forward', async () => {
     const due = await job({ nextAttemptAt: at(-SECOND), wakeupPublishedAt: null });
     const later = await job({ nextAttemptAt: at(60 * SECOND), wakeupPublishedAt: null });
-    expect(await dispatchDueOnce({ db: t.db, queue, now })).toBe(1);
-    expect(await dispatchDueOnce({ db: t.db, queue, now })).toBe(0);
+    expect(await dispatchDueOnce({ db: t.db, queue, now, horizonMs: 0 })).toBe(1);
+    expect(await dispatchDueOnce({ db: t.db, queue, now, horizonMs: 0 })).toBe(0);
     expect([...(await wakeupsFor([due, later])).keys()]).toEqual([due]);
+    await consumeAll();
 
     // The send path deferred it by five minutes: due again then, not before.
     await t.db
       .update(reminderJobs)
       .set({ nextAttemptAt: at(5 * 60 * SECOND) })
       .where(eq(reminderJobs.id, due));
-    expect(await dispatchDueOnce({ db: t.db, queue, now: at(4 * 60 * SECOND) })).toBe(1); // `later` became due
-    expect(await dispatchDueOnce({ db: t.db, queue, now: at(5 * 60 * SECOND) })).toBe(1);
+    expect(await dispatchDueOnce({ db: t.db, queue, now: at(4 * 60 * SECOND), horizonMs: 0 })).toBe(1); // `later` became due
+    expect(await dispatchDueOnce({ db: t.db, queue, now: at(5 * 60 * SECOND), horizonMs: 0 })).toBe(1);
     expect((await wakeupsFor([due])).get(due)).toBe(2);
+  });
+
+  it("with the queue's horizon: a job due within it is published with its start time; a later one waits in the row until it comes within", async () => {
+    expect(queue.horizonMs).toBe(15 * 60 * SECOND);
+    const soon = await job({ nextAttemptAt: at(10 * 60 * SECOND), wakeupPublishedAt: null });
+    const farOff = await job({ nextAttemptAt: at(20 * 3_600 * SECOND), wakeupPublishedAt: null });
+    expect(await dispatchDueOnce({ db: t.db, queue, now })).toBe(1);
+    expect(await startAfter(soon)).toEqual([at(10 * 60 * SECOND)]);
+    expect(await startAfter(farOff)).toEqual([]);
+    // Marked for its due time, so neither the next pass nor the sweeper before then publishes again.
+    expect(await dispatchDueOnce({ db: t.db, queue, now: at(5 * 60 * SECOND) })).toBe(0);
+    expect(await sweepOnce({ db: t.db, queue, now: at(11 * 60 * SECOND), graceMs: GRACE })).toEqual({ found: 0, republished: 0 });
+
+    const within = at(20 * 3_600 * SECOND - 14 * 60 * SECOND);
+    expect(await dispatchDueOnce({ db: t.db, queue, now: within })).toBe(1);
+    expect(await startAfter(farOff)).toEqual([at(20 * 3_600 * SECOND)]);
+  });
+
+  it('leaves a deferred job alone while the queue still holds the wake-up its delivery published', async () => {
+    const deferred = await job({ nextAttemptAt: at(-60 * SECOND), wakeupPublishedAt: at(-60 * SECOND) });
+    // The send path moved it forward and the delivery lifecycle published the deferral.
+    await t.db
+      .update(reminderJobs)
+      .set({ nextAttemptAt: at(30 * SECOND) })
+      .where(eq(reminderJobs.id, deferred));
+    await queue.publish({ jobId: deferred }, at(30 * SECOND));
+    expect(await dispatchDueOnce({ db: t.db, queue, now })).toBe(1);
+    expect((await wakeupsFor([deferred])).get(deferred)).toBe(1);
+    // Taken once: marked for its due time, it is not looked at again.
+    expect(await dispatchDueOnce({ db: t.db, queue, now })).toBe(0);
   });
 });

@@ -1,10 +1,10 @@
-import type { Db, Tx } from '@/db/client';
+import type { Db } from '@/db/client';
 import { startPeriodic, type PeriodicHandle } from '@/lib/periodic';
-import { takeStaleWakeups, type WakeupTarget } from '@/db/queries/scheduling';
+import { takeStaleWakeups } from '@/db/queries/scheduling';
 import { createLogger, type Logger } from '@/lib/log';
 import { wakeupsRepublished } from '@/lib/metrics/registry';
-import { publishDueWakeup } from '@/lib/queue/publish';
-import type { QueueAdapter, Wakeup } from '@/lib/queue/types';
+import { publishUnlessLive, wakeupFor } from '@/lib/queue/publish';
+import type { QueueAdapter } from '@/lib/queue/types';
 
 /**
  * The queue may lose a wake-up (publish failed after commit, broker lost a message, queue
@@ -22,22 +22,6 @@ export type SweepParams = {
   limit?: number;
 };
 
-function toWakeup(target: WakeupTarget): Wakeup {
-  return target.batchId ? { jobId: target.id, batchId: target.batchId } : { jobId: target.id };
-}
-
-async function publishTargets(params: { tx: Tx; queue: QueueAdapter; targets: WakeupTarget[] }): Promise<number> {
-  const { tx, queue, targets } = params;
-  const live = await queue.liveWakeupJobIds(targets.map((target) => target.id));
-  let published = 0;
-  for (const target of targets) {
-    if (live.has(target.id)) continue;
-    await publishDueWakeup({ queue, tx, wakeup: toWakeup(target) });
-    published += 1;
-  }
-  return published;
-}
-
 /** One pass: re-publishes wake-ups for stale due jobs. Safe on every worker at once (skip locked). */
 export async function sweepOnce({ db, queue, now, graceMs, limit = 500 }: SweepParams): Promise<{ found: number; republished: number }> {
   const result = await db.transaction(async (tx) => {
@@ -45,7 +29,7 @@ export async function sweepOnce({ db, queue, now, graceMs, limit = 500 }: SweepP
     if (targets.length === 0) return { found: 0, republished: 0 };
     // Publishing inside the transaction: if the broker refuses, the marks roll back and the
     // next pass tries again.
-    const republished = await publishTargets({ tx, queue, targets });
+    const republished = await publishUnlessLive({ queue, tx, targets: targets.map((target) => ({ wakeup: wakeupFor(target) })) });
     return { found: targets.length, republished };
   });
   wakeupsRepublished.inc(result.republished);

@@ -85,7 +85,13 @@ export const wakeupsRepublished = new Counter({
 
 export const wakeupsDispatched = new Counter({
   name: 'notice_ledger_wakeups_dispatched_total',
-  help: 'Wake-ups published by the due-job dispatcher (brokers without durable delays).',
+  help: 'Wake-ups published by the dispatcher as their jobs came within the hot-queue horizon (lib/queue/horizon.ts).',
+  registers: [registry],
+});
+
+export const deadLetteredWakeups = new Gauge({
+  name: 'notice_ledger_wakeups_dead_lettered',
+  help: 'Wake-ups the queue gave up on (RabbitMQ: in the dead-letter queue, past the delivery limit, kept 7 days; pg-boss: failed, past its retries). Their jobs stay pending and the sweeper wakes them again.',
   registers: [registry],
 });
 

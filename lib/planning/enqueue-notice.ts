@@ -2,6 +2,8 @@ import type { Tx } from '@/db/client';
 import { insertJobUnlessExists, markWakeupPublished } from '@/db/queries/scheduling';
 import type { JobRow } from '@/db/schema/jobs';
 import type { Channel } from '@/db/schema/states';
+import { isWithinHorizon } from '@/lib/queue/horizon';
+import { wakeupFor } from '@/lib/queue/publish';
 import type { QueueAdapter } from '@/lib/queue/types';
 import { currentTraceparent } from '@/lib/telemetry/tracing';
 
@@ -39,18 +41,22 @@ export type Notice = {
   eventId: string | null;
 };
 
-export type WakeupPublisher = Pick<QueueAdapter, 'publishInTransaction'>;
+export type WakeupPublisher = Pick<QueueAdapter, 'publishInTransaction' | 'horizonMs'>;
 
 /**
- * `published` is false for a new job the queue could not record in the transaction (RabbitMQ):
- * its wake-up comes from the dispatcher once due, or from whoever enqueued it after the commit.
+ * `published` is false for a new job whose wake-up the queue did not record in the transaction:
+ * due beyond the queue's horizon (lib/queue/horizon.ts), or a queue that cannot (RabbitMQ). Its
+ * wake-up comes from the dispatcher once within the horizon, or from whoever enqueued it after
+ * the commit.
  */
 export type Enqueued = { job: JobRow; created: boolean; published: boolean };
 
 /**
- * Inserts the notice's job unless its key already has one, and for a new job publishes its
- * wake-up (due at dueAt) in `tx`: pg-boss records it there and the row is marked woken at `now`;
- * RabbitMQ records nothing (null), so the row stays unmarked. An existing job is left as it is.
+ * Inserts the notice's job unless its key already has one, and for a new job due within the
+ * queue's horizon publishes its wake-up (due at dueAt) in `tx`: pg-boss records it there and the
+ * row is marked woken for dueAt (as the dispatcher marks it); RabbitMQ records nothing (null).
+ * A job due later is not published: the row stays unmarked and holds the delay. An existing job
+ * is left as it is.
  */
 export async function enqueueNotice(tx: Tx, notice: Notice, publisher: WakeupPublisher, { now }: { now: Date }): Promise<Enqueued> {
   const { job, created } = await insertJobUnlessExists(tx, {
@@ -87,8 +93,8 @@ export async function enqueueNotice(tx: Tx, notice: Notice, publisher: WakeupPub
       : {}),
   });
   if (!created) return { job, created, published: false };
-  const wakeup = notice.batchId ? { jobId: job.id, batchId: notice.batchId } : { jobId: job.id };
-  const published = (await publisher.publishInTransaction(tx, wakeup, notice.dueAt)) !== null;
-  if (published) await markWakeupPublished(tx, { id: job.id, at: now });
+  if (!isWithinHorizon({ at: notice.dueAt, now, horizonMs: publisher.horizonMs })) return { job, created, published: false };
+  const published = (await publisher.publishInTransaction(tx, wakeupFor(job), notice.dueAt)) !== null;
+  if (published) await markWakeupPublished(tx, { id: job.id, at: notice.dueAt > now ? notice.dueAt : now });
   return { job, created, published };
 }

@@ -6,10 +6,11 @@ import { createRabbitQueue } from './rabbitmq';
 import type { QueueAdapter } from './types';
 
 export type CreateQueueParams = {
-  config: Pick<Config, 'QUEUE_BACKEND' | 'VISIBILITY_TIMEOUT' | 'AMQP_URL'> & Partial<Pick<Config, 'QUEUE_NAME' | 'QUEUE_POLL_INTERVAL'>>;
+  config: Pick<Config, 'QUEUE_BACKEND' | 'VISIBILITY_TIMEOUT' | 'AMQP_URL'> &
+    Partial<Pick<Config, 'QUEUE_NAME' | 'QUEUE_POLL_INTERVAL' | 'QUEUE_HORIZON' | 'QUEUE_DELIVERY_LIMIT'>>;
   /** The PostgreSQL URL: pg-boss keeps its own schema there. */
   databaseUrl: string;
-  /** RabbitMQ's dispatcher reads due jobs from here; pg-boss ignores it. */
+  /** The dispatcher reads jobs coming within the horizon from here; without it this process does not dispatch. */
   db?: Db;
   queueName?: string;
   logger?: Logger;
@@ -34,20 +35,30 @@ export function createQueue({ config, databaseUrl, db, queueName: explicitName, 
       queueName,
       logger,
       pollingIntervalMs: config.QUEUE_POLL_INTERVAL,
+      horizonMs: config.QUEUE_HORIZON,
+      db,
       ...(publisher ? { supervise: false, poolSize: 2 } : {}),
     });
   }
   if (!config.AMQP_URL) throw new Error('AMQP_URL is required when QUEUE_BACKEND=rabbitmq');
   // Without a database this process publishes and consumes but does not dispatch due jobs.
-  return createRabbitQueue({ url: config.AMQP_URL, visibilityTimeoutMs: config.VISIBILITY_TIMEOUT, queueName, db, logger, connectOnDemand: publisher });
+  return createRabbitQueue({
+    url: config.AMQP_URL,
+    visibilityTimeoutMs: config.VISIBILITY_TIMEOUT,
+    queueName,
+    db,
+    logger,
+    connectOnDemand: publisher,
+    deliveryLimit: config.QUEUE_DELIVERY_LIMIT,
+  });
 }
 
 let publisher: Promise<QueueAdapter> | undefined;
 
 /**
- * The console's publisher (scheduling), one per process. With pg-boss the wake-ups commit with
- * the job rows; with RabbitMQ scheduling publishes nothing (the workers' dispatcher does once a
- * job is due). Replays are published by the workers (lib/replay/runner.ts), not here.
+ * The console's publisher (scheduling), one per process. With pg-boss the wake-ups of jobs due
+ * within the horizon commit with the job rows; later ones, and every one with RabbitMQ, are
+ * published by the workers' dispatcher. Replays are published by the workers (lib/replay/runner.ts), not here.
  */
 export function getWakeupPublisher(): Promise<QueueAdapter> {
   publisher ??= (async () => {

@@ -111,6 +111,15 @@ describe('pg-boss adapter specifics', () => {
     expect(started.map((result) => (result.status === 'rejected' ? String(result.reason) : 'started'))).toEqual(adapters.map(() => 'started'));
   });
 
+  it('counts the wake-ups that ran out of retries as its dead letters', async () => {
+    const before = await queue.deadLetteredCount();
+    const id = await queue.publish({ jobId: randomUUID() });
+    await queue.publish({ jobId: randomUUID() });
+    // What pg-boss does to a wake-up past its retryLimit.
+    await t.pool.query(`update pgboss.job set state = 'failed' where id = $1`, [id]);
+    expect(await queue.deadLetteredCount()).toBe(before + 1);
+  });
+
   it('refuses a wake-up without a job id', async () => {
     await expect(queue.publish({ jobId: 'not-a-uuid' })).rejects.toThrow();
   });

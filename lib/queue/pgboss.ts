@@ -1,7 +1,17 @@
 import PgBoss from 'pg-boss';
-import type { DbOrTx } from '@/db/client';
-import { completeWakeups, createQueueUnlessExists, drizzleExecutor, fetchDueWakeups, listLiveWakeupJobIds, type FetchedWakeup } from '@/db/queries/pgboss';
+import type { Db, DbOrTx } from '@/db/client';
+import {
+  completeWakeups,
+  countFailedWakeups,
+  createQueueUnlessExists,
+  drizzleExecutor,
+  fetchDueWakeups,
+  listLiveWakeupJobIds,
+  type FetchedWakeup,
+} from '@/db/queries/pgboss';
 import { createLogger, type Logger } from '@/lib/log';
+import { startDispatcher, type DispatcherHandle } from './dispatcher';
+import { DEFAULT_QUEUE_HORIZON_MS, isWithinHorizon } from './horizon';
 import { createDeliveryLifecycle, wakeupSchema, type DeliveryLifecycle, type DeliveryTransport } from './delivery';
 import { DEFAULT_QUEUE_NAME, type ConsumeOptions, type QueueAdapter, type Wakeup, type WakeupHandler } from './types';
 
@@ -24,6 +34,11 @@ export type PgBossQueueOptions = {
   poolSize?: number;
   /** False for a publish-only process (the web app): expiry maintenance is the workers' job. */
   supervise?: boolean;
+  /** QUEUE_HORIZON (./horizon.ts): later wake-ups stay in the job row. */
+  horizonMs?: number;
+  /** With a database the adapter runs the dispatcher that publishes jobs as they come within the horizon. */
+  db?: Db;
+  dispatchEveryMs?: number;
   logger?: Logger;
 };
 
@@ -43,6 +58,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
   const pollingIntervalMs = Math.max(50, options.pollingIntervalMs ?? 50);
   const maxBatchSize = options.maxBatchSize ?? 100;
   const retryDelaySeconds = options.retryDelaySeconds ?? 5;
+  const horizonMs = options.horizonMs ?? DEFAULT_QUEUE_HORIZON_MS;
   const boss = new PgBoss({
     connectionString: options.url,
     schema,
@@ -74,6 +90,7 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
   let wakeLoop: (() => void) | null = null;
   let lifecycle: DeliveryLifecycle<FetchedWakeup> | null = null;
   let loop: Promise<void> | null = null;
+  let dispatcher: DispatcherHandle | null = null;
 
   const publishWith = async (db: PgBoss.Db | undefined, wakeup: Wakeup, at?: Date): Promise<string | null> => {
     const data = wakeupSchema.parse(wakeup);
@@ -124,7 +141,9 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
     },
     // Maintenance moves an expired `active` wake-up back to `retry` on its own.
     releaseExpired: async () => undefined,
-    publish: (wakeup, at) => publishWith(undefined, wakeup, at),
+    // A deferral past the horizon (quiet hours, a long backoff) stays in the row the handler
+    // already moved; the dispatcher publishes it once within.
+    publish: async (wakeup, at) => (isWithinHorizon({ at, now: new Date(), horizonMs }) ? publishWith(undefined, wakeup, at) : null),
   };
 
   const runLoop = async (current: DeliveryLifecycle<FetchedWakeup>, concurrency: number): Promise<void> => {
@@ -167,15 +186,17 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
     }
   };
 
-  return {
+  const adapter: PgBossQueue = {
     name: 'pgboss',
     queueName,
     boss,
+    horizonMs,
     async start() {
       if (started) return;
       await boss.start();
       await createQueueUnlessExists({ boss, url: options.url, queueName });
       started = true;
+      if (options.db) dispatcher = startDispatcher({ db: options.db, queue: adapter, every: options.dispatchEveryMs ?? 1_000, logger: log });
     },
     async publish(wakeup, at) {
       return publishWith(undefined, wakeup, at);
@@ -185,6 +206,9 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
     },
     async liveWakeupJobIds(jobIds) {
       return listLiveWakeupJobIds(boss.getDb(), { schema, queueName, jobIds });
+    },
+    async deadLetteredCount() {
+      return countFailedWakeups(boss.getDb(), { schema, queueName });
     },
     async health() {
       if (!started || stopping) return { ok: false, reason: stopping ? 'pg-boss is stopping' : 'pg-boss not started' };
@@ -204,6 +228,8 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
     async stop() {
       if (!started) return;
       stopping = true;
+      await dispatcher?.stop();
+      dispatcher = null;
       const drained = lifecycle?.stop();
       wakeLoop?.();
       await loop;
@@ -214,4 +240,5 @@ export function createPgBossQueue(options: PgBossQueueOptions): PgBossQueue {
       started = false;
     },
   };
+  return adapter;
 }

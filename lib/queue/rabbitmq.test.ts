@@ -1,14 +1,21 @@
+import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import net from 'node:net';
+import { promisify } from 'node:util';
 import amqp from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '@/db/embedded';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { defineQueueContract } from '@/testing/queue/contract';
 import { createQueue } from './index';
-import { createRabbitQueue, type RabbitQueue } from './rabbitmq';
+import { sweepOnce } from '@/lib/jobs/sweeper';
+import { createLogger } from '@/lib/log';
+import { startMetricsServer } from '@/worker/metrics-server';
+import { createRabbitQueue, wakeupQueueArguments, type RabbitQueue } from './rabbitmq';
+import type { Delivery, WakeupHandler } from './types';
 import { createTestAdapter } from '@/testing/queue/adapters';
-import { deleteRabbitQueue } from '@/testing/queue/rabbitmq';
+import { makeQueueJob } from '@/testing/queue/jobs';
+import { breakableRabbitConnect, deleteRabbitQueue } from '@/testing/queue/rabbitmq';
 
 // Unset: the suite shows as skipped, with the reason in its name (the tests are still collected,
 // so the empty URL below is never dialled: only hooks and tests connect).
@@ -27,10 +34,11 @@ describe.skipIf(!amqpUrl)('RabbitMQ (needs AMQP_URL, e.g. amqp://guest:guest@127
     let t: TestDatabase;
     let queue: RabbitQueue;
     const queueName = `rabbit-specific-${randomBytes(4).toString('hex')}`;
+    const breakable = breakableRabbitConnect();
 
     beforeAll(async () => {
       t = await createTestDatabase();
-      queue = createRabbitQueue({ url: amqpUrl, queueName, visibilityTimeoutMs: 5_000 });
+      queue = createRabbitQueue({ url: amqpUrl, queueName, visibilityTimeoutMs: 5_000, connect: breakable.connect });
       await queue.start();
     });
 
@@ -61,14 +69,14 @@ describe.skipIf(!amqpUrl)('RabbitMQ (needs AMQP_URL, e.g. amqp://guest:guest@127
       const before = randomUUID();
       await queue.publish({ jobId: before });
       await vi.waitFor(() => expect(seen).toContain(before), { timeout: 10_000, interval: 50 });
-      await queue.dropConnectionForTests();
+      breakable.dropConnection();
       const after = randomUUID();
       // publish waits for the recovered connection rather than failing.
       await queue.publish({ jobId: after });
       await vi.waitFor(() => expect(seen).toContain(after), { timeout: 15_000, interval: 50 });
 
       // A channel error leaves the connection up: the consumer channel is reopened on it.
-      await queue.breakConsumeChannelForTests();
+      breakable.breakConsumeChannel();
       const afterChannelError = randomUUID();
       await vi.waitFor(
         async () => {
@@ -171,3 +179,189 @@ describe("the console's RabbitMQ publisher (createQueue, role publisher)", () =>
     }
   });
 });
+
+/** Due 20 s ago, woken 10 s ago: the wake-up the test publishes. */
+function pendingDueJob(t: TestDatabase): Promise<string> {
+  const now = Date.now();
+  return makeQueueJob(t, { nextAttemptAt: new Date(now - 20_000), wakeupPublishedAt: new Date(now - 10_000) });
+}
+
+/** A handler that fails one job's delivery every time, the way a crash would: it never finishes inside the window. */
+function poisonHandler(poisonJobId: string): { handler: WakeupHandler; poisoned: Delivery[]; healthy: Delivery[]; cure: () => void } {
+  const poisoned: Delivery[] = [];
+  const healthy: Delivery[] = [];
+  let cured = false;
+  return {
+    poisoned,
+    healthy,
+    cure: () => {
+      cured = true;
+    },
+    handler: async (delivery) => {
+      if (delivery.wakeup.jobId !== poisonJobId || cured) {
+        healthy.push(delivery);
+        return { ack: true };
+      }
+      poisoned.push(delivery);
+      await new Promise<void>((resolve) => delivery.signal.addEventListener('abort', () => resolve(), { once: true }));
+      return { ack: true };
+    },
+  };
+}
+
+async function readyMessages(url: string, queueName: string): Promise<number> {
+  const connection = await amqp.connect(url);
+  try {
+    const channel = await connection.createChannel();
+    return (await channel.checkQueue(queueName)).messageCount;
+  } finally {
+    await connection.close();
+  }
+}
+
+describe.skipIf(!amqpUrl)('RabbitMQ delivery limit and dead letters (needs AMQP_URL: skipped without it)', () => {
+  let t: TestDatabase;
+  const cleanup: (() => Promise<void>)[] = [];
+  const VISIBILITY_MS = 400;
+  const LIMIT = 3;
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+
+  afterAll(async () => {
+    for (const step of cleanup.reverse()) await step().catch(() => undefined);
+    await t.drop();
+  });
+
+  it('a poison wake-up is dead-lettered after the delivery limit, counted by the metric, and its still-pending job is found by the sweeper', async () => {
+    const queueName = `rabbit-poison-${randomBytes(4).toString('hex')}`;
+    const queue = createRabbitQueue({ url: amqpUrl, queueName, visibilityTimeoutMs: VISIBILITY_MS, deliveryLimit: LIMIT });
+    cleanup.push(() => deleteRabbitQueue(amqpUrl, queueName));
+    await queue.start();
+    cleanup.push(() => queue.stop());
+    const jobId = await pendingDueJob(t);
+    const poison = poisonHandler(jobId);
+    await queue.consume(poison.handler, { concurrency: 2 });
+    expect(await queue.deadLetteredCount()).toBe(0);
+
+    await queue.publish({ jobId });
+    await vi.waitFor(async () => expect(await queue.deadLetteredCount()).toBe(1), { timeout: 30_000, interval: 100 });
+    // The first delivery and one per return up to the limit (each outlived its window and was
+    // rejected back), then the broker moved it to the dead-letter queue.
+    expect(poison.poisoned).toHaveLength(LIMIT + 1);
+    expect(poison.poisoned.map((d) => d.deliveryCount)).toEqual(Array.from({ length: LIMIT + 1 }, (_, i) => i + 1));
+    expect(await readyMessages(amqpUrl, queueName)).toBe(0);
+    expect(await readyMessages(amqpUrl, queue.deadLetterName)).toBe(1);
+
+    // Visible to Prometheus, from the worker's /metrics.
+    const server = await startMetricsServer({
+      host: '127.0.0.1',
+      port: 0,
+      db: t.db,
+      queue,
+      quarantineAfterMs: 15 * 60_000,
+      logger: createLogger('poison-test', 'silent'),
+    });
+    try {
+      const body = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+      expect(body).toMatch(/^notice_ledger_wakeups_dead_lettered 1$/m);
+    } finally {
+      await server.close();
+    }
+
+    // The job row is the truth: still pending and due, so the sweeper wakes it again.
+    poison.cure();
+    const swept = await sweepOnce({ db: t.db, queue, now: new Date(), graceMs: 2 * VISIBILITY_MS });
+    expect(swept).toEqual({ found: 1, republished: 1 });
+    await vi.waitFor(() => expect(poison.healthy.map((d) => d.wakeup.jobId)).toContain(jobId), { timeout: 10_000, interval: 50 });
+  }, 60_000);
+
+  it('a worker stopping hands its delivery back to the next worker, not to the dead-letter queue', async () => {
+    // Requeued with basic.nack, which RabbitMQ 4.3+ does not count towards the limit (3.x and
+    // 4.0–4.2 count every return, so here a limit of 1 still leaves room for this one).
+    const queueName = `rabbit-stop-${randomBytes(4).toString('hex')}`;
+    cleanup.push(() => deleteRabbitQueue(amqpUrl, queueName));
+    const first = createRabbitQueue({ url: amqpUrl, queueName, visibilityTimeoutMs: 30_000, deliveryLimit: 1 });
+    await first.start();
+    const jobId = randomUUID();
+    const held: Delivery[] = [];
+    await first.consume(
+      async (delivery) => {
+        held.push(delivery);
+        await new Promise<void>((resolve) => delivery.signal.addEventListener('abort', () => resolve(), { once: true }));
+        throw new Error('stopping');
+      },
+      { concurrency: 1 },
+    );
+    await first.publish({ jobId });
+    await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 10_000, interval: 50 });
+    await first.stop();
+
+    const second = createRabbitQueue({ url: amqpUrl, queueName, visibilityTimeoutMs: 30_000, deliveryLimit: 1 });
+    await second.start();
+    cleanup.push(() => second.stop());
+    const seen: Delivery[] = [];
+    await second.consume(
+      async (delivery) => {
+        seen.push(delivery);
+        return { ack: true };
+      },
+      { concurrency: 1 },
+    );
+    await vi.waitFor(() => expect(seen.map((d) => d.wakeup.jobId)).toContain(jobId), { timeout: 10_000, interval: 50 });
+    expect(await second.deadLetteredCount()).toBe(0);
+  }, 30_000);
+
+  it('upgrade: a queue declared by an earlier version keeps working, refuses the new arguments (PRECONDITION_FAILED), and gains the limit from a policy', async () => {
+    const queueName = `rabbit-upgrade-${randomBytes(4).toString('hex')}`;
+    const deadLetterName = `${queueName}.dead-letter`;
+    cleanup.push(() => deleteRabbitQueue(amqpUrl, queueName));
+    // Today's declaration (before the delivery limit).
+    const connection = await amqp.connect(amqpUrl);
+    try {
+      const channel = await connection.createChannel();
+      await channel.assertQueue(queueName, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      const redeclare = await connection.createChannel();
+      redeclare.on('error', () => undefined);
+      await expect(
+        redeclare.assertQueue(queueName, { durable: true, arguments: wakeupQueueArguments({ deadLetterName, deliveryLimit: LIMIT }) }),
+      ).rejects.toThrow(/PRECONDITION_FAILED/);
+    } finally {
+      await connection.close();
+    }
+
+    // The adapter starts on it (the queue is used as it is) and delivers.
+    const queue = createRabbitQueue({ url: amqpUrl, queueName, visibilityTimeoutMs: VISIBILITY_MS, deliveryLimit: LIMIT });
+    await queue.start();
+    cleanup.push(() => queue.stop());
+    const jobId = await pendingDueJob(t);
+    const control = randomUUID();
+    const poison = poisonHandler(jobId);
+    await queue.consume(poison.handler, { concurrency: 2 });
+    await queue.publish({ jobId: control });
+    await vi.waitFor(() => expect(poison.healthy.map((d) => d.wakeup.jobId)).toContain(control), { timeout: 10_000, interval: 50 });
+
+    // The documented upgrade (README, "Queues: the horizon and dead letters").
+    const policy = `${queueName}-limits`;
+    await rabbitmqctl([
+      'set_policy',
+      '--apply-to',
+      'queues',
+      policy,
+      `^${queueName}$`,
+      JSON.stringify({ 'delivery-limit': LIMIT, 'dead-letter-exchange': deadLetterName }),
+    ]);
+    cleanup.push(() => rabbitmqctl(['clear_policy', policy]).then(() => undefined));
+    await queue.publish({ jobId });
+    await vi.waitFor(async () => expect(await queue.deadLetteredCount()).toBe(1), { timeout: 30_000, interval: 100 });
+    expect(poison.poisoned).toHaveLength(LIMIT + 1);
+  }, 60_000);
+});
+
+/** The broker's CLI (RABBITMQCTL, e.g. `docker exec rabbitmq rabbitmqctl` where the broker runs in a container). */
+async function rabbitmqctl(args: string[]): Promise<string> {
+  const [command = 'rabbitmqctl', ...prefix] = (process.env.RABBITMQCTL ?? 'rabbitmqctl').split(' ').filter(Boolean);
+  const { stdout } = await promisify(execFile)(command, [...prefix, ...args], { timeout: 20_000 });
+  return stdout;
+}

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage, type RecoveringChannelModel } from 'amqplib';
+import amqp, {
+  type Channel,
+  type ChannelModel,
+  type ConfirmChannel,
+  type ConsumeMessage,
+  type RecoveringChannelModel,
+  type Replies,
+  type RecoveryOptions,
+} from 'amqplib';
 import type { Db } from '@/db/client';
 import { createLogger, type Logger } from '@/lib/log';
 import { startDispatcher, type DispatcherHandle } from './dispatcher';
@@ -22,17 +30,39 @@ export type RabbitQueueOptions = {
    * publishes and the workers' dispatcher does once the job is due.
    */
   connectOnDemand?: boolean;
+  /** Deliveries of one wake-up before the queue dead-letters it (QUEUE_DELIVERY_LIMIT). */
+  deliveryLimit?: number;
+  /** How to open the recovering connection; amqplib's connect unless a test wraps it (testing/queue/rabbitmq.ts). */
+  connect?: RabbitConnect;
   logger?: Logger;
 };
+
+export type RabbitConnect = (url: string, socketOptions: { recovery: RecoveryOptions }) => Promise<RecoveringChannelModel>;
 
 export type RabbitQueue = QueueAdapter & {
   readonly name: 'rabbitmq';
   readonly queueName: string;
-  /** Test hook: closes the live connection as a network failure would; recovery reconnects. */
-  dropConnectionForTests(): Promise<void>;
-  /** Test hook: provokes a broker-side error that closes only the consume channel. */
-  breakConsumeChannelForTests(): Promise<void>;
+  /** Where wake-ups past the delivery limit go: an exchange and a queue of this name. */
+  readonly deadLetterName: string;
 };
+
+export const DEFAULT_DELIVERY_LIMIT = 20;
+
+/** Dead-lettered wake-ups are evidence only (the job row stays pending and is swept): kept a week. */
+const DEAD_LETTER_TTL_MS = 7 * 86_400_000;
+
+/**
+ * The wake-up queue's arguments when this adapter creates it. A quorum queue (replicated; RabbitMQ
+ * 4 removed classic mirroring) that dead-letters a wake-up returned `deliveryLimit` times: a
+ * delivery that kills its worker or outlives the visibility window every time stops looping and
+ * lands where it can be counted. RabbitMQ 4 would otherwise drop it at its default limit of 20,
+ * and 3.x would loop on it forever. RabbitMQ refuses to redeclare a queue with other arguments
+ * (PRECONDITION_FAILED), so an existing queue is used as it is: README, "Queues: the horizon and
+ * dead letters", gives the policy that upgrades one declared by an earlier version.
+ */
+export function wakeupQueueArguments({ deadLetterName, deliveryLimit }: { deadLetterName: string; deliveryLimit: number }): Record<string, unknown> {
+  return { 'x-queue-type': 'quorum', 'x-delivery-limit': deliveryLimit, 'x-dead-letter-exchange': deadLetterName };
+}
 
 /** A delivery as the transport holds it: the channel (and its generation) it must be settled on. */
 type Received = { channel: Channel; gen: number; message: ConsumeMessage };
@@ -45,6 +75,9 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
   const queueName = options.queueName ?? DEFAULT_QUEUE_NAME;
   const log = options.logger ?? createLogger('queue-rabbitmq');
   const publishWaitMs = options.publishWaitMs ?? 10_000;
+  const deadLetterName = `${queueName}.dead-letter`;
+  const deliveryLimit = options.deliveryLimit ?? DEFAULT_DELIVERY_LIMIT;
+  const connectWith: RabbitConnect = options.connect ?? ((url, socketOptions) => amqp.connect(url, socketOptions));
   let started = false;
   let connecting: Promise<RecoveringChannelModel> | null = null;
   let live: Live | null = null;
@@ -55,7 +88,38 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
   let dispatcher: DispatcherHandle | null = null;
   const waiters = new Set<() => void>();
 
-  const assertQueue = (channel: Channel) => channel.assertQueue(queueName, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  /** A channel for one passive check: the broker closes it when the queue is missing (404). */
+  const probeQueue = async (model: ChannelModel, name: string): Promise<Replies.AssertQueue | null> => {
+    const probe = await model.createChannel();
+    probe.on('error', () => undefined);
+    try {
+      const info = await probe.checkQueue(name);
+      await probe.close().catch(() => undefined);
+      return info;
+    } catch {
+      return null;
+    }
+  };
+
+  /**
+   * The dead-letter exchange and queue (new objects: declared every time), then the wake-up queue
+   * only when missing, with its limit and dead-letter exchange. Processes starting together may
+   * both create it: the same arguments are no conflict.
+   */
+  const declareTopology = async (model: ChannelModel) => {
+    const channel = await model.createChannel();
+    channel.on('error', (error: Error) => log.warn({ err: error.message, queue: queueName }, 'could not declare the RabbitMQ queues'));
+    try {
+      await channel.assertExchange(deadLetterName, 'fanout', { durable: true });
+      await channel.assertQueue(deadLetterName, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-message-ttl': DEAD_LETTER_TTL_MS } });
+      await channel.bindQueue(deadLetterName, deadLetterName, '');
+      if (!(await probeQueue(model, queueName))) {
+        await channel.assertQueue(queueName, { durable: true, arguments: wakeupQueueArguments({ deadLetterName, deliveryLimit }) });
+      }
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+  };
 
   const startConsuming = async (channel: Channel, gen: number): Promise<string | null> => {
     if (!lifecycle) return null;
@@ -88,7 +152,6 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
         (error: unknown) => log.warn({ err: errorMessage(error) }, 'could not reopen publish channel'),
       );
     });
-    await assertQueue(channel);
     return channel;
   };
 
@@ -116,6 +179,7 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
   const setup = async (model: ChannelModel) => {
     generation += 1;
     const gen = generation;
+    await declareTopology(model);
     const publish = await openPublishChannel(model, gen);
     const consumer = lifecycle ? await openConsumeChannel(model, gen) : null;
     live = { model, publish, consume: consumer?.channel ?? null, consumerTag: consumer?.consumerTag ?? null, generation: gen };
@@ -126,8 +190,7 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
   };
 
   const connect = (): Promise<RecoveringChannelModel> => {
-    connecting ??= amqp
-      .connect(options.url, { recovery: { setup, initialDelay: 200, maxDelay: 10_000, initialMaxRetries: 3 } })
+    connecting ??= connectWith(options.url, { recovery: { setup, initialDelay: 200, maxDelay: 10_000, initialMaxRetries: 3 } })
       .then((model) => {
         model.on('disconnect', (error: Error) => log.warn({ err: error.message }, 'RabbitMQ connection lost; reconnecting'));
         model.on('error', (error: Error) => log.warn({ err: error.message }, 'RabbitMQ error'));
@@ -193,13 +256,19 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
     return messageId;
   };
 
-  const settle = ({ channel, gen, message }: Received, how: 'ack' | 'requeue') => {
+  /**
+   * `requeue` hands back a delivery this worker could not start (it is stopping): basic.nack,
+   * which RabbitMQ 4.3+ does not count towards the delivery limit. `fail` returns one that
+   * outlived its window: basic.reject, which every version counts (3.x and 4.0–4.2 count both).
+   */
+  const settle = ({ channel, gen, message }: Received, how: 'ack' | 'requeue' | 'fail') => {
     // A delivery from a dead channel was already requeued by the broker; acking it on a new
     // channel would name someone else's delivery tag.
     if (live?.generation !== gen) return;
     try {
       if (how === 'ack') channel.ack(message);
-      else channel.nack(message, false, true);
+      else if (how === 'requeue') channel.nack(message, false, true);
+      else channel.reject(message, true);
     } catch (error) {
       log.warn({ err: errorMessage(error) }, 'could not settle delivery');
     }
@@ -211,7 +280,7 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
     requeue: async (received) => settle(received, 'requeue'),
     // RabbitMQ 3.10 has no per-queue consumer timeout; we give the same guarantee pg-boss
     // does: past the visibility window the wake-up goes back for another worker.
-    releaseExpired: async (received) => settle(received, 'requeue'),
+    releaseExpired: async (received) => settle(received, 'fail'),
     // For a future time this records nothing: the handler has already moved the row's
     // next_attempt_at and the dispatcher wakes it then.
     publish: (wakeup, at) => publishOrDefer(wakeup, at),
@@ -240,9 +309,19 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
     return publishNow(wakeup);
   };
 
+  /** Ready messages in the dead-letter queue (nothing consumes it; they expire after a week). */
+  const countDeadLettered = async (): Promise<number> => {
+    const current = await waitForLive();
+    const info = await probeQueue(current.model, deadLetterName);
+    return info?.messageCount ?? 0;
+  };
+
   const adapter: RabbitQueue = {
     name: 'rabbitmq',
     queueName,
+    deadLetterName,
+    // No durable delays: a wake-up enters the broker only once due.
+    horizonMs: 0,
     async start() {
       if (started) return;
       started = true;
@@ -262,6 +341,7 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
     publishInTransaction: async () => null,
     // A queue cannot be searched by job id; the sweeper's grace window is the guard.
     liveWakeupJobIds: async () => new Set(),
+    deadLetteredCount: countDeadLettered,
     async health() {
       if (!started || stopping) return { ok: false, reason: stopping ? 'RabbitMQ queue is stopping' : 'RabbitMQ queue not started' };
       // A publisher connects on demand: no connection yet is its normal, ready state.
@@ -294,20 +374,6 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
       live = null;
       lifecycle = null;
       started = false;
-    },
-    async breakConsumeChannelForTests() {
-      const current = live;
-      if (!current?.consume) return;
-      // Acking a delivery tag the broker never gave out is a channel error (406): the broker
-      // closes this channel and leaves the connection up.
-      current.consume.ack({ fields: { deliveryTag: 999_999 } } as unknown as ConsumeMessage);
-    },
-    async dropConnectionForTests() {
-      const current = live;
-      if (!current) return;
-      // A socket error is what a network failure looks like to the client.
-      const connection = current.model.connection as unknown as { stream?: { destroy: (error?: Error) => void } };
-      connection.stream?.destroy(new Error('simulated network failure'));
     },
   };
   return adapter;

@@ -46,6 +46,12 @@ export const DEFAULT_QUEUE_NAME = 'notice-wakeup';
  */
 export type QueueAdapter = {
   readonly name: 'pgboss' | 'rabbitmq';
+  /**
+   * The hot-queue horizon (./horizon.ts): a wake-up due later than this from now is not given to
+   * the transport; the job row holds it and the dispatcher publishes it once it comes within.
+   * pg-boss: QUEUE_HORIZON. RabbitMQ: 0, it holds no delays at all.
+   */
+  readonly horizonMs: number;
   start(): Promise<void>;
   /**
    * Publishes a wake-up due at `at` (now when omitted). Safe to call twice for one job.
@@ -75,4 +81,10 @@ export type QueueAdapter = {
    * before its first connection).
    */
   health(): Promise<QueueHealth>;
+  /**
+   * Wake-ups the transport gave up on: RabbitMQ's dead-letter queue (past the delivery limit),
+   * pg-boss's failed wake-ups (past their retries). Their jobs stay pending; the sweeper wakes
+   * them again. Shown as a gauge and on the console's overview.
+   */
+  deadLetteredCount(): Promise<number>;
 };

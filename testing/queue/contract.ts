@@ -2,10 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { insertJobUnlessExists, setNextAttemptAt } from '@/db/queries/scheduling';
+import { setNextAttemptAt } from '@/db/queries/scheduling';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { sweepOnce } from '@/lib/jobs/sweeper';
 import type { Delivery, QueueAdapter } from '@/lib/queue/types';
+import { makeQueueJob } from './jobs';
 
 /**
  * The one contract every queue adapter meets, run from pgboss.test.ts and rabbitmq.test.ts.
@@ -23,28 +24,6 @@ export type ContractTarget = {
 type Seen = { delivery: Delivery; at: number };
 
 const VISIBILITY_MS = 2_000;
-
-async function makeJob(t: TestDatabase, params: { nextAttemptAt: Date; wakeupPublishedAt: Date | null }): Promise<string> {
-  const key = randomBytes(32).toString('hex');
-  const { job } = await insertJobUnlessExists(t.db, {
-    noticeKey: key,
-    noticeType: 'payment_recovery',
-    identity: { account_id: 'acct_1', reconciliation_id: 'rec_1', exception_id: key.slice(0, 12) },
-    revision: 0,
-    subjectId: 'acct_1',
-    customerId: null,
-    recipientEmail: 'billing@example.com',
-    recipientTimeZone: 'UTC',
-    dueAt: params.nextAttemptAt,
-    deadlineAt: new Date(params.nextAttemptAt.getTime() + 86_400_000),
-    evidenceRef: null,
-    source: 'contract-test',
-    batchId: null,
-    payload: {},
-    wakeupPublishedAt: params.wakeupPublishedAt,
-  });
-  return job.id;
-}
 
 function startChild(env: Record<string, string>): { child: ChildProcess; lines: string[] } {
   // node itself with tsx's loader: the tsx CLI would put a second process between us and the
@@ -139,7 +118,7 @@ export function defineQueueContract(target: ContractTarget): void {
 
     it('an early wake-up that asks for wakeAt is delivered again, no earlier than that', async () => {
       const { queue } = await newQueue();
-      const jobId = await makeJob(t, { nextAttemptAt: new Date(), wakeupPublishedAt: new Date() });
+      const jobId = await makeQueueJob(t, { nextAttemptAt: new Date(), wakeupPublishedAt: new Date() });
       const seen: Seen[] = [];
       let wakeAt = new Date(0);
       await consumeInto(queue, seen, async (delivery, nth) => {
@@ -159,7 +138,7 @@ export function defineQueueContract(target: ContractTarget): void {
       const { queue } = await newQueue();
       const now = Date.now();
       // Due, and last woken long ago: once no wake-up is live, a sweep re-publishes it.
-      const jobId = await makeJob(t, { nextAttemptAt: new Date(now - 20_000), wakeupPublishedAt: new Date(now - 10_000) });
+      const jobId = await makeQueueJob(t, { nextAttemptAt: new Date(now - 20_000), wakeupPublishedAt: new Date(now - 10_000) });
       const seen: Seen[] = [];
       let threwAt = 0;
       await consumeInto(queue, seen, async (_delivery, nth) => {
@@ -230,7 +209,7 @@ export function defineQueueContract(target: ContractTarget): void {
       const { queue } = await newQueue();
       const now = Date.now();
       // Due 20 s ago, last woken 10 s ago, and nothing in the queue: the wake-up was lost.
-      const jobId = await makeJob(t, { nextAttemptAt: new Date(now - 20_000), wakeupPublishedAt: new Date(now - 10_000) });
+      const jobId = await makeQueueJob(t, { nextAttemptAt: new Date(now - 20_000), wakeupPublishedAt: new Date(now - 10_000) });
       const seen: Seen[] = [];
       await consumeInto(queue, seen);
       const result = await sweepOnce({ db: t.db, queue, now: new Date(), graceMs: 2 * VISIBILITY_MS });

@@ -109,8 +109,13 @@ describe('POST /api/v1/events', () => {
     });
     expect((job.rows[0]?.window_earliest as Date).toISOString()).toBe(arl?.window.earliest);
     expect((job.rows[0]?.deadline_at as Date).toISOString()).toBe(arl?.window.latest);
+    // Due months out, beyond QUEUE_HORIZON: the row holds the delay and nothing is in the queue
+    // until the dispatcher publishes it as it comes within.
     const wake = await t.pool.query(`select start_after from pgboss.job where name = 'notice-wakeup' and data->>'jobId' = $1`, [arl?.jobId]);
-    expect((wake.rows[0]?.start_after as Date).toISOString()).toBe(arl?.dueAt);
+    expect(wake.rows).toEqual([]);
+    const held = await t.pool.query(`select wakeup_published_at, next_attempt_at from reminder_jobs where id = $1`, [arl?.jobId]);
+    expect(held.rows[0]?.wakeup_published_at).toBeNull();
+    expect((held.rows[0]?.next_attempt_at as Date).toISOString()).toBe(arl?.dueAt);
     const audit = await t.pool.query(`select action from audit_log where target_id = $1`, [arl?.jobId]);
     expect(audit.rows).toEqual([{ action: 'reminder.schedule' }]);
   });
@@ -379,7 +384,7 @@ describe('correction policy never', () => {
     const t24 = shipped.noticeTypes.renewal_notice_t24;
     if (t24) t24.correction = 'never';
     const notices = parseNoticeConfig(shipped, 'test-never.json');
-    const publisher = { publishInTransaction: async () => null };
+    const publisher = { publishInTransaction: async () => null, horizonMs: 0 };
     const body = eventRequest.parse(renewal());
     const post = (request: typeof body) =>
       receiveEvent({ db: t.db, publisher, request, actor: 'test', now: new Date(), secret: 's'.repeat(32), maxDelayMs: 400 * DAY, notices });

@@ -101,7 +101,8 @@ afterAll(async () => {
 
 describe('POST /api/v1/reminders', () => {
   it('creates a job (201), publishes its wake-up for dueAt in the same transaction, audits as the token', async () => {
-    const body = reminder();
+    // Due within QUEUE_HORIZON (15 min): the wake-up enters the queue at scheduling.
+    const body = reminder({ dueAt: iso(Date.now() + 10 * 60_000) });
     const result = await call(scheduleRoute, { body });
     expect(result.status).toBe(201);
     expect(result.json).toMatchObject({ created: true, state: 'pending', type: 'payment_recovery', revision: 0, dueAt: body.dueAt });
@@ -118,6 +119,18 @@ describe('POST /api/v1/reminders', () => {
     expect(used.rows[0]?.last_used_at).not.toBeNull();
   });
 
+  it('a job due beyond the hot-queue horizon (2 h) is created with nothing in the queue: its row holds the delay for the dispatcher', async () => {
+    const body = reminder();
+    const result = await call(scheduleRoute, { body });
+    expect(result.status).toBe(201);
+    const id = String(result.json.id);
+    const job = await t.pool.query(`select wakeup_published_at, next_attempt_at from reminder_jobs where id = $1`, [id]);
+    expect(job.rows[0]?.wakeup_published_at).toBeNull();
+    expect((job.rows[0]?.next_attempt_at as Date).toISOString()).toBe(body.dueAt);
+    const wake = await t.pool.query(`select 1 from pgboss.job where name = 'notice-wakeup' and data->>'jobId' = $1`, [id]);
+    expect(wake.rows).toHaveLength(0);
+  });
+
   it('a retry with the same body returns the existing job (200) and writes nothing', async () => {
     const body = reminder();
     const first = await call(scheduleRoute, { body });
@@ -130,7 +143,8 @@ describe('POST /api/v1/reminders', () => {
   });
 
   it('two concurrent retries of one notice make one job: one 201, one 200', async () => {
-    const body = reminder();
+    // Due within QUEUE_HORIZON, so its one wake-up is in the queue to count.
+    const body = reminder({ dueAt: iso(Date.now() + 10 * 60_000) });
     const results = await Promise.all([call(scheduleRoute, { body }), call(scheduleRoute, { body })]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 201]);
     expect(results[0]?.json.id).toBe(results[1]?.json.id);
