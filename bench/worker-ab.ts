@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { createPool } from '@/db/client';
 import { startSmtpSink } from '@/testing/smtp-sink';
+import { startTwilioPeer, type TwilioPeer } from '@/testing/twilio-peer';
 import { createPgBossQueue } from '@/lib/queue/pgboss';
 import { DEFAULT_QUEUE_NAME } from '@/lib/queue/types';
 import { provisionDatabase } from '@/testing/database';
@@ -22,6 +23,11 @@ import { printTable } from './support';
  *
  * A variant is `label=dir[:peer][:KEY=value...]`, peer `sink` (testing/smtp-sink.ts, default) or `noop`;
  * the key NODE_ARGS passes flags to node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ *
+ * Every variant runs on its tree's shipped configuration. That configuration has SMS types, so
+ * the bench starts the local Twilio peer (testing/twilio-peer.ts) and gives every worker its
+ * settings (a URL cannot ride in a variant: the syntax splits on `:`); a tree from before SMS
+ * ignores them. The bench's notices are email, so the peer only lets the worker start.
  */
 process.env.NOTICE_KEY_SECRET ??= 'bench-secret-0123456789abcdef0123456789abcdef';
 
@@ -137,10 +143,15 @@ async function phaseMedians(pool: pg.Pool, tag: string): Promise<Record<string, 
   return result.rows[0] ?? {};
 }
 
+/** What a worker on the shipped configuration needs to start: Twilio settings, here the local peer's. */
+export function twilioEnv(peer: Pick<TwilioPeer, 'baseUrl' | 'accountSid' | 'authToken'>): Record<string, string> {
+  return { TWILIO_ACCOUNT_SID: peer.accountSid, TWILIO_AUTH_TOKEN: peer.authToken, TWILIO_FROM: '+15005550006', TWILIO_API_BASE_URL: peer.baseUrl };
+}
+
 export async function runVariant(
   url: string,
   variant: Variant,
-  { processes, concurrency, notices }: { processes: number; concurrency: number; notices: number },
+  { processes, concurrency, notices, baseEnv = {} }: { processes: number; concurrency: number; notices: number; baseEnv?: Record<string, string> },
 ): Promise<Sample> {
   const pool = createPool(url, { max: 2 });
   const peer = variant.peer === 'noop' ? await startNoopPeer() : null;
@@ -163,6 +174,7 @@ export async function runVariant(
       RATE_LIMIT_PER_DOMAIN: '100000',
       VISIBILITY_TIMEOUT: '60s',
       LOG_LEVEL: 'info',
+      ...baseEnv,
       ...variant.env,
     };
     for (let i = 0; i < processes; i += 1) workers.push(spawnFrom(variant.root, env));
@@ -210,11 +222,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   };
   const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
   const database = await provisionDatabase({ prefix: 'bench_worker_ab', serverUrl: process.env.DATABASE_URL });
+  const twilio = await startTwilioPeer();
   const samples = new Map<string, Sample[]>(variants.map((v) => [v.label, []]));
   try {
     for (let round = 0; round < rounds; round += 1) {
       for (const variant of variants) {
-        const sample = await runVariant(database.url, variant, shape);
+        const sample = await runVariant(database.url, variant, { ...shape, baseEnv: twilioEnv(twilio) });
         samples.get(variant.label)?.push(sample);
         const phases = Object.entries(sample.phases)
           .map(([k, v]) => `${k} ${String(v)}`)
@@ -225,6 +238,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       }
     }
   } finally {
+    await twilio.stop();
     await database.release();
   }
   printTable(
