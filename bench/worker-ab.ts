@@ -32,7 +32,7 @@ import { printTable } from './support';
 process.env.NOTICE_KEY_SECRET ??= 'bench-secret-0123456789abcdef0123456789abcdef';
 
 type Variant = { label: string; root: string; peer: 'sink' | 'noop'; env: Record<string, string> };
-type Sample = { perSecond: number; duplicates: number; peakRssMb: number; cpuMsPerNotice: number; phases: Record<string, number> };
+type Sample = { perSecond: number; duplicates: number; readyRssMb: number; peakRssMb: number; cpuMsPerNotice: number; phases: Record<string, number> };
 
 function parseVariant(arg: string): Variant {
   const at = arg.indexOf('=');
@@ -50,6 +50,15 @@ function parseVariant(arg: string): Variant {
     }
   }
   return { label, root: path.resolve(dir), peer, env };
+}
+
+function statusMb(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): number {
+  try {
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${String(pid)}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
 }
 
 function spawnFrom(root: string, env: Record<string, string>) {
@@ -81,14 +90,9 @@ function spawnFrom(root: string, env: Record<string, string>) {
   ready.catch(() => undefined);
   return {
     ready,
-    peakRssMb: () => {
-      try {
-        const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${String(child.pid)}/status`, 'utf8'));
-        return match ? Number(match[1]) / 1024 : 0;
-      } catch {
-        return 0;
-      }
-    },
+    /** VmHWM: the most the process has held; VmRSS: what it holds now (right after ready: what it loaded). */
+    peakRssMb: () => statusMb(child.pid, 'VmHWM'),
+    rssMb: () => statusMb(child.pid, 'VmRSS'),
     /** User + system CPU the worker process has used so far, ms (Linux /proc, clock ticks of 10 ms). */
     cpuMs: () => {
       try {
@@ -179,6 +183,7 @@ export async function runVariant(
     };
     for (let i = 0; i < processes; i += 1) workers.push(spawnFrom(variant.root, env));
     await Promise.all(workers.map((w) => w.ready));
+    const readyRssMb = Math.max(...workers.map((w) => w.rssMb()));
     const cpuBefore = workers.reduce((sum, w) => sum + w.cpuMs(), 0);
     const started = performance.now();
     let peak = 0;
@@ -197,7 +202,7 @@ export async function runVariant(
       for (const m of sink.messages()) per.set(m.correlation ?? '', (per.get(m.correlation ?? '') ?? 0) + 1);
       duplicates = [...per.values()].reduce((s, n) => s + Math.max(0, n - 1), 0);
     }
-    return { perSecond: notices / seconds, duplicates, peakRssMb: peak, cpuMsPerNotice, phases: await phaseMedians(pool, tag) };
+    return { perSecond: notices / seconds, duplicates, readyRssMb, peakRssMb: peak, cpuMsPerNotice, phases: await phaseMedians(pool, tag) };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
     await publisher.stop();
@@ -233,7 +238,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
           .map(([k, v]) => `${k} ${String(v)}`)
           .join(', ');
         console.log(
-          `round ${String(round + 1)} ${variant.label}: ${Math.round(sample.perSecond).toString()} notices/s, ${String(sample.duplicates)} duplicates, ${Math.round(sample.peakRssMb).toString()} MB, worker CPU ${sample.cpuMsPerNotice.toFixed(2)} ms/notice; median ms: ${phases}`,
+          `round ${String(round + 1)} ${variant.label}: ${Math.round(sample.perSecond).toString()} notices/s, ${String(sample.duplicates)} duplicates, ${Math.round(sample.readyRssMb).toString()} MB at ready, ${Math.round(sample.peakRssMb).toString()} MB peak, worker CPU ${sample.cpuMsPerNotice.toFixed(2)} ms/notice; median ms: ${phases}`,
         );
       }
     }
@@ -254,6 +259,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         'notices/s': Math.round(median(s.map((x) => x.perSecond))),
         runs: s.map((x) => Math.round(x.perSecond)).join(' / '),
         duplicates: s.reduce((sum, x) => sum + x.duplicates, 0),
+        'RSS at ready MB': Math.round(median(s.map((x) => x.readyRssMb))),
         'peak RSS MB': Math.round(Math.max(0, ...s.map((x) => x.peakRssMb))),
         'worker CPU ms/notice': median(s.map((x) => x.cpuMsPerNotice)).toFixed(2),
       };
