@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { createPool } from '@/db/client';
 import { startSmtpSink } from '@/testing/smtp-sink';
+import { startTwilioPeer, type TwilioPeer } from '@/testing/twilio-peer';
 import { createPgBossQueue } from '@/lib/queue/pgboss';
 import { DEFAULT_QUEUE_NAME } from '@/lib/queue/types';
 import { provisionDatabase } from '@/testing/database';
@@ -22,11 +23,16 @@ import { printTable } from './support';
  *
  * A variant is `label=dir[:peer][:KEY=value...]`, peer `sink` (testing/smtp-sink.ts, default) or `noop`;
  * the key NODE_ARGS passes flags to node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ *
+ * Every variant runs on its tree's shipped configuration. That configuration has SMS types, so
+ * the bench starts the local Twilio peer (testing/twilio-peer.ts) and gives every worker its
+ * settings (a URL cannot ride in a variant: the syntax splits on `:`); a tree from before SMS
+ * ignores them. The bench's notices are email, so the peer only lets the worker start.
  */
 process.env.NOTICE_KEY_SECRET ??= 'bench-secret-0123456789abcdef0123456789abcdef';
 
 type Variant = { label: string; root: string; peer: 'sink' | 'noop'; env: Record<string, string> };
-type Sample = { perSecond: number; duplicates: number; peakRssMb: number; cpuMsPerNotice: number; phases: Record<string, number> };
+type Sample = { perSecond: number; duplicates: number; readyRssMb: number; peakRssMb: number; cpuMsPerNotice: number; phases: Record<string, number> };
 
 function parseVariant(arg: string): Variant {
   const at = arg.indexOf('=');
@@ -44,6 +50,15 @@ function parseVariant(arg: string): Variant {
     }
   }
   return { label, root: path.resolve(dir), peer, env };
+}
+
+function statusMb(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): number {
+  try {
+    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${String(pid)}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
 }
 
 function spawnFrom(root: string, env: Record<string, string>) {
@@ -75,14 +90,9 @@ function spawnFrom(root: string, env: Record<string, string>) {
   ready.catch(() => undefined);
   return {
     ready,
-    peakRssMb: () => {
-      try {
-        const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${String(child.pid)}/status`, 'utf8'));
-        return match ? Number(match[1]) / 1024 : 0;
-      } catch {
-        return 0;
-      }
-    },
+    /** VmHWM: the most the process has held; VmRSS: what it holds now (right after ready: what it loaded). */
+    peakRssMb: () => statusMb(child.pid, 'VmHWM'),
+    rssMb: () => statusMb(child.pid, 'VmRSS'),
     /** User + system CPU the worker process has used so far, ms (Linux /proc, clock ticks of 10 ms). */
     cpuMs: () => {
       try {
@@ -139,10 +149,15 @@ async function phaseMedians(pool: pg.Pool, tag: string): Promise<Record<string, 
   return result.rows[0] ?? {};
 }
 
+/** What a worker on the shipped configuration needs to start: Twilio settings, here the local peer's. */
+export function twilioEnv(peer: Pick<TwilioPeer, 'baseUrl' | 'accountSid' | 'authToken'>): Record<string, string> {
+  return { TWILIO_ACCOUNT_SID: peer.accountSid, TWILIO_AUTH_TOKEN: peer.authToken, TWILIO_FROM: '+15005550006', TWILIO_API_BASE_URL: peer.baseUrl };
+}
+
 export async function runVariant(
   url: string,
   variant: Variant,
-  { processes, concurrency, notices }: { processes: number; concurrency: number; notices: number },
+  { processes, concurrency, notices, baseEnv = {} }: { processes: number; concurrency: number; notices: number; baseEnv?: Record<string, string> },
 ): Promise<Sample> {
   const pool = createPool(url, { max: 2 });
   const peer = variant.peer === 'noop' ? await startNoopPeer() : null;
@@ -165,10 +180,12 @@ export async function runVariant(
       RATE_LIMIT_PER_DOMAIN: '100000',
       VISIBILITY_TIMEOUT: '60s',
       LOG_LEVEL: 'info',
+      ...baseEnv,
       ...variant.env,
     };
     for (let i = 0; i < processes; i += 1) workers.push(spawnFrom(variant.root, env));
     await Promise.all(workers.map((w) => w.ready));
+    const readyRssMb = Math.max(...workers.map((w) => w.rssMb()));
     const cpuBefore = workers.reduce((sum, w) => sum + w.cpuMs(), 0);
     const started = performance.now();
     let peak = 0;
@@ -187,7 +204,7 @@ export async function runVariant(
       for (const m of sink.messages()) per.set(m.correlation ?? '', (per.get(m.correlation ?? '') ?? 0) + 1);
       duplicates = [...per.values()].reduce((s, n) => s + Math.max(0, n - 1), 0);
     }
-    return { perSecond: notices / seconds, duplicates, peakRssMb: peak, cpuMsPerNotice, phases: await phaseMedians(pool, tag) };
+    return { perSecond: notices / seconds, duplicates, readyRssMb, peakRssMb: peak, cpuMsPerNotice, phases: await phaseMedians(pool, tag) };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
     await publisher.stop();
@@ -212,21 +229,23 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   };
   const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
   const database = await provisionDatabase({ prefix: 'bench_worker_ab', serverUrl: process.env.DATABASE_URL });
+  const twilio = await startTwilioPeer();
   const samples = new Map<string, Sample[]>(variants.map((v) => [v.label, []]));
   try {
     for (let round = 0; round < rounds; round += 1) {
       for (const variant of variants) {
-        const sample = await runVariant(database.url, variant, shape);
+        const sample = await runVariant(database.url, variant, { ...shape, baseEnv: twilioEnv(twilio) });
         samples.get(variant.label)?.push(sample);
         const phases = Object.entries(sample.phases)
           .map(([k, v]) => `${k} ${String(v)}`)
           .join(', ');
         console.log(
-          `round ${String(round + 1)} ${variant.label}: ${Math.round(sample.perSecond).toString()} notices/s, ${String(sample.duplicates)} duplicates, ${Math.round(sample.peakRssMb).toString()} MB, worker CPU ${sample.cpuMsPerNotice.toFixed(2)} ms/notice; median ms: ${phases}`,
+          `round ${String(round + 1)} ${variant.label}: ${Math.round(sample.perSecond).toString()} notices/s, ${String(sample.duplicates)} duplicates, ${Math.round(sample.readyRssMb).toString()} MB at ready, ${Math.round(sample.peakRssMb).toString()} MB peak, worker CPU ${sample.cpuMsPerNotice.toFixed(2)} ms/notice; median ms: ${phases}`,
         );
       }
     }
   } finally {
+    await twilio.stop();
     await database.release();
   }
   printTable(
@@ -242,6 +261,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         'notices/s': Math.round(median(s.map((x) => x.perSecond))),
         runs: s.map((x) => Math.round(x.perSecond)).join(' / '),
         duplicates: s.reduce((sum, x) => sum + x.duplicates, 0),
+        'RSS at ready MB': Math.round(median(s.map((x) => x.readyRssMb))),
         'peak RSS MB': Math.round(Math.max(0, ...s.map((x) => x.peakRssMb))),
         'worker CPU ms/notice': median(s.map((x) => x.cpuMsPerNotice)).toFixed(2),
       };

@@ -17,6 +17,7 @@ import { createQueue } from '@/lib/queue';
 import { startReplayRunner, type ReplayCrashPoint } from '@/lib/replay/runner';
 import { scheduleUploadedItem } from '@/lib/replay/schedule-item';
 import { prepareTemplates } from '@/lib/templates/load';
+import { compileMjmlInChild } from '@/lib/templates/mjml';
 import { loadNoticeConfig } from '@/lib/windows/load-config';
 import { typesWithoutSms } from '@/lib/jobs/sms-fallback';
 import { startMetricsServer } from './metrics-server';
@@ -46,7 +47,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   const quietHours = config.QUIET_HOURS ? parseQuietHours(config.QUIET_HOURS) : null;
   const notices = loadNoticeConfig(config.NOTICE_CONFIG, { fallbackQuietHours: quietHours });
   // Its templates too: every file parsed and checked against its declared variables, the layout compiled.
-  const templates = await prepareTemplates(notices.config);
+  const templates = await prepareTemplates(notices.config, { compileMjml: compileMjmlInChild });
   logger.info(
     {
       file: notices.config.file,

@@ -1,4 +1,5 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
+import type Mail from 'nodemailer/lib/mailer';
 import { CORRELATION_HEADER, CORRELATION_TAG } from '@/lib/events/types';
 import { correlationOf, messageIdFor } from '@/lib/ledger/notice-key';
 import { classifySmtpPhase, type FailureClass, type Phase } from '@/lib/transport/phases';
@@ -127,6 +128,28 @@ export type MailTransport = {
   close: () => void;
 };
 
+/**
+ * What MailComposer builds a notice from. `textEncoding` is set, not detected: left unset,
+ * nodemailer picks quoted-printable or base64 for every part and encoded header by running two
+ * global regular expressions over the whole value (counting Latin letters against the rest),
+ * 8 % of the worker's CPU per notice (issue 27). Our parts are HTML markup and Latin-script text,
+ * for which that count always picks quoted-printable; `compose.test.ts` builds every shipped
+ * template's message both ways and finds them byte-identical. A template in another script
+ * would now go quoted-printable instead of base64: larger, equally valid MIME.
+ */
+export function mailOptionsOf(mail: OutgoingNotice, { from, messageIdDomain }: { from: string; messageIdDomain: string }): Mail.Options {
+  return {
+    from,
+    to: mail.to,
+    subject: mail.subject,
+    text: mail.text,
+    html: mail.html,
+    messageId: messageIdFor(mail.noticeKey, messageIdDomain),
+    headers: { ...correlationHeaders(correlationOf(mail.noticeKey)), ...listUnsubscribeHeaders(mail.listUnsubscribe) },
+    textEncoding: 'quoted-printable',
+  };
+}
+
 function outcomeOf(result: SmtpResult, fallbackId: string | null): SendOutcome {
   if (!result.ok) return classifySmtpFailure(result.failure);
   return { kind: 'accepted', providerMessageId: providerIdFromResponse(result.response) ?? fallbackId };
@@ -148,15 +171,7 @@ export function createMailTransport({ smtpUrl, timeoutMs, sendDeadlineMs, from, 
   });
   return {
     send: async (mail, options = {}) => {
-      const composed = new MailComposer({
-        from,
-        to: mail.to,
-        subject: mail.subject,
-        text: mail.text,
-        html: mail.html,
-        messageId: messageIdFor(mail.noticeKey, messageIdDomain),
-        headers: { ...correlationHeaders(correlationOf(mail.noticeKey)), ...listUnsubscribeHeaders(mail.listUnsubscribe) },
-      }).compile();
+      const composed = new MailComposer(mailOptionsOf(mail, { from, messageIdDomain })).compile();
       const envelope = composed.getEnvelope();
       const raw = await composed.build();
       const result = await pool.send({ envelope: { from: envelope.from || from, to: envelope.to }, raw }, options.signal);

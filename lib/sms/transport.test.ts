@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packagesLoadedAfter } from '@/testing/loaded-packages';
 import { startTwilioPeer, type TwilioFault, type TwilioPeer } from '@/testing/twilio-peer';
 import { createSmsTransport, statusCallbackUrl } from './transport';
 
@@ -85,4 +86,18 @@ describe('SMS transport: the official twilio client against the local peer', () 
     });
     expect(await closed.probe()).toMatchObject({ kind: 'rejected', failure: 'nothing_left', phase: 'connect' });
   });
+});
+
+describe('loading Twilio’s library', () => {
+  it('is left to the first send or probe: making the transport loads nothing of it', async () => {
+    const make = `
+      const { createSmsTransport } = await import('@/lib/sms/transport');
+      globalThis.transport = createSmsTransport({
+        twilio: { accountSid: 'AC${'0'.repeat(32)}', authToken: '${'0'.repeat(32)}', sender: { from: '+15005550006' }, apiBaseUrl: 'http://127.0.0.1:9', timeoutMs: 1_000 },
+        statusCallbackFor: () => 'http://127.0.0.1:9/',
+      });`;
+    // Nothing listens on port 9: the probe is refused, before anything left.
+    const probe = `const outcome = await globalThis.transport.probe(); if (outcome.errorClass !== 'connect_failed') throw new Error(JSON.stringify(outcome));`;
+    expect(await packagesLoadedAfter([make, probe], ['twilio', 'axios'])).toEqual([[], ['twilio', 'axios']]);
+  }, 30_000);
 });

@@ -1,9 +1,10 @@
-import twilio from 'twilio';
+import type twilio from 'twilio';
 import type { TwilioSettings } from '@/lib/config';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import type { SendOutcome } from '@/lib/mail/transport';
 import { classifyTwilioPhase, type Phase } from '@/lib/transport/phases';
 
+type Twilio = typeof twilio;
 type RequestOptions<TData> = Parameters<typeof twilio.RequestClient.prototype.request<TData>>[0];
 
 /**
@@ -46,10 +47,10 @@ function unansweredPhase(err: HttpError): Phase {
 
 const unansweredClass: Partial<Record<Phase, string>> = { dns: 'dns_failed', connect: 'connect_failed', tls: 'tls_failed' };
 
-/** Pure: what Twilio's answer (or its absence) says about whether the message exists. */
-export function classifyTwilioError(error: unknown): Exclude<SmsOutcome, { kind: 'accepted' }> {
+/** Pure: what Twilio's answer (or its absence) says about whether the message exists (`library`: Twilio's, for its RestException). */
+export function classifyTwilioError(library: Twilio, error: unknown): Exclude<SmsOutcome, { kind: 'accepted' }> {
   const err: HttpError = error instanceof Error ? error : new Error(String(error));
-  if (error instanceof twilio.RestException) {
+  if (error instanceof library.RestException) {
     const code = typeof error.code === 'number' ? error.code : null;
     const status = error.status;
     const verdict = classifyTwilioPhase('response', status, code);
@@ -90,19 +91,15 @@ export function classifyTwilioError(error: unknown): Exclude<SmsOutcome, { kind:
  * the official library built stay as they are. The library documents a custom `httpClient` for
  * exactly this (proxies, test doubles).
  */
-class BaseUrlRequestClient extends twilio.RequestClient {
-  constructor(
-    private readonly base: URL,
-    options: ConstructorParameters<typeof twilio.RequestClient>[0],
-  ) {
-    super(options);
+function createBaseUrlRequestClient(library: Twilio, base: URL, options: ConstructorParameters<Twilio['RequestClient']>[0]) {
+  class BaseUrlRequestClient extends library.RequestClient {
+    override request<TData>(request: RequestOptions<TData>) {
+      const target = new URL(request.uri);
+      const rebased = new URL(target.pathname + target.search, base);
+      return super.request<TData>({ ...request, uri: rebased.href });
+    }
   }
-
-  override request<TData>(options: RequestOptions<TData>) {
-    const target = new URL(options.uri);
-    const rebased = new URL(target.pathname + target.search, this.base);
-    return super.request<TData>({ ...options, uri: rebased.href });
-  }
+  return new BaseUrlRequestClient(options);
 }
 
 export type SmsTransportParams = {
@@ -117,12 +114,33 @@ export function statusCallbackUrl(publicBase: string, correlation: string): stri
   return url.href;
 }
 
+/**
+ * The transport loads Twilio's library on its first send or probe, not when it is made: with its
+ * HTTP stack it is ~22 MB of a worker's memory (issue 27), and a worker whose notices all go by
+ * email (or whose SMS never comes due) never needs it. The first text waits for the load once;
+ * a library that cannot load is our configuration, before anything left (the transport pauses).
+ */
 export function createSmsTransport({ twilio: settings, statusCallbackFor }: SmsTransportParams): SmsTransport {
   const base = new URL(settings.apiBaseUrl);
-  const httpClient = new BaseUrlRequestClient(base, { timeout: settings.timeoutMs, keepAlive: true, autoRetry: false });
-  const client = twilio(settings.accountSid, settings.authToken, { httpClient, autoRetry: false, timeout: settings.timeoutMs });
+  let loading: Promise<{ library: Twilio; client: ReturnType<Twilio> }> | null = null;
+  const connect = () =>
+    (loading ??= import('twilio').then(({ default: library }) => {
+      const httpClient = createBaseUrlRequestClient(library, base, { timeout: settings.timeoutMs, keepAlive: true, autoRetry: false });
+      return { library, client: library(settings.accountSid, settings.authToken, { httpClient, autoRetry: false, timeout: settings.timeoutMs }) };
+    })).catch(() => null);
+  const unavailable: SmsOutcome = {
+    kind: 'rejected',
+    permanent: false,
+    code: null,
+    errorClass: 'twilio_unavailable',
+    failure: 'config_broken',
+    phase: 'connect',
+  };
   return {
     send: async ({ noticeKey, to, body }) => {
+      const connected = await connect();
+      if (!connected) return unavailable;
+      const { library, client } = connected;
       try {
         const message = await client.messages.create({
           to,
@@ -132,15 +150,18 @@ export function createSmsTransport({ twilio: settings, statusCallbackFor }: SmsT
         });
         return { kind: 'accepted', providerMessageId: message.sid };
       } catch (error) {
-        return classifyTwilioError(error);
+        return classifyTwilioError(library, error);
       }
     },
     probe: async () => {
+      const connected = await connect();
+      if (!connected) return unavailable;
+      const { library, client } = connected;
       try {
         await client.api.v2010.accounts(settings.accountSid).fetch();
         return { kind: 'accepted', providerMessageId: null };
       } catch (error) {
-        const outcome = classifyTwilioError(error);
+        const outcome = classifyTwilioError(library, error);
         // A GET creates nothing: no answer to it is nothing left, not an unknown message.
         return outcome.kind === 'unknown'
           ? { kind: 'rejected', permanent: false, code: null, errorClass: outcome.errorClass, failure: 'nothing_left', phase: 'response' }

@@ -1,11 +1,12 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Template } from 'liquidjs';
-import mjml2html from 'mjml';
 import { z } from 'zod';
 import type { NoticeConfig } from '@/lib/windows/load-config';
 import { definitionFor, type TemplatesConfig } from './config';
 import { htmlEngine, textEngine } from './engine';
+import { compileMjmlInProcess, MjmlError, type MjmlCompiler } from './mjml';
 import { builtInVariables, canonicalLocale, type TemplateDefinition } from './schema';
 
 /**
@@ -245,36 +246,56 @@ export function templatesOf(config: NoticeConfig): TemplateSet {
   return set;
 }
 
-/** Compiles the MJML layout once (to HTML with its Liquid left in place) and parses the result. */
-export async function compileLayout(set: TemplateSet): Promise<Template[]> {
-  if (set.compiledLayout) return set.compiledLayout;
-  const problems: string[] = [];
-  let html = '';
+/**
+ * The compiled layouts by the SHA-256 of their MJML source: a layout is compiled and parsed once
+ * per process however many times a configuration is loaded (the tests load dozens), and an
+ * edited file (another digest) is compiled anew. A failed compile is not kept.
+ */
+const compiledLayouts = new Map<string, Promise<Template[]>>();
+
+async function compileLayoutSource(directory: string, source: string, compile: MjmlCompiler): Promise<Template[]> {
+  let html: string;
   try {
-    const result = await mjml2html(set.layoutMjml, { validationLevel: 'strict', keepComments: false });
-    html = result.html;
+    html = await compile(source);
   } catch (error) {
-    problems.push(`_layout/email.mjml: is not valid MJML: ${firstLine(error)}`);
+    if (error instanceof MjmlError) throw new TemplateConfigError(directory, [`_layout/email.mjml: is not valid MJML: ${firstLine(error)}`]);
+    throw error;
   }
-  if (problems.length > 0) throw new TemplateConfigError(set.directory, problems);
-  let parsed: Template[] = [];
+  let parsed: Template[];
   try {
     parsed = htmlEngine.parse(html, '_layout/email.mjml');
   } catch (error) {
-    throw new TemplateConfigError(set.directory, [`_layout/email.mjml: its Liquid does not parse: ${firstLine(error)}`]);
+    throw new TemplateConfigError(directory, [`_layout/email.mjml: its Liquid does not parse: ${firstLine(error)}`]);
   }
   for (const name of htmlEngine.globalVariablesSync(parsed)) {
     if (!layoutVariables.has(name))
-      throw new TemplateConfigError(set.directory, [`_layout/email.mjml: variable "${name}" is not one the layout gets (${[...layoutVariables].join(', ')})`]);
+      throw new TemplateConfigError(directory, [`_layout/email.mjml: variable "${name}" is not one the layout gets (${[...layoutVariables].join(', ')})`]);
   }
+  return parsed;
+}
+
+/** Compiles the MJML layout once (to HTML with its Liquid left in place) and parses the result. */
+export async function compileLayout(set: TemplateSet, compile: MjmlCompiler = compileMjmlInProcess): Promise<Template[]> {
+  if (set.compiledLayout) return set.compiledLayout;
+  const digest = createHash('sha256').update(set.layoutMjml, 'utf8').digest('hex');
+  let compiled = compiledLayouts.get(digest);
+  if (!compiled) {
+    compiled = compileLayoutSource(set.directory, set.layoutMjml, compile);
+    compiledLayouts.set(digest, compiled);
+    compiled.catch(() => compiledLayouts.delete(digest));
+  }
+  const parsed = await compiled;
   set.compiledLayout = parsed;
   return parsed;
 }
 
-/** Loads, checks and compiles everything: the worker and the console await this at start-up. */
-export async function prepareTemplates(config: NoticeConfig): Promise<TemplateSet> {
+/**
+ * Loads, checks and compiles everything: the worker and the console await this at start-up. The
+ * worker passes `compileMjmlInChild` so that mjml is never loaded into it (lib/templates/mjml.ts).
+ */
+export async function prepareTemplates(config: NoticeConfig, { compileMjml }: { compileMjml?: MjmlCompiler } = {}): Promise<TemplateSet> {
   const set = templatesOf(config);
-  await compileLayout(set);
+  await compileLayout(set, compileMjml);
   return set;
 }
 

@@ -1,0 +1,77 @@
+import MailComposer from 'nodemailer/lib/mail-composer';
+import type Mail from 'nodemailer/lib/mailer';
+import { describe, expect, it } from 'vitest';
+import { prepareTemplates } from '@/lib/templates/load';
+import { renderEmail } from '@/lib/templates/render';
+import { activeNoticeConfig } from '@/lib/windows/active';
+import { mailOptionsOf, type OutgoingNotice } from './transport';
+
+const { config } = activeNoticeConfig();
+const addresses = { from: 'Notices <notices@example.com>', messageIdDomain: 'notices.example.com' };
+
+/** The raw message, with the two things nodemailer would otherwise make up per build (the date and the boundary) fixed. */
+async function build(options: Mail.Options): Promise<Buffer> {
+  // baseBoundary is a MailComposer option @types/nodemailer does not list (mail-composer passes it to every MimeNode).
+  const fixed = { ...options, date: new Date('2026-12-02T09:00:00Z'), baseBoundary: 'fixedboundary' };
+  return new MailComposer(fixed).compile().build();
+}
+
+/** The same message with nodemailer detecting the text encoding itself, as before it was set. */
+function detected(options: Mail.Options): Mail.Options {
+  const { textEncoding: _set, ...rest } = options;
+  return rest;
+}
+
+function notice(rendered: { subject: string; html: string; text: string }, index: number): OutgoingNotice {
+  return {
+    noticeKey: index.toString(16).padStart(64, '0'),
+    to: 'ana.mueller@example.de',
+    ...rendered,
+    listUnsubscribe: { https: 'https://notices.example/u/abc', mailto: null },
+  };
+}
+
+describe('the message nodemailer builds from a notice', () => {
+  it('is byte-identical with the text encoding set and detected, for every shipped template in en and de', async () => {
+    const set = await prepareTemplates(config);
+    let built = 0;
+    for (const [name, type] of Object.entries(config.noticeTypes)) {
+      const entry = set.entries.get(type.template);
+      if (!entry || entry.email.size === 0) continue;
+      for (const locale of ['en', 'de']) {
+        const rendered = await renderEmail(set, {
+          template: type.template,
+          noticeType: name,
+          category: type.category,
+          locale,
+          timeZone: 'Europe/Berlin',
+          payload: { ...entry.definition.sample, customer_name: 'Jürgen Müller-Lüdenscheidt' },
+          anchorAt: new Date('2026-10-01T09:00:00Z'),
+          windowClosesAt: new Date('2026-09-30T09:00:00Z'),
+          code: 'ABCD2345EF',
+          links: { manage: 'https://notices.example/r/abc?x=1&y=2', unsubscribe: 'https://notices.example/u/abc' },
+          cancellable: type.cancel !== undefined,
+        });
+        const options = mailOptionsOf(notice(rendered, built), addresses);
+        const raw = await build(options);
+        expect(raw.equals(await build(detected(options))), `${name} ${locale}`).toBe(true);
+        // The parts were encoded, not sent as 7bit: the encoding choice was exercised.
+        expect(raw.toString('latin1')).toContain('Content-Transfer-Encoding: quoted-printable');
+        built += 1;
+      }
+    }
+    expect(built).toBe(2 * Object.values(config.noticeTypes).filter((type) => set.entries.get(type.template)?.email.size).length);
+  });
+
+  it('differs where detection would have chosen base64: text in another script (the comparison can tell)', async () => {
+    const options = mailOptionsOf(
+      notice({ subject: 'ご契約の更新のお知らせ', html: '<p>ご契約は十月一日に更新されます。</p>', text: 'ご契約は十月一日に更新されます。' }, 1),
+      addresses,
+    );
+    const raw = await build(options);
+    const before = await build(detected(options));
+    expect(raw.equals(before)).toBe(false);
+    expect(before.toString('latin1')).toContain('Content-Transfer-Encoding: base64');
+    expect(raw.toString('latin1')).not.toContain('Content-Transfer-Encoding: base64');
+  });
+});
