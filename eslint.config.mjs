@@ -52,6 +52,12 @@ export default tseslint.config(
   // contract, provider signers, the harness) or test/. A block per productionCode glob lists
   // its layering and, outside tests, these as well (options replace, they do not merge).
   ...productionCode.flatMap((files) => restrictedFor([files], ...(layering[files] ?? []))),
+  // lib/telemetry/ is the tracing API, the SDK start and the scrubbing processor: it imports nothing
+  // from the domain (the spans a step records live beside the step, in lib/jobs/ and lib/events/).
+  ...restrictedFor(['lib/telemetry/**/*.ts'], ...layering['lib/**/*.ts'], {
+    group: ['@/lib/*', '!@/lib/telemetry', '!@/lib/config', '@/db/*', '@/worker/*'],
+    message: "lib/telemetry/ imports nothing from the domain: a step's span lives beside the step, which imports tracing.ts.",
+  }),
   {
     // drizzle-kit loads db/schema/ on its own, without the @/ alias: relative imports are its only kind.
     files: ['db/schema/**/*.ts'],

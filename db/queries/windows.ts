@@ -7,12 +7,11 @@ import { toDate, toDateOrNull } from './console-dates';
  * banner and the scrape-time gauges. Each reads through a small partial index:
  * - at risk: reminder_jobs_open_deadline_idx (deadline_at, notice_type, region, due_at) where state
  *   in ('pending', 'claimed') — a range on the deadline, index-only for the counts;
- * - missed: reminder_jobs_missed_idx (updated_at) where the job was suppressed for its window;
+ * - missed: reminder_jobs_missed_idx (updated_at) where the job was suppressed for its window
+ *   (`window_missed`, or `deadline_passed`, its name before migration 0009, which an older worker
+ *   may still write during a rolling deploy);
  * - gaps: unplanned_notices_open_idx (created_at) where resolved_at is null (few rows by design).
  */
-
-/** Suppression reasons that mean "the window closed before it went out" (deadline_passed is the name before migration 0009; an older worker may still write it during a rolling deploy). */
-export const missedWindowReasons = ['window_missed', 'deadline_passed'] as const;
 
 /** A job with no region (scheduled without one) is counted under this label. */
 export const NO_REGION = 'none';

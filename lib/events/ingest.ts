@@ -6,7 +6,8 @@ import { resolveClaims } from '@/db/queries/ledger/resolve';
 import { setPreference } from '@/db/queries/preferences';
 import { advanceSmsStatus, isSmsStatus } from '@/db/queries/sms';
 import { addRecipientSuppression } from '@/db/queries/suppressions';
-import { traceIngest, traceReconcile } from '@/lib/telemetry/evidence-spans';
+import { correlationOf } from '@/lib/ledger/notice-key';
+import { correlationAttribute, withSpan } from '@/lib/telemetry/tracing';
 import { provesHandOver, storableEvent, suppressionFor, type NormalizedEvent } from './types';
 
 export type IngestSummary = {
@@ -35,77 +36,91 @@ export type IngestSummary = {
  *    asked for less mail, which is what a courtesy opt-out gives them.
  * Order does not matter: an event that arrives before its row can be linked stays stored and
  * `reconcileQuarantine` applies it later; a duplicate is stored nowhere and changes nothing.
+ * Its span, `evidence.ingest`, carries one span event per event received (its normalized type and
+ * correlation, the link to the notice's send), the counts, and one span event per claim confirmed;
+ * never the recipient, the provider's raw payload or the full notice key.
  */
-export function ingestEvents(db: DbOrTx, params: { events: NormalizedEvent[] }): Promise<IngestSummary> {
-  return traceIngest(params.events, () => ingestEventsUntraced(db, params));
-}
-
-async function ingestEventsUntraced(db: DbOrTx, { events }: { events: NormalizedEvent[] }): Promise<IngestSummary> {
-  const summary: IngestSummary = { received: events.length, stored: 0, duplicates: 0, linked: 0, confirmed: [], suppressed: [], preferences: [] };
-  for (const event of events.map(storableEvent)) {
-    await db.transaction(async (tx) => {
-      const link = await findLedgerLink(tx, { correlationId: event.correlationId, providerMessageId: event.providerMessageId });
-      const rowId = await insertProviderEvent(tx, {
-        event: {
-          provider: event.provider,
-          eventId: event.eventId,
-          eventType: event.type,
-          rawType: event.rawType,
-          correlationId: event.correlationId,
-          providerMessageId: event.providerMessageId,
-          noticeKey: link?.noticeKey ?? null,
-          recipient: event.recipient,
-          bounceType: event.bounceType,
-          occurredAt: event.occurredAt,
-          details: event.messageId ? { ...event.details, messageId: event.messageId } : event.details,
-        },
-      });
-      if (rowId === null) {
-        summary.duplicates += 1;
-        return;
-      }
-      summary.stored += 1;
-      if (link) summary.linked += 1;
-      if (link && link.state === 'claimed' && provesHandOver(event.type)) {
-        const confirmed = await confirmClaimSentByEvidence(tx, {
-          noticeKey: link.noticeKey,
-          evidence: {
-            rowId,
+export function ingestEvents(db: DbOrTx, { events }: { events: NormalizedEvent[] }): Promise<IngestSummary> {
+  return withSpan('evidence.ingest', { 'evidence.received': events.length }, async (span) => {
+    if (span.isRecording()) {
+      for (const event of events) span.addEvent('evidence.event', { 'evidence.type': event.type, ...correlationAttribute(event.correlationId) });
+    }
+    const summary: IngestSummary = { received: events.length, stored: 0, duplicates: 0, linked: 0, confirmed: [], suppressed: [], preferences: [] };
+    for (const event of events.map(storableEvent)) {
+      await db.transaction(async (tx) => {
+        const link = await findLedgerLink(tx, { correlationId: event.correlationId, providerMessageId: event.providerMessageId });
+        const rowId = await insertProviderEvent(tx, {
+          event: {
             provider: event.provider,
             eventId: event.eventId,
             eventType: event.type,
-            occurredAt: event.occurredAt,
+            rawType: event.rawType,
+            correlationId: event.correlationId,
             providerMessageId: event.providerMessageId,
+            noticeKey: link?.noticeKey ?? null,
+            recipient: event.recipient,
+            bounceType: event.bounceType,
+            occurredAt: event.occurredAt,
+            details: event.messageId ? { ...event.details, messageId: event.messageId } : event.details,
           },
         });
-        if (confirmed) summary.confirmed.push(link.noticeKey);
-      }
-      if (event.provider === 'twilio') await applyTwilioEvent(tx, event, link?.noticeKey ?? null);
-      const reason = suppressionFor(event);
-      if (reason && event.recipient) {
-        const added = await addRecipientSuppression(tx, {
-          email: event.recipient,
-          reason,
-          sourceEventId: `${event.provider}:${event.eventId}`,
-          note: `${event.provider} ${event.rawType}${event.bounceType ? ` (${event.bounceType})` : ''}`,
-        });
-        if (added) summary.suppressed.push(event.recipient);
-      }
-      if ((event.type === 'unsubscribe' || event.type === 'resubscribe') && event.recipient) {
-        const written = await setPreference(tx, {
-          recipient: event.recipient,
-          category: 'courtesy',
-          channel: 'email',
-          state: event.type === 'unsubscribe' ? 'opted_out' : 'opted_in',
-          source: 'provider_event',
-          actor: `${event.provider}:${event.eventId}`,
-          reason: `${event.provider} ${event.rawType}`,
-        });
-        if (written.changed) summary.preferences.push(event.recipient);
-      }
+        if (rowId === null) {
+          summary.duplicates += 1;
+          return;
+        }
+        summary.stored += 1;
+        if (link) summary.linked += 1;
+        if (link && link.state === 'claimed' && provesHandOver(event.type)) {
+          const confirmed = await confirmClaimSentByEvidence(tx, {
+            noticeKey: link.noticeKey,
+            evidence: {
+              rowId,
+              provider: event.provider,
+              eventId: event.eventId,
+              eventType: event.type,
+              occurredAt: event.occurredAt,
+              providerMessageId: event.providerMessageId,
+            },
+          });
+          if (confirmed) summary.confirmed.push(link.noticeKey);
+        }
+        if (event.provider === 'twilio') await applyTwilioEvent(tx, event, link?.noticeKey ?? null);
+        const reason = suppressionFor(event);
+        if (reason && event.recipient) {
+          const added = await addRecipientSuppression(tx, {
+            email: event.recipient,
+            reason,
+            sourceEventId: `${event.provider}:${event.eventId}`,
+            note: `${event.provider} ${event.rawType}${event.bounceType ? ` (${event.bounceType})` : ''}`,
+          });
+          if (added) summary.suppressed.push(event.recipient);
+        }
+        if ((event.type === 'unsubscribe' || event.type === 'resubscribe') && event.recipient) {
+          const written = await setPreference(tx, {
+            recipient: event.recipient,
+            category: 'courtesy',
+            channel: 'email',
+            state: event.type === 'unsubscribe' ? 'opted_out' : 'opted_in',
+            source: 'provider_event',
+            actor: `${event.provider}:${event.eventId}`,
+            reason: `${event.provider} ${event.rawType}`,
+          });
+          if (written.changed) summary.preferences.push(event.recipient);
+        }
+      });
+    }
+    span.setAttributes({
+      'evidence.stored': summary.stored,
+      'evidence.duplicates': summary.duplicates,
+      'evidence.linked': summary.linked,
+      'evidence.confirmed': summary.confirmed.length,
+      'evidence.suppressions_added': summary.suppressed.length,
     });
-  }
-  return summary;
+    if (span.isRecording()) {
+      for (const key of summary.confirmed) span.addEvent('evidence.claim_confirmed', { 'notice.correlation': correlationOf(key) });
+    }
+    return summary;
+  });
 }
 
 /**
@@ -138,22 +153,30 @@ async function applyTwilioEvent(tx: DbOrTx, event: NormalizedEvent, noticeKey: s
  * Re-checks stored events against claims still `claimed` and confirms those with
  * accepted/delivered evidence. For the worker to call periodically (and after a restart):
  * it catches events that arrived before their row could be linked. Never releases a claim.
+ * Its span, `evidence.reconcile`, is a trace of its own, with one span event per claim confirmed.
  */
-export function reconcileQuarantine(db: DbOrTx, options: { limit?: number } = {}): Promise<{ confirmed: string[] }> {
-  return traceReconcile(() => reconcileQuarantineUntraced(db, options));
-}
-
-async function reconcileQuarantineUntraced(db: DbOrTx, { limit = 500 }: { limit?: number }): Promise<{ confirmed: string[] }> {
-  const candidates = await listClaimsWithSendEvidence(db, { limit });
-  const confirmed: string[] = [];
-  for (const candidate of candidates) {
-    const done = await db.transaction(async (tx) => {
-      await linkProviderEvent(tx, { id: candidate.evidence.rowId, noticeKey: candidate.noticeKey });
-      return confirmClaimSentByEvidence(tx, candidate);
-    });
-    if (done) confirmed.push(candidate.noticeKey);
-  }
-  return { confirmed };
+export function reconcileQuarantine(db: DbOrTx, { limit = 500 }: { limit?: number } = {}): Promise<{ confirmed: string[] }> {
+  return withSpan(
+    'evidence.reconcile',
+    {},
+    async (span) => {
+      const candidates = await listClaimsWithSendEvidence(db, { limit });
+      const confirmed: string[] = [];
+      for (const candidate of candidates) {
+        const done = await db.transaction(async (tx) => {
+          await linkProviderEvent(tx, { id: candidate.evidence.rowId, noticeKey: candidate.noticeKey });
+          return confirmClaimSentByEvidence(tx, candidate);
+        });
+        if (done) confirmed.push(candidate.noticeKey);
+      }
+      span.setAttribute('evidence.confirmed', confirmed.length);
+      if (span.isRecording()) {
+        for (const key of confirmed) span.addEvent('evidence.claim_confirmed', { 'notice.correlation': correlationOf(key) });
+      }
+      return { confirmed };
+    },
+    { root: true },
+  );
 }
 
 export const RECONCILER_ACTOR = 'system:reconciler';

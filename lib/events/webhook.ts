@@ -13,7 +13,7 @@ import type { ParsedWebhook, WebhookProvider } from './types';
 import { enabledWebhookSources, snsTopicArnsOf, sourceOf, type WebhookSourceName } from './webhook-sources';
 import type { WebhookSummary } from '@/lib/api/webhooks';
 import type { Result } from '@/lib/http/refusal';
-import { traceWebhook } from '@/lib/telemetry/evidence-spans';
+import { SpanKind, withSpan } from '@/lib/telemetry/tracing';
 
 const log = createLogger('webhooks');
 /** A SendGrid batch holds up to a few thousand events; 1 MiB is far above any provider's request. */
@@ -97,12 +97,9 @@ async function parseFor({
  * is) and stores nothing. Inside an authentic batch a malformed event is skipped, not the
  * batch: its siblings are stored, the answer is 200 (a retry would carry the same event) and
  * the response, a warning and `notice_ledger_webhook_events_skipped_total` name it by index and id.
+ * Its span, `webhook.receive`, carries the provider and the refusal's kind or the counts received and skipped.
  */
-export function receiveWebhook(params: Parameters<typeof receiveWebhookUntraced>[0]): Promise<Result<WebhookSummary>> {
-  return traceWebhook(params.provider, () => receiveWebhookUntraced(params));
-}
-
-async function receiveWebhookUntraced({
+export function receiveWebhook({
   provider,
   headers,
   body,
@@ -120,45 +117,54 @@ async function receiveWebhookUntraced({
   /** The path and query the request arrived on: Twilio's signature covers them. */
   pathAndQuery?: string;
 }): Promise<Result<WebhookSummary>> {
-  const parsed = await parseFor({ provider, headers, body, settings, now, pathAndQuery });
-  if (!parsed.ok) {
-    log.warn({ provider, refused: parsed.refusal.kind, error: parsed.refusal.message }, 'webhook rejected');
-    webhookRequestsRejected.inc({ provider, reason: parsed.refusal.kind });
-    return parsed;
-  }
-  const summary = await ingestEvents(db, { events: parsed.events });
-  const received = summary.received + parsed.skipped.length;
-  const skipped = parsed.skipped.slice(0, MAX_SKIPPED_LISTED);
-  if (parsed.skipped.length > 0) {
-    for (const event of parsed.skipped) webhookEventsSkipped.inc({ provider, reason: event.reason });
-    log.warn(
-      { provider, received, skippedCount: parsed.skipped.length, skipped },
-      'webhook batch: malformed events skipped, not stored; the other events processed',
-    );
-  }
-  log.info(
-    {
-      provider,
-      received,
-      stored: summary.stored,
-      duplicates: summary.duplicates,
-      linked: summary.linked,
-      confirmed: summary.confirmed,
-      suppressed: summary.suppressed.length,
-      note: parsed.note,
+  return withSpan(
+    'webhook.receive',
+    { 'webhook.provider': provider },
+    async (span) => {
+      const parsed = await parseFor({ provider, headers, body, settings, now, pathAndQuery });
+      if (!parsed.ok) {
+        log.warn({ provider, refused: parsed.refusal.kind, error: parsed.refusal.message }, 'webhook rejected');
+        webhookRequestsRejected.inc({ provider, reason: parsed.refusal.kind });
+        span.setAttribute('webhook.refused', parsed.refusal.kind);
+        return parsed;
+      }
+      const summary = await ingestEvents(db, { events: parsed.events });
+      const received = summary.received + parsed.skipped.length;
+      const skipped = parsed.skipped.slice(0, MAX_SKIPPED_LISTED);
+      if (parsed.skipped.length > 0) {
+        for (const event of parsed.skipped) webhookEventsSkipped.inc({ provider, reason: event.reason });
+        log.warn(
+          { provider, received, skippedCount: parsed.skipped.length, skipped },
+          'webhook batch: malformed events skipped, not stored; the other events processed',
+        );
+      }
+      log.info(
+        {
+          provider,
+          received,
+          stored: summary.stored,
+          duplicates: summary.duplicates,
+          linked: summary.linked,
+          confirmed: summary.confirmed,
+          suppressed: summary.suppressed.length,
+          note: parsed.note,
+        },
+        'webhook processed',
+      );
+      span.setAttributes({ 'webhook.received': received, 'webhook.skipped': parsed.skipped.length });
+      return {
+        ok: true,
+        data: {
+          received,
+          stored: summary.stored,
+          duplicates: summary.duplicates,
+          confirmed: summary.confirmed.length,
+          skippedCount: parsed.skipped.length,
+          skipped,
+          ...(parsed.note ? { note: parsed.note } : {}),
+        },
+      };
     },
-    'webhook processed',
+    { kind: SpanKind.SERVER },
   );
-  return {
-    ok: true,
-    data: {
-      received,
-      stored: summary.stored,
-      duplicates: summary.duplicates,
-      confirmed: summary.confirmed.length,
-      skippedCount: parsed.skipped.length,
-      skipped,
-      ...(parsed.note ? { note: parsed.note } : {}),
-    },
-  };
 }

@@ -30,7 +30,7 @@ import {
 } from '@/lib/metrics/registry';
 import type { Delivery, HandlerResult, WakeupHandler } from '@/lib/queue/types';
 import type { NoticeConfig } from '@/lib/windows/load-config';
-import { traceClaims, traceCommit, tracePolicy, traceSend, traceTokenWait, traceWakeup, untracedWakeup } from '@/lib/telemetry/notice-spans';
+import { traceClaims, traceCommit, tracePolicy, traceSend, traceTokenWait, traceWakeup, untracedWakeup } from './notice-spans';
 import { unsubscribeLinks } from '@/lib/recipient/unsubscribe';
 import { planJobRetry } from './retry-budget';
 import { decidePolicy, windowClosed, type PolicyDecision } from './policy';

@@ -13,11 +13,11 @@ import { noticeKeyFor } from '@/lib/windows/keys';
 import type { NoticeConfig, NoticeType, RuleSet } from '@/lib/windows/load-config';
 import { windowForNotice } from '@/lib/windows/notice-window';
 import { contractSchema, jurisdictionSchema } from '@/lib/windows/rules';
-import { annotateScheduled } from '@/lib/telemetry/notice-spans';
-import { withSpan } from '@/lib/telemetry/tracing';
+import { traced, type Span } from '@/lib/telemetry/tracing';
 import { enqueueNotice, type WakeupPublisher } from '@/lib/planning/enqueue-notice';
 import { fieldOf, noticePayloadProblems } from '@/lib/templates/payload';
 import { localeSchema } from '@/lib/templates/schema';
+import { noticeAttributes } from './notice-spans';
 
 /**
  * Scheduling is idempotent on the notice key: a producer that retries (timeout, redeploy,
@@ -317,12 +317,15 @@ export function recipientChannel(
   return { ok: true, phone, channel };
 }
 
-/** scheduleNotice in its span (`notice.schedule`: type, outcome, job id, correlation). */
-export function scheduleNotice(params: ScheduleParams): Promise<ScheduleResult> {
-  return withSpan('notice.schedule', {}, async (span) => annotateScheduled(span, await scheduleNoticeUntraced(params)));
+/** What `notice.schedule` records: the outcome and, when there is one, the job (id, correlation, type). */
+function annotateScheduled(span: Span, result: ScheduleResult): void {
+  span.setAttribute('notice.schedule.result', result.kind);
+  if ('job' in result) span.setAttributes(noticeAttributes(result.job));
 }
 
-async function scheduleNoticeUntraced({ db, publisher, request: raw, actor, now, secret, maxDelayMs, notices }: ScheduleParams): Promise<ScheduleResult> {
+/** Schedules one producer notice, in its span (`notice.schedule`). */
+export const scheduleNotice = traced('notice.schedule', annotateScheduled, async (params: ScheduleParams): Promise<ScheduleResult> => {
+  const { db, publisher, request: raw, actor, now, secret, maxDelayMs, notices } = params;
   const parsed = parseIdentity(notices.config, raw.type, raw.identity);
   if (!parsed.ok) return { kind: 'invalid', message: parsed.problems.join('; '), fields: ['type', 'identity'] };
   const fact = { type: raw.type, identity: parsed.identity, revision: raw.revision };
@@ -401,7 +404,7 @@ async function scheduleNoticeUntraced({ db, publisher, request: raw, actor, now,
     });
     return { kind: 'created', job };
   });
-}
+});
 
 /** What the reminders route answers beside the job: the computed window, when anchorAt was given. */
 export function windowOfJob(job: JobRow): { earliest: Date; latest: Date; ruleIds: string[]; ruleSetVersion: string | null } | null {

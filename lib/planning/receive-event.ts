@@ -30,8 +30,8 @@ import type { NoticeConfig, RuleSet } from '@/lib/windows/load-config';
 import { planEvent, type PlannedNotice } from '@/lib/windows/plan';
 import { contractSchema, jurisdictionSchema } from '@/lib/windows/rules';
 import { isTimeZoneName } from '@/lib/windows/zoned';
-import { annotateEventReceived, annotatePlannedJob } from '@/lib/telemetry/notice-spans';
-import { withSpan } from '@/lib/telemetry/tracing';
+import { noticeAttributes } from '@/lib/jobs/notice-spans';
+import { traced, withSpan, type Span } from '@/lib/telemetry/tracing';
 import { fieldOf, noticePayloadProblems } from '@/lib/templates/payload';
 import { localeSchema } from '@/lib/templates/schema';
 
@@ -155,12 +155,27 @@ export function eventBodySha256(request: EventRequest, identity: Record<string, 
   return createHash('sha256').update(canonical, 'utf8').digest('hex');
 }
 
-/** receiveEvent in its span (`event.receive`), each planned notice in a `notice.schedule` child. */
-export function receiveEvent(params: ReceiveEventParams): Promise<ReceiveEventResult> {
-  return withSpan('event.receive', {}, async (span) => annotateEventReceived(span, await receiveEventUntraced(params)));
+/** What `event.receive` records: the outcome and, for an event taken, its id, type and how many notices it planned. */
+function annotateEventReceived(span: Span, result: ReceiveEventResult): void {
+  span.setAttribute('event.receive.result', result.kind);
+  if (result.kind === 'created' || result.kind === 'existing') {
+    span.setAttributes({
+      'event.id': result.answer.eventId,
+      'event.type': result.answer.type,
+      'event.planned': result.answer.planned.length,
+      'event.unplanned': result.answer.unplanned.length,
+    });
+  }
 }
 
-async function receiveEventUntraced(input: ReceiveEventParams): Promise<ReceiveEventResult> {
+/** What a planned notice's `notice.schedule` span records: its job, and whether this event created it. */
+function annotatePlannedJob<R extends { job: JobRow; created: boolean }>(span: Span, result: R): R {
+  span.setAttributes({ ...noticeAttributes(result.job), 'notice.schedule.result': result.created ? 'created' : 'existing' });
+  return result;
+}
+
+/** Receives one business event, in its span (`event.receive`), each planned notice in a `notice.schedule` child. */
+export const receiveEvent = traced('event.receive', annotateEventReceived, async (input: ReceiveEventParams): Promise<ReceiveEventResult> => {
   // The phone is normalised first, so the body compared on a repeat is the E.164 one.
   let phone: string | undefined;
   if (input.request.recipient.phone !== undefined) {
@@ -214,7 +229,7 @@ async function receiveEventUntraced(input: ReceiveEventParams): Promise<ReceiveE
     await planAndSchedule(tx, params, event, identity);
     return { kind: 'created', answer: await answerOf(tx, event, notices.config) };
   });
-}
+});
 
 function fillEvidenceRefOf(config: NoticeConfig, eventType: string, identity: Record<string, string>): string | null {
   const template = Object.hasOwn(config.eventTypes, eventType) ? config.eventTypes[eventType]?.evidenceRef : undefined;

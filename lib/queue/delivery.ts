@@ -152,7 +152,7 @@ export function createDeliveryLifecycle<M>(params: {
     const controller = new AbortController();
     if (stopping) controller.abort(new Error('worker stopping'));
     // One span per delivery, its own trace, ending at the settlement; the handler links it to the
-    // span that scheduled the job (lib/telemetry/notice-spans.ts traceWakeup).
+    // span that scheduled the job (lib/jobs/notice-spans.ts traceWakeup).
     const attributes = { 'notice.job_id': parsed.data.jobId, 'messaging.destination.name': queueName, 'messaging.message.id': incoming.messageId };
     const traced = withSpan('notice.wakeup', attributes, (span) => settle(incoming, parsed.data, controller, span), { kind: SpanKind.CONSUMER, root: true });
     const done = traced.catch((error: unknown) => {

@@ -9,7 +9,11 @@ import { context, INVALID_SPAN_CONTEXT, SpanKind, SpanStatusCode, trace, type At
  * message id), the notice type, counts and outcomes. Never a body, a one-time code, an email
  * address or phone number, a payload value or the full notice key; an exception is recorded
  * by its class and SQLSTATE only, because a message can quote a value ("invalid input syntax
- * for type uuid: …"). `lib/telemetry/notice-trace.test.ts` walks every recorded attribute.
+ * for type uuid: …"). `test/notice-trace.test.ts` walks every recorded attribute.
+ *
+ * This folder is the tracing API, the SDK and its scrubbing only: it imports nothing from the
+ * domain (ESLint refuses it). What a step records lives beside the step: the send path's in
+ * `lib/jobs/notice-spans.ts`, scheduling's and ingest's in the function they trace.
  */
 
 export const tracer = trace.getTracer('notice-ledger');
@@ -66,6 +70,26 @@ export function withSpan<T>(name: string, attributes: Attributes, fn: (span: Spa
 }
 
 /**
+ * `fn` as one function that runs in its own span (`name`), `annotate` writing what it returned
+ * on the span; a throw is recorded and rethrown. For a function with many exits, so the span's
+ * answer is written once. Untraced, it calls `fn` directly: no span, no extra await.
+ */
+export function traced<A extends unknown[], T>(
+  name: string,
+  annotate: (span: Span, value: T) => unknown,
+  fn: (...args: A) => Promise<T>,
+): (...args: A) => Promise<T> {
+  return (...args) => {
+    if (!tracingInstalled()) return fn(...args);
+    return withSpan(name, {}, async (span) => {
+      const value = await fn(...args);
+      annotate(span, value);
+      return value;
+    });
+  };
+}
+
+/**
  * A send-path step as a span around a promise already started: the step's call stays as it
  * was (one wrapper around it), and the span covers its wait. Untraced, `pending` is returned
  * as it is. Nothing inside the step runs in this span's context; these steps start no spans.
@@ -94,21 +118,6 @@ export function recordStep<T>(name: string, value: T, annotate: (span: Span, val
   annotate(span, value);
   span.end();
   return value;
-}
-
-/** withSpan for a synchronous step (the policy decision). */
-export function withSpanSync<T>(name: string, attributes: Attributes, fn: (span: Span) => T): T {
-  if (!tracingInstalled()) return fn(noopSpan);
-  return tracer.startActiveSpan(name, { attributes }, (span) => {
-    try {
-      return fn(span);
-    } catch (error) {
-      recordError(span, error);
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
 }
 
 /** The span `withSpan` is running in (the delivery's, inside a wake-up handler), or a no-op one. */

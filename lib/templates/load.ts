@@ -299,9 +299,4 @@ export async function prepareTemplates(config: NoticeConfig, { compileMjml }: { 
   return set;
 }
 
-/** The entry a template id renders with, or null. */
-export function entryFor(set: TemplateSet, templateId: string): TemplateEntry | null {
-  return set.entries.get(templateId) ?? null;
-}
-
 export { definitionFor };

@@ -1,7 +1,7 @@
 import { compile } from 'html-to-text';
 import type { Template } from 'liquidjs';
 import { htmlEngine, textEngine } from './engine';
-import { compileLayout, type Channel, type TemplateSet } from './load';
+import { compileLayout, type TemplateSet } from './load';
 import { canonicalLocale } from './schema';
 
 /**
@@ -157,12 +157,4 @@ export function renderSms(set: TemplateSet, request: RenderRequest): RenderedSms
     .trim();
   if (text === '') throw new RenderError(`${request.template}/sms.${locale}: renders empty`);
   return { text, locale };
-}
-
-export type RenderedNotice = ({ channel: 'email' } & RenderedEmail) | ({ channel: 'sms' } & RenderedSms);
-
-/** One entry point for every channel (the SMS transport calls this with `sms`). */
-export async function renderChannel(set: TemplateSet, channel: Channel, request: RenderRequest): Promise<RenderedNotice> {
-  if (channel === 'sms') return { channel, ...renderSms(set, request) };
-  return { channel, ...(await renderEmail(set, request)) };
 }

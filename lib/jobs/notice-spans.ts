@@ -1,48 +1,23 @@
 import type { Claim, ClaimParams } from '@/db/queries/ledger/claim';
 import type { JobRow } from '@/db/schema';
-import type { PolicyDecision } from '@/lib/jobs/policy';
-import type { SendPathStatements } from '@/lib/jobs/send-path-statements';
-import type { ScheduleResult } from '@/lib/jobs/schedule';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import type { SendOutcome } from '@/lib/mail/transport';
-import type { ReceiveEventResult } from '@/lib/planning/receive-event';
-import { activeSpan, recordStep, spanContextOf, traceStep, tracingInstalled, type Span } from './tracing';
+import { activeSpan, recordStep, spanContextOf, traceStep, tracingInstalled } from '@/lib/telemetry/tracing';
+import type { PolicyDecision } from './policy';
+import type { SendPathStatements } from './send-path-statements';
 
 /**
- * What each step of a notice's path writes on its span, beside the code that runs it so the
- * send path and the routes change by one wrapper call per step. Only ids, types, counts and
- * outcomes (lib/telemetry/tracing.ts says what never goes in).
+ * What each step of the send path writes on its span, beside the code that runs it so the
+ * send path changes by one wrapper call per step. Only ids, types, counts and outcomes
+ * (lib/telemetry/tracing.ts says what never goes in).
  */
 
-const noticeOf = (job: Pick<JobRow, 'id' | 'noticeKey' | 'noticeType'>) => ({
+/** The notice a span is about: job id, correlation and type (the scheduling spans name it the same way). */
+export const noticeAttributes = (job: Pick<JobRow, 'id' | 'noticeKey' | 'noticeType'>) => ({
   'notice.job_id': job.id,
   'notice.correlation': correlationOf(job.noticeKey),
   'notice.type': job.noticeType,
 });
-
-export function annotateScheduled(span: Span, result: ScheduleResult): ScheduleResult {
-  span.setAttribute('notice.schedule.result', result.kind);
-  if ('job' in result) span.setAttributes(noticeOf(result.job));
-  return result;
-}
-
-export function annotatePlannedJob<R extends { job: JobRow; created: boolean }>(span: Span, result: R): R {
-  span.setAttributes({ ...noticeOf(result.job), 'notice.schedule.result': result.created ? 'created' : 'existing' });
-  return result;
-}
-
-export function annotateEventReceived(span: Span, result: ReceiveEventResult): ReceiveEventResult {
-  span.setAttribute('event.receive.result', result.kind);
-  if (result.kind === 'created' || result.kind === 'existing') {
-    span.setAttributes({
-      'event.id': result.answer.eventId,
-      'event.type': result.answer.type,
-      'event.planned': result.answer.planned.length,
-      'event.unplanned': result.answer.unplanned.length,
-    });
-  }
-  return result;
-}
 
 /**
  * The delivery's span (`notice.wakeup`, started by lib/queue/delivery.ts) learns which notice it
@@ -52,7 +27,7 @@ export function annotateEventReceived(span: Span, result: ReceiveEventResult): R
 export function traceWakeup<O extends string, A extends unknown[], R>(job: JobRow, attempt: (outcome: O, ...rest: A) => R): (outcome: O, ...rest: A) => R {
   if (!tracingInstalled()) return attempt;
   const span = activeSpan();
-  span.setAttributes({ ...noticeOf(job), 'notice.attempts': job.attempts });
+  span.setAttributes({ ...noticeAttributes(job), 'notice.attempts': job.attempts });
   const scheduledBy = spanContextOf(job.traceparent);
   if (scheduledBy) span.addLink({ context: scheduledBy, attributes: { 'notice.link': 'scheduled_by' } });
   return (outcome, ...rest) => {
