@@ -7,7 +7,7 @@ import type { NoticeConfig } from '@/lib/windows/load-config';
 import type { Channel } from '@/db/schema/states';
 import { recipientChannel } from '@/lib/jobs/schedule';
 import { noticePayloadProblems } from '@/lib/templates/payload';
-import { localeSchema } from '@/lib/templates/schema';
+import { isTimeZone, localeSchema } from '@/lib/api/fields';
 import type { RowRejection } from '@/lib/api/console/replays';
 import { hasUnsafeText, parseCsv, safeText, toCsv } from './csv';
 import type { CsvRecord } from './csv-stream';
@@ -67,15 +67,6 @@ export const MAX_STORED_REJECTIONS = 10_000;
 const emailSchema = z.email();
 const timestampSchema = z.iso.datetime({ offset: true });
 const revisionText = /^\d{1,7}$/;
-
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * isTimeZone per distinct zone of one upload: building an Intl.DateTimeFormat is ~25 µs, and

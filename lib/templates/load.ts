@@ -6,7 +6,8 @@ import { z } from 'zod';
 import type { NoticeConfig } from '@/lib/windows/load-config';
 import { definitionFor, type TemplatesConfig } from './config';
 import { htmlEngine, textEngine } from './engine';
-import { builtInVariables, canonicalLocale, type TemplateDefinition } from './schema';
+import { canonicalLocale } from '@/lib/api/fields';
+import { builtInVariables, type TemplateDefinition } from './schema';
 
 /**
  * The template files of a configuration, read and parsed once (`templatesOf`): every file is

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { consoleContract, noInput } from '@/lib/http/contract';
 import { DEFAULT_RANGE, dueBuckets, timeRangeNames, type DueBucketId, type TimeRange } from '@/lib/console/overview-model';
-import { instant } from './fields';
+import { instant } from '@/lib/api/fields';
 
 export const rangeQuery = z.object({ range: z.enum(timeRangeNames as [TimeRange, ...TimeRange[]]).default(DEFAULT_RANGE) });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { consoleContract } from '@/lib/http/contract';
-import { cursorTimestamp, instant, noticeTypeName, reason, text } from './fields';
+import { cursorTimestamp, instant, noticeTypeName, reason, text } from '@/lib/api/fields';
 
 const noticeKeyHex = z.string().regex(/^[0-9a-f]{64}$/, 'must be a 64-character notice key');
 const quarantineAction = z.enum(['confirm_sent', 'release', 'suppress']);
