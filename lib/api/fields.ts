@@ -133,9 +133,14 @@ function payloadKeys(value: unknown, into: string[] = []): string[] {
 // here as a 400 naming the field rather than failing the insert as a 500.
 const unstorable = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** NUL or an unpaired surrogate: PostgreSQL text and jsonb cannot hold them. */
+export function hasUnsafeText(value: string): boolean {
+  return unstorable.test(value);
+}
+
 /** True when any key or string in a JSON value could not be stored in PostgreSQL jsonb. */
 export function hasUnstorableText(value: unknown): boolean {
-  return payloadStrings(value).some((text) => unstorable.test(text));
+  return payloadStrings(value).some(hasUnsafeText);
 }
 
 function payloadStrings(value: unknown, into: string[] = []): string[] {

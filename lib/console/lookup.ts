@@ -57,8 +57,6 @@ export function classifyQuery(raw: string): ClassifiedQuery {
   return { search: [{ kind: 'id', id: text }], describe: `customer, account, subscription or provider id ${text}` };
 }
 
-export type { KeyDerivation, LookupResult, NoticeView } from '@/lib/api/console/lookup';
-
 const MAX_MATCHES = 50;
 const MAX_DETAILED = 10;
 

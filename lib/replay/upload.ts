@@ -7,9 +7,9 @@ import type { NoticeConfig } from '@/lib/windows/load-config';
 import type { Channel } from '@/db/schema/states';
 import { recipientChannel } from '@/lib/jobs/schedule';
 import { noticePayloadProblems } from '@/lib/templates/payload';
-import { isTimeZone, localeSchema } from '@/lib/api/fields';
+import { hasUnsafeText, isTimeZone, localeSchema } from '@/lib/api/fields';
 import type { RowRejection } from '@/lib/api/console/replays';
-import { hasUnsafeText, parseCsv, safeText, toCsv } from './csv';
+import { parseCsv, safeText, toCsv } from './csv';
 import type { CsvRecord } from './csv-stream';
 
 /**
@@ -39,8 +39,6 @@ export type UploadedRow = {
   /** The first of the type's channels the row has an address on, as the producer API chooses it. */
   channel: Channel;
 };
-
-export type { RowRejection } from '@/lib/api/console/replays';
 
 export type UploadValidation = { ok: true; rows: UploadedRow[]; rejections: RowRejection[] } | { ok: false; error: string };
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { roles } from '@/lib/auth/roles';
+import { roles } from '@/db/schema/states';
 import { consoleContract } from '@/lib/http/contract';
 import { instant, text } from '@/lib/api/fields';
 
