@@ -168,9 +168,9 @@ export function recipientChannel(
     if (!normalised.ok)
       return {
         ok: false,
-        result: { kind: 'unprocessable', code: 'invalid_phone', message: `recipient.phone: ${normalised.message}`, fields: ['recipient.phone'] },
+        result: { kind: 'unprocessable', code: 'invalid_phone', message: `recipient.phone: ${normalised.problems.join('; ')}`, fields: ['recipient.phone'] },
       };
-    phone = normalised.e164;
+    phone = normalised.value.e164;
   }
   const email = recipient.email ?? null;
   const channel = type ? chooseChannel(type, { email, phone }) : email ? 'email' : null;

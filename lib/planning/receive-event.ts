@@ -113,8 +113,9 @@ async function receiveEventUntraced(input: ReceiveEventParams): Promise<ReceiveE
   let phone: string | undefined;
   if (input.request.recipient.phone !== undefined) {
     const normalised = normalisePhone(input.request.recipient.phone, input.request.recipient.region);
-    if (!normalised.ok) return { kind: 'unprocessable', code: 'invalid_phone', message: `recipient.phone: ${normalised.message}`, fields: ['recipient.phone'] };
-    phone = normalised.e164;
+    if (!normalised.ok)
+      return { kind: 'unprocessable', code: 'invalid_phone', message: `recipient.phone: ${normalised.problems.join('; ')}`, fields: ['recipient.phone'] };
+    phone = normalised.value.e164;
   }
   const params: ReceiveEventParams = phone ? { ...input, request: { ...input.request, recipient: { ...input.request.recipient, phone } } } : input;
   const { db, request, notices } = params;
