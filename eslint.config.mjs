@@ -19,6 +19,15 @@ const layering = {
   'components/**/*.{ts,tsx}': [{ group: ['@/db/*'], message: 'components/ never reads the database: go through lib/ or a route.' }],
 };
 
+// Contracts are leaves (issue 25): a file under lib/api/ holds a route's request, answer and
+// vocabulary, and imports only zod, the contract builder, other contracts and db/schema/states.
+const contractLeaves = [
+  {
+    regex: '^(?!zod$|@/lib/api/|@/lib/http/contract$|@/db/schema/states$|\\./)',
+    message: 'lib/api/ contracts are leaves: import only zod, @/lib/http/contract, other contracts and @/db/schema/states.',
+  },
+];
+
 const testInfrastructure = [
   { group: ['vitest', 'vitest/*'], message: 'vitest is for tests: production code never imports it.' },
   {
@@ -58,6 +67,11 @@ export default tseslint.config(
     group: ['@/lib/*', '!@/lib/telemetry', '!@/lib/config', '@/db/*', '@/worker/*'],
     message: "lib/telemetry/ imports nothing from the domain: a step's span lives beside the step, which imports tracing.ts.",
   }),
+  {
+    files: ['lib/api/**/*.ts'],
+    ignores: testCode,
+    rules: { 'no-restricted-imports': restrictImports(...layering['lib/**/*.ts'], ...testInfrastructure, ...contractLeaves) },
+  },
   {
     // drizzle-kit loads db/schema/ on its own, without the @/ alias: relative imports are its only kind.
     files: ['db/schema/**/*.ts'],

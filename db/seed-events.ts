@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { deliveryAttempts, reminderJobs } from '@/db/schema/jobs';
-import { receiveEvent, type EventRequest } from '@/lib/planning/receive-event';
+import type { EventRequest } from '@/lib/api/producer';
+import { receiveEvent } from '@/lib/planning/receive-event';
 import { noticeKeyFor } from '@/lib/windows/keys';
 import type { NoticeConfig, RuleSet } from '@/lib/windows/load-config';
 

@@ -7,7 +7,8 @@ import { sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { reminderJobs } from '@/db/schema/jobs';
 import { noticeLedger } from '@/db/schema/ledger';
-import { snsStringToSign, type SnsEnvelope } from '@/lib/events/sns';
+import type { SnsEnvelope } from '@/lib/api/webhooks';
+import { snsStringToSign } from '@/lib/events/sns';
 
 /** Test helpers only (fixtures, signing with test keys, rows a killed worker leaves behind). */
 

@@ -1,7 +1,7 @@
 'use client';
 
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { TimeRange } from '@/lib/console/overview-model';
+import type { TimeRange } from '@/lib/api/console/overview';
 import { formatTimeOfDay, formatUtc } from '@/lib/console/format';
 import { useSeries } from './queries';
 

@@ -2,7 +2,7 @@
 
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { timeRangeNames, timeRanges, type TimeRange } from '@/lib/console/overview-model';
+import { timeRangeNames, timeRanges, type TimeRange } from '@/lib/api/console/overview';
 import { Section } from '@/components/ui/boundary';
 import { SkeletonChart, SkeletonLines } from '@/components/ui/states';
 import { ClaimsChart, DeliveryChart, FailuresChart, LatencyChart } from './charts';

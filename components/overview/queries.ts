@@ -2,7 +2,7 @@
 
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { getPendingOverview, getSeriesOverview, getStatusOverview } from '@/lib/api/console/overview';
-import type { TimeRange } from '@/lib/console/overview-model';
+import type { TimeRange } from '@/lib/api/console/overview';
 import { consoleQuery } from '@/lib/http/client';
 import { LIVE_REFRESH_MS } from '@/components/query/live';
 

@@ -1,7 +1,8 @@
 'use client';
 
 import Link from 'next/link';
-import { describeCountedAt, dueBuckets, PENDING_FRESH_MS } from '@/lib/console/overview-model';
+import { dueBuckets } from '@/lib/api/console/overview';
+import { describeCountedAt, PENDING_FRESH_MS } from '@/lib/console/overview-model';
 import { formatCount, formatDuration, formatUtc } from '@/lib/console/format';
 import { usePending, useStatus } from './queries';
 

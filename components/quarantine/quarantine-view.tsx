@@ -4,9 +4,16 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { countQuarantine, listQuarantine, resolveQuarantineContract, type QuarantineRowView, type ResolveOutcome } from '@/lib/api/console/quarantine';
+import {
+  countQuarantine,
+  listQuarantine,
+  resolveQuarantineContract,
+  type QuarantineAction,
+  type QuarantineRowView,
+  type QuarantineSelection,
+  type ResolveOutcome,
+} from '@/lib/api/console/quarantine';
 import { getPendingOverview, getSeriesOverview, getStatusOverview } from '@/lib/api/console/overview';
-import type { QuarantineAction, QuarantineSelection } from '@/lib/console/quarantine';
 import { callConsole, consoleQuery, consoleQueryKey } from '@/lib/http/client';
 import { formatCount, formatDuration, formatUtc, shortKey } from '@/lib/console/format';
 import { LIVE_REFRESH_MS } from '@/components/query/live';

@@ -1,7 +1,7 @@
 'use client';
 
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { RatePoint } from '@/lib/replay/duplicate-report';
+import type { RatePoint } from '@/lib/console/duplicate-report';
 
 /** The duplicate rate over the report's periods, every notice type together: is it going down? */
 export function RateChart({ points, granularity }: { points: RatePoint[]; granularity: string }) {

@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, gte, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
-import { cancellationRequests, type CancellationRequestRow, type CancellationSource } from '@/db/schema/recipients';
+import { cancellationRequests, type CancellationRequestRow } from '@/db/schema/recipients';
+import type { CancellationSource } from '@/db/schema/states';
 
 export type NewCancellationRequest = {
   noticeKey: string;

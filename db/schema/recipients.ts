@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, check, index, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { channels, inList, noticeCategories, preferenceSources, preferenceStates } from './states';
+import { cancellationSources, channels, inList, noticeCategories, preferenceSources, preferenceStates } from './states';
 
 /**
  * A recipient's current preference per category × channel. `recipient` is the address the channel
@@ -55,10 +55,6 @@ export const recipientPreferenceChanges = pgTable(
 
 export type RecipientPreferenceRow = typeof recipientPreferences.$inferSelect;
 export type RecipientPreferenceChangeRow = typeof recipientPreferenceChanges.$inferSelect;
-
-/** Where a customer asked to cancel from: only the recipient page today. */
-export const cancellationSources = ['recipient_page'] as const;
-export type CancellationSource = (typeof cancellationSources)[number];
 
 /**
  * A customer's request to cancel the renewal a notice is about, made from the notice's link.

@@ -86,6 +86,10 @@ export type PreferenceState = (typeof preferenceStates)[number];
 export const preferenceSources = ['one_click', 'recipient_page', 'provider_event', 'sms_keyword', 'producer_api', 'support'] as const;
 export type PreferenceSource = (typeof preferenceSources)[number];
 
+/** Where a customer asked to cancel from: only the recipient page today. */
+export const cancellationSources = ['recipient_page'] as const;
+export type CancellationSource = (typeof cancellationSources)[number];
+
 /**
  * A Twilio message's status as its callbacks report it (Twilio "Message resource: status"), in
  * the order a message moves through them: a status only ever moves to a higher rank, so a late

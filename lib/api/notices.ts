@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { channels, jobStates, ledgerStates, noticeCategories } from '@/db/schema/states';
 import { producerContract } from '@/lib/http/contract';
-import { cancelRequest } from '@/lib/jobs/schedule';
-import { reminderJob } from './producer';
+import { instant } from './fields';
+import { cancelRequest, reminderJob } from './producer';
 
 /**
  * The notice status API (`/api/v1/notices`) and cancel by business identity: what a producer
@@ -10,7 +10,6 @@ import { reminderJob } from './producer';
  * ledger decided; the one-time code, bodies, payload, worker ids and queue ids never appear.
  */
 
-const instant = z.iso.datetime({ offset: true });
 const noticeKey = z.string().regex(/^[0-9a-f]{64}$/);
 
 /** The ledger's own words for where a notice stands (README "For producers", notice status). */

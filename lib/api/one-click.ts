@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { oneClickContract } from '@/lib/http/contract';
-import { UNSUBSCRIBE_PATH } from '@/lib/recipient/unsubscribe';
 
 /**
  * RFC 8058 one-click unsubscribe (lib/recipient/unsubscribe.ts builds the URI). A POST whose
@@ -10,6 +9,9 @@ import { UNSUBSCRIBE_PATH } from '@/lib/recipient/unsubscribe';
 
 /** The signed token as the path carries it; verified by lib/recipient/link.ts, not here. */
 export const unsubscribeParams = z.strictObject({ token: z.string().max(512, 'not a notice link') });
+
+/** Where the one-click links point; lib/recipient/unsubscribe.ts signs the token that follows. */
+export const UNSUBSCRIBE_PATH = '/api/recipient/unsubscribe';
 
 const page = z.string();
 

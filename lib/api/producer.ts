@@ -1,21 +1,136 @@
 import { z } from 'zod';
-import { jobStates } from '@/db/schema/states';
-import { cancellationSources, type CancellationRequestRow } from '@/db/schema/recipients';
-import type { EvidenceRow } from '@/db/queries/evidence';
-import type { JobRow } from '@/db/schema/jobs';
+import { cancellationSources, jobStates } from '@/db/schema/states';
 import { producerContract } from '@/lib/http/contract';
-import { refuse, type Result } from '@/lib/http/refusal';
-import type { ProducerAnswer } from '@/lib/http/producer-route';
-import { evidenceRef, openEvidenceRequest, resolveEvidenceRequest, type OpenEvidenceResult, type ResolveEvidenceResult } from '@/lib/jobs/evidence';
-import { cancelParams, cancelRequest, scheduleRequest, windowOfJob, type CancelResult, type ScheduleResult } from '@/lib/jobs/schedule';
-import { eventRequest, type ReceiveEventResult } from '@/lib/planning/receive-event';
+import {
+  compactPayload,
+  contractSchema,
+  instant,
+  isTimeZone,
+  localeSchema,
+  recipientEmail,
+  recipientPhone,
+  refId,
+  regionSchema,
+  revisionSchema,
+  text,
+  utcInstant,
+} from './fields';
 
 /**
- * The producer API (`/api/v1`): each route's contract — path parameters, body, answer — and
- * how a lib/jobs result reads in it. README "For producers" documents every status below.
+ * The producer API (`/api/v1`): each route's contract — path parameters, body, answer. How a
+ * lib/ result reads in it is lib/planning/answers.ts. README "For producers" documents every status.
  */
 
-const instant = z.iso.datetime({ offset: true });
+/** A reminder (`POST /api/v1/reminders`): the notice fact, its recipient, its times and template data. */
+export const scheduleRequest = z
+  .strictObject({
+    type: z.string().min(1).max(64),
+    identity: z.record(z.string(), z.string()),
+    revision: revisionSchema.default(0),
+    recipient: z.strictObject({
+      /** Optional for a notice that goes by SMS (a phone given); a type with no channel the recipient has an address on is a 422 `no_channel`. */
+      email: recipientEmail,
+      timeZone: z.string().max(64).refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin').default('UTC'),
+      /** BCP 47: the template locale and the date and number formats; without it, the fallback locale. */
+      locale: localeSchema.optional(),
+      /** Any written form; normalised to E.164 at scheduling (lib/sms/phone.ts), 422 `invalid_phone` when it is no number. */
+      phone: recipientPhone,
+    }),
+    dueAt: utcInstant,
+    /** Required unless `anchorAt` is given; then it defaults to the window's latest instant. */
+    deadlineAt: utcInstant.optional(),
+    /** The instant the notice is about (the charge): with it the window is computed and dueAt checked against it. */
+    anchorAt: utcInstant.optional(),
+    /** The recipient's region (ISO 3166-2 `US-CA` or a country `FR`): which jurisdiction rules apply. */
+    region: regionSchema.optional(),
+    /** The contract facts the rules read (term, trial, price change, payment network), with anchorAt. */
+    contract: contractSchema.optional(),
+    payload: compactPayload.default({}),
+    evidenceRef: refId.optional(),
+    customerId: refId.optional(),
+    source: z.string().regex(/^[a-z0-9][a-z0-9_.:-]{0,99}$/i, 'must be a short name such as nightly-reconciliation'),
+    batchId: refId.optional(),
+  })
+  // zod 4 runs object refinements even when a field failed, so check the types first.
+  .refine((request) => !(request.deadlineAt instanceof Date && request.dueAt instanceof Date) || request.deadlineAt.getTime() >= request.dueAt.getTime(), {
+    message: 'must not be before dueAt',
+    path: ['deadlineAt'],
+  })
+  .refine((request) => request.deadlineAt !== undefined || request.anchorAt !== undefined, {
+    message: "is required unless anchorAt is given (then it defaults to the window's latest instant)",
+    path: ['deadlineAt'],
+  })
+  .refine((request) => request.region === undefined || request.anchorAt !== undefined, {
+    message: 'needs anchorAt: the rules of a region are windows around an anchor',
+    path: ['region'],
+  })
+  .refine((request) => request.contract === undefined || request.anchorAt !== undefined, {
+    message: 'needs anchorAt: the rules read the contract around an anchor',
+    path: ['contract'],
+  });
+
+export type ScheduleRequest = z.infer<typeof scheduleRequest>;
+
+/** A business event (`POST /api/v1/events`): the notices it calls for are planned from it (lib/planning/receive-event.ts). */
+export const eventRequest = z.strictObject({
+  type: z.string().min(1).max(100),
+  /** The event type's identity fields (configuration `eventTypes.<type>.identity`), checked after the type is known. */
+  identity: z.record(z.string().max(64), z.unknown()),
+  revision: revisionSchema.default(0),
+  /** The instant the event is about: the charge, the reconciliation. */
+  anchorAt: utcInstant,
+  recipient: z.strictObject({
+    /** Optional when the notices go by SMS and a phone is given; a notice with no address on its type's channels is unplanned `no_address_for_channel`. */
+    email: recipientEmail,
+    /** Any written form; normalised to E.164 before anything is stored (lib/sms/phone.ts), 422 `invalid_phone` when it is no number. */
+    phone: recipientPhone,
+    /** ISO 3166-2 (`US-CA`) or a country code (`FR`): which jurisdiction rules apply. */
+    region: regionSchema,
+    timeZone: z.string().max(64).refine(isTimeZone, 'must be an IANA time zone such as America/Los_Angeles'),
+    /** BCP 47, canonicalised: the template locale and the date and number formats of every notice planned from it. */
+    locale: z
+      .string()
+      .max(35)
+      .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP 47 language tag such as en-US')
+      .pipe(localeSchema),
+  }),
+  contract: contractSchema.default({}),
+  payload: compactPayload.default({}),
+  /**
+   * The evidence every notice planned from the event cites (the reconciliation exception):
+   * resolving it suppresses them. Absent: the event type's `evidenceRef` template, when it has one.
+   */
+  evidenceRef: refId.optional(),
+  source: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_.:-]{0,99}$/i, 'must be a short name such as billing')
+    .default('events-api'),
+});
+
+export type EventRequest = z.infer<typeof eventRequest>;
+
+/**
+ * The `{id}` of `/api/v1/reminders/{id}/cancel`. Checked here: a string the query layer's
+ * shape check lets through but PostgreSQL cannot cast to uuid (36 dashes, say) was a 500.
+ */
+export const cancelParams = z.object({ id: z.uuid('must be a reminder job id as returned by POST /api/v1/reminders') });
+
+export const cancelRequest = z.strictObject({ reason: text().trim().min(1).max(500).optional() });
+
+export const evidenceRef = refId;
+
+export const openEvidenceRequest = z.strictObject({
+  kind: z.string().regex(/^[a-z0-9][a-z0-9_.:-]{0,63}$/i, 'must be a short name such as reconciliation_exception'),
+  summary: text().trim().min(1).max(500).optional(),
+  details: compactPayload.default({}),
+});
+export type OpenEvidenceRequest = z.infer<typeof openEvidenceRequest>;
+
+export const resolveEvidenceRequest = z.strictObject({
+  kind: openEvidenceRequest.shape.kind.optional(),
+  reason: text().trim().min(1).max(500).optional(),
+});
+export type ResolveEvidenceRequest = z.infer<typeof resolveEvidenceRequest>;
 
 export const reminderJob = z.object({
   id: z.uuid(),
@@ -110,128 +225,6 @@ export const resolveEvidenceRoute = producerContract({
   output: evidenceView.extend({ alreadyResolved: z.boolean(), suppressedJobIds: z.array(z.uuid()) }),
 });
 
-function jobView(job: JobRow): z.input<typeof reminderJob> {
-  return {
-    id: job.id,
-    noticeKey: job.noticeKey,
-    type: job.noticeType,
-    revision: job.revision,
-    state: job.state,
-    dueAt: job.dueAt.toISOString(),
-    deadlineAt: job.deadlineAt.toISOString(),
-    source: job.source,
-  };
-}
-
-function evidenceOf(row: EvidenceRow): z.input<typeof evidenceView> {
-  return { ref: row.ref, kind: row.kind, state: row.state, openedAt: row.openedAt.toISOString(), resolvedAt: row.resolvedAt?.toISOString() ?? null };
-}
-
-function windowAnswer(job: JobRow) {
-  const window = windowOfJob(job);
-  if (!window) return {};
-  return {
-    window: { earliest: window.earliest.toISOString(), latest: window.latest.toISOString(), ruleIds: window.ruleIds, ruleSetVersion: window.ruleSetVersion },
-  };
-}
-
-export function scheduleAnswer(result: ScheduleResult): Result<ProducerAnswer<typeof scheduleReminder.output>> {
-  switch (result.kind) {
-    case 'created':
-      return { ok: true, data: { status: 201, body: { ...jobView(result.job), created: true, ...windowAnswer(result.job) } } };
-    case 'existing':
-      return { ok: true, data: { status: 200, body: { ...jobView(result.job), created: false, ...windowAnswer(result.job) } } };
-    case 'outside_window':
-      return refuse('unprocessable', result.message, {
-        code: 'outside_window',
-        details: {
-          message: result.message,
-          fields: result.fields,
-          ruleIds: result.ruleIds,
-          window: result.window ? { earliest: result.window.earliest.toISOString(), latest: result.window.latest.toISOString() } : null,
-        },
-      });
-    case 'unprocessable':
-      return refuse('unprocessable', result.message, { code: result.code, details: { message: result.message, fields: result.fields } });
-    case 'conflict':
-      // The existing notice and where it is: a nightly run that recomputed its times reads this as "already scheduled" (README).
-      return refuse('conflict', result.message, {
-        code: 'notice_conflict',
-        details: { message: result.message, jobId: result.job.id, noticeKey: result.job.noticeKey, state: result.job.state, fields: result.fields },
-      });
-    case 'invalid':
-      return refuse('invalid_input', result.message, { code: 'invalid_request', details: { message: result.message, fields: result.fields } });
-    case 'invalid_payload':
-      return refuse('unprocessable', result.message, { code: 'invalid_payload', details: { message: result.message, fields: result.fields } });
-  }
-}
-
-export function cancelAnswer(result: CancelResult): Result<ProducerAnswer<typeof cancelReminderRoute.output>> {
-  if (result.kind === 'not_found') return refuse('not_found', 'no reminder job with that id');
-  if (result.kind === 'conflict')
-    return refuse('conflict', result.message, { code: 'not_pending', details: { message: result.message, state: result.job.state } });
-  return { ok: true, data: { status: 200, body: jobView(result.job) } };
-}
-
-export function openEvidenceAnswer(result: OpenEvidenceResult): Result<ProducerAnswer<typeof openEvidenceRoute.output>> {
-  if (result.kind === 'conflict')
-    return refuse('conflict', result.message, { code: 'evidence_conflict', details: { message: result.message, state: result.evidence.state } });
-  return { ok: true, data: { status: result.kind === 'created' ? 201 : 200, body: { ...evidenceOf(result.evidence), created: result.kind === 'created' } } };
-}
-
-export function resolveEvidenceAnswer(result: ResolveEvidenceResult): Result<ProducerAnswer<typeof resolveEvidenceRoute.output>> {
-  return {
-    ok: true,
-    data: {
-      status: 200,
-      body: { ...evidenceOf(result.evidence), alreadyResolved: result.kind === 'already_resolved', suppressedJobIds: result.suppressedJobIds },
-    },
-  };
-}
-
-export function eventAnswer(result: ReceiveEventResult): Result<ProducerAnswer<typeof postEventRoute.output>> {
-  switch (result.kind) {
-    case 'invalid':
-      return refuse('invalid_input', result.message, { code: 'invalid_request', details: { message: result.message, fields: result.fields } });
-    case 'invalid_payload':
-      return refuse('unprocessable', result.message, { code: 'invalid_payload', details: { message: result.message, fields: result.fields } });
-    case 'unprocessable':
-      return refuse('unprocessable', result.message, { code: result.code, details: { message: result.message, fields: result.fields } });
-    case 'conflict':
-      return refuse('conflict', result.message, {
-        code: result.code,
-        details: { message: result.message, eventId: result.eventId, revision: result.revision, notices: result.notices },
-      });
-    case 'created':
-    case 'existing': {
-      const { answer } = result;
-      return {
-        ok: true,
-        data: {
-          status: result.kind === 'created' ? 201 : 200,
-          body: {
-            eventId: answer.eventId,
-            type: answer.type,
-            revision: answer.revision,
-            ruleSetVersion: answer.ruleSetVersion,
-            created: result.kind === 'created',
-            planned: answer.planned.map((notice) => ({
-              noticeType: notice.noticeType,
-              category: notice.category,
-              noticeKey: notice.noticeKey,
-              jobId: notice.jobId,
-              dueAt: notice.dueAt.toISOString(),
-              window: { earliest: notice.window.earliest.toISOString(), latest: notice.window.latest.toISOString() },
-              ruleIds: notice.ruleIds,
-            })),
-            unplanned: answer.unplanned,
-          },
-        },
-      };
-    }
-  }
-}
-
 /** A page of the customers' cancellation requests (lib/recipient/actions.ts), oldest first. */
 export const cancellationRequestView = z.object({
   id: z.string(),
@@ -246,7 +239,8 @@ export const cancellationRequestView = z.object({
   requestedAt: instant,
 });
 
-const cursorPattern = /^c1\.(\d{1,18})$/;
+/** `c1.<id>`: a page's `nextCursor`. */
+export const cursorPattern = /^c1\.(\d{1,18})$/;
 
 export const listCancellationRequestsRoute = producerContract({
   method: 'GET',
@@ -263,42 +257,6 @@ export const listCancellationRequestsRoute = producerContract({
   bodyOptional: true,
   output: z.object({ requests: z.array(cancellationRequestView), nextCursor: z.string().nullable() }),
 });
-
-export function cursorAfterId(cursor: string | undefined): number | null {
-  const match = cursor ? cursorPattern.exec(cursor) : null;
-  return match ? Number(match[1]) : null;
-}
-
-export function cancellationRequestsAnswer(
-  rows: CancellationRequestRow[],
-  { limit, cursor }: { limit: number; cursor: string | undefined },
-): Result<ProducerAnswer<typeof listCancellationRequestsRoute.output>> {
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    ok: true,
-    data: {
-      status: 200,
-      body: {
-        requests: page.map((row) => ({
-          id: String(row.id),
-          noticeKey: row.noticeKey,
-          jobId: row.jobId,
-          type: row.noticeType,
-          identity: row.identity,
-          subjectId: row.subjectId,
-          customerId: row.customerId,
-          source: row.source,
-          codeVerified: row.codeVerified,
-          requestedAt: row.requestedAt.toISOString(),
-        })),
-        // Where the next read starts: after this page's last row, or where this read started when
-        // nothing new was there (poll again with it). null only when there has never been a row to pass.
-        nextCursor: last ? `c1.${String(last.id)}` : (cursor ?? null),
-      },
-    },
-  };
-}
 
 export const producerRoutes = [
   scheduleReminder,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { channels, noticeCategories, recipientSuppressionReasons } from '@/db/schema/states';
 import { producerContract } from '@/lib/http/contract';
+import { instant, text } from './fields';
 
 /**
  * The producer API for a recipient's consent: `PUT /api/v1/recipients/{email}/preferences` sets
@@ -8,8 +9,6 @@ import { producerContract } from '@/lib/http/contract';
  * address's suppression. Idempotent: a PUT of what is stored changes nothing and says so.
  * README "For producers" documents both.
  */
-
-const instant = z.iso.datetime({ offset: true });
 
 function decoded(text: string): string {
   try {
@@ -37,13 +36,7 @@ export const preferenceChange = z.strictObject({
 export const putPreferencesBody = z.strictObject({
   preferences: z.array(preferenceChange).min(1, 'give at least one preference').max(10),
   /** Why, in the producer's words; kept in the preference history. */
-  reason: z
-    .string()
-    .regex(/^[^\0]*$/, 'must not contain NUL characters')
-    .trim()
-    .min(1)
-    .max(500)
-    .optional(),
+  reason: text().trim().min(1).max(500).optional(),
 });
 
 export const preferenceView = z.object({

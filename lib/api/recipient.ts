@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { recipientContract } from '@/lib/http/contract';
-import { pageFlashes, type PageFlash } from '@/lib/recipient/render-page';
 
 /**
  * The recipient link audience (`/r/{token}`): whoever holds a notice's signed link, no account,
@@ -8,13 +7,15 @@ import { pageFlashes, type PageFlash } from '@/lib/recipient/render-page';
  * post, or JSON for a client that asks for it (`Accept: application/json`).
  */
 
-const flashNames = Object.keys(pageFlashes) as [PageFlash, ...PageFlash[]];
+/** What the page confirms or refuses after a redirect (`?flash=`); lib/recipient/render-page.ts words each. */
+export const pageFlashNames = ['cancel_requested', 'cancel_already', 'preferences_saved', 'code_required', 'code_wrong'] as const;
+export type PageFlash = (typeof pageFlashNames)[number];
 
 /** `?flash=` after a redirect; anything else is ignored rather than refused (a stale bookmark still opens the page). */
 export const recipientPageRoute = recipientContract({
   method: 'GET',
   path: '/r/{token}',
-  input: z.object({ flash: z.enum(flashNames).optional().catch(undefined) }),
+  input: z.object({ flash: z.enum(pageFlashNames).optional().catch(undefined) }),
   output: z.string(),
 });
 

@@ -23,8 +23,6 @@ export function isEmailVerified(claim: unknown, { whenMissing }: { whenMissing: 
   return claim === true || (typeof claim === 'string' && claim.trim().toLowerCase() === 'true');
 }
 
-export type { OidcSubject } from '@/db/queries/user-identities';
-
 /**
  * next-auth's signIn callback for the OIDC provider. OIDC never creates accounts: an admin
  * creates the user first. A console user is found by the identity linked to it, the id_token's

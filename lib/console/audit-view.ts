@@ -4,8 +4,6 @@ import type { AuditPage } from '@/lib/api/console/audit';
 
 export const AUDIT_PAGE_SIZE = 50;
 
-export type { AuditEntryView, AuditPage } from '@/lib/api/console/audit';
-
 export async function loadAuditPage(
   db: DbOrTx,
   query: { actor?: string; action?: string; target?: string; beforeAt?: string; beforeId?: number },

@@ -3,7 +3,8 @@ import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { seedConsoleScenario, type ConsoleScenario } from '@/e2e/fixtures/console-data';
 import { seedWindowScenario, type WindowScenario } from '@/e2e/fixtures/window-data';
 import { insertTestJob } from '@/testing/jobs';
-import { lookupNotices, type LookupResult } from './lookup';
+import type { LookupResult } from '@/lib/api/console/lookup';
+import { lookupNotices } from './lookup';
 
 const secret = 'test-secret-0123456789abcdef0123456789abcdef';
 let t: TestDatabase;

@@ -43,7 +43,7 @@ export function classifyQuery(raw: string): ClassifiedQuery {
   // A number in international form (the SMS a customer got): the E.164 the job stores.
   if (/^\+[\d\s().-]{7,24}$/.test(text)) {
     const phone = normalisePhone(text);
-    if (phone.ok) return { search: [{ kind: 'phone', phone: phone.e164 }], describe: `phone number ${phone.e164}` };
+    if (phone.ok) return { search: [{ kind: 'phone', phone: phone.value.e164 }], describe: `phone number ${phone.value.e164}` };
   }
   if (/^[0-9a-f]{8,64}$/i.test(text)) {
     return {
@@ -56,8 +56,6 @@ export function classifyQuery(raw: string): ClassifiedQuery {
   }
   return { search: [{ kind: 'id', id: text }], describe: `customer, account, subscription or provider id ${text}` };
 }
-
-export type { KeyDerivation, LookupResult, NoticeView } from '@/lib/api/console/lookup';
 
 const MAX_MATCHES = 50;
 const MAX_DETAILED = 10;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bucketStarts, deriveAlerts, densify, describeCountedAt, emptyPoint, p99Rising, type SeriesPoint } from './overview-model';
+import type { SeriesPoint } from '@/lib/api/console/overview';
+import { bucketStarts, deriveAlerts, densify, describeCountedAt, emptyPoint, p99Rising } from './overview-model';
 
 const now = new Date('2026-11-29T02:07:30Z');
 const at = (offsetMs: number) => new Date(now.getTime() + offsetMs);

@@ -1,31 +1,10 @@
-import type { Alert, SeriesPoint } from '@/lib/api/console/overview';
+import { timeRanges, type Alert, type SeriesPoint, type TimeRange } from '@/lib/api/console/overview';
 
 /**
- * The overview's vocabulary and arithmetic, free of SQL and React so it is unit-tested alone:
- * time ranges, due-time buckets, which attempt outcomes count as what, and when to raise the
- * banner.
+ * The overview's arithmetic, free of SQL and React so it is unit-tested alone: which attempt
+ * outcomes count as what, and when to raise the banner. Its vocabulary (time ranges, due-time
+ * buckets) is the contract's, lib/api/console/overview.ts.
  */
-
-export const timeRanges = {
-  '1h': { label: 'Last hour', rangeMs: 3_600_000, bucketMs: 5 * 60_000 },
-  '6h': { label: 'Last 6 hours', rangeMs: 6 * 3_600_000, bucketMs: 15 * 60_000 },
-  '24h': { label: 'Last 24 hours', rangeMs: 24 * 3_600_000, bucketMs: 3_600_000 },
-  '7d': { label: 'Last 7 days', rangeMs: 7 * 86_400_000, bucketMs: 6 * 3_600_000 },
-} as const;
-export type TimeRange = keyof typeof timeRanges;
-export const timeRangeNames = Object.keys(timeRanges) as TimeRange[];
-export const DEFAULT_RANGE: TimeRange = '24h';
-
-/** Upper bounds (ms from now) of the pending due-time buckets; `overdue` is due_at < now. */
-export const dueBuckets = [
-  { id: 'overdue', label: 'Overdue', untilMs: 0 },
-  { id: 'lt_1h', label: '< 1 h', untilMs: 3_600_000 },
-  { id: 'h1_6', label: '1–6 h', untilMs: 6 * 3_600_000 },
-  { id: 'h6_24', label: '6–24 h', untilMs: 24 * 3_600_000 },
-  { id: 'd1_3', label: '1–3 d', untilMs: 3 * 86_400_000 },
-  { id: 'gt_3d', label: '> 3 d', untilMs: Number.POSITIVE_INFINITY },
-] as const;
-export type DueBucketId = (typeof dueBuckets)[number]['id'];
 
 /** Bucket counts younger than this are served without a recount. The overview refetches every 15 s. */
 export const PENDING_FRESH_MS = 15_000;
@@ -50,8 +29,6 @@ export function describeCountedAt({ countedAt, generatedAt }: { countedAt: strin
 export const CLAIM_OUTCOMES = ['sent', 'retryable_failure', 'permanent_failure', 'unknown'] as const;
 /** A pending job this close to its deadline raises the banner. */
 export const NEAR_DEADLINE_MS = 3_600_000;
-
-export type { Alert, SeriesPoint } from '@/lib/api/console/overview';
 
 export function emptyPoint(at: string): SeriesPoint {
   return { at, p50: null, p99: null, claims: 0, duplicates: 0, wouldSuppress: 0, retryable: 0, permanent: 0, accepted: 0, delivered: 0 };

@@ -4,12 +4,18 @@ import type { DbOrTx } from '@/db/client';
 import { attemptSeries, findOldestPending, providerEventSeries } from '@/db/queries/overview';
 import { countQuarantined } from '@/db/queries/ledger/read';
 import { configuredNoticeTypeNames, noticeTypeLabel } from '@/lib/windows/active';
-import type { PendingOverview, SeriesOverview, StatusOverview } from '@/lib/api/console/overview';
 import { loadPendingCounts, type LoadPendingCountsOptions } from './pending-counts';
 import { loadWindowsSummary } from './windows';
-import { CLAIM_OUTCOMES, deriveAlerts, densify, dueBuckets, NEAR_DEADLINE_MS, timeRanges, type DueBucketId, type TimeRange } from './overview-model';
-
-export type { PendingOverview, SeriesOverview, StatusOverview } from '@/lib/api/console/overview';
+import {
+  dueBuckets,
+  timeRanges,
+  type DueBucketId,
+  type PendingOverview,
+  type SeriesOverview,
+  type StatusOverview,
+  type TimeRange,
+} from '@/lib/api/console/overview';
+import { CLAIM_OUTCOMES, deriveAlerts, densify, NEAR_DEADLINE_MS } from './overview-model';
 
 /** The operator's configured label (NOTICE_CONFIG), or the name of a type no longer configured. */
 const labelOf = noticeTypeLabel;

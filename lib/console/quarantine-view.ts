@@ -4,8 +4,6 @@ import { countQuarantined, listQuarantined, type EvidenceEvent, type QuarantineF
 
 export const QUARANTINE_PAGE_SIZE = 50;
 
-export type { QuarantinePage, QuarantineRowView } from '@/lib/api/console/quarantine';
-
 /**
  * Evidence of acceptance or delivery means the message is out: confirm. A bounce or drop means
  * it never arrived: resend is pointless, suppress — except a Twilio `failed`, which never left

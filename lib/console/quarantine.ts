@@ -7,8 +7,6 @@ import { lockQuarantined, resolveClaims, type QuarantineAction } from '@/db/quer
 /** One bulk action touches at most this many claims; a bigger incident is done in several passes. */
 export const MAX_BULK = 5_000;
 
-export type { ResolveOutcome } from '@/lib/api/console/quarantine';
-
 /**
  * Resolves quarantined claims in ONE transaction: lock the rows, move the ledger and the jobs
  * (resolveClaims, guarded by state = 'claimed', so a claim the evidence matcher or another
@@ -53,6 +51,3 @@ export async function resolveQuarantine(
     return { action: params.action, resolved: resolvedKeys, skipped: requested - resolvedKeys.length };
   });
 }
-
-export type { QuarantineSelection } from '@/db/queries/ledger/read';
-export type { QuarantineAction } from '@/db/queries/ledger/resolve';

@@ -5,8 +5,6 @@ import type { TimelineEntry, TimelineTone } from '@/lib/api/console/lookup';
 import { formatShortUtc, formatUtc } from './format';
 import { explainAttempt, explainSuppression, preferenceChangeText, providerEventText, recipientSuppressionText, twilioEventText } from './words';
 
-export type { TimelineEntry, TimelineTone } from '@/lib/api/console/lookup';
-
 const attemptTone: Record<string, TimelineTone> = {
   sent: 'good',
   suppressed_duplicate: 'warn',

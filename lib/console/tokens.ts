@@ -4,8 +4,6 @@ import type { CreatedToken, TokenView } from '@/lib/api/console/tokens';
 import { createApiToken, listApiTokens, revokeApiToken } from '@/lib/auth/api-tokens';
 import { ok, refuse, type Result } from '@/lib/http/refusal';
 
-export type { CreatedToken, TokenView } from '@/lib/api/console/tokens';
-
 type Summary = {
   id: string;
   name: string;

@@ -9,8 +9,6 @@ import { newPasswordProblem } from '@/lib/auth/password-policy';
 import type { Role } from '@/lib/auth/roles';
 import { ok, refuse, type Result } from '@/lib/http/refusal';
 
-export type { UserView, UsersPage } from '@/lib/api/console/users';
-
 export const USERS_PAGE_SIZE = 50;
 
 export function view(user: UserSummary): UserView {

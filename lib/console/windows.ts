@@ -16,8 +16,6 @@ import type { AtRiskPage, GapPage, GapView, MissedPage, NoticeConfigView, Resolv
 import { ok, refuse, type Result } from '@/lib/http/refusal';
 import { activeNoticeConfig } from '@/lib/windows/active';
 
-export type { WindowsSummary } from '@/lib/api/console/windows';
-
 /** Rows per page on the Windows page. */
 export const WINDOWS_PAGE_SIZE = 50;
 

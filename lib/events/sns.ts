@@ -1,8 +1,8 @@
 import { X509Certificate, createPublicKey, createVerify, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { snsEnvelope, type SnsEnvelope } from '@/lib/api/webhooks';
 import type { Refusal } from '@/lib/http/refusal';
-import { z } from 'zod';
 
 /**
  * Amazon SNS HTTP(S) notifications: the envelope SES event publishing arrives in, and the
@@ -12,22 +12,6 @@ import { z } from 'zod';
  * over https from exactly sns.<the topic's region>.amazonaws.com, since a URL chosen by the sender
  * would let anyone sign with their own certificate.
  */
-
-export const snsEnvelope = z.object({
-  Type: z.enum(['Notification', 'SubscriptionConfirmation', 'UnsubscribeConfirmation']),
-  MessageId: z.string().min(1).max(200),
-  TopicArn: z.string().min(1).max(400),
-  Subject: z.string().max(200).optional(),
-  Message: z.string().max(300_000),
-  Timestamp: z.iso.datetime({ offset: true }),
-  SignatureVersion: z.enum(['1', '2']),
-  Signature: z.string().min(1).max(4096),
-  SigningCertURL: z.string().max(2048),
-  SubscribeURL: z.string().max(2048).optional(),
-  Token: z.string().max(2048).optional(),
-  UnsubscribeURL: z.string().max(2048).optional(),
-});
-export type SnsEnvelope = z.infer<typeof snsEnvelope>;
 
 /**
  * `arn:<partition>:sns:<region>:<account>:<topic>`: the region decides the one host SNS signs

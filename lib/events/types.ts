@@ -1,4 +1,5 @@
 import { handOverEventTypes, type ProviderEventType } from '@/db/schema/states';
+import type { SkipReason } from '@/lib/api/webhooks';
 import type { Refusal, RefusalKind } from '@/lib/http/refusal';
 
 /** `twilio`: status callbacks; `twilio_inbound`: incoming messages (keywords). Both store their events as provider `twilio`. */
@@ -31,9 +32,6 @@ export type NormalizedEvent = {
   /** The event without message content or foreign headers. */
   details: Record<string, unknown>;
 };
-
-export const skipReasons = ['not_an_object', 'missing_event_id', 'invalid_event_id', 'invalid_field'] as const;
-export type SkipReason = (typeof skipReasons)[number];
 
 /**
  * One event of an authentic batch that cannot be stored, named by its position and (when it

@@ -4,7 +4,7 @@ import { getDb, type DbOrTx } from '@/db/client';
 import { allowedBeforeMfa, MFA_PENDING_MESSAGE } from '@/lib/auth/mfa';
 import { can } from '@/lib/auth/permissions';
 import { sessionFromCookieHeader } from '@/lib/auth/session';
-import { checkNoticeTypesAgainst } from '@/lib/api/console/fields';
+import { checkNoticeTypesAgainst } from '@/lib/api/fields';
 import { config } from '@/lib/config';
 import { createLogger } from '@/lib/log';
 import { readConsoleUpload } from '@/lib/replay/upload-body';

@@ -1,30 +1,14 @@
-import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { insertAuditEntries } from '@/db/queries/audit';
 import { findEvidence, insertEvidenceUnlessExists, insertResolvedEvidence, markEvidenceResolved, type EvidenceRow } from '@/db/queries/evidence';
 import { suppressPendingJobsForEvidence } from '@/db/queries/scheduling';
-import { compactPayload, refId, storableText } from './schedule';
+import type { OpenEvidenceRequest, ResolveEvidenceRequest } from '@/lib/api/producer';
 
 /**
  * Evidence is the business fact a reminder is about (a reconciliation exception). Resolving
  * it suppresses the pending reminders that cite it here, in the same transaction; the send
  * path checks the evidence state again before it claims, for a job already in flight.
  */
-
-export const evidenceRef = refId;
-
-export const openEvidenceRequest = z.strictObject({
-  kind: z.string().regex(/^[a-z0-9][a-z0-9_.:-]{0,63}$/i, 'must be a short name such as reconciliation_exception'),
-  summary: storableText().trim().min(1).max(500).optional(),
-  details: compactPayload.default({}),
-});
-export type OpenEvidenceRequest = z.infer<typeof openEvidenceRequest>;
-
-export const resolveEvidenceRequest = z.strictObject({
-  kind: openEvidenceRequest.shape.kind.optional(),
-  reason: storableText().trim().min(1).max(500).optional(),
-});
-export type ResolveEvidenceRequest = z.infer<typeof resolveEvidenceRequest>;
 
 export type OpenEvidenceResult =
   { kind: 'created'; evidence: EvidenceRow } | { kind: 'existing'; evidence: EvidenceRow } | { kind: 'conflict'; evidence: EvidenceRow; message: string };

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { JobRow } from '@/db/schema/jobs';
-import { differingFields, isTimeZone, scheduleRequest, timingProblems, utcInstant, type ResolvedScheduleRequest } from './schedule';
+import { isTimeZone, utcInstant } from '@/lib/api/fields';
+import { scheduleRequest } from '@/lib/api/producer';
+import { differingFields, timingProblems, type ResolvedScheduleRequest } from './schedule';
 
 /** A request with its deadline given, as scheduleNotice resolves it before comparing. */
 const resolvedRequest = (input: unknown) => scheduleRequest.parse(input) as ResolvedScheduleRequest;

@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { insertAuditEntries } from '@/db/queries/audit';
 import { cancelPendingJob, findJobByNoticeKey, lockJobById } from '@/db/queries/scheduling';
 import type { JobRow } from '@/db/schema/jobs';
-import { revisionSchema } from '@/lib/windows/notice-fact';
+import type { ScheduleRequest } from '@/lib/api/producer';
 import { parseIdentity } from '@/lib/windows/identity';
 import type { Channel } from '@/db/schema/states';
 import { normalisePhone } from '@/lib/sms/phone';
@@ -12,11 +11,9 @@ import { derivedEvidenceRef, evidenceRefProblem } from '@/lib/windows/evidence-r
 import { noticeKeyFor } from '@/lib/windows/keys';
 import type { NoticeConfig, NoticeType, RuleSet } from '@/lib/windows/load-config';
 import { windowForNotice } from '@/lib/windows/notice-window';
-import { contractSchema, jurisdictionSchema } from '@/lib/windows/rules';
 import { traced, type Span } from '@/lib/telemetry/tracing';
 import { enqueueNotice, type WakeupPublisher } from '@/lib/planning/enqueue-notice';
 import { fieldOf, noticePayloadProblems } from '@/lib/templates/payload';
-import { localeSchema } from '@/lib/templates/schema';
 import { noticeAttributes } from './notice-spans';
 
 /**
@@ -24,129 +21,6 @@ import { noticeAttributes } from './notice-spans';
  * nightly run twice) gets the job it already has. The same key with a different body is a
  * conflict, not an update — a corrected notice is a new notice with a bumped revision.
  */
-
-/** An absolute UTC instant written with `Z`; offsets are refused so nobody's local time leaks in. */
-export const utcInstant = z.iso
-  .datetime({ offset: false, local: false, error: 'must be an ISO 8601 UTC instant ending in Z, e.g. 2026-03-01T09:00:00Z' })
-  .transform((text) => new Date(text));
-
-export const refId = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[\p{L}\p{N}_.:@/+-]+$/u, 'may contain letters, digits and _ . : @ / + - only');
-
-export function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Fields that would put a message body or card data into the job row. */
-const forbiddenPayloadKey = /^(body|html|text|subject|card_?number|pan|cvc|cvv|one_?time_?code|otp|password)$/i;
-const PAYLOAD_MAX_BYTES = 4_096;
-
-function payloadKeys(value: unknown, into: string[] = []): string[] {
-  if (Array.isArray(value)) for (const item of value) payloadKeys(item, into);
-  else if (value !== null && typeof value === 'object') {
-    for (const [key, inner] of Object.entries(value)) {
-      into.push(key);
-      payloadKeys(inner, into);
-    }
-  }
-  return into;
-}
-
-// PostgreSQL refuses NUL in text and jsonb, and an unpaired UTF-16 surrogate in jsonb: refused
-// here as a 400 naming the field rather than failing the insert as a 500.
-const unstorable = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-export const storableText = () => z.string().regex(/^[^\0]*$/, 'must not contain NUL characters');
-
-/** True when any key or string in a JSON value could not be stored in PostgreSQL jsonb. */
-export function hasUnstorableText(value: unknown): boolean {
-  return payloadStrings(value).some((text) => unstorable.test(text));
-}
-
-function payloadStrings(value: unknown, into: string[] = []): string[] {
-  if (typeof value === 'string') into.push(value);
-  else if (Array.isArray(value)) for (const item of value) payloadStrings(item, into);
-  else if (value !== null && typeof value === 'object') {
-    for (const [key, inner] of Object.entries(value)) {
-      into.push(key);
-      payloadStrings(inner, into);
-    }
-  }
-  return into;
-}
-
-export const compactPayload = z.record(z.string(), z.unknown()).superRefine((payload, ctx) => {
-  const bytes = Buffer.byteLength(JSON.stringify(payload), 'utf8');
-  if (bytes > PAYLOAD_MAX_BYTES)
-    ctx.addIssue({ code: 'custom', message: `is ${bytes} bytes; template data must stay under ${PAYLOAD_MAX_BYTES} (store the rest and send a reference)` });
-  const bad = payloadKeys(payload).filter((key) => forbiddenPayloadKey.test(key));
-  if (bad.length > 0) ctx.addIssue({ code: 'custom', message: `may not carry message bodies, codes or card data (field ${bad[0]})` });
-  if (hasUnstorableText(payload)) ctx.addIssue({ code: 'custom', message: 'may not contain NUL or unpaired surrogate characters' });
-});
-
-export const scheduleRequest = z
-  .strictObject({
-    type: z.string().min(1).max(64),
-    identity: z.record(z.string(), z.string()),
-    revision: revisionSchema.default(0),
-    recipient: z.strictObject({
-      /** Optional for a notice that goes by SMS (a phone given); a type with no channel the recipient has an address on is a 422 `no_channel`. */
-      email: z
-        .email()
-        .max(254)
-        .transform((email) => email.toLowerCase())
-        .optional(),
-      timeZone: z.string().max(64).refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin').default('UTC'),
-      /** BCP 47: the template locale and the date and number formats; without it, the fallback locale. */
-      locale: localeSchema.optional(),
-      /** Any written form; normalised to E.164 at scheduling (lib/sms/phone.ts), 422 `invalid_phone` when it is no number. */
-      phone: storableText().max(40).optional(),
-    }),
-    dueAt: utcInstant,
-    /** Required unless `anchorAt` is given; then it defaults to the window's latest instant. */
-    deadlineAt: utcInstant.optional(),
-    /** The instant the notice is about (the charge): with it the window is computed and dueAt checked against it. */
-    anchorAt: utcInstant.optional(),
-    /** The recipient's region (ISO 3166-2 `US-CA` or a country `FR`): which jurisdiction rules apply. */
-    region: z
-      .string()
-      .regex(/^[A-Z]{2}(-[A-Z0-9]{1,3})?$/, 'must be a country (FR) or a subdivision (US-CA) in ISO 3166 upper case')
-      .pipe(jurisdictionSchema)
-      .optional(),
-    /** The contract facts the rules read (term, trial, price change, payment network), with anchorAt. */
-    contract: contractSchema.optional(),
-    payload: compactPayload.default({}),
-    evidenceRef: refId.optional(),
-    customerId: refId.optional(),
-    source: z.string().regex(/^[a-z0-9][a-z0-9_.:-]{0,99}$/i, 'must be a short name such as nightly-reconciliation'),
-    batchId: refId.optional(),
-  })
-  // zod 4 runs object refinements even when a field failed, so check the types first.
-  .refine((request) => !(request.deadlineAt instanceof Date && request.dueAt instanceof Date) || request.deadlineAt.getTime() >= request.dueAt.getTime(), {
-    message: 'must not be before dueAt',
-    path: ['deadlineAt'],
-  })
-  .refine((request) => request.deadlineAt !== undefined || request.anchorAt !== undefined, {
-    message: "is required unless anchorAt is given (then it defaults to the window's latest instant)",
-    path: ['deadlineAt'],
-  })
-  .refine((request) => request.region === undefined || request.anchorAt !== undefined, {
-    message: 'needs anchorAt: the rules of a region are windows around an anchor',
-    path: ['region'],
-  })
-  .refine((request) => request.contract === undefined || request.anchorAt !== undefined, {
-    message: 'needs anchorAt: the rules read the contract around an anchor',
-    path: ['contract'],
-  });
-
-export type ScheduleRequest = z.infer<typeof scheduleRequest>;
 
 /** A request whose deadline is known: given, or the computed window's latest. */
 export type ResolvedScheduleRequest = Omit<ScheduleRequest, 'deadlineAt'> & { deadlineAt: Date };
@@ -294,9 +168,9 @@ export function recipientChannel(
     if (!normalised.ok)
       return {
         ok: false,
-        result: { kind: 'unprocessable', code: 'invalid_phone', message: `recipient.phone: ${normalised.message}`, fields: ['recipient.phone'] },
+        result: { kind: 'unprocessable', code: 'invalid_phone', message: `recipient.phone: ${normalised.problems.join('; ')}`, fields: ['recipient.phone'] },
       };
-    phone = normalised.e164;
+    phone = normalised.value.e164;
   }
   const email = recipient.email ?? null;
   const channel = type ? chooseChannel(type, { email, phone }) : email ? 'email' : null;
@@ -411,14 +285,6 @@ export function windowOfJob(job: JobRow): { earliest: Date; latest: Date; ruleId
   if (job.windowEarliest === null) return null;
   return { earliest: job.windowEarliest, latest: job.deadlineAt, ruleIds: job.ruleIds, ruleSetVersion: job.ruleSetVersion };
 }
-
-/**
- * The `{id}` of `/api/v1/reminders/{id}/cancel`. Checked here: a string the query layer's
- * shape check lets through but PostgreSQL cannot cast to uuid (36 dashes, say) was a 500.
- */
-export const cancelParams = z.object({ id: z.uuid('must be a reminder job id as returned by POST /api/v1/reminders') });
-
-export const cancelRequest = z.strictObject({ reason: storableText().trim().min(1).max(500).optional() });
 
 export type CancelResult = { kind: 'cancelled'; job: JobRow } | { kind: 'not_found' } | { kind: 'conflict'; job: JobRow; message: string };
 

@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import type { Db } from '@/db/client';
 import { findNoticeByIdentity } from '@/db/queries/notice-status';
 import type { cancelNoticeRequest, getNoticeRoute, listNoticesQuery, listNoticesRoute } from '@/lib/api/notices';
-import { cancelAnswer, type cancelReminderRoute } from '@/lib/api/producer';
+import type { cancelReminderRoute } from '@/lib/api/producer';
+import { cancelAnswer } from '@/lib/planning/answers';
 import type { ProducerAnswer } from '@/lib/http/producer-route';
 import { refuse, type Result } from '@/lib/http/refusal';
 import { cancelReminder } from '@/lib/jobs/schedule';
@@ -39,8 +40,8 @@ export async function listNotices(db: Db, query: z.output<typeof listNoticesQuer
   let recipient: { email: string } | { phone: string } | undefined;
   if (query.recipient?.startsWith('+')) {
     const phone = normalisePhone(query.recipient);
-    if (!phone.ok) return refuse('invalid_input', `recipient: ${phone.message}`, { code: 'invalid_request' });
-    recipient = { phone: phone.e164 };
+    if (!phone.ok) return refuse('invalid_input', `recipient: ${phone.problems.join('; ')}`, { code: 'invalid_request' });
+    recipient = { phone: phone.value.e164 };
   } else if (query.recipient) recipient = { email: query.recipient };
   const page = await listNoticeStatuses(db, {
     type: query.type,

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
 import type { Db, Tx } from '@/db/client';
 import { insertAuditEntries, type AuditEntry } from '@/db/queries/audit';
 import {
@@ -17,23 +16,20 @@ import {
 } from '@/db/queries/business-events';
 import { cancelPendingJob } from '@/db/queries/scheduling';
 import type { JobRow } from '@/db/schema/jobs';
+import type { EventRequest } from '@/lib/api/producer';
 import type { Channel } from '@/db/schema/states';
 import { normalisePhone } from '@/lib/sms/phone';
 import { chooseChannel } from '@/lib/windows/channel';
-import { revisionSchema } from '@/lib/windows/notice-fact';
-import { compactPayload, refId, stableJson, utcInstant } from '@/lib/jobs/schedule';
+import { stableJson } from '@/lib/jobs/schedule';
 import { enqueueNotice, type WakeupPublisher } from '@/lib/planning/enqueue-notice';
 import { derivedEvidenceRef, evidenceRefProblem, fillEvidenceRef } from '@/lib/windows/evidence-ref';
 import { parseEventIdentity } from '@/lib/windows/identity';
 import { noticeKeyFor } from '@/lib/windows/keys';
 import type { NoticeConfig, RuleSet } from '@/lib/windows/load-config';
 import { planEvent, type PlannedNotice } from '@/lib/windows/plan';
-import { contractSchema, jurisdictionSchema } from '@/lib/windows/rules';
-import { isTimeZoneName } from '@/lib/windows/zoned';
 import { noticeAttributes } from '@/lib/jobs/notice-spans';
 import { traced, withSpan, type Span } from '@/lib/telemetry/tracing';
 import { fieldOf, noticePayloadProblems } from '@/lib/templates/payload';
-import { localeSchema } from '@/lib/templates/schema';
 
 /**
  * A business event in (`POST /api/v1/events`), the notices it calls for out. In one transaction:
@@ -42,54 +38,6 @@ import { localeSchema } from '@/lib/templates/schema';
  * compliance gap), and — for a new revision — the unsent notices of older revisions cancelled.
  * The same post again answers what it answered the first time; a refused post writes nothing.
  */
-
-export const eventRequest = z.strictObject({
-  type: z.string().min(1).max(100),
-  /** The event type's identity fields (configuration `eventTypes.<type>.identity`), checked after the type is known. */
-  identity: z.record(z.string().max(64), z.unknown()),
-  revision: revisionSchema.default(0),
-  /** The instant the event is about: the charge, the reconciliation. */
-  anchorAt: utcInstant,
-  recipient: z.strictObject({
-    /** Optional when the notices go by SMS and a phone is given; a notice with no address on its type's channels is unplanned `no_address_for_channel`. */
-    email: z
-      .email()
-      .max(254)
-      .transform((email) => email.toLowerCase())
-      .optional(),
-    /** Any written form; normalised to E.164 before anything is stored (lib/sms/phone.ts), 422 `invalid_phone` when it is no number. */
-    phone: z
-      .string()
-      .max(40)
-      .regex(/^[^\0]*$/, 'must not contain NUL characters')
-      .optional(),
-    /** ISO 3166-2 (`US-CA`) or a country code (`FR`): which jurisdiction rules apply. */
-    region: z
-      .string()
-      .regex(/^[A-Z]{2}(-[A-Z0-9]{1,3})?$/, 'must be a country (FR) or a subdivision (US-CA) in ISO 3166 upper case')
-      .pipe(jurisdictionSchema),
-    timeZone: z.string().max(64).refine(isTimeZoneName, 'must be an IANA time zone such as America/Los_Angeles'),
-    /** BCP 47, canonicalised: the template locale and the date and number formats of every notice planned from it. */
-    locale: z
-      .string()
-      .max(35)
-      .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a BCP 47 language tag such as en-US')
-      .pipe(localeSchema),
-  }),
-  contract: contractSchema.default({}),
-  payload: compactPayload.default({}),
-  /**
-   * The evidence every notice planned from the event cites (the reconciliation exception):
-   * resolving it suppresses them. Absent: the event type's `evidenceRef` template, when it has one.
-   */
-  evidenceRef: refId.optional(),
-  source: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9_.:-]{0,99}$/i, 'must be a short name such as billing')
-    .default('events-api'),
-});
-
-export type EventRequest = z.infer<typeof eventRequest>;
 
 export type EventAnswer = {
   eventId: string;
@@ -180,8 +128,9 @@ export const receiveEvent = traced('event.receive', annotateEventReceived, async
   let phone: string | undefined;
   if (input.request.recipient.phone !== undefined) {
     const normalised = normalisePhone(input.request.recipient.phone, input.request.recipient.region);
-    if (!normalised.ok) return { kind: 'unprocessable', code: 'invalid_phone', message: `recipient.phone: ${normalised.message}`, fields: ['recipient.phone'] };
-    phone = normalised.e164;
+    if (!normalised.ok)
+      return { kind: 'unprocessable', code: 'invalid_phone', message: `recipient.phone: ${normalised.problems.join('; ')}`, fields: ['recipient.phone'] };
+    phone = normalised.value.e164;
   }
   const params: ReceiveEventParams = phone ? { ...input, request: { ...input.request, recipient: { ...input.request.recipient, phone } } } : input;
   const { db, request, notices } = params;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { text } from '@/lib/api/fields';
 import type { Logger } from '@/lib/log';
 import { recordError, SpanKind, withSpan, type Span } from '@/lib/telemetry/tracing';
 import type { Delivery, HandlerResult, Wakeup, WakeupHandler } from './types';
@@ -14,12 +15,7 @@ import type { Delivery, HandlerResult, Wakeup, WakeupHandler } from './types';
 export const wakeupSchema = z.object({
   jobId: z.uuid(),
   // NUL could never be written to an attempt row: refuse it here, as a permanent failure.
-  batchId: z
-    .string()
-    .min(1)
-    .max(200)
-    .regex(/^[^\0]*$/)
-    .optional(),
+  batchId: text().min(1).max(200).optional(),
 });
 
 /** What an adapter does with one broker message; `M` is its own handle on it. */

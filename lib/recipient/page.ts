@@ -4,7 +4,8 @@ import { preferenceFor } from '@/db/queries/preferences';
 import type { RecipientNotice } from '@/db/queries/recipient-notice';
 import type { NoticeType } from '@/lib/windows/load-config';
 import { buildRecipientPageView, phoneOf } from './notice-view';
-import { renderRecipientPage, type PageFlash } from './render-page';
+import type { PageFlash } from '@/lib/api/recipient';
+import { renderRecipientPage } from './render-page';
 
 /** The recipient page for a verified link's notice: its request, the recipient's courtesy preferences, rendered. Reads only. */
 export async function loadRecipientPage(

@@ -1,3 +1,4 @@
+import type { PageFlash } from '@/lib/api/recipient';
 import type { Refusal } from '@/lib/http/refusal';
 import { html, type Html } from './html';
 import type { PreferenceRow, RecipientPageView } from './notice-view';
@@ -14,9 +15,7 @@ export const pageFlashes = {
   preferences_saved: { tone: 'good', text: 'Your preferences have been saved.' },
   code_required: { tone: 'bad', text: 'Type the confirmation code from the email to cancel.' },
   code_wrong: { tone: 'bad', text: 'That confirmation code does not match this notice. Check the email and try again; nothing was changed.' },
-} as const;
-
-export type PageFlash = keyof typeof pageFlashes;
+} as const satisfies Record<PageFlash, { tone: 'good' | 'bad'; text: string }>;
 
 const style = `
 *{box-sizing:border-box}

@@ -1,3 +1,4 @@
+import { UNSUBSCRIBE_PATH } from '@/lib/api/one-click';
 import { recipientLinkUrl, signCompactToken } from './link';
 import type { LinkKeyRing } from './link-keys';
 
@@ -23,7 +24,6 @@ import type { LinkKeyRing } from './link-keys';
  * to the https URI. Unset, no mailto is advertised: a mailto that nobody reads would lose the
  * recipient's request silently.
  */
-export const UNSUBSCRIBE_PATH = '/api/recipient/unsubscribe';
 export const UNSUBSCRIBE_LINK_DAYS = 365;
 
 export type ListUnsubscribe = { https: string; mailto: string | null };

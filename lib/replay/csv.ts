@@ -28,13 +28,6 @@ export function toCsv(rows: readonly (readonly string[])[]): string {
   return rows.map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
 }
 
-const unsafeText = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** NUL or an unpaired surrogate: PostgreSQL text and jsonb cannot hold them. */
-export function hasUnsafeText(value: string): boolean {
-  return unsafeText.test(value);
-}
-
 /** The same value with NUL dropped and unpaired surrogates replaced, for echoing back in a rejection. */
 export function safeText(value: string): string {
   return value.replace(/\0/g, '').replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');

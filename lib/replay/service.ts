@@ -22,8 +22,6 @@ import { checkCancel, checkDecision, checkRequest, checkRun, fourEyesRules, repl
 import { MAX_STORED_REJECTIONS, validateUpload, type UploadedRow, type UploadValidation } from './upload';
 import { dryRunVerdict } from './verdict';
 
-export type { DryRun, UploadDryRun } from '@/lib/api/console/replays';
-
 function conflict(message: string): { ok: false; refusal: Refusal } {
   return { ok: false, refusal: replayRefusal('conflict', message) };
 }

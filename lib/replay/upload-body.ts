@@ -2,7 +2,7 @@ import type { z, ZodType } from 'zod';
 import { config } from '@/lib/config';
 import { parseInput } from '@/lib/http/body';
 import { refuse, type Result } from '@/lib/http/refusal';
-import { hasUnsafeText } from './csv';
+import { hasUnsafeText } from '@/lib/api/fields';
 import { createCsvStream } from './csv-stream';
 import { createUploadValidator, type UploadValidation, type UploadValidator } from './upload';
 

@@ -7,9 +7,10 @@ import type { NoticeConfig } from '@/lib/windows/load-config';
 import type { Channel } from '@/db/schema/states';
 import { recipientChannel } from '@/lib/jobs/schedule';
 import { noticePayloadProblems } from '@/lib/templates/payload';
-import { localeSchema } from '@/lib/templates/schema';
+import { hasUnsafeText, isTimeZone, localeSchema } from '@/lib/api/fields';
 import type { RowRejection } from '@/lib/api/console/replays';
-import { hasUnsafeText, parseCsv, safeText, toCsv } from './csv';
+import { invalid, valid, type Result } from '@/lib/result';
+import { parseCsv, safeText, toCsv } from './csv';
 import type { CsvRecord } from './csv-stream';
 
 /**
@@ -40,8 +41,6 @@ export type UploadedRow = {
   channel: Channel;
 };
 
-export type { RowRejection } from '@/lib/api/console/replays';
-
 export type UploadValidation = { ok: true; rows: UploadedRow[]; rejections: RowRejection[] } | { ok: false; error: string };
 
 export const requiredColumns = ['notice_type', 'recipient_email', 'due_at', 'deadline_at'] as const;
@@ -67,15 +66,6 @@ export const MAX_STORED_REJECTIONS = 10_000;
 const emailSchema = z.email();
 const timestampSchema = z.iso.datetime({ offset: true });
 const revisionText = /^\d{1,7}$/;
-
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * isTimeZone per distinct zone of one upload: building an Intl.DateTimeFormat is ~25 µs, and
@@ -137,71 +127,69 @@ function asColumn(problem: string): string {
   return problem.replace(/^anchorAt:/, 'anchor_at:').replaceAll('recipient.phone', 'recipient_phone');
 }
 
-function validateRow(cell: Cells, { secret, config, isTimeZone, localeOf }: RowContext): { row: Omit<UploadedRow, 'line'> } | { reason: string } {
+function validateRow(cell: Cells, { secret, config, isTimeZone, localeOf }: RowContext): Result<Omit<UploadedRow, 'line'>> {
   const type = cell('notice_type');
-  if (!type) return { reason: 'notice_type is empty' };
-  if (!isNoticeType(type, config)) return { reason: `unknown notice_type "${type.slice(0, 64)}"; known: ${Object.keys(config.noticeTypes).join(', ')}` };
+  if (!type) return invalid('notice_type is empty');
+  if (!isNoticeType(type, config)) return invalid(`unknown notice_type "${type.slice(0, 64)}"; known: ${Object.keys(config.noticeTypes).join(', ')}`);
   const known = type;
   const identity: Record<string, string> = {};
   for (const field of identityFieldsOf(known, config)) {
     const value = cell(field);
-    if (!value) return { reason: `${field} is empty (identity field of ${known})` };
+    if (!value) return invalid(`${field} is empty (identity field of ${known})`);
     identity[field] = value;
   }
   const revisionCell = cell('revision');
-  if (revisionCell !== '' && !revisionText.test(revisionCell)) return { reason: `revision "${revisionCell.slice(0, 32)}" is not a whole number` };
+  if (revisionCell !== '' && !revisionText.test(revisionCell)) return invalid(`revision "${revisionCell.slice(0, 32)}" is not a whole number`);
   let fact: NoticeFact;
   try {
     fact = parseNoticeFact({ type: known, identity, revision: revisionCell === '' ? 0 : Number(revisionCell) }, config);
   } catch (error) {
-    if (error instanceof InvalidNoticeError) return { reason: error.message };
+    if (error instanceof InvalidNoticeError) return invalid(error.message);
     throw error;
   }
   const email = cell('recipient_email').toLowerCase();
-  if (!emailSchema.safeParse(email).success) return { reason: `recipient_email "${email.slice(0, 64)}" is not an email address` };
+  if (!emailSchema.safeParse(email).success) return invalid(`recipient_email "${email.slice(0, 64)}" is not an email address`);
   const timeZone = cell('recipient_time_zone') || 'UTC';
-  if (!isTimeZone(timeZone)) return { reason: `recipient_time_zone "${timeZone.slice(0, 64)}" is not an IANA time zone` };
+  if (!isTimeZone(timeZone)) return invalid(`recipient_time_zone "${timeZone.slice(0, 64)}" is not an IANA time zone`);
   const due = cell('due_at');
-  if (!timestampSchema.safeParse(due).success) return { reason: `due_at "${due.slice(0, 40)}" is not an ISO timestamp with offset (2026-11-29T08:00:00Z)` };
+  if (!timestampSchema.safeParse(due).success) return invalid(`due_at "${due.slice(0, 40)}" is not an ISO timestamp with offset (2026-11-29T08:00:00Z)`);
   const deadline = cell('deadline_at');
-  if (!timestampSchema.safeParse(deadline).success) return { reason: `deadline_at "${deadline.slice(0, 40)}" is not an ISO timestamp with offset` };
+  if (!timestampSchema.safeParse(deadline).success) return invalid(`deadline_at "${deadline.slice(0, 40)}" is not an ISO timestamp with offset`);
   const dueAt = new Date(due);
   const deadlineAt = new Date(deadline);
-  if (deadlineAt < dueAt) return { reason: 'deadline_at is before due_at' };
+  if (deadlineAt < dueAt) return invalid('deadline_at is before due_at');
   const anchor = cell('anchor_at');
   if (anchor !== '' && !timestampSchema.safeParse(anchor).success)
-    return { reason: `anchor_at "${anchor.slice(0, 40)}" is not an ISO timestamp with offset (2026-12-01T00:00:00Z)` };
+    return invalid(`anchor_at "${anchor.slice(0, 40)}" is not an ISO timestamp with offset (2026-12-01T00:00:00Z)`);
   const localeCell = cell('recipient_locale');
   const locale = localeCell === '' ? null : localeOf(localeCell);
-  if (locale === null && localeCell !== '') return { reason: `recipient_locale "${localeCell.slice(0, 40)}" is not a BCP 47 language tag such as en-US or de` };
+  if (locale === null && localeCell !== '') return invalid(`recipient_locale "${localeCell.slice(0, 40)}" is not a BCP 47 language tag such as en-US or de`);
   const phoneCell = cell('recipient_phone');
   const addressed = recipientChannel(config.noticeTypes[known], { email, ...(phoneCell === '' ? {} : { phone: phoneCell }) }, null);
-  if (!addressed.ok) return { reason: asColumn('message' in addressed.result ? addressed.result.message : 'recipient_phone: cannot be used') };
+  if (!addressed.ok) return invalid(asColumn('message' in addressed.result ? addressed.result.message : 'recipient_phone: cannot be used'));
   const payload = parsePayload(cell('payload'));
-  if (typeof payload === 'string') return { reason: payload };
+  if (typeof payload === 'string') return invalid(payload);
   const evidenceRef = cell('evidence_ref') || derivedEvidenceRef(config, known, fact.identity);
   const evidence = evidenceRefProblem(evidenceRef);
-  if (evidence) return { reason: evidence.replace(/^evidenceRef:/, 'evidence_ref:') };
+  if (evidence) return invalid(evidence.replace(/^evidenceRef:/, 'evidence_ref:'));
   const problems = noticePayloadProblems(config, known, payload, { hasAnchor: anchor !== '' });
-  if (problems.length > 0) return { reason: problems.map(asColumn).join('; ') };
-  return {
-    row: {
-      key: noticeKey(secret, fact),
-      fact,
-      subjectId: subjectOf(fact),
-      recipientEmail: email,
-      recipientTimeZone: timeZone,
-      customerId: cell('customer_id') || null,
-      dueAt,
-      deadlineAt,
-      evidenceRef,
-      payload,
-      anchorAt: anchor === '' ? null : new Date(anchor),
-      recipientLocale: locale,
-      recipientPhone: addressed.phone,
-      channel: addressed.channel,
-    },
-  };
+  if (problems.length > 0) return invalid(...problems.map(asColumn));
+  return valid({
+    key: noticeKey(secret, fact),
+    fact,
+    subjectId: subjectOf(fact),
+    recipientEmail: email,
+    recipientTimeZone: timeZone,
+    customerId: cell('customer_id') || null,
+    dueAt,
+    deadlineAt,
+    evidenceRef,
+    payload,
+    anchorAt: anchor === '' ? null : new Date(anchor),
+    recipientLocale: locale,
+    recipientPhone: addressed.phone,
+    channel: addressed.channel,
+  });
 }
 
 /**
@@ -255,17 +243,17 @@ export function createUploadValidator({ secret, config = activeNoticeConfig().co
       return index === undefined ? '' : (record.fields[index] ?? '').trim();
     };
     const result = validateRow(cell, context);
-    if ('reason' in result) {
-      rejections.push({ line: record.line, reason: safeText(result.reason), raw: raw() });
+    if (!result.ok) {
+      rejections.push({ line: record.line, reason: safeText(result.problems.join('; ')), raw: raw() });
       return;
     }
-    const earlier = firstLineOfKey.get(result.row.key);
+    const earlier = firstLineOfKey.get(result.value.key);
     if (earlier !== undefined) {
       rejections.push({ line: record.line, reason: `same notice as line ${earlier} (type, identity and revision)`, raw: raw() });
       return;
     }
-    firstLineOfKey.set(result.row.key, record.line);
-    rows.push({ line: record.line, ...result.row });
+    firstLineOfKey.set(result.value.key, record.line);
+    rows.push({ line: record.line, ...result.value });
   };
   let seenHeader = false;
   return {

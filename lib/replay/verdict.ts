@@ -8,8 +8,6 @@ import type { DryRunVerdict } from '@/lib/api/console/replays';
  */
 export const TINY_NEW_SHARE = 0.02;
 
-export type { DryRunVerdict } from '@/lib/api/console/replays';
-
 /** Keys whose job would really reach a send: let through by the ledger (new or released) and not stopped by their job. */
 export function wouldSendOf(counts: DryRunCounts): number {
   const blocked = Object.values(counts.blocked ?? {}).reduce((total, count) => total + count, 0);

@@ -5,8 +5,6 @@ import { dryRunVerdict } from './verdict';
 import { isUuid } from '@/db/uuid';
 
 /** What the console and the CLI show about a replay: the row, its dry run, and live progress (lib/api/console/replays.ts). */
-export type { ReplayProgress, ReplayView } from '@/lib/api/console/replays';
-
 function toView(row: ReplayListRow, outcomes: { suppressed: number; sent: number; failed: number } | undefined): ReplayView {
   return {
     id: row.id,

@@ -6,8 +6,9 @@ import { z } from 'zod';
 import type { NoticeConfig } from '@/lib/windows/load-config';
 import { definitionFor, type TemplatesConfig } from './config';
 import { htmlEngine, textEngine } from './engine';
+import { canonicalLocale } from '@/lib/api/fields';
 import { compileMjmlInProcess, MjmlError, type MjmlCompiler } from './mjml';
-import { builtInVariables, canonicalLocale, type TemplateDefinition } from './schema';
+import { builtInVariables, type TemplateDefinition } from './schema';
 
 /**
  * The template files of a configuration, read and parsed once (`templatesOf`): every file is

@@ -1,8 +1,8 @@
 import { compile } from 'html-to-text';
 import type { Template } from 'liquidjs';
 import { htmlEngine, textEngine } from './engine';
-import { compileLayout, type TemplateSet } from './load';
-import { canonicalLocale } from './schema';
+import { compileLayout, type Channel, type TemplateSet } from './load';
+import { canonicalLocale } from '@/lib/api/fields';
 
 /**
  * Rendering one notice from its template. The inputs are the notice's own facts — its template,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { localeSchema } from '@/lib/api/fields';
 
 /**
  * The `templates` section of the operator's notice configuration: where the template files are,
@@ -12,29 +13,6 @@ export const variableTypes = ['string', 'decimal', 'currency', 'date', 'integer'
 export type VariableType = (typeof variableTypes)[number];
 
 const supportedCurrencies = new Set(Intl.supportedValuesOf('currency'));
-
-/** Whether `tag` is a well-formed BCP 47 language tag; returns its canonical form or null. */
-export function canonicalLocale(tag: string): string | null {
-  try {
-    const [canonical] = Intl.getCanonicalLocales(tag);
-    return canonical ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/** A BCP 47 tag (`en`, `de-AT`, `fr-CA`), canonicalised (`de-at` → `de-AT`). */
-export const localeSchema = z
-  .string()
-  .max(35)
-  .transform((tag, ctx) => {
-    const canonical = canonicalLocale(tag);
-    if (canonical === null) {
-      ctx.addIssue({ code: 'custom', message: 'must be a BCP 47 language tag such as en-US or de' });
-      return z.NEVER;
-    }
-    return canonical;
-  });
 
 function isCalendarDate(text: string): boolean {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);

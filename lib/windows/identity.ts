@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Invalid } from '@/lib/result';
 import type { NoticeConfig } from './load-config';
 
 /**
@@ -14,7 +15,7 @@ const id = z
 
 const kinds = { id, date: z.iso.date() } as const;
 
-export type IdentityResult = { ok: true; identity: Record<string, string> } | { ok: false; problems: string[] };
+export type IdentityResult = { ok: true; identity: Record<string, string> } | Invalid;
 
 const identitySchemas = new WeakMap<NoticeConfig, Map<string, z.ZodType<Record<string, string>>>>();
 

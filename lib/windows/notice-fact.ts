@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { revisionSchema } from '@/lib/api/fields';
 import { activeNoticeConfig } from './active';
 import { identitySchemaFor } from './identity';
 import type { NoticeConfig } from './load-config';
@@ -16,8 +16,6 @@ export type NoticeFact = {
   identity: NoticeIdentity;
   revision: number;
 };
-
-export const revisionSchema = z.number().int().min(0).max(1_000_000);
 
 export class InvalidNoticeError extends Error {
   constructor(message: string) {

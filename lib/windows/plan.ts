@@ -2,7 +2,7 @@ import { chooseDueTime } from './due-time';
 import { noticeTypesFor, type NoticeConfig, type NoticeType, type RuleSet } from './load-config';
 import { ruleBounds, type Window } from './rule-window';
 import { anchorInstant, applicableRules, ruleRef, type Contract, type Rule } from './rules';
-import { isTimeZoneName } from './zoned';
+import { isTimeZone } from '@/lib/api/fields';
 
 /**
  * Business event in, planned notices out — pure, with the clock injected. For every enabled
@@ -80,7 +80,7 @@ function ruleInterval(rule: Rule, event: PlanningEvent): Interval {
 export function planEvent({ config, ruleSet, event, now }: { config: NoticeConfig; ruleSet: RuleSet; event: PlanningEvent; now: Date }): Plan {
   if (!config.eventTypes[event.type]) throw new Error(`unknown event type "${event.type}"; configured: ${Object.keys(config.eventTypes).join(', ')}`);
   // The boundary validates the zone; a bad one here would otherwise surface as Intl's RangeError.
-  if (!isTimeZoneName(event.recipient.timeZone)) throw new Error(`unknown time zone "${event.recipient.timeZone}"`);
+  if (!isTimeZone(event.recipient.timeZone)) throw new Error(`unknown time zone "${event.recipient.timeZone}"`);
   const plan: Plan = { planned: [], unplanned: [] };
   for (const type of noticeTypesFor(config, event.type)) {
     const rules =

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { contractSchema, jurisdictionSchema } from '@/lib/api/fields';
 
 /**
  * A jurisdiction rule as data: where it applies, to which contracts, which notice obligation
@@ -7,28 +8,6 @@ import { z } from 'zod';
  * off or add rules with the same schema — their counsel decides, the product computes.
  */
 
-/** The contract facts a producer sends with an event; every field is optional. */
-export const contractSchema = z.strictObject({
-  /** Length of the (initial) term in months: 1 for monthly, 12 for annual. */
-  termMonths: z.number().int().min(0).max(1200).optional(),
-  /**
-   * How often the recurring charge is made, in months (1 monthly, 12 yearly), when it differs from
-   * the term (an annual term billed monthly). Rules read `termMonths` when it is absent: a plan
-   * billed once per term (see `contractNumber`).
-   */
-  billingIntervalMonths: z.number().int().min(1).max(1200).optional(),
-  /** Free trial length in days, when this charge is the first after a trial. */
-  trialDays: z.number().int().min(0).max(3650).optional(),
-  /** Promotional (discounted) price period in days, when this charge ends one. */
-  promoDays: z.number().int().min(0).max(3650).optional(),
-  /** Present when the price changes; effective at the charge unless `effectiveAt` says otherwise. */
-  priceChange: z.strictObject({ effectiveAt: z.iso.datetime({ offset: false }).optional() }).optional(),
-  paymentNetwork: z.enum(['visa', 'mastercard', 'amex', 'rupay', 'upi', 'other']).optional(),
-  /** The last instant the consumer may cancel before renewing; the charge when absent. */
-  cancellationDeadlineAt: z.iso.datetime({ offset: false }).optional(),
-  /** When the trial or promotional price ends; the charge when absent. */
-  trialEndsAt: z.iso.datetime({ offset: false }).optional(),
-});
 export type Contract = z.infer<typeof contractSchema>;
 
 const numericField = z.enum(['termMonths', 'billingIntervalMonths', 'trialDays', 'promoDays']);
@@ -76,9 +55,6 @@ export type RuleWindow = z.infer<typeof ruleWindowSchema>;
  */
 export const obligations = ['auto_renewal_notice', 'trial_conversion_notice', 'price_change_notice', 'pre_debit_notice', 'billing_reminder'] as const;
 export type Obligation = (typeof obligations)[number];
-
-/** ISO 3166-1 alpha-2 (`FR`), ISO 3166-2 (`US-CA`), or `*` for a card-network rule that applies everywhere. */
-export const jurisdictionSchema = z.string().regex(/^(\*|[A-Z]{2}(-[A-Z0-9]{1,3})?)$/, 'must be a country (FR), a subdivision (US-CA) or *');
 
 export const ruleSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9*][A-Za-z0-9_.:/*-]{0,99}$/, 'must be a short id such as US-CA/arl-annual'),

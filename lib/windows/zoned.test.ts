@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, addMonths, endOfLocalDay, isTimeZoneName, localDateOf, startOfLocalDay } from './zoned';
+import { isTimeZone as isTimeZoneName } from '@/lib/api/fields';
+import { addDays, addMonths, endOfLocalDay, localDateOf, startOfLocalDay } from './zoned';
 
 // Offsets and DST dates from the zones' published rules; the instants are worked out by hand.
 describe('calendar days in a time zone', () => {

@@ -28,15 +28,6 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
-export function isTimeZoneName(timeZone: string): boolean {
-  try {
-    formatterFor(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 type WallClock = CalendarDate & { hour: number; minute: number; second: number };
 
 function wallClock(instant: Date, timeZone: string): WallClock {

@@ -4,7 +4,7 @@ import { getDb } from '@/db/client';
 import { can } from '@/lib/auth/permissions';
 import { config } from '@/lib/config';
 import { configuredNoticeTypeNames } from '@/lib/windows/active';
-import { checkNoticeTypesAgainst } from '@/lib/api/console/fields';
+import { checkNoticeTypesAgainst } from '@/lib/api/fields';
 import { failuresQuery, listFailuresContract, type FailuresQuery } from '@/lib/api/console/failures';
 import { loadFailuresPage } from '@/lib/console/failures';
 import { FailuresView } from '@/components/failures/failures-view';

@@ -5,7 +5,7 @@ import { can } from '@/lib/auth/permissions';
 import { config } from '@/lib/config';
 import { configuredNoticeTypeNames } from '@/lib/windows/active';
 import { loadQuarantinePage } from '@/lib/console/quarantine-view';
-import { checkNoticeTypesAgainst } from '@/lib/api/console/fields';
+import { checkNoticeTypesAgainst } from '@/lib/api/fields';
 import { listQuarantine, quarantineListQuery } from '@/lib/api/console/quarantine';
 import { formatDuration } from '@/lib/console/format';
 import { QuarantineView, type QuarantineQuery } from '@/components/quarantine/quarantine-view';

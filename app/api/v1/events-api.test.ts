@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken } from '@/lib/auth/api-tokens';
-import { eventRequest, receiveEvent } from '@/lib/planning/receive-event';
+import { eventRequest } from '@/lib/api/producer';
+import { receiveEvent } from '@/lib/planning/receive-event';
 import { closeWakeupPublisher } from '@/lib/queue';
 import { parseNoticeConfig } from '@/lib/windows/load-config';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';

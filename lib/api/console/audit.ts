@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { consoleContract } from '@/lib/http/contract';
-import { cursorTimestamp, text } from './fields';
+import { cursorTimestamp, text } from '@/lib/api/fields';
 
 export const auditQuery = z.object({
   actor: text().trim().max(320).optional(),

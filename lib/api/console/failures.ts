@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { consoleContract } from '@/lib/http/contract';
-import { cursorTimestamp, instant, noticeTypeName, reason, text } from './fields';
+import { cursorTimestamp, instant, noticeTypeName, reason, text } from '@/lib/api/fields';
 
 /** The Failures page: notices that failed, are retrying, are deferred or missed their window; a person's retry, one or in bulk. */
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { channels, jobStates, ledgerStates, noticeCategories } from '@/db/schema/states';
 import { consoleContract } from '@/lib/http/contract';
-import { instant, text } from './fields';
+import { instant, text } from '@/lib/api/fields';
 
 export const lookupQuery = z.object({ q: text().trim().min(1, 'type something to search for').max(320) });
 

@@ -1,7 +1,28 @@
 import { z } from 'zod';
 import { consoleContract, noInput } from '@/lib/http/contract';
-import { DEFAULT_RANGE, dueBuckets, timeRangeNames, type DueBucketId, type TimeRange } from '@/lib/console/overview-model';
-import { instant } from './fields';
+import { instant } from '@/lib/api/fields';
+
+/** The overview's vocabulary: its time ranges and the pending due-time buckets. */
+export const timeRanges = {
+  '1h': { label: 'Last hour', rangeMs: 3_600_000, bucketMs: 5 * 60_000 },
+  '6h': { label: 'Last 6 hours', rangeMs: 6 * 3_600_000, bucketMs: 15 * 60_000 },
+  '24h': { label: 'Last 24 hours', rangeMs: 24 * 3_600_000, bucketMs: 3_600_000 },
+  '7d': { label: 'Last 7 days', rangeMs: 7 * 86_400_000, bucketMs: 6 * 3_600_000 },
+} as const;
+export type TimeRange = keyof typeof timeRanges;
+export const timeRangeNames = Object.keys(timeRanges) as TimeRange[];
+export const DEFAULT_RANGE: TimeRange = '24h';
+
+/** Upper bounds (ms from now) of the pending due-time buckets; `overdue` is due_at < now. */
+export const dueBuckets = [
+  { id: 'overdue', label: 'Overdue', untilMs: 0 },
+  { id: 'lt_1h', label: '< 1 h', untilMs: 3_600_000 },
+  { id: 'h1_6', label: '1–6 h', untilMs: 6 * 3_600_000 },
+  { id: 'h6_24', label: '6–24 h', untilMs: 24 * 3_600_000 },
+  { id: 'd1_3', label: '1–3 d', untilMs: 3 * 86_400_000 },
+  { id: 'gt_3d', label: '> 3 d', untilMs: Number.POSITIVE_INFINITY },
+] as const;
+export type DueBucketId = (typeof dueBuckets)[number]['id'];
 
 export const rangeQuery = z.object({ range: z.enum(timeRangeNames as [TimeRange, ...TimeRange[]]).default(DEFAULT_RANGE) });
 

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { consoleContract } from '@/lib/http/contract';
-import { cursorTimestamp, instant, noticeTypeName, reason, text } from './fields';
+import { cursorTimestamp, instant, noticeTypeName, reason, text } from '@/lib/api/fields';
 
 const noticeKeyHex = z.string().regex(/^[0-9a-f]{64}$/, 'must be a 64-character notice key');
 const quarantineAction = z.enum(['confirm_sent', 'release', 'suppress']);
+export type QuarantineAction = z.infer<typeof quarantineAction>;
 
 export const quarantineFilter = z.strictObject({
   olderThanMinutes: z.coerce.number().int().min(0).max(525_600).optional(),
@@ -22,6 +23,8 @@ export const quarantineListQuery = quarantineFilter.extend({
 });
 
 export const quarantineSelection = z.union([z.strictObject({ keys: z.array(noticeKeyHex).min(1).max(5_000) }), z.strictObject({ filter: quarantineFilter })]);
+
+export type QuarantineSelection = z.infer<typeof quarantineSelection>;
 
 export const quarantineCountRequest = z.strictObject({ selection: quarantineSelection });
 

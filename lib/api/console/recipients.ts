@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { jobStates, noticeCategories, preferenceSources, recipientSuppressionReasons } from '@/db/schema/states';
 import { consoleContract } from '@/lib/http/contract';
-import { instant, reason, text } from './fields';
+import { instant, reason, text } from '@/lib/api/fields';
 
 /** Support's view of one recipient (by email): suppression, preferences with their history, open notices; and what support may change. */
 

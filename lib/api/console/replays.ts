@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { replayStates } from '@/db/schema/states';
 import { consoleContract, csvFile, noInput } from '@/lib/http/contract';
-import { hasUnsafeText } from '@/lib/replay/csv';
-import { instant, noticeTypeName } from './fields';
+import { hasUnsafeText, instant, noticeTypeName } from '@/lib/api/fields';
 
 /** PostgreSQL text and jsonb cannot hold NUL or lone surrogates: a 400 here, not a 500 in the query. */
 const text = () => z.string().refine((value) => !hasUnsafeText(value), 'must not contain NUL characters or unpaired surrogates');

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { consoleContract, csvFile } from '@/lib/http/contract';
-import { duplicateCauses } from '@/lib/replay/duplicate-report';
+
+/** Why a duplicate was suppressed, as the report counts them. */
+export const duplicateCauses = ['queue_redelivery', 'concurrent_worker', 'replay', 'producer_retry', 'unclassified'] as const;
+export type DuplicateCause = (typeof duplicateCauses)[number];
 
 export const reportQuerySchema = z
   .object({

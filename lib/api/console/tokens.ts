@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { apiTokenScopes } from '@/db/schema/states';
 import { consoleContract, noInput } from '@/lib/http/contract';
-import { instant, text } from './fields';
+import { instant, text } from '@/lib/api/fields';
 
 const changeReason = text().trim().min(3).max(500);
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { roles } from '@/lib/auth/roles';
+import { roles } from '@/db/schema/states';
 import { consoleContract } from '@/lib/http/contract';
-import { instant, text } from './fields';
+import { instant, text } from '@/lib/api/fields';
 
 export const usersQuery = z.object({ after: text().max(320).optional() });
 

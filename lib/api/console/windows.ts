@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { consoleContract, noInput } from '@/lib/http/contract';
-import { cursorTimestamp, instant, reason } from './fields';
+import { cursorTimestamp, instant, reason } from '@/lib/api/fields';
 
 /** Send windows: at risk, missed, compliance gaps (the Windows page and the overview's banner), and the loaded notice configuration. */
 

@@ -1,20 +1,8 @@
 import { z } from 'zod';
+import { genericEvent, genericWebhookBody } from '@/lib/api/webhooks';
 import { correlationFromMessageId } from '@/lib/ledger/notice-key';
 import { GENERIC_SIGNATURE_HEADER, GENERIC_TIMESTAMP_HEADER, verifyGenericSignature } from '@/lib/events/generic-signature';
 import { normaliseCorrelation, normaliseRecipient, parseJson, reject, type NormalizedEvent, type ParsedWebhook } from '@/lib/events/types';
-
-const genericEvent = z.object({
-  id: z.string().min(1).max(200),
-  type: z.enum(['accepted', 'delivered', 'deferred', 'bounce', 'soft_bounce', 'complaint', 'dropped', 'other']),
-  correlation: z.string().max(200).nullish(),
-  messageId: z.string().max(998).nullish(),
-  providerMessageId: z.string().max(200).nullish(),
-  recipient: z.string().max(320).nullish(),
-  occurredAt: z.iso.datetime({ offset: true }),
-  bounceType: z.enum(['hard', 'soft']).nullish(),
-});
-
-export const genericWebhookBody = z.object({ events: z.array(genericEvent).min(1).max(1000) });
 
 export function parseGenericWebhook({
   headers,

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import { postmarkBounceLike, postmarkDelivery, postmarkOther, postmarkSubscriptionChange } from '@/lib/api/webhooks';
 import { CORRELATION_TAG, normaliseCorrelation, normaliseRecipient, parseJson, reject, type NormalizedEvent, type ParsedWebhook } from '@/lib/events/types';
 
 /**
@@ -8,53 +8,6 @@ import { CORRELATION_TAG, normaliseCorrelation, normaliseRecipient, parseJson, r
  * request, typed by RecordType, and echoes the message's Metadata on every record.
  * There is no timestamp to bound a replay; replays are absorbed by the idempotent event id.
  */
-
-const metadata = z.record(z.string(), z.unknown()).optional();
-
-const delivery = z
-  .object({
-    RecordType: z.literal('Delivery'),
-    MessageID: z.string().min(1),
-    Recipient: z.string(),
-    DeliveredAt: z.iso.datetime({ offset: true }),
-    Metadata: metadata,
-  })
-  .loose();
-const bounceLike = z
-  .object({
-    RecordType: z.enum(['Bounce', 'SpamComplaint']),
-    ID: z.union([z.number(), z.string().min(1)]),
-    Type: z.string(),
-    TypeCode: z.number().int().optional(),
-    MessageID: z.string().min(1),
-    Email: z.string(),
-    BouncedAt: z.iso.datetime({ offset: true }),
-    Metadata: metadata,
-  })
-  .loose();
-/**
- * A change of the message stream's suppression list. `SuppressSending: true` with
- * `SuppressionReason: ManualSuppression` and `Origin: Recipient` is the recipient unsubscribing
- * (Postmark's unsubscribe link or the List-Unsubscribe header); `false` is a reactivation. A
- * HardBounce or SpamComplaint change repeats what the Bounce / SpamComplaint record already said,
- * and is stored as `other`. MessageID is null for a suppression support made in Postmark.
- */
-const subscriptionChange = z
-  .object({
-    RecordType: z.literal('SubscriptionChange'),
-    MessageID: z.string().min(1).nullable().optional(),
-    Recipient: z.string().min(1),
-    SuppressSending: z.boolean(),
-    SuppressionReason: z.string().nullable().optional(),
-    Origin: z.string().nullable().optional(),
-    ChangedAt: z.iso.datetime({ offset: true }),
-    Metadata: metadata,
-  })
-  .loose();
-const other = z.object({ RecordType: z.string().min(1), MessageID: z.string().min(1), Metadata: metadata }).loose();
-
-/** The records this route reads; anything else with a RecordType and MessageID is stored as `other`. */
-export const postmarkRecord = z.union([delivery, bounceLike, subscriptionChange, other]);
 
 const unsubscribeReasons = new Set(['ManualSuppression']);
 
@@ -86,7 +39,7 @@ export function parsePostmarkWebhook({
   const json = parseJson(body.toString('utf8'));
   if (!json.ok) return reject('invalid_input', 'body is not JSON');
   const record = json.value;
-  const deliveryRecord = delivery.safeParse(record);
+  const deliveryRecord = postmarkDelivery.safeParse(record);
   if (deliveryRecord.success) {
     const d = deliveryRecord.data;
     return {
@@ -104,7 +57,7 @@ export function parsePostmarkWebhook({
       ],
     };
   }
-  const bounceRecord = bounceLike.safeParse(record);
+  const bounceRecord = postmarkBounceLike.safeParse(record);
   if (bounceRecord.success) {
     const b = bounceRecord.data;
     const complaint = b.RecordType === 'SpamComplaint';
@@ -124,7 +77,7 @@ export function parsePostmarkWebhook({
       ],
     };
   }
-  const changeRecord = subscriptionChange.safeParse(record);
+  const changeRecord = postmarkSubscriptionChange.safeParse(record);
   if (changeRecord.success) {
     const c = changeRecord.data;
     const byRecipient = !c.SuppressionReason || unsubscribeReasons.has(c.SuppressionReason);
@@ -143,7 +96,7 @@ export function parsePostmarkWebhook({
       ],
     };
   }
-  const otherRecord = other.safeParse(record);
+  const otherRecord = postmarkOther.safeParse(record);
   if (!otherRecord.success || ['Delivery', 'Bounce', 'SpamComplaint'].includes(otherRecord.data.RecordType)) {
     return reject('invalid_input', 'body is not a Postmark Delivery, Bounce or SpamComplaint record');
   }

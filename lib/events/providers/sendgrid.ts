@@ -11,6 +11,7 @@ import {
   type SkippedEvent,
 } from '@/lib/events/types';
 import type { ProviderEventType } from '@/db/schema/states';
+import { sendgridBody } from '@/lib/api/webhooks';
 
 /**
  * SendGrid Event Webhook: a JSON array of events per POST; custom_args come back as top-level
@@ -37,8 +38,6 @@ const sendgridEvent = z
   .loose();
 // The batch is checked as a whole, each event on its own: one malformed event must not refuse
 // its siblings, or SendGrid retries the same batch (on any non-2xx, for up to 24 hours).
-/** Each event is then read on its own: a malformed one is skipped, not the batch. */
-export const sendgridBody = z.array(z.unknown()).min(1).max(5000);
 // SendGrid documents sg_event_id as base64url, at most 100 characters: only such a value is
 // echoed back to name a skipped event, so a response or log line never repeats a hostile one.
 const echoableEventId = /^[A-Za-z0-9+/=_-]{1,100}$/;

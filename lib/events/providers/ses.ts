@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { correlationFromMessageId } from '@/lib/ledger/notice-key';
-import { isTrustedSnsUrl, verifySnsMessage, type SnsEnvelope, type SnsKeyResolver } from '@/lib/events/sns';
+import type { SnsEnvelope } from '@/lib/api/webhooks';
+import { isTrustedSnsUrl, verifySnsMessage, type SnsKeyResolver } from '@/lib/events/sns';
 import {
   CORRELATION_HEADER,
   CORRELATION_TAG,

@@ -1,6 +1,6 @@
 import twilio from 'twilio';
-import { z } from 'zod';
 import type { ProviderEventType } from '@/db/schema/states';
+import { twilioInboundMessage, twilioStatusCallback } from '@/lib/api/webhooks';
 import { normaliseCorrelation, reject, type NormalizedEvent, type ParsedWebhook } from '@/lib/events/types';
 
 /**
@@ -11,24 +11,6 @@ import { normaliseCorrelation, reject, type NormalizedEvent, type ParsedWebhook 
  * rebuilt from PUBLIC_BASE_URL (never from the request's Host header) and checked with Twilio's
  * own validator. Nothing of the message body or the phone numbers is kept in the event's details.
  */
-
-const sid = z.string().regex(/^(SM|MM|IM)[0-9a-fA-F]{32}$/, 'must be a Twilio Message SID');
-
-export const twilioStatusCallback = z.object({
-  MessageSid: sid,
-  MessageStatus: z.string().min(1).max(40),
-  AccountSid: z.string().max(64).optional(),
-  ErrorCode: z.string().max(10).optional(),
-  MessagingServiceSid: z.string().max(64).optional(),
-});
-
-export const twilioInboundMessage = z.object({
-  MessageSid: sid,
-  From: z.string().min(1).max(40),
-  To: z.string().max(40).optional(),
-  Body: z.string().max(1600).default(''),
-  OptOutType: z.string().max(20).optional(),
-});
 
 /** Twilio's default opt-out and opt-in keywords (Advanced Opt-Out off or on: the same words). */
 export const stopKeywords = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'] as const;

@@ -1,5 +1,6 @@
 import { listCancellationRequests } from '@/db/queries/cancellation-requests';
-import { cancellationRequestsAnswer, cursorAfterId, listCancellationRequestsRoute } from '@/lib/api/producer';
+import { listCancellationRequestsRoute } from '@/lib/api/producer';
+import { cancellationRequestsAnswer, cursorAfterId } from '@/lib/planning/answers';
 import { producerRoute } from '@/lib/http/producer-route';
 
 export const dynamic = 'force-dynamic';

@@ -1,4 +1,5 @@
-import { eventAnswer, postEventRoute } from '@/lib/api/producer';
+import { postEventRoute } from '@/lib/api/producer';
+import { eventAnswer } from '@/lib/planning/answers';
 import { config } from '@/lib/config';
 import { producerRoute } from '@/lib/http/producer-route';
 import { receiveEvent } from '@/lib/planning/receive-event';

@@ -1,4 +1,5 @@
-import { scheduleAnswer, scheduleReminder } from '@/lib/api/producer';
+import { scheduleReminder } from '@/lib/api/producer';
+import { scheduleAnswer } from '@/lib/planning/answers';
 import { config } from '@/lib/config';
 import { producerRoute } from '@/lib/http/producer-route';
 import { scheduleNotice } from '@/lib/jobs/schedule';

@@ -2,8 +2,8 @@ import { reportCsvContract } from '@/lib/api/console/reports';
 import { config } from '@/lib/config';
 import { consoleRoute } from '@/lib/http/console-route';
 import { ok } from '@/lib/http/refusal';
-import { reportCsv } from '@/lib/replay/duplicate-report';
-import { loadDuplicateReport } from '@/lib/replay/report';
+import { reportCsv } from '@/lib/console/duplicate-report';
+import { loadDuplicateReport } from '@/lib/console/report';
 
 export const dynamic = 'force-dynamic';
 

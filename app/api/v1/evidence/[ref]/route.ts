@@ -1,4 +1,5 @@
-import { openEvidenceAnswer, openEvidenceRoute } from '@/lib/api/producer';
+import { openEvidenceRoute } from '@/lib/api/producer';
+import { openEvidenceAnswer } from '@/lib/planning/answers';
 import { producerRoute } from '@/lib/http/producer-route';
 import { openEvidence } from '@/lib/jobs/evidence';
 

@@ -1,4 +1,5 @@
-import { resolveEvidenceAnswer, resolveEvidenceRoute } from '@/lib/api/producer';
+import { resolveEvidenceRoute } from '@/lib/api/producer';
+import { resolveEvidenceAnswer } from '@/lib/planning/answers';
 import { producerRoute } from '@/lib/http/producer-route';
 import { resolveEvidence } from '@/lib/jobs/evidence';
 

@@ -1,4 +1,5 @@
-import { cancelAnswer, cancelReminderRoute } from '@/lib/api/producer';
+import { cancelReminderRoute } from '@/lib/api/producer';
+import { cancelAnswer } from '@/lib/planning/answers';
 import { producerRoute } from '@/lib/http/producer-route';
 import { cancelReminder } from '@/lib/jobs/schedule';
 

@@ -1,14 +1,11 @@
 import type { AuditActionCount, ClaimCount, DuplicateCount, Granularity, QuarantineFlow } from '@/db/queries/reports';
-import type { DuplicateReport, DuplicateRow, ReportRange, Table } from '@/lib/api/console/reports';
-import { toCsv } from './csv';
+import { duplicateCauses, type DuplicateCause, type DuplicateReport, type DuplicateRow, type ReportRange, type Table } from '@/lib/api/console/reports';
+import { toCsv } from '@/lib/replay/csv';
 
 /**
  * Report maths, pure: the SQL hands over grouped counts, this turns them into the rows a
  * manager reads, and the same rows into CSV, so the export is exactly what is on screen.
  */
-
-export const duplicateCauses = ['queue_redelivery', 'concurrent_worker', 'replay', 'producer_retry', 'unclassified'] as const;
-export type DuplicateCause = (typeof duplicateCauses)[number];
 
 export const causeLabels: Record<DuplicateCause, string> = {
   queue_redelivery: 'Queue redelivery',
@@ -17,8 +14,6 @@ export const causeLabels: Record<DuplicateCause, string> = {
   producer_retry: 'Producer retry',
   unclassified: 'Unclassified',
 };
-
-export type { DuplicateReport, DuplicateRow, QuarantineRow, ReportQuery, ReportRange, Table } from '@/lib/api/console/reports';
 
 function emptyCauses(): Record<DuplicateCause, number> {
   return { queue_redelivery: 0, concurrent_worker: 0, replay: 0, producer_retry: 0, unclassified: 0 };

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyAttempts } from '@/db/queries/reports';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
-import { parseCsv } from './csv';
-import { buildReport, duplicateCauses, rateSeries, reportCsv, reportTables } from './duplicate-report';
+import { duplicateCauses } from '@/lib/api/console/reports';
+import { parseCsv } from '@/lib/replay/csv';
+import { buildReport, rateSeries, reportCsv, reportTables } from './duplicate-report';
 import { loadDuplicateReport } from './report';
 
 let t: TestDatabase;
