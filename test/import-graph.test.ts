@@ -180,7 +180,12 @@ describe('the import graph', () => {
         'db/seed.ts': "export const seed = () => import('@/lib/windows/leaf');\n",
         'lib/config.ts': 'export const config = {};\n',
       });
-      const options: ts.CompilerOptions = { baseUrl: dir, paths: { '@/*': ['./*'] }, moduleResolution: ts.ModuleResolutionKind.Bundler, module: ts.ModuleKind.ESNext };
+      const options: ts.CompilerOptions = {
+        baseUrl: dir,
+        paths: { '@/*': ['./*'] },
+        moduleResolution: ts.ModuleResolutionKind.Bundler,
+        module: ts.ModuleKind.ESNext,
+      };
       const files = floorSources(dir);
       expect(files).not.toContain('lib/windows/leaf.test.ts');
       const graph = importGraph(dir, files, options);
