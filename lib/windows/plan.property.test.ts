@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseQuietHours, quietHoursEnd } from '@/lib/jobs/quiet-hours';
+import { parseQuietHours, quietHoursEnd } from './quiet-hours';
 import { loadNoticeConfig, type NoticeConfig } from './load-config';
-import { planEvent, windowVerdict, type PlanningEvent } from './plan';
+import { planEvent, type PlanningEvent } from './plan';
+import { windowVerdict } from './verdict';
 import type { Condition, Contract, Rule } from './rules';
 import { addDays, startOfLocalDay } from './zoned';
 
