@@ -86,7 +86,7 @@ describe('one way to make a job', () => {
   it('has one insert into reminder_jobs in the production tree, called only by enqueueNotice', () => {
     const sources = trackedSources();
     expect(sources.map((file) => file.path)).toEqual(
-      expect.arrayContaining([INSERT_HOME, ENQUEUE_HOME, 'lib/jobs/schedule.ts', 'lib/replay/schedule-item.ts']),
+      expect.arrayContaining([INSERT_HOME, ENQUEUE_HOME, 'lib/planning/schedule-notice.ts', 'lib/replay/schedule-item.ts']),
     );
     expect(secondWriters(sources)).toEqual([]);
     const home = sources.find((file) => file.path === ENQUEUE_HOME)?.text ?? '';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { channels, jobStates, ledgerStates, noticeCategories } from '@/db/schema/states';
 import { producerContract } from '@/lib/http/contract';
-import { cancelRequest } from '@/lib/jobs/schedule';
+import { cancelRequest } from '@/lib/planning/schedule-notice';
 import { reminderJob } from './producer';
 
 /**

@@ -6,8 +6,9 @@ import type { JobRow } from '@/db/schema/jobs';
 import { producerContract } from '@/lib/http/contract';
 import { refuse, type Result } from '@/lib/http/refusal';
 import type { ProducerAnswer } from '@/lib/http/producer-route';
-import { evidenceRef, openEvidenceRequest, resolveEvidenceRequest, type OpenEvidenceResult, type ResolveEvidenceResult } from '@/lib/jobs/evidence';
-import { cancelParams, cancelRequest, scheduleRequest, windowOfJob, type CancelResult, type ScheduleResult } from '@/lib/jobs/schedule';
+import { evidenceRef, openEvidenceRequest, resolveEvidenceRequest, type OpenEvidenceResult, type ResolveEvidenceResult } from '@/lib/planning/evidence';
+import type { CancelResult } from '@/lib/planning/cancel-notice';
+import { cancelParams, cancelRequest, scheduleRequest, windowOfJob, type ScheduleResult } from '@/lib/planning/schedule-notice';
 import { eventRequest, type ReceiveEventResult } from '@/lib/planning/receive-event';
 
 /**

@@ -16,7 +16,7 @@ import type { Delivery } from '@/lib/queue/types';
 import { createWakeupHandler } from './handle-wakeup';
 import { createDomainRateLimiter, type DomainRateLimiter } from './rate-limit';
 import { loadNoticeConfig } from '@/lib/windows/load-config';
-import { scheduleNotice, scheduleRequest, type ScheduleRequest } from './schedule';
+import { scheduleNotice, scheduleRequest, type ScheduleRequest } from '@/lib/planning/schedule-notice';
 import { sweepOnce } from './sweeper';
 import { activeNoticeConfig } from '@/lib/windows/active';
 

@@ -2,7 +2,7 @@ import type { Claim, ClaimParams } from '@/db/queries/ledger/claim';
 import type { JobRow } from '@/db/schema';
 import type { PolicyDecision } from '@/lib/jobs/policy';
 import type { SendPathStatements } from '@/lib/jobs/send-path-statements';
-import type { ScheduleResult } from '@/lib/jobs/schedule';
+import type { ScheduleResult } from '@/lib/planning/schedule-notice';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import type { SendOutcome } from '@/lib/mail/transport';
 import type { ReceiveEventResult } from '@/lib/planning/receive-event';

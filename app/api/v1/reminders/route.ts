@@ -1,7 +1,7 @@
 import { scheduleAnswer, scheduleReminder } from '@/lib/api/producer';
 import { config } from '@/lib/config';
 import { producerRoute } from '@/lib/http/producer-route';
-import { scheduleNotice } from '@/lib/jobs/schedule';
+import { scheduleNotice } from '@/lib/planning/schedule-notice';
 import { getWakeupPublisher } from '@/lib/queue';
 import { activeNoticeConfig } from '@/lib/windows/active';
 

@@ -1,6 +1,6 @@
 import { openEvidenceAnswer, openEvidenceRoute } from '@/lib/api/producer';
 import { producerRoute } from '@/lib/http/producer-route';
-import { openEvidence } from '@/lib/jobs/evidence';
+import { openEvidence } from '@/lib/planning/evidence';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,6 +1,6 @@
 import { resolveEvidenceAnswer, resolveEvidenceRoute } from '@/lib/api/producer';
 import { producerRoute } from '@/lib/http/producer-route';
-import { resolveEvidence } from '@/lib/jobs/evidence';
+import { resolveEvidence } from '@/lib/planning/evidence';
 
 export const dynamic = 'force-dynamic';
 

@@ -3,7 +3,7 @@ import type { Db } from '@/db/client';
 import { insertAuditEntries } from '@/db/queries/audit';
 import { findEvidence, insertEvidenceUnlessExists, insertResolvedEvidence, markEvidenceResolved, type EvidenceRow } from '@/db/queries/evidence';
 import { suppressPendingJobsForEvidence } from '@/db/queries/scheduling';
-import { compactPayload, refId, storableText } from './schedule';
+import { compactPayload, refId, storableText } from './schedule-notice';
 
 /**
  * Evidence is the business fact a reminder is about (a reconciliation exception). Resolving

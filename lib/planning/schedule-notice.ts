@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { insertAuditEntries } from '@/db/queries/audit';
-import { cancelPendingJob, findJobByNoticeKey, lockJobById } from '@/db/queries/scheduling';
+import { findJobByNoticeKey } from '@/db/queries/scheduling';
 import type { JobRow } from '@/db/schema/jobs';
 import { revisionSchema } from '@/lib/windows/notice-fact';
 import { parseIdentity } from '@/lib/windows/identity';
@@ -15,7 +15,7 @@ import { windowForNotice } from '@/lib/windows/notice-window';
 import { contractSchema, jurisdictionSchema } from '@/lib/windows/rules';
 import { annotateScheduled } from '@/lib/telemetry/notice-spans';
 import { withSpan } from '@/lib/telemetry/tracing';
-import { enqueueNotice, type WakeupPublisher } from '@/lib/planning/enqueue-notice';
+import { enqueueNotice, type WakeupPublisher } from './enqueue-notice';
 import { fieldOf, noticePayloadProblems } from '@/lib/templates/payload';
 import { localeSchema } from '@/lib/templates/schema';
 
@@ -416,30 +416,3 @@ export function windowOfJob(job: JobRow): { earliest: Date; latest: Date; ruleId
 export const cancelParams = z.object({ id: z.uuid('must be a reminder job id as returned by POST /api/v1/reminders') });
 
 export const cancelRequest = z.strictObject({ reason: storableText().trim().min(1).max(500).optional() });
-
-export type CancelResult = { kind: 'cancelled'; job: JobRow } | { kind: 'not_found' } | { kind: 'conflict'; job: JobRow; message: string };
-
-/** Cancels a pending job. Anything past pending is history and stays as it is. */
-export async function cancelReminder({ db, id, actor, reason, now }: { db: Db; id: string; actor: string; reason: string; now: Date }): Promise<CancelResult> {
-  return db.transaction(async (tx) => {
-    const job = await lockJobById(tx, { id });
-    if (!job) return { kind: 'not_found' };
-    if (job.state === 'claimed') {
-      // Claimed: a worker owns it and its send may already have left. Say so, rather than "too late".
-      return {
-        kind: 'conflict',
-        job,
-        message: 'job is claimed: a worker is sending it and the notice may already be on its way; only a pending job can be cancelled',
-      };
-    }
-    if (job.state !== 'pending') return { kind: 'conflict', job, message: `job is ${job.state}; only a pending job can be cancelled` };
-    const cancelled = await cancelPendingJob(tx, { id, now });
-    if (!cancelled) return { kind: 'conflict', job, message: 'job left pending while being cancelled' };
-    await insertAuditEntries(tx, {
-      entries: [
-        { actor, action: 'reminder.cancel', targetType: 'reminder_job', targetId: id, reason, before: { state: job.state }, after: { state: cancelled.state } },
-      ],
-    });
-    return { kind: 'cancelled', job: cancelled };
-  });
-}

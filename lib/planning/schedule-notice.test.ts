@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobRow } from '@/db/schema/jobs';
-import { differingFields, isTimeZone, scheduleRequest, timingProblems, utcInstant, type ResolvedScheduleRequest } from './schedule';
+import { differingFields, isTimeZone, scheduleRequest, timingProblems, utcInstant, type ResolvedScheduleRequest } from './schedule-notice';
 
 /** A request with its deadline given, as scheduleNotice resolves it before comparing. */
 const resolvedRequest = (input: unknown) => scheduleRequest.parse(input) as ResolvedScheduleRequest;
