@@ -225,7 +225,7 @@ describe('the import graph', () => {
       const known = knownCircles.find((entry) => entry.files.join() === circle.join());
       console.log(`import circle${known ? ` (known, ${known.removedBy} removes it)` : ''}: ${loopOf(graph, circle)}`);
     }
-    expect(circles).toEqual(knownCircles.map((entry) => entry.files));
+    expect(circles.map((circle) => circle.join(' · ')).sort()).toEqual(knownCircles.map((entry) => [...entry.files].sort().join(' · ')).sort());
   });
 
   it('has db/ import nothing from lib/', () => {
