@@ -4,7 +4,6 @@ import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import pg from 'pg';
 import * as schema from './schema';
-import { processEnv } from '@/lib/config';
 
 export type Schema = typeof schema;
 export type Db = NodePgDatabase<Schema> & { $client: pg.Pool };
@@ -27,18 +26,4 @@ export function createPool(url: string, { max = 10, applicationName = 'notice-le
 
 export function createDb(pool: pg.Pool): Db {
   return drizzle(pool, { schema });
-}
-
-let processDb: Db | undefined;
-
-/**
- * The process's one pool. DATABASE_URL must be resolved by then: the demo launcher and
- * worker/main.ts start the embedded server first and export its URL.
- */
-export function getDb(): Db {
-  if (processDb) return processDb;
-  const url = processEnv.databaseUrl();
-  if (!url) throw new Error('DATABASE_URL is not set: start through `npm run demo` or set DATABASE_URL');
-  processDb = createDb(createPool(url, { applicationName: processEnv.processName() ?? 'notice-ledger' }));
-  return processDb;
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { userInfo } from 'node:os';
 import type { Db } from '@/db/client';
-import type { AccountCommand } from '@/lib/console/cli-args';
+import type { AccountCommand } from './account-args';
 import { createUserRequest } from '@/lib/api/console/users';
 import { createConsoleToken, loadTokens, revokeConsoleToken } from '@/lib/console/tokens';
 import { createConsoleUser } from '@/lib/console/users';

@@ -3,7 +3,7 @@ import { createDb, createPool } from '@/db/client';
 import { migrateDatabase } from '@/db/migrate';
 import { ConfigError, publicBaseUrl, recipientLinkKeys, twilioSettings, type Config } from '@/lib/config';
 import { createWakeupHandler, type CrashPoint } from '@/lib/jobs/handle-wakeup';
-import { parseQuietHours } from '@/lib/jobs/quiet-hours';
+import { parseQuietHours } from '@/lib/windows/quiet-hours';
 import { createDomainRateLimiter } from '@/lib/jobs/rate-limit';
 import { startSweeper } from '@/lib/jobs/sweeper';
 import { reconcileQuarantine } from '@/lib/events/ingest';

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import Link from 'next/link';
 import { redirect } from 'next/navigation';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { countQuarantined } from '@/db/queries/ledger/read';
 import { countComplianceGaps } from '@/db/queries/windows';
 import { listTransportsDown } from '@/db/queries/transport-status';

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import { after } from 'next/server';
 import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { config } from '@/lib/config';
 import { loadPendingOverview, loadSeriesOverview, loadStatusOverview } from '@/lib/console/overview';
 import { getPendingOverview, getSeriesOverview, getStatusOverview, rangeQuery } from '@/lib/api/console/overview';

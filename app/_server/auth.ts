@@ -1,7 +1,7 @@
 import type { Session } from 'next-auth';
 import { cookies } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import type { Permission } from '@/lib/auth/permissions';
 import { sessionFromCookieHeader } from '@/lib/auth/session';
 import { authorize } from '@/lib/http/console-route';

@@ -189,3 +189,7 @@ export const noticeTypeName = text()
     const names = configuredNoticeTypes();
     if (names.length > 0 && !names.includes(value)) ctx.addIssue({ code: 'invalid_value', values: [...names], input: value });
   });
+
+/** The webhook routes we receive. `twilio`: status callbacks; `twilio_inbound`: incoming messages (keywords). Both store their events as provider `twilio`. */
+export const webhookProviders = ['ses', 'postmark', 'sendgrid', 'generic', 'twilio', 'twilio_inbound'] as const;
+export type WebhookProvider = (typeof webhookProviders)[number];

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { z } from 'zod';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { config } from '@/lib/config';
 import { clientAddressOf, throttleKeyOf } from './client-address';
 

@@ -1,6 +1,6 @@
 import type { AuthOptions } from 'next-auth';
 import CredentialsProvider from 'next-auth/providers/credentials';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { findUserById } from '@/db/queries/users';
 import { config } from '@/lib/config';
 import { createLogger, type Logger } from '@/lib/log';

@@ -12,7 +12,7 @@ import {
 import type { RecipientView } from '@/lib/api/console/recipients';
 import { can } from '@/lib/auth/permissions';
 import type { Role } from '@/lib/auth/roles';
-import { cancelReminder } from '@/lib/jobs/schedule';
+import { cancelReminder } from '@/lib/planning/cancel-notice';
 import { ok, refuse, type Result } from '@/lib/http/refusal';
 import { preferenceChangeText, preferenceStateText, recipientSuppressionText } from './words';
 

@@ -60,7 +60,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sink.stop();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  const { getDb } = await import('@/db/client');
+  const { getDb } = await import('@/lib/process-db');
   await getDb().$client.end();
   await t.drop();
   for (const [name, value] of Object.entries(savedEnv)) {

@@ -13,7 +13,7 @@ import {
   readFixture,
   type TestSnsSigner,
 } from '@/testing/provider-events';
-import type { WebhookProvider } from './types';
+import type { WebhookProvider } from '@/lib/api/fields';
 import type { WebhookSettings } from './webhook';
 
 /**

@@ -1,10 +1,8 @@
 import { handOverEventTypes, type ProviderEventType } from '@/db/schema/states';
+import type { WebhookProvider } from '@/lib/api/fields';
 import type { SkipReason } from '@/lib/api/webhooks';
 import type { Refusal, RefusalKind } from '@/lib/http/refusal';
 
-/** `twilio`: status callbacks; `twilio_inbound`: incoming messages (keywords). Both store their events as provider `twilio`. */
-export const webhookProviders = ['ses', 'postmark', 'sendgrid', 'generic', 'twilio', 'twilio_inbound'] as const;
-export type WebhookProvider = (typeof webhookProviders)[number];
 
 /**
  * The name of the metadata field every send sets to the notice's correlation (first 32 hex of

@@ -1,6 +1,6 @@
 import { ConfigError, webhookSourceSettings, type WebhookSourceSettings } from '@/lib/config';
 import { isSnsTopicArn } from './sns';
-import type { WebhookProvider } from './types';
+import type { WebhookProvider } from '@/lib/api/fields';
 
 /**
  * Which provider webhooks the console accepts, and what each needs to believe a request: the

@@ -17,7 +17,7 @@ import { providerRoutes } from '@/lib/api/webhooks';
 import type { ProviderContract } from '@/lib/http/contract';
 import { providerRoute } from '@/lib/http/provider-route';
 import type { WebhookSettings } from './webhook';
-import type { WebhookProvider } from './types';
+import type { WebhookProvider } from '@/lib/api/fields';
 
 const secret = 'generic-webhook-secret-0123456789abcdef';
 const topic = 'arn:aws:sns:us-east-1:123456789012:ses-events';

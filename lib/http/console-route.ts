@@ -1,6 +1,7 @@
 import type { Session } from 'next-auth';
 import type { z, ZodType } from 'zod';
-import { getDb, type DbOrTx } from '@/db/client';
+import type { DbOrTx } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { allowedBeforeMfa, MFA_PENDING_MESSAGE } from '@/lib/auth/mfa';
 import { can } from '@/lib/auth/permissions';
 import { sessionFromCookieHeader } from '@/lib/auth/session';

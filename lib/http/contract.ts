@@ -1,7 +1,7 @@
 import { z, type ZodType } from 'zod';
 import type { ApiTokenScope } from '@/db/schema/states';
 import type { Permission } from '@/lib/auth/permissions';
-import type { WebhookProvider } from '@/lib/events/types';
+import type { WebhookProvider } from '@/lib/api/fields';
 
 /**
  * What a route is, apart from what it does: its method and path, who may call it, and the zod

@@ -1,5 +1,6 @@
 import type { z, ZodType } from 'zod';
-import { getDb, type Db } from '@/db/client';
+import type { Db } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { createLogger } from '@/lib/log';
 import { parseInput } from './body';
 import type { OneClickContract } from './contract';

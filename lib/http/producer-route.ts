@@ -1,5 +1,6 @@
 import type { z, ZodType } from 'zod';
-import { getDb, type Db } from '@/db/client';
+import type { Db } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { missingScope, recordApiTokenUse, verifyApiToken } from '@/lib/auth/api-tokens';
 import { createLogger } from '@/lib/log';
 import { SpanKind, withSpan } from '@/lib/telemetry/tracing';

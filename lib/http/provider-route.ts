@@ -1,5 +1,6 @@
 import type { ZodType } from 'zod';
-import { getDb, type DbOrTx } from '@/db/client';
+import type { DbOrTx } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { receiveWebhook, WEBHOOK_BODY_LIMIT, type WebhookSettings } from '@/lib/events/webhook';
 import { createLogger } from '@/lib/log';
 import { readBytes } from './body';

@@ -1,5 +1,6 @@
 import type { z, ZodType } from 'zod';
-import { getDb, type Db } from '@/db/client';
+import type { Db } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { findRecipientNotice, type RecipientNotice } from '@/db/queries/recipient-notice';
 import { clientAddressOf } from '@/lib/auth/client-address';
 import { config, publicBaseUrl, recipientLinkKeys } from '@/lib/config';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { lastAttemptAt, planRetry, retryDelayMs, type RetryParams } from './backoff';
-import { isQuietAt, parseQuietHours } from './quiet-hours';
+import { isQuietAt, parseQuietHours } from '@/lib/windows/quiet-hours';
 
 const H = 3_600_000;
 const at = (iso: string) => new Date(iso);

@@ -1,4 +1,4 @@
-import { isQuietAt, quietHoursEnd, type QuietWindow } from './quiet-hours';
+import { isQuietAt, quietHoursEnd, type QuietWindow } from '@/lib/windows/quiet-hours';
 
 /**
  * Retry delays for definite, temporary rejections (SMTP 4xx, a refused connect). Exponential from

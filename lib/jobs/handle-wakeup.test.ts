@@ -18,7 +18,7 @@ import { createDomainRateLimiter, type DomainRateLimiter } from './rate-limit';
 import { readFileSync } from 'node:fs';
 import { activeNoticeConfig } from '@/lib/windows/active';
 import { parseNoticeConfig, type NoticeConfig } from '@/lib/windows/load-config';
-import { parseQuietHours } from './quiet-hours';
+import { parseQuietHours } from '@/lib/windows/quiet-hours';
 import { setPreference } from '@/db/queries/preferences';
 import { findRecipientSuppression } from '@/db/queries/suppressions';
 import { findRecipientNotice } from '@/db/queries/recipient-notice';

@@ -30,10 +30,11 @@ import {
 } from '@/lib/metrics/registry';
 import type { Delivery, HandlerResult, WakeupHandler } from '@/lib/queue/types';
 import type { NoticeConfig } from '@/lib/windows/load-config';
+import { windowVerdict } from '@/lib/windows/verdict';
 import { traceClaims, traceCommit, tracePolicy, traceSend, traceTokenWait, traceWakeup, untracedWakeup } from './notice-spans';
 import { unsubscribeLinks } from '@/lib/recipient/unsubscribe';
 import { planJobRetry } from './retry-budget';
-import { decidePolicy, windowClosed, type PolicyDecision } from './policy';
+import { decidePolicy, type PolicyDecision } from './policy';
 import { recipientDomain, smsThrottleKey, type DomainRateLimiter } from './rate-limit';
 import { createSendPathStatements, type SendPathStatements } from './send-path-statements';
 import { commitSmsFallback, recordSmsStop } from './sms-fallback';
@@ -222,7 +223,7 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
     }
 
     // The token may have been waited for: a window that closed meanwhile is missed, never sent late.
-    if (windowClosed(job, now()) && (job.state === 'pending' || !(await isClaimHeld(db, job.noticeKey)))) {
+    if (windowVerdict(job, now()).verdict === 'missed' && (job.state === 'pending' || !(await isClaimHeld(db, job.noticeKey)))) {
       return suppress({ kind: 'suppress', reason: 'window_missed', detail: 'window_missed' });
     }
 
@@ -266,7 +267,7 @@ export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
       }
       const held = await getLedgerRow(db, { noticeKey: job.noticeKey });
       // Refused because the window closed between the check above and the claim's own: missed, not a duplicate.
-      if ((!held || held.state === 'released') && windowClosed(job, now())) {
+      if ((!held || held.state === 'released') && windowVerdict(job, now()).verdict === 'missed') {
         return suppress({ kind: 'suppress', reason: 'window_missed', detail: 'window_missed' });
       }
       const reason = `ledger_${held?.state ?? 'missing'}`;

@@ -11,9 +11,9 @@ import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
 import { createMailTransport } from '@/lib/mail/transport';
 import type { HandlerResult } from '@/lib/queue/types';
 import { createWakeupHandler } from './handle-wakeup';
-import { resolveEvidence } from './evidence';
+import { resolveEvidence } from '@/lib/planning/evidence';
 import { createDomainRateLimiter } from './rate-limit';
-import { cancelReminder } from './schedule';
+import { cancelReminder } from '@/lib/planning/cancel-notice';
 import { activeNoticeConfig } from '@/lib/windows/active';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decidePolicy, type PolicyFacts } from './policy';
-import { parseQuietHours } from './quiet-hours';
+import { parseQuietHours } from '@/lib/windows/quiet-hours';
 
 const now = new Date('2026-03-10T12:00:00Z');
 const hour = 3_600_000;

@@ -1,5 +1,6 @@
 import type { JobState, NoticeCategory, PreferenceState, RecipientSuppressionReason, SuppressionReason } from '@/db/schema/states';
-import { quietHoursEnd, type QuietWindow } from './quiet-hours';
+import { quietHoursEnd, type QuietWindow } from '@/lib/windows/quiet-hours';
+import { windowVerdict } from '@/lib/windows/verdict';
 
 /**
  * Steps 1–3 of the send path as one pure decision, in the design's order: terminal job →
@@ -8,9 +9,10 @@ import { quietHoursEnd, type QuietWindow } from './quiet-hours';
  * on every wake-up, so a retry after a temporary rejection meets the same suppressions as a
  * first attempt.
  *
- * The window is the closed interval [window_earliest ?? due_at, deadline_at] (docs/send-windows.md);
- * a wake-up before the later of `window_earliest` and `due_at` (quiet hours may have moved the
- * due time inside the window) waits for it.
+ * The window is the closed interval [window_earliest ?? due_at, deadline_at] (docs/send-windows.md),
+ * judged by the planner's own check, `windowVerdict` (lib/windows/verdict.ts): a wake-up before
+ * the later of `window_earliest` and `due_at` (quiet hours may have moved the due time inside the
+ * window) waits for it.
  *
  * Quiet hours never push a notice past `latest`: when they end inside the window the wake-up
  * waits for their end; when they cover what is left of it, a `required` notice is sent inside
@@ -70,23 +72,13 @@ const recipientReason: Record<RecipientSuppressionReason, SuppressionReason> = {
 /** The suppression-list reasons that stop a required notice too (see the comment on PolicyFacts). */
 const stopsRequired: ReadonlySet<RecipientSuppressionReason> = new Set(['hard_bounce', 'complaint', 'manual']);
 
-/** The first instant a send may happen: the window's earliest, or the due time when that is later. */
-export function sendOpensAt(job: Pick<PolicyFacts['job'], 'dueAt' | 'windowEarliest'>): Date {
-  return job.windowEarliest && job.windowEarliest.getTime() > job.dueAt.getTime() ? job.windowEarliest : job.dueAt;
-}
-
-/** The window is closed: `deadline_at` is its last instant (closed interval, as the planner's). */
-export function windowClosed(job: Pick<PolicyFacts['job'], 'deadlineAt'>, now: Date): boolean {
-  return now.getTime() > job.deadlineAt.getTime();
-}
-
 const suppress = (reason: SuppressionReason, detail: string = reason): PolicyDecision => ({ kind: 'suppress', reason, detail });
 
 export function decidePolicy({ now, job, recipientSuppression, preference, evidenceState, quietHours }: PolicyFacts): PolicyDecision {
   if (terminal.includes(job.state)) return { kind: 'discard', state: job.state };
-  const opensAt = sendOpensAt(job);
-  if (now < opensAt) return { kind: 'defer', until: opensAt, cause: 'early' };
-  if (windowClosed(job, now)) return suppress('window_missed', job.state === 'pending' && job.lastErrorClass ? job.lastErrorClass : 'window_missed');
+  const window = windowVerdict(job, now);
+  if (window.verdict === 'early') return { kind: 'defer', until: window.until, cause: 'early' };
+  if (window.verdict === 'missed') return suppress('window_missed', job.state === 'pending' && job.lastErrorClass ? job.lastErrorClass : 'window_missed');
   if (recipientSuppression && (job.category !== 'required' || stopsRequired.has(recipientSuppression))) return suppress(recipientReason[recipientSuppression]);
   if (job.category !== 'required' && preference === 'opted_out') return suppress('unsubscribed', 'opted_out');
   if (evidenceState === 'resolved') return suppress('evidence_resolved');

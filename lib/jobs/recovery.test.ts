@@ -17,7 +17,7 @@ import { createWakeupHandler } from './handle-wakeup';
 import { createDomainRateLimiter, type DomainRateLimiter } from './rate-limit';
 import { loadNoticeConfig } from '@/lib/windows/load-config';
 import { scheduleRequest, type ScheduleRequest } from '@/lib/api/producer';
-import { scheduleNotice } from './schedule';
+import { scheduleNotice } from '@/lib/planning/schedule-notice';
 import { sweepOnce } from './sweeper';
 import { activeNoticeConfig } from '@/lib/windows/active';
 

@@ -1,7 +1,7 @@
 import type { JobRow } from '@/db/schema';
 import { planRetry, type RetryPlan } from './backoff';
-import { sendOpensAt } from './policy';
-import type { QuietWindow } from './quiet-hours';
+import type { QuietWindow } from '@/lib/windows/quiet-hours';
+import { sendOpensAt } from '@/lib/windows/verdict';
 
 export type RetryBudgetSettings = { retryBaseMs: number; retryCapMs: number; maxAttempts: number };
 

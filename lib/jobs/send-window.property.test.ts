@@ -16,7 +16,7 @@ import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { readJob } from '@/testing/jobs';
 import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
 import { createWakeupHandler, type SendPathSettings } from './handle-wakeup';
-import { parseQuietHours } from './quiet-hours';
+import { parseQuietHours } from '@/lib/windows/quiet-hours';
 import { createDomainRateLimiter, type DomainRateLimiter } from './rate-limit';
 
 /**

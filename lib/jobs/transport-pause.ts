@@ -1,29 +1,34 @@
-import { recordAttempt } from '@/db/queries/attempts';
+import type { Db } from '@/db/client';
+import { recordAttempt, type AttemptRecord } from '@/db/queries/attempts';
 import { releaseJobUncounted } from '@/db/queries/jobs';
 import { releaseClaim } from '@/db/queries/ledger/commit';
 import { sendOutcomes } from '@/lib/metrics/registry';
 import type { HandlerResult } from '@/lib/queue/types';
 import type { SmsOutcome } from '@/lib/sms/transport';
+import type { TransportBreakers } from '@/lib/transport/breaker';
 import type { TransportName } from '@/lib/transport/phases';
-import type { CommitParams } from './handle-wakeup';
+import type { JobRow } from '@/db/schema';
 
 /** Which transport a job's channel goes through (lib/transport/phases.ts names). */
 export function transportOfChannel(channel: string): TransportName {
   return channel === 'sms' ? 'twilio' : 'smtp';
 }
 
+/** What releasing needs of the send path (handle-wakeup's SendPathDeps and commit parameters have these). */
+export type ReleaseUncountedParams = {
+  deps: { db: Db; now?: () => Date; breakers?: Pick<TransportBreakers, 'pausedUntil'>; settings: { retryBaseMs: number } };
+  job: JobRow;
+  ownedToken: string | null;
+  attempt: (outcome: AttemptRecord['outcome'], extra?: Partial<AttemptRecord>) => AttemptRecord;
+  outcome: Extract<SmsOutcome, { kind: 'rejected' }>;
+};
+
 /**
  * *Our configuration is broken* (lib/transport/phases.ts): the relay refused our login or our
  * sender. The claim is released (nothing left), the job waits for the breaker's next probe, and
  * no attempt is counted: never `failed`, whatever the count, since the recipient did nothing.
  */
-export async function releaseUncounted({
-  deps,
-  job,
-  outcome,
-  ownedToken,
-  attempt,
-}: Pick<CommitParams, 'deps' | 'job' | 'ownedToken' | 'attempt'> & { outcome: Extract<SmsOutcome, { kind: 'rejected' }> }): Promise<HandlerResult> {
+export async function releaseUncounted({ deps, job, outcome, ownedToken, attempt }: ReleaseUncountedParams): Promise<HandlerResult> {
   const now = (deps.now ?? (() => new Date()))();
   const transport = transportOfChannel(job.channel);
   const nextAttemptAt = deps.breakers?.pausedUntil(transport) ?? new Date(now.getTime() + deps.settings.retryBaseMs);

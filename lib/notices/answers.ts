@@ -6,7 +6,7 @@ import type { cancelReminderRoute } from '@/lib/api/producer';
 import { cancelAnswer } from '@/lib/planning/answers';
 import type { ProducerAnswer } from '@/lib/http/producer-route';
 import { refuse, type Result } from '@/lib/http/refusal';
-import { cancelReminder } from '@/lib/jobs/schedule';
+import { cancelForProducer } from '@/lib/planning/cancel-notice';
 import { normalisePhone } from '@/lib/sms/phone';
 import { activeNoticeConfig } from '@/lib/windows/active';
 import { parseIdentity } from '@/lib/windows/identity';
@@ -69,5 +69,5 @@ export async function cancelNoticeByIdentity(
   if (!parsed.ok) return parsed;
   const found = await findNoticeByIdentity(db, { type, identity: parsed.data, revision });
   if (!found) return refuse('not_found', `no ${type} notice with that identity${revision === undefined ? '' : ` and revision ${revision}`}`);
-  return cancelAnswer(await cancelReminder({ db, id: found.id, actor, reason: reason ?? 'cancelled by producer', now: new Date() }));
+  return cancelAnswer(await cancelForProducer(db, { id: found.id, actor, reason }));
 }

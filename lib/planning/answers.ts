@@ -15,8 +15,9 @@ import {
 } from '@/lib/api/producer';
 import type { ProducerAnswer } from '@/lib/http/producer-route';
 import { refuse, type Result } from '@/lib/http/refusal';
-import type { OpenEvidenceResult, ResolveEvidenceResult } from '@/lib/jobs/evidence';
-import { windowOfJob, type CancelResult, type ScheduleResult } from '@/lib/jobs/schedule';
+import type { OpenEvidenceResult, ResolveEvidenceResult } from '@/lib/planning/evidence';
+import type { CancelResult } from '@/lib/planning/cancel-notice';
+import { windowOfJob, type ScheduleResult } from '@/lib/planning/schedule-notice';
 import type { ReceiveEventResult } from '@/lib/planning/receive-event';
 
 /**

@@ -20,8 +20,9 @@ import type { EventRequest } from '@/lib/api/producer';
 import type { Channel } from '@/db/schema/states';
 import { normalisePhone } from '@/lib/sms/phone';
 import { chooseChannel } from '@/lib/windows/channel';
-import { stableJson } from '@/lib/jobs/schedule';
-import { enqueueNotice, type WakeupPublisher } from '@/lib/planning/enqueue-notice';
+import { stableJson } from './schedule-notice';
+import { cancelAuditEntry } from './cancel-notice';
+import { enqueueNotice, type WakeupPublisher } from './enqueue-notice';
 import { derivedEvidenceRef, evidenceRefProblem, fillEvidenceRef } from '@/lib/windows/evidence-ref';
 import { parseEventIdentity } from '@/lib/windows/identity';
 import { noticeKeyFor } from '@/lib/windows/keys';
@@ -229,15 +230,7 @@ async function planAndSchedule(tx: Tx, params: ReceiveEventParams, event: Busine
   for (const job of older.filter((candidate) => candidate.state === 'pending')) {
     const cancelled = await cancelPendingJob(tx, { id: job.id, now });
     if (!cancelled) continue;
-    audits.push({
-      actor,
-      action: 'reminder.cancel',
-      targetType: 'reminder_job',
-      targetId: job.id,
-      reason: supersededBy,
-      before: { state: job.state },
-      after: { state: cancelled.state },
-    });
+    audits.push(cancelAuditEntry({ actor, reason: supersededBy, before: job, after: cancelled }));
   }
   await resolveOpenGapsOfOlderRevisions(tx, { type: request.type, identity, revision: request.revision, at: now, by: actor, resolution: supersededBy });
 

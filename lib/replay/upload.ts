@@ -5,7 +5,7 @@ import { activeNoticeConfig } from '@/lib/windows/active';
 import { derivedEvidenceRef, evidenceRefProblem } from '@/lib/windows/evidence-ref';
 import type { NoticeConfig } from '@/lib/windows/load-config';
 import type { Channel } from '@/db/schema/states';
-import { recipientChannel } from '@/lib/jobs/schedule';
+import { recipientChannel } from '@/lib/planning/schedule-notice';
 import { noticePayloadProblems } from '@/lib/templates/payload';
 import { hasUnsafeText, isTimeZone, localeSchema } from '@/lib/api/fields';
 import type { RowRejection } from '@/lib/api/console/replays';

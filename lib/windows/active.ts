@@ -1,5 +1,5 @@
 import { noticeSettings } from '@/lib/config';
-import { parseQuietHours } from '@/lib/jobs/quiet-hours';
+import { parseQuietHours } from './quiet-hours';
 import { loadNoticeConfig, type NoticeConfig, type RuleSet } from './load-config';
 
 /**

@@ -1,4 +1,4 @@
-import { quietHoursEnd, type QuietWindow } from '@/lib/jobs/quiet-hours';
+import { quietHoursEnd, type QuietWindow } from './quiet-hours';
 import type { Window } from './rule-window';
 
 export type DueTime = {

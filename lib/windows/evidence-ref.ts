@@ -1,5 +1,3 @@
-import type { NoticeConfig } from './load-config';
-
 /**
  * The evidence reference a notice cites when its producer named none: its event type's
  * `evidenceRef` template (`recon:{exception_id}`) filled from the notice's identity. The same for
@@ -7,6 +5,12 @@ import type { NoticeConfig } from './load-config';
  * reconciliation exception suppresses its notices however they were scheduled. Identity values
  * are ids or ISO dates, whose characters an evidence reference allows.
  */
+
+/** What forming a reference reads of the notice configuration (a NoticeConfig, ./load-config.ts, which checks its templates with evidenceRefFields). */
+export type EvidenceRefConfig = {
+  noticeTypes: Record<string, { event: string }>;
+  eventTypes: Record<string, { evidenceRef?: string | undefined }>;
+};
 
 const placeholder = /\{([a-z][a-z0-9_]{0,63})\}/g;
 
@@ -16,7 +20,7 @@ export function evidenceRefFields(template: string): string[] {
 }
 
 /** The filled reference, or null when the type's event declares none (or a field is missing). */
-export function derivedEvidenceRef(config: NoticeConfig, noticeType: string, identity: Record<string, string>): string | null {
+export function derivedEvidenceRef(config: EvidenceRefConfig, noticeType: string, identity: Record<string, string>): string | null {
   const type = Object.hasOwn(config.noticeTypes, noticeType) ? config.noticeTypes[noticeType] : undefined;
   const event = type && Object.hasOwn(config.eventTypes, type.event) ? config.eventTypes[type.event] : undefined;
   return event?.evidenceRef ? fillEvidenceRef(event.evidenceRef, identity) : null;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { templateConfigProblems, type TemplatesConfig } from '@/lib/templates/config';
 import type { Channel } from '@/db/schema/states';
-import { parseQuietHours, type QuietWindow } from '@/lib/jobs/quiet-hours';
+import { parseQuietHours, type QuietWindow } from './quiet-hours';
 import {
   cancelRedirectFields,
   noticeConfigSchema,

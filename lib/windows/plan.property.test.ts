@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseQuietHours, quietHoursEnd } from '@/lib/jobs/quiet-hours';
+import { parseQuietHours, quietHoursEnd } from './quiet-hours';
 import { loadNoticeConfig, parseNoticeConfig, type NoticeConfig } from './load-config';
-import { planEvent, windowVerdict, type PlanningEvent } from './plan';
+import { planEvent, type PlanningEvent } from './plan';
+import { windowVerdict } from './verdict';
 import type { Condition, Contract, Rule } from './rules';
 import { addDays, startOfLocalDay } from './zoned';
 

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadNoticeConfig, parseNoticeConfig } from './load-config';
-import { planEvent, windowVerdict, type Plan, type PlanningEvent } from './plan';
+import { planEvent, type Plan, type PlanningEvent } from './plan';
+import { windowVerdict } from './verdict';
 import type { Contract } from './rules';
 
 /**

@@ -147,12 +147,3 @@ function planOne({
     quietHours: due.quietHours === 'covers_window' ? 'overridden' : due.quietHours,
   });
 }
-
-export type WindowVerdict = { verdict: 'early'; until: Date } | { verdict: 'open' } | { verdict: 'missed' };
-
-/** The send-time check: before `earliest` defer (no attempt counted), after `latest` never send. */
-export function windowVerdict(window: Window, now: Date): WindowVerdict {
-  if (now.getTime() < window.earliest.getTime()) return { verdict: 'early', until: window.earliest };
-  if (now.getTime() > window.latest.getTime()) return { verdict: 'missed' };
-  return { verdict: 'open' };
-}

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { roles } from '@/lib/auth/roles';
-import { parseAccountArgs } from '@/lib/console/cli-args';
-import { parseReplayArgs } from '@/lib/replay/cli-args';
+import { parseAccountArgs } from '@/scripts/account-args';
+import { parseReplayArgs } from '@/scripts/replay-args';
 import { configuredNoticeTypeNames } from '@/lib/windows/active';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { FUZZ_SEED, fuzzParameters, hostileString, plausibleString } from './arbitraries';

@@ -52,7 +52,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const { getDb } = await import('@/db/client');
+  const { getDb } = await import('@/lib/process-db');
   await getDb().$client.end();
   await t.drop();
   restoreEnv();

@@ -36,7 +36,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await closeWakeupPublisher();
-  const { getDb } = await import('@/db/client');
+  const { getDb } = await import('@/lib/process-db');
   await getDb().$client.end();
   await t.drop();
   restoreEnv();

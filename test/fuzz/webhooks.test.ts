@@ -46,7 +46,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const { getDb } = await import('@/db/client');
+  const { getDb } = await import('@/lib/process-db');
   await getDb().$client.end();
   await t.drop();
   restoreEnv();
@@ -240,7 +240,7 @@ describe('authenticated webhooks with hostile bodies never 5xx; a refused one ch
       snsKeyResolver: createSnsKeyResolver({ fetcher: async () => signer.certificatePem }),
       confirmSubscription: async () => undefined,
     };
-    const { getDb } = await import('@/db/client');
+    const { getDb } = await import('@/lib/process-db');
     await fc.assert(
       fc.asyncProperty(sesEvents, fc.uuid(), async (event, messageId) => {
         const envelope = signer.sign({
@@ -281,7 +281,7 @@ describe('SNS subscription confirmations with hostile SubscribeURLs', () => {
         confirmed.push(url);
       },
     };
-    const { getDb } = await import('@/db/client');
+    const { getDb } = await import('@/lib/process-db');
     const urls = fc.oneof(
       hostileString,
       poisoned(fc.constant('https://sns.us-east-1.amazonaws.com/?Action=ConfirmSubscription&Token=x')),

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { roleLabels } from '@/lib/auth/roles';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { MfaSetup } from '@/components/auth/mfa-setup';
 import { PasswordChange } from '@/components/auth/password-change';
 import { loadMfaStatus } from '@/lib/console/mfa';

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { can } from '@/lib/auth/permissions';
 import { listTokensContract } from '@/lib/api/console/tokens';
 import { listUsersContract } from '@/lib/api/console/users';

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { loadAuditPage } from '@/lib/console/audit-view';
 import { auditQuery, listAudit } from '@/lib/api/console/audit';
 import { AuditView, type AuditQuery } from '@/components/audit/audit-view';

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { can } from '@/lib/auth/permissions';
 import { listReplaysContract } from '@/lib/api/console/replays';
 import { listReplayViews } from '@/lib/replay/view';

@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { config } from '@/lib/config';
 import { reportCsvContract, reportQuerySchema } from '@/lib/api/console/reports';
 import { consoleUrl } from '@/lib/http/client';

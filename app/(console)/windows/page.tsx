@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { can } from '@/lib/auth/permissions';
 import { config } from '@/lib/config';
 import { gapPageQuery, getWindowsSummary, jobPageQuery, listAtRisk, listGaps, listMissed, windowTabs, type WindowTab } from '@/lib/api/console/windows';

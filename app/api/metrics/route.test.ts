@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(async () => {
   delete process.env.METRICS_TOKEN;
   resetConfigForTests();
-  const { getDb } = await import('@/db/client');
+  const { getDb } = await import('@/lib/process-db');
   await getDb().$client.end();
   await t.drop();
 });

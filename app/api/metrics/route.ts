@@ -1,5 +1,5 @@
 import { after } from 'next/server';
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { scrapeConsoleMetrics } from '@/lib/api/metrics';
 import { config } from '@/lib/config';
 import { renderConsoleMetrics } from '@/lib/console/metrics';

@@ -1,4 +1,4 @@
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import journal from '@/db/migrations/meta/_journal.json';
 import { getReady } from '@/lib/api/health';
 import { checkDatabase, checkMigrations } from '@/lib/health';

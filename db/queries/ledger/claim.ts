@@ -30,7 +30,7 @@ export type Claim = { noticeKey: string; oneTimeCode: string; reclaimed: boolean
 // The job is locked first and must still be claimable (pending, or claimed with a released
 // ledger row): a producer's cancel or an evidence resolve that committed after the worker loaded
 // the job, or that commits while this statement waits for the job's lock, means no claim and so
-// no send. Both lock the job row too (lib/jobs/schedule.ts, lib/jobs/evidence.ts), so the two
+// no send. Both lock the job row too (lib/planning/cancel-notice.ts, lib/planning/evidence.ts), so the two
 // are ordered: cancel first → no claim; claim first → the cancel is refused (the job is claimed).
 // The window is checked here too, against the instant the claim records (now() is claimed_at): the
 // send path's own check runs before its token wait and this statement's batch, and a window that

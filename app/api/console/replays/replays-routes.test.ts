@@ -157,7 +157,7 @@ beforeAll(async () => {
 afterAll(async () => {
   const { closeWakeupPublisher } = await import('@/lib/queue');
   await closeWakeupPublisher();
-  const { getDb } = await import('@/db/client');
+  const { getDb } = await import('@/lib/process-db');
   await getDb().$client.end();
   await t.drop();
 });

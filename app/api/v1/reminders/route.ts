@@ -2,7 +2,7 @@ import { scheduleReminder } from '@/lib/api/producer';
 import { scheduleAnswer } from '@/lib/planning/answers';
 import { config } from '@/lib/config';
 import { producerRoute } from '@/lib/http/producer-route';
-import { scheduleNotice } from '@/lib/jobs/schedule';
+import { scheduleNotice } from '@/lib/planning/schedule-notice';
 import { getWakeupPublisher } from '@/lib/queue';
 import { activeNoticeConfig } from '@/lib/windows/active';
 

@@ -1,4 +1,4 @@
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { cancelNotice } from '@/lib/api/console/recipients';
 import { cancelNoticeForSupport } from '@/lib/console/recipients';
 import { consoleRoute } from '@/lib/http/console-route';

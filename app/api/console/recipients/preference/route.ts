@@ -1,4 +1,4 @@
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { changePreference } from '@/lib/api/console/recipients';
 import { changeRecipientPreference } from '@/lib/console/recipients';
 import { consoleRoute } from '@/lib/http/console-route';

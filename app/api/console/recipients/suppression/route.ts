@@ -1,4 +1,4 @@
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { changeSuppression } from '@/lib/api/console/recipients';
 import { changeRecipientSuppression } from '@/lib/console/recipients';
 import { consoleRoute } from '@/lib/http/console-route';

@@ -1,4 +1,4 @@
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { config } from '@/lib/config';
 import { sendTestContract } from '@/lib/api/console/templates';
 import { sendTestNotice } from '@/lib/console/templates';

@@ -32,7 +32,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sink?.stop();
-  const { getDb } = await import('@/db/client');
+  const { getDb } = await import('@/lib/process-db');
   await getDb().$client.end();
   await t?.drop();
 });

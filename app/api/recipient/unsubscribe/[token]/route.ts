@@ -1,4 +1,4 @@
-import { getDb } from '@/db/client';
+import { getDb } from '@/lib/process-db';
 import { oneClickUnsubscribe, showUnsubscribe } from '@/lib/api/one-click';
 import { clientAddressOf } from '@/lib/auth/client-address';
 import { config, recipientLinkKeys } from '@/lib/config';

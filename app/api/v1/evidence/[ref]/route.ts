@@ -1,7 +1,7 @@
 import { openEvidenceRoute } from '@/lib/api/producer';
 import { openEvidenceAnswer } from '@/lib/planning/answers';
 import { producerRoute } from '@/lib/http/producer-route';
-import { openEvidence } from '@/lib/jobs/evidence';
+import { openEvidence } from '@/lib/planning/evidence';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,7 +1,7 @@
 import { resolveEvidenceRoute } from '@/lib/api/producer';
 import { resolveEvidenceAnswer } from '@/lib/planning/answers';
 import { producerRoute } from '@/lib/http/producer-route';
-import { resolveEvidence } from '@/lib/jobs/evidence';
+import { resolveEvidence } from '@/lib/planning/evidence';
 
 export const dynamic = 'force-dynamic';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { JobRow } from '@/db/schema/jobs';
 import { isTimeZone, utcInstant } from '@/lib/api/fields';
 import { scheduleRequest } from '@/lib/api/producer';
-import { differingFields, timingProblems, type ResolvedScheduleRequest } from './schedule';
+import { differingFields, timingProblems, type ResolvedScheduleRequest } from './schedule-notice';
 
 /** A request with its deadline given, as scheduleNotice resolves it before comparing. */
 const resolvedRequest = (input: unknown) => scheduleRequest.parse(input) as ResolvedScheduleRequest;

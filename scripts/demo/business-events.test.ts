@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadNoticeConfig } from '@/lib/windows/load-config';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
-import { seedDemoEvents } from './seed-events';
+import { seedDemoEvents } from './business-events';
 
 let t: TestDatabase;
 const notices = loadNoticeConfig('config/notice-ledger.json');

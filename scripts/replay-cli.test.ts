@@ -7,7 +7,7 @@ import { enrollTestMfa } from '@/testing/mfa';
 import { insertTestJob } from '@/testing/jobs';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { runScript, type ScriptRun } from '@/testing/run-script';
-import { parseReplayArgs } from './cli-args';
+import { parseReplayArgs } from './replay-args';
 
 function runCli(args: string[], env: Record<string, string>, stdin = ''): Promise<ScriptRun> {
   return runScript({ script: 'scripts/ledger-cli.ts', args, env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, stdin });

@@ -3,7 +3,7 @@
  * (crossing midnight) or "12:00-13:00". `quietHoursEnd` is the first instant that is no longer
  * quiet, exact on DST nights too: the wall-clock walk is a first guess, checked, and where a
  * clock change made it an hour early or late, bisected to the millisecond. The planner
- * (lib/windows/due-time.ts) and the send path (./policy.ts) both use it.
+ * (./due-time.ts) and the send path (lib/jobs/policy.ts) both use it.
  */
 export type QuietWindow = { startMinute: number; endMinute: number };
 

@@ -1,6 +1,6 @@
 import type { Db } from '@/db/client';
 import { insertAuditEntries } from '@/db/queries/audit';
-import { cancelPendingJob, findJobByNoticeKey, lockJobById } from '@/db/queries/scheduling';
+import { findJobByNoticeKey } from '@/db/queries/scheduling';
 import type { JobRow } from '@/db/schema/jobs';
 import type { ScheduleRequest } from '@/lib/api/producer';
 import { parseIdentity } from '@/lib/windows/identity';
@@ -12,9 +12,9 @@ import { noticeKeyFor } from '@/lib/windows/keys';
 import type { NoticeConfig, NoticeType, RuleSet } from '@/lib/windows/load-config';
 import { windowForNotice } from '@/lib/windows/notice-window';
 import { traced, type Span } from '@/lib/telemetry/tracing';
-import { enqueueNotice, type WakeupPublisher } from '@/lib/planning/enqueue-notice';
+import { enqueueNotice, type WakeupPublisher } from './enqueue-notice';
 import { fieldOf, noticePayloadProblems } from '@/lib/templates/payload';
-import { noticeAttributes } from './notice-spans';
+import { noticeAttributes } from '@/lib/jobs/notice-spans';
 
 /**
  * Scheduling is idempotent on the notice key: a producer that retries (timeout, redeploy,
@@ -286,29 +286,3 @@ export function windowOfJob(job: JobRow): { earliest: Date; latest: Date; ruleId
   return { earliest: job.windowEarliest, latest: job.deadlineAt, ruleIds: job.ruleIds, ruleSetVersion: job.ruleSetVersion };
 }
 
-export type CancelResult = { kind: 'cancelled'; job: JobRow } | { kind: 'not_found' } | { kind: 'conflict'; job: JobRow; message: string };
-
-/** Cancels a pending job. Anything past pending is history and stays as it is. */
-export async function cancelReminder({ db, id, actor, reason, now }: { db: Db; id: string; actor: string; reason: string; now: Date }): Promise<CancelResult> {
-  return db.transaction(async (tx) => {
-    const job = await lockJobById(tx, { id });
-    if (!job) return { kind: 'not_found' };
-    if (job.state === 'claimed') {
-      // Claimed: a worker owns it and its send may already have left. Say so, rather than "too late".
-      return {
-        kind: 'conflict',
-        job,
-        message: 'job is claimed: a worker is sending it and the notice may already be on its way; only a pending job can be cancelled',
-      };
-    }
-    if (job.state !== 'pending') return { kind: 'conflict', job, message: `job is ${job.state}; only a pending job can be cancelled` };
-    const cancelled = await cancelPendingJob(tx, { id, now });
-    if (!cancelled) return { kind: 'conflict', job, message: 'job left pending while being cancelled' };
-    await insertAuditEntries(tx, {
-      entries: [
-        { actor, action: 'reminder.cancel', targetType: 'reminder_job', targetId: id, reason, before: { state: job.state }, after: { state: cancelled.state } },
-      ],
-    });
-    return { kind: 'cancelled', job: cancelled };
-  });
-}
