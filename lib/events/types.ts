@@ -3,7 +3,6 @@ import type { WebhookProvider } from '@/lib/api/fields';
 import type { SkipReason } from '@/lib/api/webhooks';
 import type { Refusal, RefusalKind } from '@/lib/http/refusal';
 
-
 /**
  * The name of the metadata field every send sets to the notice's correlation (first 32 hex of
  * the notice key): SES message tag, Postmark `Metadata`, SendGrid `custom_args`. SES replaces

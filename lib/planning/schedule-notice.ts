@@ -285,4 +285,3 @@ export function windowOfJob(job: JobRow): { earliest: Date; latest: Date; ruleId
   if (job.windowEarliest === null) return null;
   return { earliest: job.windowEarliest, latest: job.deadlineAt, ruleIds: job.ruleIds, ruleSetVersion: job.ruleSetVersion };
 }
-

@@ -1,7 +1,7 @@
 import { compile } from 'html-to-text';
 import type { Template } from 'liquidjs';
 import { htmlEngine, textEngine } from './engine';
-import { compileLayout, type Channel, type TemplateSet } from './load';
+import { compileLayout, type TemplateSet } from './load';
 import { canonicalLocale } from '@/lib/api/fields';
 
 /**
