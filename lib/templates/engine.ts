@@ -75,7 +75,9 @@ function localDateTime(this: { context: Context }, value: unknown): string {
   const { locale, timeZone } = formatContext(this.context);
   return dateFormats(
     [locale, timeZone, 'datetime'],
-    () => new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeStyle: 'short', timeZone, timeZoneName: 'short' }),
+    // Intl refuses timeZoneName beside dateStyle/timeStyle (a TypeError on every call), so the fields are named.
+    () =>
+      new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone, timeZoneName: 'short' }),
   ).format(asDate(value, 'local_datetime'));
 }
 

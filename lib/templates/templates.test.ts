@@ -96,6 +96,14 @@ describe('the default templates', () => {
     expect(() => render('full', 'en-US')).toThrow(/local_date: the style is 'long' or 'month_day'/);
   });
 
+  it("a date and time with the zone's name: local_datetime in the recipient's locale and zone", () => {
+    const at = new Date('2026-10-01T23:30:00Z');
+    const render = (locale: string, timeZone: string) =>
+      textEngine.parseAndRenderSync('{{ at | local_datetime }}', { at, recipient: { locale, time_zone: timeZone } });
+    expect(render('en-US', 'America/Los_Angeles')).toMatch(/^October 1, 2026.*4:30\sPM PDT$/);
+    expect(render('de-DE', 'Europe/Berlin')).toMatch(/^2\. Oktober 2026.*01:30 MESZ$/);
+  });
+
   it('falls back: de-AT → de, fr-FR (no French template) → en; the SMS the same way', async () => {
     const set = await prepareTemplates(config);
     expect(localeCandidates('de-AT', 'en')).toEqual(['de-AT', 'de', 'en']);
