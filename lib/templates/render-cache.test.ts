@@ -67,8 +67,8 @@ async function freshModules(): Promise<Modules> {
 describe('rendering with what is kept and without it', () => {
   it('every shipped template, email and SMS, in en and de and three zones, renders byte-identically', async () => {
     const cases = casesOf(config);
-    // 7 types with an email template, 3 with SMS ones; × en, de × 3 zones.
-    expect(cases.length).toBe((7 + 3) * 2 * 3);
+    // 8 types with an email template, 3 with SMS ones; × en, de × 3 zones.
+    expect(cases.length).toBe((8 + 3) * 2 * 3);
     const cold = new Map<string, string>();
     for (const item of cases) cold.set(item.id, await renderCase(await freshModules(), config, item));
     const warm = { prepare: prepareTemplates, email: renderEmail, sms: renderSms };
