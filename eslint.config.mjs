@@ -43,7 +43,7 @@ const restrictedFor = (files, ...patterns) => [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.next/', '.data/', 'db/migrations/', 'test-results/', 'playwright-report/', 'next-env.d.ts', 'bench/tmp/'] },
+  { ignores: ['node_modules/', 'dist/', '.next/', '.data/', 'db/migrations/', 'test-results/', 'playwright-report/', 'next-env.d.ts', 'bench/tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -34,6 +34,7 @@ export function proxy(request: NextRequest): NextResponse {
 export const config = {
   // Pages only. API routes answer 401 themselves and get their headers from next.config.mjs (a
   // proxy in front of them would buffer their bodies); assets stay public, and so does the recipient
-  // page (/r/<token>: the signed link is its only credential, lib/http/recipient-route.ts).
-  matcher: ['/((?!api/|_next/|favicon.ico|r/).*)'],
+  // page (/r/<token>: the signed link is its only credential, lib/http/recipient-route.ts) and the
+  // evidence signing keys (/.well-known/notice-ledger/keys.json).
+  matcher: ['/((?!api/|_next/|favicon.ico|r/|\\.well-known/).*)'],
 };

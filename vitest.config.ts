@@ -2,7 +2,14 @@ import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
+  resolve: {
+    alias: {
+      '@': path.resolve(import.meta.dirname),
+      // The console's page loaders start with `import 'server-only'`; Next resolves it to its empty
+      // module in server code (the react-server condition), and so do the tests, which run on the server.
+      'server-only': path.resolve(import.meta.dirname, 'node_modules/server-only/empty.js'),
+    },
+  },
   test: {
     // e2e/*.spec.ts belong to Playwright; vitest's default glob would pick them up.
     include: ['**/*.test.ts'],

@@ -1,13 +1,17 @@
 import { provisionDatabase } from '@/testing/database';
 import { postmasterOf } from './cpu';
 import { findLedgerLimit } from './ledger-limit';
+import { measureEvidenceCost } from './evidence-cost';
+import { measureAgainstNaive } from './naive-ratio';
 import { printTable, recordTargets } from './support';
 import { measureLatencyAtRate, measureWorker, printWorkerRuns, type WorkerRun } from './worker-e2e';
 
 /**
  * `npm run bench:worker` (and the first part of `npm run bench`, bench/all.ts): the ledger's
  * ceiling and the worker against it, in one process on one database, so the ratio compares
- * like with like; with AMQP_URL also the worker on RabbitMQ.
+ * like with like; with AMQP_URL also the worker on RabbitMQ; the evidence record's cost at the
+ * best configuration (bench/evidence-cost.ts: required notices, EVIDENCE_FOR=required vs none);
+ * then the worker ÷ the naive peer (bench/naive-ratio.ts) on SMTP and on Postmark (the worker batched).
  */
 process.env.NOTICE_KEY_SECRET ??= 'bench-secret-0123456789abcdef0123456789abcdef';
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -75,7 +79,8 @@ try {
     {
       figure: '(b) worker / (a) bare ledger path',
       value: `${(ratio * 100).toFixed(0)} % (${Math.round(best.perSecond).toString()} / ${Math.round(ledger.perSecond).toString()} notices/s)`,
-      target: ratio >= 0.6 ? '≥ 60 %: ok' : '≥ 60 %: MISS',
+      // No target: the ratios that are judged are against the naive peer (bench/naive-ratio.ts).
+      target: '',
     },
     { figure: 'duplicates at the SMTP peer', value: String(duplicates), target: duplicates === 0 ? '0: ok' : '0: MISS' },
     {
@@ -83,7 +88,11 @@ try {
       value: `${latency.p99.toString()} ms`,
       target: latency.p99 <= 25 ? '≤ 25 ms: ok' : '≤ 25 ms: MISS',
     },
-    { figure: 'worker peak RSS', value: `${Math.round(peakRss).toString()} MB`, target: peakRss <= 200 ? '≤ 200 MB: ok' : '≤ 200 MB: MISS' },
+    {
+      figure: `worker peak RSS at its best configuration (${label(best)})`,
+      value: `${Math.round(best.peakRssMb).toString()} MB (every configuration: up to ${Math.round(peakRss).toString()} MB)`,
+      target: best.peakRssMb <= 150 ? '≤ 150 MB: ok' : '≤ 150 MB: MISS',
+    },
   ]);
   printTable('Summary', [
     {
@@ -96,7 +105,7 @@ try {
       value: `${Math.round(best.perSecond).toString()} notices/s (${best.processes.toString()}×${best.concurrency.toString()})`,
       target: '',
     },
-    { figure: 'ratio b/a', value: `${(ratio * 100).toFixed(0)} %`, target: ratio >= 0.6 ? '≥ 60 %: ok' : '≥ 60 %: MISS' },
+    { figure: 'ratio b/a', value: `${(ratio * 100).toFixed(0)} %`, target: '' },
     ...(rabbit
       ? [
           {
@@ -124,8 +133,16 @@ try {
       value: `${best.cpu.workerMs.toFixed(2)} + ${best.cpu.serverMs.toFixed(2)} + ${best.cpu.benchMs.toFixed(2)} ms`,
       target: '',
     },
-    { figure: 'worker peak RSS', value: `${Math.round(peakRss).toString()} MB`, target: peakRss <= 200 ? '≤ 200 MB: ok' : '≤ 200 MB: MISS' },
+    {
+      figure: `worker peak RSS, best configuration (${label(best)})`,
+      value: `${Math.round(best.peakRssMb).toString()} MB (every configuration: up to ${Math.round(peakRss).toString()} MB)`,
+      target: best.peakRssMb <= 150 ? '≤ 150 MB: ok' : '≤ 150 MB: MISS',
+    },
   ]);
+  // The evidence record on and off, at the best configuration (issue 28: ≤ 10 % of worker throughput).
+  await measureEvidenceCost(database.url, { processes: best.processes, concurrency: best.concurrency, notices, postmaster });
+  // The naive peer on the same transports, same database, this run (issue 27 item 6): the ratio that matters.
+  await measureAgainstNaive(database.url, { notices, postmaster, smtpWorker: best });
 } finally {
   await database.release();
 }

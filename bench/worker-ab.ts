@@ -1,10 +1,15 @@
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { createPool } from '@/db/client';
+import { createDb, createPool } from '@/db/client';
+import { createWebhookEndpoint } from '@/lib/webhooks/endpoints';
+import { parseAllowList } from '@/lib/webhooks/url';
+import { startPostmarkPeer } from '@/testing/postmark-peer';
 import { startSmtpSink } from '@/testing/smtp-sink';
 import { startTwilioPeer, type TwilioPeer } from '@/testing/twilio-peer';
 import { createPgBossQueue } from '@/lib/queue/pgboss';
@@ -21,8 +26,16 @@ import { printTable } from './support';
  *
  *   tsx bench/worker-ab.ts base=/tmp/trees/base new=.:noop new-info=.:sink:LOG_LEVEL=info
  *
- * A variant is `label=dir[:peer][:KEY=value...]`, peer `sink` (testing/smtp-sink.ts, default) or `noop`;
- * the key NODE_ARGS passes flags to node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * A variant is `label=dir[:peer][:KEY=value...]`, peer `sink` (testing/smtp-sink.ts, default), `noop`
+ * (bench/noop-peer.ts), or `postmark` (testing/postmark-peer.ts: the worker gets EMAIL_PROVIDER=postmark
+ * and the peer's URL and token; EMAIL_BATCH_SIZE=1 in the variant turns batched sends off);
+ * the key NODE_ARGS passes flags to node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`); `webhooks=N`
+ * subscribes N webhook endpoints to notice.sent (a local receiver answering 204), and the round
+ * ends, CPU included, once every event reached every endpoint:
+ *
+ *   tsx bench/worker-ab.ts none=. one=.:webhooks=1
+ *
+ *   BENCH_CONCURRENCY=64 tsx bench/worker-ab.ts smtp=.:noop single=.:postmark:EMAIL_BATCH_SIZE=1 batch=.:postmark
  *
  * Every variant runs on its tree's shipped configuration. That configuration has SMS types, so
  * the bench starts the local Twilio peer (testing/twilio-peer.ts) and gives every worker its
@@ -31,7 +44,7 @@ import { printTable } from './support';
  */
 process.env.NOTICE_KEY_SECRET ??= 'bench-secret-0123456789abcdef0123456789abcdef';
 
-type Variant = { label: string; root: string; peer: 'sink' | 'noop'; env: Record<string, string> };
+type Variant = { label: string; root: string; peer: 'sink' | 'noop' | 'postmark'; env: Record<string, string>; webhookEndpoints?: number };
 type Sample = { perSecond: number; duplicates: number; readyRssMb: number; peakRssMb: number; cpuMsPerNotice: number; phases: Record<string, number> };
 
 function parseVariant(arg: string): Variant {
@@ -42,14 +55,16 @@ function parseVariant(arg: string): Variant {
   const [dir = '.', ...parts] = rest.split(':');
   let peer: Variant['peer'] = 'sink';
   const env: Record<string, string> = {};
+  let webhookEndpoints = 0;
   for (const part of parts) {
-    if (part === 'sink' || part === 'noop') peer = part;
+    if (part === 'sink' || part === 'noop' || part === 'postmark') peer = part;
+    else if (/^webhooks=\d+$/.test(part)) webhookEndpoints = Number(part.slice('webhooks='.length));
     else {
       const eq = part.indexOf('=');
       if (eq > 0) env[part.slice(0, eq)] = part.slice(eq + 1);
     }
   }
-  return { label, root: path.resolve(dir), peer, env };
+  return { label, root: path.resolve(dir), peer, env, webhookEndpoints };
 }
 
 function statusMb(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): number {
@@ -61,11 +76,31 @@ function statusMb(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): number {
   }
 }
 
+/**
+ * How the tree runs its worker in production: the bundle (scripts/build-worker.ts, built here
+ * once per tree) on plain Node where the tree has one, else worker/main.ts under tsx, as trees
+ * before the bundle did. Each variant so runs its own shipped configuration.
+ */
+const shippedWorker = new Map<string, string[]>();
+function shippedWorkerArgs(root: string): string[] {
+  let args = shippedWorker.get(root);
+  if (!args) {
+    const loader = pathToFileURL(path.join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+    if (existsSync(path.join(root, 'scripts', 'build-worker.ts'))) {
+      execFileSync(process.execPath, ['--import', loader, 'scripts/build-worker.ts'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+      args = ['--enable-source-maps', path.join(root, 'dist', 'worker', 'main.mjs')];
+    } else {
+      args = ['--import', loader, 'worker/main.ts'];
+    }
+    shippedWorker.set(root, args);
+  }
+  return args;
+}
+
 function spawnFrom(root: string, env: Record<string, string>) {
-  const loader = pathToFileURL(path.join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
   // NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to node itself, not the worker env.
   const { NODE_ARGS: nodeArgs = '', ...workerEnv } = env;
-  const child = spawn(process.execPath, [...nodeArgs.split(' ').filter(Boolean), '--import', loader, 'worker/main.ts'], {
+  const child = spawn(process.execPath, [...nodeArgs.split(' ').filter(Boolean), ...shippedWorkerArgs(root)], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
@@ -149,6 +184,25 @@ async function phaseMedians(pool: pg.Pool, tag: string): Promise<Record<string, 
   return result.rows[0] ?? {};
 }
 
+/** A producer's receiver that answers every delivery 204 and counts distinct webhook-ids. */
+async function startWebhookReceiver(): Promise<{ url: string; delivered: () => number; close: () => Promise<void> }> {
+  const ids = new Set<string>();
+  const server = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      ids.add(String(request.headers['webhook-id']));
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${String(port)}/hooks`,
+    delivered: () => ids.size,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 /** What a worker on the shipped configuration needs to start: Twilio settings, here the local peer's. */
 export function twilioEnv(peer: Pick<TwilioPeer, 'baseUrl' | 'accountSid' | 'authToken'>): Record<string, string> {
   return { TWILIO_ACCOUNT_SID: peer.accountSid, TWILIO_AUTH_TOKEN: peer.authToken, TWILIO_FROM: '+15005550006', TWILIO_API_BASE_URL: peer.baseUrl };
@@ -162,8 +216,14 @@ export async function runVariant(
   const pool = createPool(url, { max: 2 });
   const peer = variant.peer === 'noop' ? await startNoopPeer() : null;
   const sink = variant.peer === 'sink' ? await startSmtpSink() : null;
+  const postmark = variant.peer === 'postmark' ? await startPostmarkPeer() : null;
+  const postmarkEnv: Record<string, string> = postmark
+    ? { EMAIL_PROVIDER: 'postmark', POSTMARK_SERVER_TOKEN: postmark.serverToken, POSTMARK_API_BASE_URL: postmark.baseUrl }
+    : {};
   const publisher = createPgBossQueue({ url, visibilityTimeoutMs: 60_000, supervise: false });
   const workers: ReturnType<typeof spawnFrom>[] = [];
+  const cleanups: Array<() => Promise<void>> = [];
+  const db = createDb(pool);
   try {
     await publisher.start();
     const tag = `ab${String(Date.now())}_`;
@@ -173,9 +233,25 @@ export async function runVariant(
         ids.slice(offset, offset + 5_000).map((jobId) => ({ name: DEFAULT_QUEUE_NAME, data: { jobId }, expireInSeconds: 60, retryLimit: 20 })),
       );
     }
+    // `webhooks=N`: N endpoints subscribed to notice.sent, answered 204 by a local receiver; each
+    // sent notice then writes an outbox event in its commit and the worker's dispatcher delivers it.
+    const receiver = (variant.webhookEndpoints ?? 0) > 0 ? await startWebhookReceiver() : null;
+    if (receiver) cleanups.push(() => receiver.close());
+    for (let i = 0; i < (variant.webhookEndpoints ?? 0); i += 1) {
+      const created = await createWebhookEndpoint(
+        db,
+        { url: receiver?.url ?? '', description: `bench ${String(i)}`, eventTypes: ['notice.sent'], createdBy: 'bench' },
+        { production: false, allow: parseAllowList('127.0.0.1'), noticeKeySecret: process.env.NOTICE_KEY_SECRET ?? '' },
+      );
+      if (!created.ok) throw new Error(`bench webhook endpoint refused: ${created.problem.message}`);
+      cleanups.push(async () => void (await pool.query('delete from webhook_endpoints where id = $1', [created.endpoint.id])));
+    }
     const env = {
       DATABASE_URL: url,
-      SMTP_URL: peer?.url ?? sink?.url ?? '',
+      ...(receiver ? { WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1' } : {}),
+      // A worker on the shipped configuration needs an SMTP_URL even when an HTTP provider sends.
+      SMTP_URL: peer?.url ?? sink?.url ?? 'smtp://127.0.0.1:9',
+      ...postmarkEnv,
       WORKER_CONCURRENCY: String(concurrency),
       RATE_LIMIT_PER_DOMAIN: '100000',
       VISIBILITY_TIMEOUT: '60s',
@@ -197,19 +273,38 @@ export async function runVariant(
       peak = Math.max(peak, ...workers.map((w) => w.peakRssMb()));
     }
     const seconds = (performance.now() - started) / 1000;
-    const cpuMsPerNotice = (workers.reduce((sum, w) => sum + w.cpuMs(), 0) - cpuBefore) / notices;
     let duplicates = peer?.duplicates() ?? 0;
-    if (sink) {
+    if (sink || postmark) {
       const per = new Map<string, number>();
-      for (const m of sink.messages()) per.set(m.correlation ?? '', (per.get(m.correlation ?? '') ?? 0) + 1);
+      for (const m of sink?.messages() ?? postmark?.messages() ?? []) per.set(m.correlation ?? '', (per.get(m.correlation ?? '') ?? 0) + 1);
       duplicates = [...per.values()].reduce((s, n) => s + Math.max(0, n - 1), 0);
     }
-    return { perSecond: notices / seconds, duplicates, readyRssMb, peakRssMb: peak, cpuMsPerNotice, phases: await phaseMedians(pool, tag) };
+    if (receiver) {
+      // Every sent notice's event reached each endpoint before the round counts as done.
+      const expected = notices * (variant.webhookEndpoints ?? 0);
+      for (const until = Date.now() + 120_000; receiver.delivered() < expected;) {
+        if (Date.now() > until) throw new Error(`${variant.label}: ${String(receiver.delivered())} of ${String(expected)} webhook deliveries after 120 s`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    const webhookSeconds = (performance.now() - started) / 1000;
+    // With webhooks, the CPU their dispatch took after the last send counts too.
+    const cpuMsPerNotice = (workers.reduce((sum, w) => sum + w.cpuMs(), 0) - cpuBefore) / notices;
+    return {
+      perSecond: notices / seconds,
+      duplicates,
+      readyRssMb,
+      peakRssMb: peak,
+      cpuMsPerNotice,
+      phases: { ...(await phaseMedians(pool, tag)), ...(receiver ? { 'webhooks delivered (s)': Math.round(webhookSeconds * 10) / 10 } : {}) },
+    };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
+    for (const cleanup of cleanups.reverse()) await cleanup();
     await publisher.stop();
     await sink?.stop();
     await peer?.stop();
+    await postmark?.stop();
     await pool.end();
   }
 }

@@ -5,6 +5,7 @@ import { createPgBossQueue } from '@/lib/queue/pgboss';
 import { DEFAULT_QUEUE_NAME } from '@/lib/queue/types';
 import { createRabbitQueue } from '@/lib/queue/rabbitmq';
 import { deleteRabbitQueue } from '@/testing/queue/rabbitmq';
+import { activeNoticeConfig } from '@/lib/windows/active';
 import { spawnWorker, type WorkerProcess } from '@/testing/worker-process';
 import { brokerPid, pidSeconds, selfSeconds, serverSeconds } from './cpu';
 import { startNoopPeer } from './noop-peer';
@@ -37,15 +38,33 @@ export type WorkerRun = {
 
 const DOMAINS = 200;
 
+/**
+ * What the bench's notices are: the courtesy 72-hour renewal reminder, or a required notice as the
+ * planner writes one for California (auto_renewal_notice, its rules by `id@version`, the rule set's
+ * version), the kind EVIDENCE_FOR=required keeps an evidence record for.
+ */
+export type BenchNotices = 'courtesy' | 'required';
+
 /** Due jobs marked woken (as enqueueNotice marks a published one): the workers' dispatcher leaves them to the wake-ups the bench publishes. */
-async function insertDueJobs(pool: pg.Pool, tag: string, count: number): Promise<string[]> {
+async function insertDueJobs(pool: pg.Pool, tag: string, count: number, kind: BenchNotices = 'courtesy'): Promise<string[]> {
+  const required = kind === 'required';
   const result = await pool.query<{ id: string }>(
-    `insert into reminder_jobs (notice_key, notice_type, identity, subject_id, recipient_email, due_at, deadline_at, state, next_attempt_at, wakeup_published_at, source, payload, anchor_at)
-     select md5($1 || i) || md5($1 || '-' || i), 'renewal_notice_t72', jsonb_build_object('subscription_id', $1 || i, 'period_start', '2026-12-01'),
+    `insert into reminder_jobs (notice_key, notice_type, identity, subject_id, recipient_email, due_at, deadline_at, state, next_attempt_at, wakeup_published_at, source, payload, anchor_at,
+                                category, region, rule_ids, rule_set_version)
+     select md5($1 || i) || md5($1 || '-' || i), $3::text, jsonb_build_object('subscription_id', $1 || i, 'period_start', '2026-12-01'),
        $1 || i, 'bench' || i || '@d' || (i % ${DOMAINS}) || '.example', now() - interval '1 minute', now() + interval '2 days', 'pending',
-       now() - interval '1 minute', now(), 'bench', '{"customer_name":"Ana Silva","plan_name":"Coffee Box","amount":"19.00","currency":"EUR"}', now() + interval '3 days'
+       now() - interval '1 minute', now(), 'bench', '{"customer_name":"Ana Silva","plan_name":"Coffee Box","amount":"19.00","currency":"EUR"}', now() + interval '3 days',
+       $4::text, $5::text, $6::text[], $7::text
      from generate_series(1, $2::int) as i returning id`,
-    [tag, count],
+    [
+      tag,
+      count,
+      required ? 'auto_renewal_notice' : 'renewal_notice_t72',
+      required ? 'required' : 'courtesy',
+      required ? 'US-CA' : null,
+      required ? ['US-CA/ab2863-annual-reminder@1', 'US-CA/arl-annual@1'] : [],
+      required ? activeNoticeConfig().ruleSet.version : null,
+    ],
   );
   return result.rows.map((row) => row.id);
 }
@@ -75,7 +94,21 @@ export async function measureWorker(
     nodeArgs = [],
     postmaster = null,
     queue = 'pgboss',
-  }: { processes: number; concurrency: number; notices: number; timeoutMs?: number; nodeArgs?: string[]; postmaster?: number | null; queue?: BenchQueue },
+    kind = 'courtesy',
+    workerEnv = {},
+  }: {
+    processes: number;
+    concurrency: number;
+    notices: number;
+    timeoutMs?: number;
+    nodeArgs?: string[];
+    postmaster?: number | null;
+    queue?: BenchQueue;
+    /** The notices' kind (BenchNotices); courtesy unless a comparison needs the required ones. */
+    kind?: BenchNotices;
+    /** Settings on top of the bench's own (EVIDENCE_FOR, EVIDENCE_SIGN_EVERY for bench/evidence-cost.ts). */
+    workerEnv?: Record<string, string>;
+  },
 ): Promise<WorkerRun> {
   const pool = createPool(url, { max: 4 });
   const sink = await startNoopPeer();
@@ -87,7 +120,7 @@ export async function measureWorker(
   try {
     await publisher.start();
     const tag = `b${String(Date.now())}_`;
-    const ids = await insertDueJobs(pool, tag, notices);
+    const ids = await insertDueJobs(pool, tag, notices, kind);
     if (publisher.name === 'pgboss') {
       for (let offset = 0; offset < ids.length; offset += 5_000) {
         await publisher.boss.insert(
@@ -105,6 +138,7 @@ export async function measureWorker(
       VISIBILITY_TIMEOUT: '60s',
       LOG_LEVEL: 'info',
       ...(rabbit ? { QUEUE_BACKEND: 'rabbitmq', AMQP_URL: rabbit.url, QUEUE_NAME: rabbit.name } : {}),
+      ...workerEnv,
     };
     for (let i = 0; i < processes; i += 1) workers.push(spawnWorker(env, { nodeArgs }));
     await Promise.all(workers.map((w) => w.ready));

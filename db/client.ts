@@ -21,6 +21,10 @@ export function createPool(url: string, { max = 10, applicationName = 'notice-le
   const pool = new pg.Pool({ connectionString: url, max, application_name: applicationName });
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => undefined);
+  // Nor a checked-out one (a transaction's client at a failover): pg emits the socket's error on
+  // the client, which the pool listens to only while it is idle, and an 'error' no one listens to
+  // is thrown. The statement in flight still fails with it, and the pool discards the client.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

@@ -1,9 +1,20 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { createDb, createPool } from './client';
 
-const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+/**
+ * db/migrations beside this file, or, from the worker's bundle (dist/worker/main.mjs, where this
+ * module is inlined), in the project's db/ two floors up.
+ */
+function findMigrationsFolder(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = [path.join(here, 'migrations'), path.join(here, '..', '..', 'db', 'migrations')];
+  return candidates.find((folder) => existsSync(path.join(folder, 'meta', '_journal.json'))) ?? (candidates[0] as string);
+}
+
+const migrationsFolder = findMigrationsFolder();
 
 /** Applies the generated migrations; safe to run on every start and from several processes. */
 export async function migrateDatabase(url: string): Promise<void> {

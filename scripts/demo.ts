@@ -14,6 +14,7 @@ import { loadNoticeConfig } from '@/lib/windows/load-config';
 import { hashPassword } from '@/lib/auth/password';
 import { DEMO_READY_PREFIX, readDemoSettings } from './demo-settings';
 import { ensureProductionBuild } from './production-build';
+import { buildWorker } from './build-worker';
 
 /**
  * `npm run demo`: the whole product on one machine with nothing installed but Node.
@@ -174,6 +175,19 @@ async function main(): Promise<void> {
   const consolePort = settings.port || ((await portIsFree(3000)) ? 3000 : await freePort());
   const smtpPort = await freePort();
   const twilioPort = await freePort();
+  const postmarkPort = await freePort();
+  // DEMO_EMAIL_PROVIDER=postmark: email goes to the local Postmark peer (scripts/postmark-peer.ts)
+  // through the official client, and its Delivery webhooks come back to the console. Demo credentials only.
+  const postmark =
+    settings.emailProvider === 'postmark'
+      ? {
+          EMAIL_PROVIDER: 'postmark',
+          POSTMARK_SERVER_TOKEN: createHash('sha256').update(`postmark-demo:${secrets.NOTICE_KEY_SECRET}`).digest('hex').slice(0, 36),
+          POSTMARK_API_BASE_URL: `http://127.0.0.1:${String(postmarkPort)}`,
+          POSTMARK_WEBHOOK_USER: 'postmark-demo',
+          POSTMARK_WEBHOOK_PASSWORD: createHash('sha256').update(`postmark-hook:${secrets.NOTICE_KEY_SECRET}`).digest('hex').slice(0, 32),
+        }
+      : {};
   const consoleUrl = `http://localhost:${String(consolePort)}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -191,7 +205,8 @@ async function main(): Promise<void> {
     TWILIO_FROM: '+15005550006',
     TWILIO_API_BASE_URL: `http://127.0.0.1:${String(twilioPort)}`,
     // The two webhooks the demo's own peers call (the SMTP sink's generic events, Twilio's callbacks).
-    WEBHOOK_PROVIDERS: process.env.WEBHOOK_PROVIDERS ?? 'generic,twilio',
+    WEBHOOK_PROVIDERS: process.env.WEBHOOK_PROVIDERS ?? (settings.emailProvider === 'postmark' ? 'generic,twilio,postmark' : 'generic,twilio'),
+    ...postmark,
     // The demo's logins are printed for anyone to try, so admin and manager are not made to set up
     // an authenticator first; MFA_REQUIRED_ROLES=admin,manager npm run demo shows the production rule.
     MFA_REQUIRED_ROLES: process.env.MFA_REQUIRED_ROLES ?? 'none',
@@ -199,6 +214,8 @@ async function main(): Promise<void> {
 
   // `next start` serves the last build: rebuilt when any source is newer than it.
   await ensureProductionBuild({ root, log: (line) => console.log(line) });
+  // The worker runs as in production: its bundle on plain Node (package.json "worker").
+  const workerBundle = await buildWorker();
 
   run('smtp-sink', process.execPath, ['--import', 'tsx', 'scripts/smtp-sink.ts'], {
     ...env,
@@ -211,8 +228,16 @@ async function main(): Promise<void> {
     TWILIO_PEER_PORT: String(twilioPort),
     TWILIO_PEER_OUTBOX: path.join(dataDir, 'sms.jsonl'),
   });
+  if (settings.emailProvider === 'postmark') {
+    run('postmark-peer', process.execPath, ['--import', 'tsx', 'scripts/postmark-peer.ts'], {
+      ...env,
+      POSTMARK_PEER_PORT: String(postmarkPort),
+      POSTMARK_PEER_EVENTS_URL: `http://127.0.0.1:${String(consolePort)}/api/webhooks/postmark`,
+      POSTMARK_PEER_OUTBOX: path.join(dataDir, 'postmark.jsonl'),
+    });
+  }
   run('console', path.join(root, 'node_modules/.bin/next'), ['start', '-p', String(consolePort), '-H', '127.0.0.1'], { ...env, NODE_ENV: 'production' });
-  run('worker', process.execPath, ['--import', 'tsx', 'worker/main.ts'], { ...env, NODE_ENV: 'production' });
+  run('worker', process.execPath, ['--enable-source-maps', workerBundle], { ...env, NODE_ENV: 'production' });
 
   await waitForHttp(`http://127.0.0.1:${String(consolePort)}/login`, 60_000);
 
@@ -221,12 +246,17 @@ async function main(): Promise<void> {
 notice-ledger demo is running.
 
   Console     ${consoleUrl}
-  SMTP sink   smtp://127.0.0.1:${String(smtpPort)} (delivery events are posted back to the console)
-  Mail        ${shownDataDir}/mail/*.eml (every message the sink received, as the customer would get it)
+  ${
+    settings.emailProvider === 'postmark'
+      ? `Postmark    http://127.0.0.1:${String(postmarkPort)} (the official client; Delivery webhooks are posted back to the console)
+  Mail        ${shownDataDir}/postmark.jsonl (every message the peer accepted)`
+      : `SMTP sink   smtp://127.0.0.1:${String(smtpPort)} (delivery events are posted back to the console)
+  Mail        ${shownDataDir}/mail/*.eml (every message the sink received, as the customer would get it)`
+  }
   Database    ${database ? `embedded PostgreSQL on 127.0.0.1:${String(database.port)} (${shownDataDir}/pg)` : 'DATABASE_URL'}
   Twilio peer http://127.0.0.1:${String(twilioPort)} (SMS; signed status callbacks are posted back to the console)
   Texts       ${shownDataDir}/sms.jsonl (every text message the peer accepted)
-  Logs        ${shownDataDir}/logs/{console,worker,smtp-sink,twilio-peer}.log
+  Logs        ${shownDataDir}/logs/{console,worker,smtp-sink,twilio-peer${settings.emailProvider === 'postmark' ? ',postmark-peer' : ''}}.log
 
   Sign in as (one login per role):
 ${demoUsers.map((u) => `    ${u.email.padEnd(width)}  ${u.password.padEnd(20)} ${u.role}`).join('\n')}

@@ -80,6 +80,8 @@ async function main(): Promise<number> {
       // The seeded admins and managers sign in with a password alone, many times a step; enrolled
       // users still need their code (e2e/api/mfa.spec.ts). The requirement itself: lib/auth/mfa.test.ts.
       MFA_REQUIRED_ROLES: 'none',
+      // e2e/ui/webhooks.spec.ts: its receiver listens on loopback (https, a test CA the worker trusts).
+      WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1',
       LOG_LEVEL: 'warn',
       E2E_PORT: String(port),
       OIDC_ISSUER: issuer.url,

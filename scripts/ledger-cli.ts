@@ -12,7 +12,16 @@ import { formatPercent } from '@/lib/replay/verdict';
 import { getReplayView, listReplayViews } from '@/lib/replay/view';
 import { verifiedActor } from './cli-credentials';
 import { readDemoSettings } from './demo-settings';
-import { executeAccountCommand, Refused } from './ledger-accounts';
+import { cliActor, executeAccountCommand, Refused } from './ledger-accounts';
+import { evidenceUsage, exportPackFile, verifyPackFile } from './evidence-cli';
+import { checkAfterFailover } from '@/lib/events/post-failover';
+import { parsePostFailoverArgs, postFailoverUsage, type PostFailoverCommand } from './post-failover-args';
+import { controlsUsage, isControlCommand, parseControlArgs, type ControlCommand } from './control-args';
+import { can } from '@/lib/auth/permissions';
+import { listPauseViews, setPause } from '@/lib/controls/service';
+import { countsOf, loadRolloutView, runBackfill } from '@/lib/controls/rollout';
+import { activeNoticeConfig, noticeTypeLabel } from '@/lib/windows/active';
+import { backfillUsage, isBackfillCommand, parseBackfillArgs, type BackfillCommand } from './backfill-args';
 
 /**
  * The operations from a terminal, through the same lib/ functions as the console: replays
@@ -132,16 +141,99 @@ function loadDemoSettings(): void {
   if (typeof stored.NOTICE_KEY_SECRET === 'string') process.env.NOTICE_KEY_SECRET = stored.NOTICE_KEY_SECRET;
 }
 
-type Command = { family: 'replay'; command: ReplayCommand } | { family: 'accounts'; command: AccountCommand };
+type Command =
+  | { family: 'replay'; command: ReplayCommand }
+  | { family: 'accounts'; command: AccountCommand }
+  | { family: 'post-failover'; command: PostFailoverCommand }
+  | { family: 'evidence'; args: string[] }
+  | { family: 'controls'; command: ControlCommand }
+  | { family: 'backfill'; command: BackfillCommand };
+
+async function executePostFailover(db: Db, command: PostFailoverCommand): Promise<void> {
+  const report = await checkAfterFailover(db, { since: command.since, dryRun: command.dryRun, actor: cliActor() });
+  for (const row of report.found) {
+    console.log(`${row.correlationId}  job ${row.jobId} (${row.jobState})  ${row.provider} ${row.eventType} ${row.eventId} at ${row.occurredAt.toISOString()}`);
+  }
+  const verb = command.dryRun ? 'found (dry run: nothing changed)' : "recorded as sent from the provider's evidence";
+  console.log(`post-failover since ${command.since.toISOString()}: ${report.found.length} notice(s) with provider evidence and no claim ${verb}`);
+}
+
+/** The kill switch from a terminal, through lib/controls/service.ts like the console. */
+async function executeControlCommand(db: Db, command: ControlCommand): Promise<void> {
+  if (command.kind === 'controls') {
+    const pauses = await listPauseViews(db, { horizonMs: config().WINDOW_AT_RISK_WITHIN });
+    if (pauses.length === 0) console.log('Nothing is paused.');
+    for (const p of pauses)
+      console.log(`paused: ${p.label} by ${p.changedBy} since ${p.since} (${p.reason}); unsent ${p.inScope}, closing soon ${p.closingWithinHorizon}`);
+    return;
+  }
+  const actor = await verifiedActor(db, command.as);
+  if (!can(actor.role, 'controls.manage'))
+    throw new Refused(`${actor.email} is a ${actor.role}: pausing and resuming needs an operator or above; nothing was changed`);
+  const result = await setPause(db, { action: command.kind, target: command.target, reason: command.reason, actor: actor.email });
+  console.log(
+    `${result.name}: ${result.value}${result.changed ? '' : ' (it already was)'}. Every worker sees it within ${config().RUNTIME_CONTROLS_REFRESH} ms.`,
+  );
+}
+
+/** The rollout from a terminal: its figures, and the backfill (through lib/controls/rollout.ts like the console, audited as cli:<os user>). */
+async function executeBackfillCommand(db: Db, command: BackfillCommand): Promise<void> {
+  if (command.kind === 'rollout') {
+    const view = await loadRolloutView(db, {
+      fallbackMode: config().LEDGER_MODE,
+      notices: activeNoticeConfig(),
+      label: noticeTypeLabel,
+      refreshMs: config().RUNTIME_CONTROLS_REFRESH,
+    });
+    console.log(`mode: ${view.mode}${view.stored ? ` since ${view.since} by ${view.changedBy}` : ' (LEDGER_MODE; not stored yet)'}`);
+    if (view.daysInShadow !== null) console.log(`days in shadow: ${view.daysInShadow} of ${view.longestCycle.days} (${view.longestCycle.source})`);
+    for (const row of view.duplicates)
+      console.log(
+        `  ${row.noticeType}: sent ${row.sent}, would have been suppressed ${row.wouldSuppress} (${row.rate === null ? '—' : formatPercent(row.rate)})`,
+      );
+    console.log(`sent jobs with no ledger row (enforce would treat them as new): ${view.backfill.treatedAsNew}`);
+    if (view.request) console.log(`waiting for a second person: ${view.request.requestedBy} asked to enforce (${view.request.reason})`);
+    return;
+  }
+  const source =
+    command.source.kind === 'csv' ? { kind: 'csv' as const, text: readCsv(command.source.file), secret: config().NOTICE_KEY_SECRET } : command.source;
+  const report = await runBackfill(db, { source, dryRun: command.dryRun, actor: cliActor(), reason: command.reason });
+  if (report.invalid.length > 0) {
+    for (const problem of report.invalid.slice(0, 50)) console.error(`  line ${problem.line}: ${problem.message}`);
+    throw new Refused(`${report.invalid.length} invalid row(s); nothing written`);
+  }
+  const counts = countsOf(report);
+  console.log(
+    `${counts.total} notice(s): ${command.dryRun ? 'would insert' : 'inserted'} ${counts.newKeys}, already in the ledger ${counts.existing}${command.dryRun ? ' (dry run: nothing written)' : ''}; audited`,
+  );
+}
 
 const isAccountCommand = (name: string | undefined) => name === 'users' || name === 'tokens';
 
 function usageFor(name: string | undefined): string {
   if (isAccountCommand(name)) return accountsUsage;
-  return name === 'replay' ? replayUsage : `${replayUsage}\n\n${accountsUsage}`;
+  if (name === 'evidence') return evidenceUsage;
+  if (name === 'post-failover') return postFailoverUsage;
+  if (isControlCommand(name)) return controlsUsage;
+  if (isBackfillCommand(name)) return backfillUsage;
+  return name === 'replay'
+    ? replayUsage
+    : `${replayUsage}\n\n${accountsUsage}\n\n${evidenceUsage}\n\n${postFailoverUsage}\n\n${controlsUsage}\n\n${backfillUsage}`;
 }
 
 function parseCommand(argv: readonly string[]): { ok: true; command: Command } | { ok: false; error: string } {
+  if (isBackfillCommand(argv[0])) {
+    const parsed = parseBackfillArgs(argv);
+    return parsed.ok ? { ok: true, command: { family: 'backfill', command: parsed.command } } : parsed;
+  }
+  if (isControlCommand(argv[0])) {
+    const parsed = parseControlArgs(argv);
+    return parsed.ok ? { ok: true, command: { family: 'controls', command: parsed.command } } : parsed;
+  }
+  if (argv[0] === 'post-failover') {
+    const parsed = parsePostFailoverArgs(argv);
+    return parsed.ok ? { ok: true, command: { family: 'post-failover', command: parsed.command } } : parsed;
+  }
   if (isAccountCommand(argv[0])) {
     const parsed = parseAccountArgs(argv);
     return parsed.ok ? { ok: true, command: { family: 'accounts', command: parsed.command } } : parsed;
@@ -156,7 +248,14 @@ async function main(): Promise<number> {
     console.log(usageFor(argv[0]));
     return 0;
   }
-  const parsed = parseCommand(argv);
+  // Verifying a pack needs no database and no settings: it branches before either is read.
+  if (argv[0] === 'evidence' && argv[1] === 'verify') return verifyPackFile(argv.slice(2));
+  if (argv[0] === 'evidence' && argv[1] !== 'export') {
+    console.error(`ledger: evidence export | verify\n\n${evidenceUsage}`);
+    return 2;
+  }
+  const parsed: ReturnType<typeof parseCommand> =
+    argv[0] === 'evidence' ? { ok: true, command: { family: 'evidence', args: argv.slice(2) } } : parseCommand(argv);
   if (!parsed.ok) {
     console.error(`ledger: ${parsed.error}\n\n${usageFor(argv[0])}`);
     return 2;
@@ -171,7 +270,11 @@ async function main(): Promise<number> {
   const pool = createPool(databaseUrl, { max: 4, applicationName: 'notice-ledger-cli' });
   try {
     const db = createDb(pool);
+    if (parsed.command.family === 'evidence') return await exportPackFile(db, parsed.command.args);
     if (parsed.command.family === 'accounts') await executeAccountCommand(db, parsed.command.command);
+    else if (parsed.command.family === 'post-failover') await executePostFailover(db, parsed.command.command);
+    else if (parsed.command.family === 'controls') await executeControlCommand(db, parsed.command.command);
+    else if (parsed.command.family === 'backfill') await executeBackfillCommand(db, parsed.command.command);
     else await execute(db, parsed.command.command);
     return 0;
   } catch (error) {

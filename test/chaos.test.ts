@@ -23,7 +23,11 @@ beforeAll(async () => {
   await ensureProductionBuild({ root: path.resolve(import.meta.dirname, '..'), log: (line) => console.log(`chaos: ${line}`) });
 }, BUILD_TIMEOUT_MS);
 
-async function runFixedSeed(notices: number, extra: Partial<ChaosOptions> = {}): Promise<ChaosReport> {
+async function runFixedSeed(
+  notices: number,
+  extra: Partial<ChaosOptions> = {},
+  { earlyWakeups = true }: { earlyWakeups?: boolean } = {},
+): Promise<ChaosReport> {
   const t = await createTestDatabase();
   try {
     const report = await runChaos({
@@ -47,7 +51,7 @@ async function runFixedSeed(notices: number, extra: Partial<ChaosOptions> = {}):
     // Windows really constrained the run: wake-ups came before windows opened, and none was sent outside one.
     expect(report.counts.sentOutsideWindow).toBe(0);
     expect(report.windows.set).toBeGreaterThan(0);
-    expect(report.windows.deferredEarly).toBeGreaterThan(0);
+    if (earlyWakeups) expect(report.windows.deferredEarly).toBeGreaterThan(0);
     return report;
   } finally {
     await t.drop();
@@ -85,12 +89,30 @@ describe('chaos, fixed seed', () => {
     expect(report.attempts.suppressed_duplicate ?? 0).toBeGreaterThan(0);
   }, 180_000);
 
+  // Through Postmark's batch API on its peer, whose faults leave whole batches unknown and which
+  // posts no webhooks: every claim the peer holds must be settled by the workers' provider reconciler.
+  it(`seed ${SEED}, 300 notices through the Postmark peer: no duplicate, nothing lost, every claim the peer holds settled by the provider reconciler`, async () => {
+    const report = await runFixedSeed(300, { provider: 'postmark' });
+    const faults = Object.keys(report.faults).filter((name) => name.startsWith('postmark_'));
+    expect(faults).toEqual(expect.arrayContaining(['postmark_429', 'postmark_406_inactive']));
+    // Faults are drawn per request, and how many requests 300 notices make depends on how they
+    // batch: a run draws a 5xx or a dropped connection after acceptance (or both), and either
+    // leaves the claims only the reconciler can settle.
+    expect(faults.filter((name) => name === 'postmark_5xx_after_accept' || name === 'postmark_drop_after_accept')).not.toEqual([]);
+    expect(report.reconciliation.byProviderLookup?.found ?? 0).toBeGreaterThan(0);
+    expect(report.reconciliation.eventsPosted).toBe(0);
+  }, 180_000);
+
   // The same run with RabbitMQ as the queue (.ci/run sets AMQP_URL when a broker answers): the
   // dispatcher publishes due jobs, the broker redelivers what a killed worker held, the ledger still decides.
   it.skipIf(!amqpUrl)(
     `seed ${SEED}, 300 notices on RabbitMQ (not run without AMQP_URL): no duplicate, nothing lost, no claim left that the sink reported`,
     async () => {
-      const report = await runFixedSeed(300, { rabbitmq: { url: amqpUrl ?? '' } });
+      // Early wake-ups are not required here: on RabbitMQ a due job is published by the dispatcher's
+      // next pass (up to a second after it is due), by when a window opening 0.2-3 s after due is
+      // often open; 0 early of 69 windows was seen at ordinary load (6-8 in other runs). The
+      // pg-boss case above, whose wake-ups wait in the queue for their due time, requires them.
+      const report = await runFixedSeed(300, { rabbitmq: { url: amqpUrl ?? '' } }, { earlyWakeups: false });
       expect(report.replay.published).toBeGreaterThan(0);
     },
     180_000,

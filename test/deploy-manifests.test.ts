@@ -356,7 +356,8 @@ describe('the Kubernetes manifests (deploy/kubernetes)', () => {
     expect(manifestCommandProblems(planted).join('\n')).toContain('node --import tsx worker/mian.ts is no script of package.json');
     expect(commandProblem('x', ['npm', 'run', 'worker'])).toContain('runs through npm');
     expect(commandProblem('x', ['next', 'start', '-p', '4000'])).toContain('is no script');
-    expect(commandProblem('x', ['node', '--import', 'tsx', 'worker/main.ts'])).toBeNull();
+    expect(commandProblem('x', ['node', '--enable-source-maps', 'dist/worker/main.mjs'])).toBeNull();
+    expect(commandProblem('x', ['node', '--import', 'tsx', 'worker/main.ts'])).toContain('is no script');
     const badSchema = schemaProblems([deployment({ ports: [{ name: 'http', containerPort: 'http' as never }] })]).join('\n');
     expect(badSchema).toContain('containerPort must be integer');
     expect(schemaProblems([{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } }])).toEqual([

@@ -137,7 +137,8 @@ describe('Dockerfile', () => {
         .join('\n'),
     ).toMatch(/npm ci --omit=dev/);
     expect(withKeyword(final, 'RUN').map(argumentsOf).join('\n'), 'the final stage installs nothing').not.toMatch(/npm (ci|install)/);
-    // The worker and the CLI run through tsx, so it must be a production dependency.
+    // The CLI runs through tsx, and `npm run worker` builds the bundle with esbuild: both production dependencies.
+    expect((JSON.parse(read('package.json')) as { dependencies: Record<string, string> }).dependencies.esbuild).toBeDefined();
     expect((JSON.parse(read('package.json')) as { dependencies: Record<string, string> }).dependencies.tsx).toBeDefined();
   });
 
@@ -147,7 +148,10 @@ describe('Dockerfile', () => {
     const cmd = withKeyword(final, 'CMD').at(-1);
     // The script's text, not `npm start`: npm exits on SIGTERM and leaves its child running.
     expect((JSON.parse(cmd ? argumentsOf(cmd) : '[]') as string[]).join(' ')).toBe(scripts.start);
-    expect(scripts.worker).toMatch(/^node --import tsx worker\/main\.ts$/);
+    // The worker runs its bundle on plain Node; the build stage writes it, the final stage copies it.
+    expect(scripts.worker).toBe('node --enable-source-maps dist/worker/main.mjs');
+    expect(scripts.build).toContain('scripts/build-worker.ts');
+    expect(withKeyword(final, 'COPY').map(argumentsOf)).toContain('--from=build /app/dist ./dist');
     // The scripts name next and tsx as npm would find them.
     expect(withKeyword(final, 'ENV').map(argumentsOf).join(' ')).toMatch(/PATH=\/app\/node_modules\/\.bin:\$PATH/);
   });
@@ -167,7 +171,7 @@ describe('Dockerfile', () => {
       .filter((args) => !args.startsWith('--from'))
       .flatMap((args) => args.split(/\s+/).slice(0, -1));
     const inImage = (file: string) => copied.some((source) => file === source || file.startsWith(`${source.replace(/\/$/, '')}/`));
-    const needed = importClosure(['worker/main.ts', 'scripts/ledger-cli.ts', 'scripts/smtp-sink.ts', 'scripts/backfill.ts']);
+    const needed = importClosure(['worker/main.ts', 'scripts/ledger-cli.ts', 'scripts/smtp-sink.ts']);
     expect(needed.size).toBeGreaterThan(50);
     expect([...needed].filter((file) => !inImage(file))).toEqual([]);
     for (const file of ['config', 'tsconfig.json', 'next.config.mjs', 'package.json']) expect(inImage(file), file).toBe(true);

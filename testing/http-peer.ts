@@ -161,6 +161,12 @@ export async function waitUntil(predicate: () => boolean, name: string, timeoutM
   }
 }
 
+/**
+ * A fault on the lookup endpoints (Postmark's Messages API, SendGrid's Email Logs), for the
+ * provider reconciler's tests: a 5xx, or a 429 with Retry-After, instead of the answer.
+ */
+export type LookupFault = { kind: 'none' } | { kind: 'error'; status?: 500 | 502 | 503 } | { kind: 'throttle'; retryAfterSeconds?: number };
+
 /** A per-item refusal rule: an error for a recipient (at its position in the call) refuses that item. */
 export type RefusalRule<Refusal> = ((to: string, itemIndex: number) => Refusal | null) | null;
 
@@ -176,15 +182,40 @@ export type PeerControls<Message, Refusal> = {
   countByCorrelation: (correlation: string) => number;
   /** Requests received on the send endpoints, answered or not. */
   requests: () => number;
+  setLookupFault: (fault: LookupFault) => void;
+  /** Requests received on the lookup endpoints, answered or not. */
+  lookups: () => number;
   waitFor: (predicate: () => boolean, timeoutMs?: number) => Promise<void>;
   stop: () => Promise<void>;
 };
 
 /** A peer's mutable state: the fault and refusal rule of the moment, what it accepted, how many requests it saw. */
-export type PeerState<Message, Refusal> = { fault: FaultSetting; refusal: RefusalRule<Refusal>; stored: Message[]; received: number };
+export type PeerState<Message, Refusal> = {
+  fault: FaultSetting;
+  refusal: RefusalRule<Refusal>;
+  stored: Message[];
+  received: number;
+  lookupFault: LookupFault;
+  lookups: number;
+};
 
 export function createPeerState<Message, Refusal>(): PeerState<Message, Refusal> {
-  return { fault: { kind: 'none' }, refusal: null, stored: [], received: 0 };
+  return { fault: { kind: 'none' }, refusal: null, stored: [], received: 0, lookupFault: { kind: 'none' }, lookups: 0 };
+}
+
+/** Counts a lookup request and answers it with the lookup fault of the moment, if any (`error` builds the provider's error body); null: answer normally. */
+export function lookupFaultReply<Message, Refusal>(
+  state: PeerState<Message, Refusal>,
+  error: (status: number, message: string) => PeerReply,
+): PeerReply | null {
+  state.lookups += 1;
+  const fault = state.lookupFault;
+  if (fault.kind === 'error') return error(fault.status ?? 500, 'Internal Server Error');
+  if (fault.kind === 'throttle') {
+    const reply = error(429, 'Rate limit exceeded.');
+    return fault.retryAfterSeconds === undefined ? reply : { ...reply, headers: { ...reply.headers, 'retry-after': String(fault.retryAfterSeconds) } };
+  }
+  return null;
 }
 
 /** The first refusal the rule gives any of an item's recipients. */
@@ -212,6 +243,10 @@ export function peerControls<Message extends { correlation: string | null }, Ref
     messages: () => [...state.stored],
     countByCorrelation: (correlation) => state.stored.filter((message) => message.correlation === correlation).length,
     requests: () => state.received,
+    setLookupFault: (fault) => {
+      state.lookupFault = fault;
+    },
+    lookups: () => state.lookups,
     waitFor: (predicate, timeoutMs) => waitUntil(predicate, name, timeoutMs),
     stop: server.stop,
   };

@@ -5,6 +5,7 @@ import {
   createPeerState,
   faultFor,
   isRecord,
+  lookupFaultReply,
   parseJson,
   peerControls,
   refusalOf,
@@ -34,7 +35,9 @@ import {
  *   Eastern wall-clock times. Only one metadata filter is allowed per search, as documented.
  *
  * Faults: the request-level ones of `./http-peer` (429 with Retry-After, delay, 5xx after
- * accepting, a dropped connection after accepting) and per-item refusals by recipient (`refuse`).
+ * accepting, a dropped connection after accepting), per-item refusals by recipient (`refuse`), and
+ * a 5xx or 429 on the Messages API (`setLookupFault`). A message accepted before a 5xx-after-accept
+ * or a dropped connection is stored, so the Messages API lists it as Postmark would.
  */
 
 export type PostmarkItemError = { errorCode: 300 | 406 | 422; message?: string };
@@ -275,6 +278,8 @@ export async function startPostmarkPeer({
   const search = (exchange: PeerExchange) => {
     const refused = authorised(exchange);
     if (refused) return exchange.reply(refused);
+    const faulted = lookupFaultReply(state, (status, message) => postmarkError(status, status === 429 ? 429 : 0, message));
+    if (faulted) return exchange.reply(faulted);
     // Postmark's query names are case-insensitive (the SDK sends fromEmail, toDate, …).
     const query = new Map<string, string>();
     for (const [name, value] of exchange.query) query.set(name.toLowerCase(), value);
@@ -344,6 +349,12 @@ export async function startPostmarkPeer({
       if (exchange.method === 'POST' && exchange.path === '/email') return send(exchange, false);
       if (exchange.method === 'POST' && exchange.path === '/email/batch') return send(exchange, true);
       if (exchange.method === 'GET' && exchange.path === '/messages/outbound') return search(exchange);
+      // GET /server: the server the token belongs to (what the transport's probe reads).
+      if (exchange.method === 'GET' && exchange.path === '/server') {
+        return exchange.reply(
+          authorised(exchange) ?? { status: 200, body: { ID: 1, Name: 'notice-ledger peer', ApiTokens: [serverToken], DeliveryType: 'Live' } },
+        );
+      }
       exchange.reply(postmarkError(404, 0, 'The requested resource was not found.'));
     },
   });

@@ -5,6 +5,7 @@ import {
   createPeerState,
   faultFor,
   isRecord,
+  lookupFaultReply,
   parseJson,
   peerControls,
   startHttpPeerServer,
@@ -32,7 +33,8 @@ import {
  *   so `GET /v3/logs/{sg_message_id}` returns one message's details with its `custom_args`.
  *
  * Faults: the request-level ones of `./http-peer` (429 with SendGrid's X-RateLimit-* headers and
- * Retry-After when asked, delay, 5xx after accepting, a dropped connection after accepting), and
+ * Retry-After when asked, delay, 5xx after accepting, a dropped connection after accepting), a 5xx
+ * or 429 on the Email Logs endpoints (`setLookupFault`), and
  * `refuse` by recipient: SendGrid has no per-item results, so a refused recipient is a 400 that
  * rejects the whole request, as its invalid-address errors do.
  */
@@ -263,6 +265,8 @@ export async function startSendgridPeer({
   const searchLogs = (exchange: PeerExchange) => {
     const refused = authorised(exchange);
     if (refused) return exchange.reply(refused);
+    const faulted = lookupFaultReply(state, (status, message) => sendgridErrors(status, [{ message, field: null, help: null }]));
+    if (faulted) return exchange.reply(faulted);
     const input = parseJson(exchange.body);
     if (!isRecord(input)) return exchange.reply(sendgridErrors(400, [{ message: 'the request body must be a JSON object', field: null, help: null }]));
     const limit = input.limit === undefined ? 10 : input.limit;
@@ -294,6 +298,8 @@ export async function startSendgridPeer({
   const logDetails = (exchange: PeerExchange, sgMessageId: string) => {
     const refused = authorised(exchange);
     if (refused) return exchange.reply(refused);
+    const faulted = lookupFaultReply(state, (status, message) => sendgridErrors(status, [{ message, field: null, help: null }]));
+    if (faulted) return exchange.reply(faulted);
     const message = state.stored.find((candidate) => candidate.sgMessageId === sgMessageId);
     if (!message) return exchange.reply(sendgridErrors(404, [{ message: 'message not found', field: null, help: null }]));
     exchange.reply({
@@ -329,6 +335,9 @@ export async function startSendgridPeer({
     handle: async (exchange) => {
       if (exchange.method === 'POST' && exchange.path === '/v3/mail/send') return send(exchange);
       if (exchange.method === 'POST' && exchange.path === '/v3/logs') return searchLogs(exchange);
+      // GET /v3/scopes: the key's permissions (what the transport's probe reads).
+      if (exchange.method === 'GET' && exchange.path === '/v3/scopes')
+        return exchange.reply(authorised(exchange) ?? { status: 200, body: { scopes: ['mail.send'] } });
       const detail = /^\/v3\/logs\/([^/]+)$/.exec(exchange.path);
       if (exchange.method === 'GET' && detail?.[1]) return logDetails(exchange, decodeURIComponent(detail[1]));
       exchange.reply(sendgridErrors(404, [{ message: 'not found', field: null, help: null }]));

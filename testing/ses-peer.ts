@@ -374,6 +374,10 @@ export async function startSesPeer({
       if (operation) state.received += 1;
       const unauthorised = await verifySignature(exchange, { credentials, region });
       if (unauthorised) return exchange.reply(unauthorised);
+      // GetAccount: the account's sending state (what the transport's probe reads).
+      if (exchange.method === 'GET' && exchange.path === '/v2/email/account') {
+        return exchange.reply({ status: 200, body: { SendingEnabled: true, ProductionAccessEnabled: true, EnforcementStatus: 'HEALTHY' } });
+      }
       if (!operation) return exchange.reply(sesError(404, 'NotFoundException', 'The resource you attempted to access does not exist.'));
       const input = parseJson(exchange.body);
       if (!isRecord(input)) return exchange.reply(sesError(400, 'SerializationException', 'The request body is not a JSON object.'));

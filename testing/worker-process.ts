@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { pathToFileURL } from 'node:url';
+import { workerNodeArgs } from './worker-bundle';
 
 /**
- * A real worker process (worker/main.ts under tsx) for tests that kill, restart and scrape
- * it. stdout is pino JSON; `ready` resolves from the "worker ready" line.
+ * A real worker process, run as production runs it (the bundle of worker/main.ts on plain Node,
+ * testing/worker-bundle.ts), for tests that kill, restart and scrape it. stdout is pino JSON; `ready` resolves from the "worker ready" line.
  */
 export type WorkerProcess = {
   child: ChildProcess;
@@ -20,12 +20,10 @@ export type WorkerProcess = {
 };
 
 const root = path.resolve(import.meta.dirname, '..');
-// `node --import tsx` rather than the tsx binary: the binary is a wrapper process, and a
-// SIGKILL must reach the worker itself, not a parent that leaves it orphaned.
-const tsxLoader = path.join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs');
 
 export function spawnWorker(env: Record<string, string>, { nodeArgs = [] }: { nodeArgs?: string[] } = {}): WorkerProcess {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', pathToFileURL(tsxLoader).href, 'worker/main.ts'], {
+  // node itself, never npm or a wrapper: a SIGKILL must reach the worker, not a parent that leaves it orphaned.
+  const child = spawn(process.execPath, [...nodeArgs, ...workerNodeArgs()], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

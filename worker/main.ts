@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     for (const listener of process.listeners(signal)) if (listener !== shutdown) process.off(signal, listener);
   }
   logger.info(
-    { workerId: worker.workerId, metricsPort: worker.metricsPort, mode: settings.LEDGER_MODE, concurrency: settings.WORKER_CONCURRENCY },
+    { workerId: worker.workerId, metricsPort: worker.metricsPort, mode: worker.ledgerMode(), concurrency: settings.WORKER_CONCURRENCY },
     'worker ready',
   );
   if (requested) shutdown(requested);

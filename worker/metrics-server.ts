@@ -6,8 +6,10 @@ import { checkDatabase, type Check } from '@/lib/health';
 import { bearerTokenMatches } from '@/lib/metrics/bearer-token';
 import type { Logger } from '@/lib/log';
 import { refreshDeliveryGauges } from '@/lib/metrics/delivery-gap';
+import { refreshReplayGauges } from '@/lib/replay/outcome-gauges';
 import { refreshPendingDeadlineGauges } from '@/lib/metrics/oldest-pending';
 import { refreshWindowGauges } from '@/lib/metrics/windows';
+import { refreshWebhookGauges } from '@/lib/metrics/webhooks';
 import { deadLetteredWakeups, objectiveSeconds, quarantinedClaims, registry } from '@/lib/metrics/registry';
 import type { QueueAdapter } from '@/lib/queue/types';
 
@@ -98,6 +100,8 @@ export async function startMetricsServer({
         refreshGauges({ gauges: 'delivery', logger, read: () => refreshDeliveryGauges(db) }),
         refreshGauges({ gauges: 'oldest pending', logger, read: () => refreshPendingDeadlineGauges(db) }),
         refreshGauges({ gauges: 'send windows', logger, read: () => refreshWindowGauges(db, { withinMs: windowAtRiskWithinMs, retryCeiling }) }),
+        refreshGauges({ gauges: 'webhooks', logger, read: () => refreshWebhookGauges(db) }),
+        refreshGauges({ gauges: 'replay outcomes', logger, read: () => refreshReplayGauges(db) }),
         refreshGauges({ gauges: 'dead letters', logger, read: async () => deadLetteredWakeups.set(await queue.deadLetteredCount()) }),
       ]);
       try {

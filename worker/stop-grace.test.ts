@@ -42,7 +42,7 @@ const env = (smtpUrl: string) => ({
 describe('SIGTERM with sends in flight', () => {
   it('a send waiting for a greeting that never comes: the worker exits at once and the claim is released', async () => {
     const silent = await startSilentPeer();
-    const job = await insertTestJob(t.db);
+    const job = await insertTestJob(t.db, { wakeupPublishedAt: new Date() });
     const worker = spawnWorker(env(`smtp://127.0.0.1:${String(silent.port)}`));
     try {
       await worker.ready;
@@ -64,7 +64,7 @@ describe('SIGTERM with sends in flight', () => {
   it('a body handed over and never answered: the worker exits within the grace and the claim stays (unknown)', async () => {
     const sink = await startSmtpSink();
     sink.setFault({ kind: 'stall' });
-    const job = await insertTestJob(t.db);
+    const job = await insertTestJob(t.db, { wakeupPublishedAt: new Date() });
     const worker = spawnWorker(env(sink.url));
     try {
       await worker.ready;

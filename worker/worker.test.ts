@@ -4,6 +4,7 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
 import { listAttemptsForJob } from '@/db/queries/attempts';
 import { getLedgerRow } from '@/db/queries/ledger/read';
+import { setRuntimeControl } from '@/db/queries/runtime-controls';
 import { resolveQuarantine } from '@/lib/console/quarantine';
 import { deliveryAttempts, recipientSuppressions } from '@/db/schema';
 import { backfillFromCsv } from '@/lib/ledger/backfill';
@@ -222,7 +223,9 @@ describe.concurrent('worker processes', () => {
       const enforceDuplicate = await insertTestJob(t.db);
       await backfill(enforceDuplicate);
 
-      const enforce = start(rig, { LEDGER_MODE: 'enforce' });
+      // The mode is stored (the shadow worker stored its LEDGER_MODE): switch it as the Rollout page's approval does.
+      await setRuntimeControl(t.db, { name: 'ledger_mode', value: 'enforce', reason: 'test: enforce', changedBy: 'manager@test.local' });
+      const enforce = start(rig);
       await enforce.ready;
       await publisher.publish({ jobId: enforceDuplicate.id });
       await vi.waitFor(async () => expect(await readJob(t.db, enforceDuplicate.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'duplicate' }), {

@@ -3,8 +3,10 @@ import { after } from 'next/server';
 import { dehydrate, HydrationBoundary, QueryClient } from '@tanstack/react-query';
 import { getDb } from '@/lib/process-db';
 import { config } from '@/lib/config';
-import { loadPendingOverview, loadSeriesOverview, loadStatusOverview } from '@/lib/console/overview';
-import { getPendingOverview, getSeriesOverview, getStatusOverview, rangeQuery } from '@/lib/api/console/overview';
+import { getWakeupPublisher } from '@/lib/queue';
+import { loadPendingOverview, loadStatusOverview } from '@/lib/console/overview';
+import { getChartsOverview, getPendingOverview, getStatusOverview, rangeQuery } from '@/lib/api/console/overview';
+import { loadOverviewCharts } from '@/lib/console/overview-charts';
 import { getWindowsSummary } from '@/lib/api/console/windows';
 import { loadWindowsSummary } from '@/lib/console/windows';
 import { OverviewDashboard } from '@/components/overview/overview-dashboard';
@@ -25,13 +27,14 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
   const client = new QueryClient();
   await Promise.all([
     prefetchConsole(client, getPendingOverview, {}, () => loadPendingOverview(db, { now, recountLater: after })),
-    prefetchConsole(client, getSeriesOverview, { range }, () => loadSeriesOverview(db, { now, range })),
+    prefetchConsole(client, getChartsOverview, { range }, () => loadOverviewCharts(db, { now, range })),
     prefetchConsole(client, getStatusOverview, {}, () =>
       loadStatusOverview(db, {
         now,
         quarantineAfterMs: config().QUARANTINE_AFTER,
         atRiskWithinMs: config().WINDOW_AT_RISK_WITHIN,
         retryCeiling: config().MAX_ATTEMPTS,
+        countDeadLettered: async () => (await getWakeupPublisher()).deadLetteredCount(),
       }),
     ),
     prefetchConsole(client, getWindowsSummary, {}, () =>

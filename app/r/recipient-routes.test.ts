@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { correlationOf } from '@/lib/ledger/notice-key';
-import { resetRecipientThrottleForTests } from '@/lib/http/recipient-route';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { signCompactToken } from '@/lib/recipient/link';
 import { compactToken, insertSentNotice, pageToken, type SentTestNotice } from '@/testing/recipient';
@@ -79,7 +78,6 @@ async function requestsFor(notice: SentTestNotice) {
 beforeAll(async () => {
   t = await createTestDatabase();
   restoreEnv = patchEnv({ DATABASE_URL: t.url, PUBLIC_BASE_URL: base, NOTICE_CONFIG: writeConfigWithRedirect(), RECIPIENT_CODE_ATTEMPTS: '3' });
-  resetRecipientThrottleForTests();
 });
 
 afterAll(async () => {
@@ -318,7 +316,14 @@ describe('POST /r/{token}/cancel', () => {
     expect(answer.headers.get('location')).toBe(
       `https://merchant.example/account/cancel?subscription=${notice.fact.identity.subscription_id}&c=cus%201%26x%3D2`,
     );
-    expect(await productTables()).toEqual(before);
+    // Nothing changes but the notice's evidence record (a required type's), which keeps the redirect and when it happened.
+    const { evidence_entries: _after, ...after } = await productTables();
+    const { evidence_entries: _before, ...unchanged } = before;
+    expect(after).toEqual(unchanged);
+    const recorded = await t.pool.query<{ body: string }>(`select body from evidence_entries where notice_key = $1 and kind = 'recipient.cancel_request'`, [
+      notice.job.noticeKey,
+    ]);
+    expect(recorded.rows.map((row) => (JSON.parse(row.body) as { redirectedTo?: string }).redirectedTo)).toEqual([answer.headers.get('location')]);
     const page = await call(pageRoute, token);
     expect(page.text).toContain('merchant.example');
     expect(page.headers.get('content-security-policy')).toContain("form-action 'self' https://merchant.example");
@@ -385,7 +390,6 @@ describe('POST /r/{token}/preferences', () => {
 describe('rate limits', () => {
   it('per notice link and per client address (behind a trusted proxy): 429 with Retry-After, other links unaffected', async () => {
     const undo = patchEnv({ RECIPIENT_LINK_LIMIT: '3', RECIPIENT_ADDRESS_LIMIT: '5', TRUSTED_PROXY_HOPS: '1' });
-    resetRecipientThrottleForTests();
     try {
       const [a, b, c] = [await insertSentNotice(t.db), await insertSentNotice(t.db), await insertSentNotice(t.db)];
       const from = (address: string) => ({ headers: { 'x-forwarded-for': address } });
@@ -400,7 +404,6 @@ describe('rate limits', () => {
       expect((await call(pageRoute, pageToken(c.job.noticeKey), from('203.0.113.8'))).status).toBe(200);
     } finally {
       undo();
-      resetRecipientThrottleForTests();
     }
   });
 });

@@ -5,6 +5,8 @@ import { lookupNoticesContract, type LookupResult, type NoticeView, type NoticeW
 import { formatUtc, shortKey } from '@/lib/console/format';
 import { consoleQuery } from '@/lib/http/client';
 import { EmptyState, ErrorState, SkeletonLines } from '@/components/ui/states';
+import { EvidencePackButton } from './evidence-pack-button';
+import { ReceivedMessagePanel } from './received-message';
 
 function stateBadge(state: string | null) {
   if (!state) return <span className="badge">none</span>;
@@ -102,6 +104,9 @@ function NoticeCard({ notice }: { notice: NoticeView }) {
           {stateBadge(notice.ledgerState)}
           <span className="small muted">job</span>
           {stateBadge(notice.jobState)}
+          {notice.timeline.some((entry) => entry.kind === 'evidence' && entry.title.startsWith('Evidence recorded')) ? (
+            <EvidencePackButton noticeKey={notice.noticeKey} />
+          ) : null}
         </div>
       </div>
       <p className="verdict" data-testid="verdict">
@@ -195,6 +200,7 @@ function NoticeCard({ notice }: { notice: NoticeView }) {
                   ))}
                 </div>
               ) : null}
+              {entry.kind === 'message' ? <ReceivedMessagePanel noticeKey={notice.noticeKey} /> : null}
             </li>
           ))}
         </ol>

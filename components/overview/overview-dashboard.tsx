@@ -5,9 +5,15 @@ import { useState } from 'react';
 import { timeRangeNames, timeRanges, type TimeRange } from '@/lib/api/console/overview';
 import { Section } from '@/components/ui/boundary';
 import { SkeletonChart, SkeletonLines } from '@/components/ui/states';
-import { ClaimsChart, DeliveryChart, FailuresChart, LatencyChart } from './charts';
-import { AlertBanner, ChannelSplit, PendingTable, StatusTiles } from './status';
+import { AlertBanner, PendingTable, StatusTiles } from './status';
+import { FailureClassesChart, HandoverDeliveryChart, PendingBucketsChart, QuarantineChart, StoredClaimsChart, StoredLatencyChart } from './stored-charts';
 import { WindowsCard } from './windows-card';
+
+const chartFallback = (
+  <div className="card">
+    <SkeletonChart />
+  </div>
+);
 
 export function OverviewDashboard({ initialRange }: { initialRange: TimeRange }) {
   const [range, setRange] = useState<TimeRange>(initialRange);
@@ -57,51 +63,24 @@ export function OverviewDashboard({ initialRange }: { initialRange: TimeRange })
       >
         <WindowsCard />
       </Section>
-      <Section
-        fallback={
-          <div className="card">
-            <SkeletonLines lines={3} />
-          </div>
-        }
-      >
-        <ChannelSplit />
-      </Section>
       <div className="grid">
-        <Section
-          fallback={
-            <div className="card">
-              <SkeletonChart />
-            </div>
-          }
-        >
-          <LatencyChart range={range} />
+        <Section fallback={chartFallback}>
+          <PendingBucketsChart key={range} pageRange={range} />
         </Section>
-        <Section
-          fallback={
-            <div className="card">
-              <SkeletonChart />
-            </div>
-          }
-        >
-          <ClaimsChart range={range} />
+        <Section fallback={chartFallback}>
+          <QuarantineChart key={range} pageRange={range} />
         </Section>
-        <Section
-          fallback={
-            <div className="card">
-              <SkeletonChart />
-            </div>
-          }
-        >
-          <FailuresChart range={range} />
+        <Section fallback={chartFallback}>
+          <StoredLatencyChart key={range} pageRange={range} />
         </Section>
-        <Section
-          fallback={
-            <div className="card">
-              <SkeletonChart />
-            </div>
-          }
-        >
-          <DeliveryChart range={range} />
+        <Section fallback={chartFallback}>
+          <StoredClaimsChart key={range} pageRange={range} />
+        </Section>
+        <Section fallback={chartFallback}>
+          <FailureClassesChart key={range} pageRange={range} />
+        </Section>
+        <Section fallback={chartFallback}>
+          <HandoverDeliveryChart key={range} pageRange={range} />
         </Section>
       </div>
     </>

@@ -53,6 +53,13 @@ export function StatusTiles() {
           ) : null}
         </div>
       </div>
+      <div className={`tile ${status.deadLettered ? 'warn' : ''}`} data-testid="tile-dead-lettered">
+        <div className="label">Dead-lettered wake-ups</div>
+        <div className="value">{status.deadLettered === null ? '—' : formatCount(status.deadLettered)}</div>
+        <div className="hint">
+          {status.deadLettered === null ? 'the queue did not answer' : 'past the delivery limit; their jobs stay pending for the sweeper'}
+        </div>
+      </div>
       <div className={`tile ${overdue > 0 ? 'warn' : ''}`} data-testid="tile-pending">
         <div className="label">Pending jobs</div>
         <div className="value">{formatCount(totalPending)}</div>
@@ -81,43 +88,6 @@ export function StatusTiles() {
         <div className="label">Due, under 1 h to deadline</div>
         <div className="value">{formatCount(status.nearDeadline)}</div>
         <div className="hint">updated {formatUtc(status.generatedAt).slice(11)}</div>
-      </div>
-    </div>
-  );
-}
-
-const channelLabel = { email: 'Email', sms: 'Text message (SMS)' } as const;
-
-/** The last 24 h of provider events, split by channel: what each provider accepted and what reached the recipient. */
-export function ChannelSplit() {
-  const { data } = useStatus();
-  return (
-    <div className="card" data-testid="channel-split">
-      <h2>By channel, last 24 h</h2>
-      <p className="muted small">From the providers&apos; events (SMTP relay events for email, Twilio status callbacks for SMS).</p>
-      <div className="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th>Channel</th>
-              <th className="num">Accepted</th>
-              <th className="num">Delivered</th>
-              <th className="num">Bounced / failed</th>
-              <th className="num">Accepted, not delivered yet</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.channels.map((row) => (
-              <tr key={row.channel} data-testid={`channel-row-${row.channel}`}>
-                <td>{channelLabel[row.channel]}</td>
-                <td className="num">{formatCount(row.accepted)}</td>
-                <td className="num">{formatCount(row.delivered)}</td>
-                <td className="num">{formatCount(row.bounced)}</td>
-                <td className="num">{row.gap > 0 ? <span className="badge warn">{formatCount(row.gap)}</span> : formatCount(row.gap)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
       </div>
     </div>
   );

@@ -24,6 +24,9 @@ import { ReasonField } from '@/components/ui/reason-field';
 export type QuarantineQuery = { olderThanMinutes?: number; recipientDomain?: string; noticeType?: string; afterClaimedAt?: string; afterKey?: string };
 
 const actionLabels: Record<QuarantineAction, string> = { confirm_sent: 'Confirm sent', release: 'Release for resend', suppress: 'Suppress' };
+/** The provider reconciler's last word (lib/reconcile/provider-lookups.ts). */
+const lookupLabels = { not_found: 'not found yet', lookup_failed: 'lookup failed', gave_up: 'no record', found: 'found' } as const;
+const providerLabels: Record<string, string> = { postmark: 'Postmark', sendgrid: 'SendGrid' };
 const shortLabels: Record<QuarantineAction, string> = { confirm_sent: 'Confirm', release: 'Release', suppress: 'Suppress' };
 const actionExplain: Record<QuarantineAction, string> = {
   confirm_sent: 'The ledger records these as sent and no email goes out again.',
@@ -286,6 +289,16 @@ function Row({
             </span>
           ))
         )}
+        {row.providerLookup ? (
+          <span className="sub" data-testid="provider-lookup">
+            <span className={`badge ${row.providerLookup.outcome === 'gave_up' || row.providerLookup.outcome === 'lookup_failed' ? 'warn' : ''}`}>
+              {lookupLabels[row.providerLookup.outcome]}
+            </span>{' '}
+            asked {providerLabels[row.providerLookup.provider] ?? row.providerLookup.provider} {row.providerLookup.checks}×, last{' '}
+            {formatUtc(row.providerLookup.lastCheckedAt).slice(11)}
+            {row.providerLookup.outcome === 'lookup_failed' && row.providerLookup.detail ? <span className="mono"> {row.providerLookup.detail}</span> : null}
+          </span>
+        ) : null}
       </td>
       <td data-label="Suggested">
         <span className="badge">{actionLabels[row.suggestion]}</span>
@@ -293,7 +306,7 @@ function Row({
       </td>
       {canResolve ? (
         <td>
-          <div className="actions nowrap">
+          <div className="actions stacked">
             {(Object.keys(actionLabels) as QuarantineAction[]).map((action) => (
               <button
                 key={action}

@@ -29,7 +29,7 @@ const stateTone: Record<string, string> = {
 };
 
 function ProgressBar({ view }: { view: ReplayView }) {
-  const { total, published, suppressed, sent, failed } = view.progress;
+  const { total, published, suppressed, duplicates, sent, failed } = view.progress;
   if (!view.startedAt) return <span className="muted small">not started</span>;
   const pct = (n: number) => `${total === 0 ? 0 : Math.min(100, (n / total) * 100)}%`;
   return (
@@ -52,7 +52,10 @@ function ProgressBar({ view }: { view: ReplayView }) {
           <b>published</b> <span data-testid="progress-published">{published}</span>/{total}
         </span>
         <span>
-          <b>suppressed</b> <span data-testid="progress-suppressed">{suppressed}</span>
+          <b>suppressed</b> <span data-testid="progress-suppressed">{suppressed}</span>{' '}
+          <span className="muted small">
+            (<span data-testid="progress-duplicates">{duplicates}</span> as duplicate)
+          </span>
         </span>
         <span>
           <b>sent</b> <span data-testid="progress-sent">{sent}</span>

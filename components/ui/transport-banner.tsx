@@ -1,7 +1,7 @@
-import { transportDownText } from '@/lib/console/words';
+import { transportDownText, type TransportDown } from '@/lib/console/words';
 
 export type TransportDownView = {
-  transport: 'smtp' | 'twilio';
+  transport: TransportDown['transport'];
   reason: 'nothing_left' | 'config_broken' | null;
   errorClass: string | null;
   code: number | null;

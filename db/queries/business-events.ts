@@ -22,6 +22,22 @@ export async function lockEventIdentity(db: DbOrTx, { type, identity }: EventIde
   await db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${type} || ' ' || (${JSON.stringify(identity)}::jsonb)::text, 15))`);
 }
 
+/**
+ * lockEventIdentity for many identities at once, in the order of their lock keys: a batch takes
+ * every lock of its chunk first, so two batches (or a batch and a single post) that share
+ * identities wait for each other instead of deadlocking. Each lock is held to the end of the
+ * transaction, and taking one again (the single path's lockEventIdentity) is free.
+ */
+export async function lockEventIdentities(db: DbOrTx, facts: EventIdentity[]): Promise<void> {
+  if (facts.length === 0) return;
+  await db.execute(sql`
+    select pg_advisory_xact_lock(lock_key) from (
+      select distinct hashtextextended(fact.type || ' ' || fact.identity::text, 15) as lock_key
+      from unnest(${sql.param(facts.map((fact) => fact.type))}::text[], ${sql.param(facts.map((fact) => JSON.stringify(fact.identity)))}::jsonb[]) as fact(type, identity)
+    ) as keys
+    order by lock_key`);
+}
+
 export async function findEvent(db: DbOrTx, fact: EventIdentity & { revision: number }): Promise<BusinessEventRow | null> {
   const [row] = await db
     .select()

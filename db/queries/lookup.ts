@@ -129,6 +129,8 @@ export type NoticeLedgerEntry = {
   resolvedAt: Date | null;
   /** Whether a one-time code is stored; the code itself is never read here. */
   hasOneTimeCode: boolean;
+  /** The template version its send recorded (template_versions); null before versions were recorded. */
+  templateVersionId: string | null;
 };
 
 export type NoticeAttempt = {
@@ -229,6 +231,7 @@ export async function findNoticeLedgerEntry(db: DbOrTx, { noticeKey }: { noticeK
       resolution: noticeLedger.resolution,
       resolvedAt: noticeLedger.resolvedAt,
       hasOneTimeCode: sql<boolean>`${noticeLedger.oneTimeCode} is not null`,
+      templateVersionId: noticeLedger.templateVersionId,
     })
     .from(noticeLedger)
     .where(eq(noticeLedger.noticeKey, noticeKey))

@@ -130,6 +130,13 @@ describe('overview figures equal independent SQL', () => {
     expect(near).toBeGreaterThan(0);
   });
 
+  it("dead-lettered wake-ups: the queue's count, or null when the queue does not answer", async () => {
+    expect((await loadStatusOverview(t.db, { now, quarantineAfterMs: QUARANTINE_AFTER, countDeadLettered: () => Promise.resolve(3) })).deadLettered).toBe(3);
+    const refused = () => Promise.reject(new Error('broker unreachable'));
+    expect((await loadStatusOverview(t.db, { now, quarantineAfterMs: QUARANTINE_AFTER, countDeadLettered: refused })).deadLettered).toBeNull();
+    expect((await loadStatusOverview(t.db, { now, quarantineAfterMs: QUARANTINE_AFTER })).deadLettered).toBeNull();
+  });
+
   it('quarantine count', async () => {
     const status = await loadStatusOverview(t.db, { now, quarantineAfterMs: QUARANTINE_AFTER });
     const expected = await scalar(sql`select count(*) as value from notice_ledger where state = 'claimed' and claimed_at < now() - interval '15 minutes'`);

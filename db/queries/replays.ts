@@ -288,7 +288,8 @@ export async function cancelReplayRow(db: DbOrTx, { id }: { id: string }): Promi
   return row ?? null;
 }
 
-export type BatchOutcomes = { suppressed: number; sent: number; failed: number; other: number };
+/** `duplicates` is the part of `suppressed` the ledger refused as already sent or claimed (suppressed_duplicate). */
+export type BatchOutcomes = { suppressed: number; duplicates: number; sent: number; failed: number; other: number };
 
 /**
  * What the send path did with this batch's wake-ups, from the attempt log (partial index on
@@ -297,15 +298,17 @@ export type BatchOutcomes = { suppressed: number; sent: number; failed: number; 
 export async function countBatchOutcomes(db: DbOrTx, { batchIds }: { batchIds: readonly string[] }): Promise<Map<string, BatchOutcomes>> {
   const outcomes = new Map<string, BatchOutcomes>();
   if (batchIds.length === 0) return outcomes;
-  const result = await db.execute<{ batch_id: string; suppressed: number; sent: number; failed: number; other: number }>(sql`
+  const result = await db.execute<{ batch_id: string; suppressed: number; duplicates: number; sent: number; failed: number; other: number }>(sql`
     select batch_id,
       count(*) filter (where outcome in ('suppressed_duplicate', 'discarded', 'suppressed_policy'))::int as suppressed,
+      count(*) filter (where outcome = 'suppressed_duplicate')::int as duplicates,
       count(*) filter (where outcome = 'sent')::int as sent,
       count(*) filter (where outcome in ('permanent_failure', 'unknown'))::int as failed,
       count(*) filter (where outcome in ('deferred', 'retryable_failure'))::int as other
     from delivery_attempts where batch_id = any(${sql.param(batchIds)}::text[])
     group by batch_id`);
-  for (const row of result.rows) outcomes.set(row.batch_id, { suppressed: row.suppressed, sent: row.sent, failed: row.failed, other: row.other });
+  for (const row of result.rows)
+    outcomes.set(row.batch_id, { suppressed: row.suppressed, duplicates: row.duplicates, sent: row.sent, failed: row.failed, other: row.other });
   return outcomes;
 }
 
@@ -330,4 +333,10 @@ export async function listReplays(db: DbOrTx, { limit, id }: { limit: number; id
 export async function markWakeupsPublished(db: DbOrTx, { jobIds }: { jobIds: readonly string[] }): Promise<void> {
   if (jobIds.length === 0) return;
   await db.execute(sql`update reminder_jobs set wakeup_published_at = now() where id = any(${sql.param(jobIds)}::uuid[])`);
+}
+
+/** The batch ids of the replays running now: the bounded label set of notice_ledger_replay_outcomes. */
+export async function listRunningBatchIds(db: DbOrTx): Promise<string[]> {
+  const rows = await db.select({ batchId: replays.batchId }).from(replays).where(eq(replays.state, 'running'));
+  return rows.map((row) => row.batchId);
 }

@@ -1,5 +1,5 @@
 import type { Channel } from '@/db/schema/states';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '@/db/client';
 import { reminderJobs, type JobRow } from '@/db/schema/jobs';
 import { isUuid } from '@/db/uuid';
@@ -40,17 +40,49 @@ export type NewJob = {
   anchorAt?: Date | null;
 };
 
-/** Inserts unless the notice key already has a job; `created` says which happened. */
-export async function insertJobUnlessExists(db: DbOrTx, job: NewJob): Promise<{ job: JobRow; created: boolean }> {
-  const [inserted] = await db
+/**
+ * The one statement that makes job rows (test/one-insert-path.test.ts): each job unless its notice
+ * key already has one, or an earlier job in the list has it; `created` says which, in the order
+ * given. A producer's single request is a list of one, a batch is one statement per chunk. The
+ * rows go in notice-key order, so two batches that share keys wait for each other (the unique
+ * index) instead of deadlocking.
+ */
+export async function insertJobsUnlessExist(db: DbOrTx, jobs: NewJob[]): Promise<{ job: JobRow; created: boolean }[]> {
+  if (jobs.length === 0) return [];
+  const firsts = new Map<string, NewJob>();
+  for (const job of jobs) if (!firsts.has(job.noticeKey)) firsts.set(job.noticeKey, job);
+  const rows = [...firsts.values()].sort((a, b) => (a.noticeKey < b.noticeKey ? -1 : a.noticeKey > b.noticeKey ? 1 : 0));
+  const inserted = await db
     .insert(reminderJobs)
-    .values({ ...job, state: 'pending', nextAttemptAt: job.dueAt })
+    .values(rows.map((job) => ({ ...job, state: 'pending' as const, nextAttemptAt: job.dueAt })))
     .onConflictDoNothing({ target: reminderJobs.noticeKey })
     .returning();
-  if (inserted) return { job: inserted, created: true };
-  const existing = await findJobByNoticeKey(db, { noticeKey: job.noticeKey });
-  if (!existing) throw new Error('notice key conflicted but no job found');
-  return { job: existing, created: false };
+  const created = new Map(inserted.map((row) => [row.noticeKey, row]));
+  const taken = [...firsts.keys()].filter((key) => !created.has(key));
+  const existing = new Map((await findJobsByNoticeKeys(db, { noticeKeys: taken })).map((row) => [row.noticeKey, row]));
+  const answered = new Set<string>();
+  return jobs.map((job) => {
+    const first = !answered.has(job.noticeKey);
+    answered.add(job.noticeKey);
+    const mine = created.get(job.noticeKey);
+    if (mine) return { job: mine, created: first };
+    const theirs = existing.get(job.noticeKey);
+    if (!theirs) throw new Error('notice key conflicted but no job found');
+    return { job: theirs, created: false };
+  });
+}
+
+/** A list of one for insertJobsUnlessExist: fixtures and tests (production goes through enqueueNotices). */
+export async function insertJobUnlessExists(db: DbOrTx, job: NewJob): Promise<{ job: JobRow; created: boolean }> {
+  const [result] = await insertJobsUnlessExist(db, [job]);
+  if (!result) throw new Error('insertJobsUnlessExist answered nothing for one job');
+  return result;
+}
+
+/** The jobs already holding any of these keys (the batch form of findJobByNoticeKey). */
+export async function findJobsByNoticeKeys(db: DbOrTx, { noticeKeys }: { noticeKeys: string[] }): Promise<JobRow[]> {
+  if (noticeKeys.length === 0) return [];
+  return db.select().from(reminderJobs).where(inArray(reminderJobs.noticeKey, noticeKeys));
 }
 
 export async function findJobByNoticeKey(db: DbOrTx, { noticeKey }: { noticeKey: string }): Promise<JobRow | null> {
@@ -84,8 +116,13 @@ export async function suppressPendingJobsForEvidence(db: DbOrTx, { evidenceRef, 
   return rows.map((row) => row.id);
 }
 
-export async function markWakeupPublished(db: DbOrTx, { id, at }: { id: string; at: Date }): Promise<void> {
-  await db.update(reminderJobs).set({ wakeupPublishedAt: at }).where(eq(reminderJobs.id, id));
+/** Marks each row woken at its own instant (the wake-up its enqueue recorded), in one statement. */
+export async function markWakeupsPublished(db: DbOrTx, marks: { id: string; at: Date }[]): Promise<void> {
+  if (marks.length === 0) return;
+  await db.execute(sql`
+    update reminder_jobs job set wakeup_published_at = mark.at
+    from unnest(${sql.param(marks.map((mark) => mark.id))}::uuid[], ${sql.param(marks.map((mark) => mark.at.toISOString()))}::timestamptz[]) as mark(id, at)
+    where job.id = mark.id`);
 }
 
 export type WakeupTarget = { id: string; batchId: string | null };

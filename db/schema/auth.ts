@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, pgTable, primaryKey, text, timestamp, unique, uuid, type AnyPgColumn } from 'drizzle-orm/pg-core';
-import { apiTokenScopes, inList, roles } from './states';
+import { apiTokenScopes, defaultApiTokenScopes, inList, roles } from './states';
 
 export const users = pgTable(
   'users',
@@ -76,11 +76,11 @@ export const apiTokens = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
-    /** Every scope by default, so the tokens that existed before scopes keep working (README, "Producer tokens"). */
+    /** The producer scopes by default, so the tokens that existed before scopes keep working (README, "Producer tokens"). */
     scopes: text('scopes', { enum: apiTokenScopes })
       .array()
       .notNull()
-      .default(sql.raw(`array[${inList(apiTokenScopes)}]::text[]`)),
+      .default(sql.raw(`array[${inList(defaultApiTokenScopes)}]::text[]`)),
     /** Refused (401) from this instant on; null never expires. */
     expiresAt: timestamp('expires_at', { withTimezone: true }),
   },

@@ -31,6 +31,14 @@ export const noticeLedger = pgTable(
       .default('worker'),
     resolution: text('resolution'),
     resolvedAt: timestamp('resolved_at', { withTimezone: true }),
+    /**
+     * The template files the sent message was rendered from (template_versions.id); null before they
+     * were recorded, or for a backfilled or operator row. No foreign key, on purpose: adding one
+     * would scan the whole ledger under a write-blocking lock at migration, and check a row on every
+     * commit; the send path stores the version before the commit that names it
+     * (lib/jobs/template-versions.ts) and names none it could not store.
+     */
+    templateVersionId: text('template_version_id'),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [

@@ -62,8 +62,19 @@ export const roles = ['support', 'oncall', 'operator', 'manager', 'admin'] as co
 export type Role = (typeof roles)[number];
 
 /** What a producer API token may do: one scope per family of /api/v1 routes (lib/api/producer.ts says which). */
-export const apiTokenScopes = ['reminders:write', 'events:write', 'evidence:write', 'preferences:write', 'notices:read'] as const;
+export const apiTokenScopes = ['reminders:write', 'events:write', 'evidence:write', 'preferences:write', 'notices:read', 'webhooks:manage'] as const;
 export type ApiTokenScope = (typeof apiTokenScopes)[number];
+/**
+ * The scopes of a token made without naming any (and of the tokens made before scopes): the
+ * producer routes. `webhooks:manage` (where the ledger's events go) is held only when asked for.
+ */
+export const defaultApiTokenScopes = [
+  'reminders:write',
+  'events:write',
+  'evidence:write',
+  'preferences:write',
+  'notices:read',
+] as const satisfies readonly ApiTokenScope[];
 
 /** `state in ('a','b')` for a check constraint; values are compile-time constants, never input. */
 export function inList(values: readonly string[]): string {

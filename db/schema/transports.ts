@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { check, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
-export const transportNames = ['smtp', 'twilio'] as const;
+/** The transports of lib/channels/registry.ts (lib/transport/phases.ts TransportName). */
+export const transportNames = ['smtp', 'twilio', 'postmark', 'ses', 'sendgrid'] as const;
 export const transportStates = ['up', 'down'] as const;
 /** Why a breaker opened: the relay or Twilio unreachable, or our credentials / sender refused (lib/transport/phases.ts). */
 export const transportDownReasons = ['nothing_left', 'config_broken'] as const;
@@ -27,7 +28,7 @@ export const transportStatus = pgTable(
     checkedAt: timestamp('checked_at', { withTimezone: true }).notNull(),
   },
   () => [
-    check('transport_status_transport_check', sql`transport in ('smtp', 'twilio')`),
+    check('transport_status_transport_check', sql`transport in ('smtp', 'twilio', 'postmark', 'ses', 'sendgrid')`),
     check('transport_status_state_check', sql`state in ('up', 'down')`),
     check('transport_status_reason_check', sql`reason is null or reason in ('nothing_left', 'config_broken')`),
   ],

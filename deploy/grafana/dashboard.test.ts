@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfigForTests } from '@/lib/config';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { exportedSeriesNames, scrapeConsoleMetrics, scrapeWorkerMetrics } from '@/testing/metrics-endpoints';
 
@@ -50,14 +49,12 @@ beforeAll(async () => {
   t = await createTestDatabase();
   process.env.DATABASE_URL = t.url;
   process.env.METRICS_TOKEN = token;
-  resetConfigForTests();
   const worker = exportedSeriesNames(await scrapeWorkerMetrics(t.db));
   const consoleNames = exportedSeriesNames(await scrapeConsoleMetrics(token));
   exported = new Set([...worker, ...consoleNames]);
 });
 afterAll(async () => {
   delete process.env.METRICS_TOKEN;
-  resetConfigForTests();
   const { getDb } = await import('@/lib/process-db');
   await getDb().$client.end();
   await t.drop();

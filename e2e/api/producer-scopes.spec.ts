@@ -70,6 +70,8 @@ test.describe('producer token scopes and expiry', () => {
             },
           }),
       },
+      // The batch has its single route's scope.
+      { scope: 'events:write', call: () => request.post('/api/v1/events/batch', { headers: token.header, data: { items: [] } }) },
       {
         scope: 'evidence:write',
         call: () => request.put(`/api/v1/evidence/scope-${randomUUID().slice(0, 8)}`, { headers: token.header, data: { kind: 'dispute' } }),

@@ -24,6 +24,11 @@ test('on-call confirms a stuck claim from provider evidence, releases another, a
   const confirmRow = page.locator(`[data-testid="quarantine-row"][data-notice-key="${stuckWithEvidence}"]`);
   await expect(confirmRow.getByTestId('evidence')).toContainText('accepted');
   await expect(confirmRow.getByTestId('evidence')).toContainText('ses-alpha-o');
+  // The provider reconciler asked Postmark for 30 min and heard nothing: its reason is the suggestion's why; the claim is still there to decide.
+  const askedRow = page.locator(`[data-testid="quarantine-row"][data-notice-key="${seed.scenarios.oncall.stuckUntouched}"]`);
+  await expect(askedRow.getByTestId('provider-lookup')).toContainText('no record');
+  await expect(askedRow.getByTestId('provider-lookup')).toContainText('asked Postmark 29×');
+  await expect(askedRow).toContainText('Postmark has no record of this message after 30 min: release to resend or mark sent.');
   await snap(page, testInfo, 'quarantine-oncall');
 
   await confirmRow.getByTestId('row-confirm_sent').click();

@@ -35,12 +35,16 @@ export const utcInstant = z.iso
   .datetime({ offset: false, local: false, error: 'must be an ISO 8601 UTC instant ending in Z, e.g. 2026-03-01T09:00:00Z' })
   .transform((text) => new Date(text));
 
-/** A producer's reference (evidence, customer, batch). */
+/**
+ * A producer's reference (evidence, customer, batch). It is also a URL path segment
+ * (`/api/v1/evidence/{ref}`), so it may not be dots only: every HTTP client removes `.` and `..`
+ * segments (RFC 3986 §5.2.4) and such a ref could be stored but never addressed.
+ */
 export const refId = z
   .string()
   .min(1)
   .max(200)
-  .regex(/^[\p{L}\p{N}_.:@/+-]+$/u, 'may contain letters, digits and _ . : @ / + - only');
+  .regex(/^[\p{L}\p{N}_.:@/+-]*[\p{L}\p{N}_:@/+-][\p{L}\p{N}_.:@/+-]*$/u, 'may contain letters, digits and _ . : @ / + - only, and not dots only');
 
 /** Whether `name` is an IANA time zone this runtime knows (`Europe/Berlin`). */
 export function isTimeZone(name: string): boolean {

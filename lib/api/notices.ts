@@ -76,7 +76,7 @@ export const listNoticesQuery = z.record(z.string(), z.string()).transform((quer
     if (field?.[1]) identity[field[1]] = value;
     else rest[name] = value;
   }
-  const parsed = listFilters.safeParse(rest);
+  const parsed = listNoticeFilters.safeParse(rest);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
     return z.NEVER;
@@ -88,7 +88,7 @@ export const listNoticesQuery = z.record(z.string(), z.string()).transform((quer
   return { ...parsed.data, identity: Object.keys(identity).length > 0 ? identity : undefined };
 });
 
-const listFilters = z.strictObject({
+export const listNoticeFilters = z.strictObject({
   type: z.string().min(1).max(64).optional(),
   revision: z.coerce.number().int().min(0).max(1_000_000).optional(),
   /** An email address (any case) or an E.164 number. */

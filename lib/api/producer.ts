@@ -95,6 +95,8 @@ export const eventRequest = z.strictObject({
       .pipe(localeSchema),
   }),
   contract: contractSchema.default({}),
+  /** The customer the event is about; absent, the event type's customerField (an identity field), if it declares one. */
+  customerId: refId.optional(),
   payload: compactPayload.default({}),
   /**
    * The evidence every notice planned from the event cites (the reconciliation exception):
@@ -258,8 +260,61 @@ export const listCancellationRequestsRoute = producerContract({
   output: z.object({ requests: z.array(cancellationRequestView), nextCursor: z.string().nullable() }),
 });
 
+/**
+ * Batch scheduling (`POST /api/v1/reminders/batch`, `/api/v1/events/batch`): up to
+ * BATCH_MAX_ITEMS single requests in `items`, each answered in `results` (same order, its
+ * `index`) with the status and body its single route would have answered. More items is a 413
+ * `batch_too_large` that writes nothing.
+ */
+export const BATCH_MAX_ITEMS = 1000;
+
+/** A batch's body: 1 000 items of a few hundred bytes each, with room (a single item keeps its own 64 KiB limit). */
+export const BATCH_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+
+/** What a producer route answers when it refuses: `error` is the code (`notice_conflict`, `invalid_request`), `details` its detail. */
+export const producerErrorBody = z.object({ error: z.string(), details: z.unknown() });
+
+export const batchRequest = z.strictObject({
+  /** Each item is checked as its single route checks its body; one that fails is answered in its result. */
+  items: z.array(z.unknown()),
+});
+
+function batchOutput<O extends z.ZodType>(itemOutput: O) {
+  return z.object({
+    results: z.array(
+      z.object({
+        index: z.number().int().min(0),
+        status: z.number().int(),
+        body: z.union([itemOutput, producerErrorBody]),
+      }),
+    ),
+  });
+}
+
+export const scheduleRemindersBatch = producerContract({
+  method: 'POST',
+  path: '/api/v1/reminders/batch',
+  scope: 'reminders:write',
+  params: z.object({}),
+  body: batchRequest,
+  bodyLimitBytes: BATCH_BODY_LIMIT_BYTES,
+  output: batchOutput(scheduleReminder.output),
+});
+
+export const postEventsBatch = producerContract({
+  method: 'POST',
+  path: '/api/v1/events/batch',
+  scope: 'events:write',
+  params: z.object({}),
+  body: batchRequest,
+  bodyLimitBytes: BATCH_BODY_LIMIT_BYTES,
+  output: batchOutput(postEventRoute.output),
+});
+
 export const producerRoutes = [
   scheduleReminder,
+  scheduleRemindersBatch,
+  postEventsBatch,
   cancelReminderRoute,
   openEvidenceRoute,
   resolveEvidenceRoute,

@@ -8,7 +8,7 @@ import type { RouteContract } from '@/lib/http/contract';
 import { consoleRouteContracts, routeContracts } from './routes';
 
 /**
- * The route list against the route files: every export under app/api/ and app/r/ is built from a contract
+ * The route list against the route files: every export under app/api/, app/r/ and app/.well-known/ is built from a contract
  * in lib/api/routes.ts (so it goes through the one boundary), every contract is served, each
  * has a request and a response schema, and each console route is in the authorization matrix.
  */
@@ -45,7 +45,11 @@ function schemasOf(contract: RouteContract): { request: unknown[]; response: unk
 describe('the route list', () => {
   it('every exported handler under app/api and app/r is built from a listed contract with its own method and path', async () => {
     const served = new Set<RouteContract>();
-    for (const file of [...routeFiles(path.join(root, 'app/api')), ...routeFiles(path.join(root, 'app/r'))].filter((file) => !exempt.has(file))) {
+    for (const file of [
+      ...routeFiles(path.join(root, 'app/api')),
+      ...routeFiles(path.join(root, 'app/r')),
+      ...routeFiles(path.join(root, 'app/.well-known')),
+    ].filter((file) => !exempt.has(file))) {
       const module: Record<string, unknown> = await import(`@/${file.replace(/\.ts$/, '')}`);
       for (const method of methods) {
         const exported = module[method];

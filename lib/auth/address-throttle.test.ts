@@ -6,7 +6,6 @@ import { auditLog, type AuditRow } from '@/db/schema/audit';
 import { users } from '@/db/schema/auth';
 import { auditRowsWrittenBy } from '@/testing/audit-rows';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
-import { resetConfigForTests } from '@/lib/config';
 import { ADDRESS_KEY_PREFIX, createAddressThrottle, signInClientOf, type AddressThrottle, type SignInClient } from './address-throttle';
 import { authenticate } from './credentials';
 import { authOptions } from './options';
@@ -194,11 +193,9 @@ describe('the address next-auth hands to authorize', () => {
       if (saved[name] === undefined) delete process.env[name];
       else process.env[name] = saved[name];
     }
-    resetConfigForTests();
   });
 
   it('with TRUSTED_PROXY_HOPS=0 no address is trusted, so nothing is ever limited per address', async () => {
-    resetConfigForTests();
     expect(signInClientOf({ forwardedFor: '203.0.113.99' })).toBeUndefined();
     for (let attempt = 0; attempt < MAX * 3; attempt += 1) {
       await authenticate(t.db, { email: 'nobody@example.com', password: 'wrong', client: signInClientOf({ forwardedFor: '203.0.113.99' }) });
@@ -212,7 +209,6 @@ describe('the address next-auth hands to authorize', () => {
 
   it('behind one proxy, authorize counts the X-Forwarded-For entry the proxy appended and throws AddressThrottled with minutes', async () => {
     Object.assign(process.env, { TRUSTED_PROXY_HOPS: '1', SIGN_IN_MAX_FAILURES_PER_ADDRESS: '2', NEXTAUTH_SECRET: 'n'.repeat(32), DATABASE_URL: t.url });
-    resetConfigForTests();
     const provider = authOptions().providers.find((candidate) => candidate.id === 'credentials');
     const authorize = (provider as { options?: CredentialsConfig } | undefined)?.options?.authorize;
     if (!authorize) throw new Error('no credentials authorize');

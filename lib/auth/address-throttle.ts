@@ -1,15 +1,14 @@
 import type pg from 'pg';
-import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { z } from 'zod';
 import { getDb } from '@/lib/process-db';
 import { config } from '@/lib/config';
+import { createWindowThrottle } from '@/lib/throttle';
 import { clientAddressOf, throttleKeyOf } from './client-address';
 
 /**
- * Failed sign-ins per client address in a fixed window, shared by every console process.
- * The counters live in the UNLOGGED `rate_limit_domains` table (migration 0005, under their
- * own key prefix): a server crash forgets them, which lets an address start a fresh window
- * early. For a throttle that is an acceptable loss; the per-account lockout is durable.
+ * Failed sign-ins per client address in a fixed window, shared by every console process
+ * (a window throttle: lib/throttle.ts). A server crash forgets the counts; the per-account
+ * lockout is durable.
  */
 export type AddressThrottle = {
   maxFailures: number;
@@ -27,28 +26,15 @@ export type AddressThrottle = {
 export const ADDRESS_KEY_PREFIX = 'sign-in-address';
 
 export function createAddressThrottle({ pool, maxFailures, windowMs }: { pool: pg.Pool; maxFailures: number; windowMs: number }): AddressThrottle {
-  const limiter = new RateLimiterPostgres({
-    storeClient: pool,
-    storeType: 'pool',
-    tableName: 'rate_limit_domains',
-    tableCreated: true,
-    keyPrefix: ADDRESS_KEY_PREFIX,
-    points: maxFailures,
-    duration: windowMs / 1000,
-  });
+  const failures = createWindowThrottle({ pool, keyPrefix: ADDRESS_KEY_PREFIX, points: maxFailures, windowMs });
   return {
     maxFailures,
     windowMs,
-    // penalty, not consume: it counts past the limit without throwing, and the window keeps the
-    // end set by its first attempt. The store's upsert increments atomically, so the count each
-    // attempt sees is its own place in the window.
     admit: async (address) => {
-      const state = await limiter.penalty(throttleKeyOf(address), 1);
-      return { admitted: state.consumedPoints <= maxFailures, attempts: state.consumedPoints, retryInMs: Math.max(1, state.msBeforeNext) };
+      const { consumed, resetInMs } = await failures.count(throttleKeyOf(address));
+      return { admitted: consumed <= maxFailures, attempts: consumed, retryInMs: resetInMs };
     },
-    forgive: async (address) => {
-      await limiter.reward(throttleKeyOf(address), 1);
-    },
+    forgive: (address) => failures.forgive(throttleKeyOf(address)),
   };
 }
 

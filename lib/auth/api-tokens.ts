@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { DbOrTx } from '@/db/client';
 import { insertAuditEntries } from '@/db/queries/audit';
-import { apiTokenScopes, type ApiTokenScope } from '@/db/schema/states';
+import { apiTokenScopes, defaultApiTokenScopes, type ApiTokenScope } from '@/db/schema/states';
 import { findApiTokenByHash, insertApiToken, listApiTokens, revokeApiTokenById, touchApiToken, type ApiTokenSummary } from '@/db/queries/api-tokens';
 
 /**
@@ -34,7 +34,7 @@ export async function createApiToken(
     createdBy,
     actor,
     reason,
-    scopes = [...apiTokenScopes],
+    scopes = [...defaultApiTokenScopes],
     expiresAt = null,
   }: { name: string; createdBy: string | null; actor: string; reason?: string; scopes?: readonly ApiTokenScope[]; expiresAt?: Date | null },
 ): Promise<{ token: string; summary: ApiTokenSummary }> {

@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { insertUser } from '@/e2e/fixtures/console-data';
 import { users } from '@/db/schema/auth';
-import { resetConfigForTests } from '@/lib/config';
 import { authenticate } from './credentials';
 import { FREE_ATTEMPTS } from './lockout';
 import { sessionFromCookieHeader } from './session';
@@ -14,7 +13,6 @@ let t: TestDatabase;
 
 beforeAll(async () => {
   process.env.NEXTAUTH_SECRET = secret;
-  resetConfigForTests();
   t = await createTestDatabase();
   await insertUser(t.db, { email: 'Support@Example.com', role: 'support', password: 'right-password-1' });
   await insertUser(t.db, { email: 'locky@example.com', role: 'oncall', password: 'right-password-2' });

@@ -9,7 +9,16 @@ import { lockoutSchedule } from './lockout';
 import { enabledMfaOf, spendSecondFactor, type SecondFactor } from './mfa';
 import { dummyPasswordHash, hashPassword, needsRehash, verifyPassword } from './password';
 import { isRole, type Role } from './roles';
-import { addressDetail, auditThrottledAddress, auditUnknownSignIn, auditUserSignIn, MAX_EMAIL_LENGTH, signInActions, type SignInMethod } from './sign-in-audit';
+import {
+  addressDetail,
+  auditDisabledSignIn,
+  auditThrottledAddress,
+  auditUnknownSignIn,
+  auditUserSignIn,
+  MAX_EMAIL_LENGTH,
+  signInActions,
+  type SignInMethod,
+} from './sign-in-audit';
 
 export type ConsoleUser = { id: string; email: string; name: string; role: Role };
 
@@ -104,15 +113,7 @@ async function checkCredentials(db: DbOrTx, { email, password, code, now, method
   if (!user || !user.passwordHash || user.disabledAt) {
     await verifyPassword(password, await dummyPasswordHash());
     if (!user) await auditUnknownSignIn(db, { email, method, reason: 'unknown email', clientAddress });
-    else if (user.disabledAt)
-      await auditUserSignIn(db, {
-        user,
-        action: signInActions.refused,
-        method,
-        reason: 'account disabled',
-        after: { disabledAt: user.disabledAt.toISOString() },
-        clientAddress,
-      });
+    else if (user.disabledAt) await auditDisabledSignIn(db, { user, disabledAt: user.disabledAt, method, clientAddress });
     else await auditUserSignIn(db, { user, action: signInActions.failure, method, reason: 'no password set (single sign-on only)', clientAddress });
     return user?.disabledAt ? { ok: false, reason: 'disabled' } : { ok: false, reason: 'invalid' };
   }

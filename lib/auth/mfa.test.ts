@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertUser } from '@/e2e/fixtures/console-data';
 import { userMfa, users } from '@/db/schema/auth';
 import { beginMfaEnrollment, confirmMfaEnrollment, disableOwnMfa, regenerateRecoveryCodes, resetUserMfa } from '@/lib/console/mfa';
-import { resetConfigForTests } from '@/lib/config';
 import { authorize } from '@/lib/http/console-route';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { enrollTestMfa } from '@/testing/mfa';
@@ -19,7 +18,6 @@ let t: TestDatabase;
 
 beforeAll(async () => {
   process.env.NEXTAUTH_SECRET = nextAuthSecret;
-  resetConfigForTests();
   t = await createTestDatabase();
 });
 afterAll(async () => {

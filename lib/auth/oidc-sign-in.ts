@@ -3,7 +3,7 @@ import { recordSignIn } from '@/db/queries/audit';
 import { findIdentityOfUser, findUserByIdentity, linkIdentity, type OidcSubject } from '@/db/queries/user-identities';
 import { findUserByEmail } from '@/db/queries/users';
 import { isRole } from './roles';
-import { auditUnknownSignIn, auditUserSignIn, MAX_EMAIL_LENGTH, signInActions } from './sign-in-audit';
+import { auditDisabledSignIn, auditUnknownSignIn, auditUserSignIn, MAX_EMAIL_LENGTH, signInActions } from './sign-in-audit';
 
 /** Where next-auth sends a single sign-on that has no usable console account. */
 export const NO_CONSOLE_ACCOUNT = '/signin?error=NoConsoleAccount';
@@ -55,13 +55,7 @@ export async function admitOidcSignIn(
     return NO_CONSOLE_ACCOUNT;
   }
   if (user.disabledAt) {
-    await auditUserSignIn(db, {
-      user,
-      action: signInActions.refused,
-      method,
-      reason: 'account disabled',
-      after: { disabledAt: user.disabledAt.toISOString() },
-    });
+    await auditDisabledSignIn(db, { user, disabledAt: user.disabledAt, method });
     return NO_CONSOLE_ACCOUNT;
   }
   if (!isRole(user.role)) {

@@ -1,7 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resetConfigForTests } from '@/lib/config';
 import { authLogger, authOptions, oidcEnabled } from './options';
 
 const saved = { ...process.env };
@@ -11,19 +10,16 @@ afterEach(() => {
     if (saved[name] === undefined) delete process.env[name];
     else process.env[name] = saved[name];
   }
-  resetConfigForTests();
 });
 
 describe('next-auth options', () => {
   it('refuses to build without NEXTAUTH_SECRET', () => {
     delete process.env.NEXTAUTH_SECRET;
-    resetConfigForTests();
     expect(() => authOptions()).toThrow(/NEXTAUTH_SECRET is not set/);
   });
 
   it('uses JWT sessions, the custom sign-in page and only credentials without OIDC settings', () => {
     process.env.NEXTAUTH_SECRET = 'n'.repeat(32);
-    resetConfigForTests();
     const options = authOptions();
     expect(options.session).toMatchObject({ strategy: 'jwt', maxAge: 12 * 3600 });
     expect(options.pages?.signIn).toBe('/signin');
@@ -38,7 +34,6 @@ describe('next-auth options', () => {
       OIDC_CLIENT_ID: 'console',
       OIDC_CLIENT_SECRET: 's3cret',
     });
-    resetConfigForTests();
     const oidc = authOptions().providers.find((provider) => provider.id === 'oidc');
     expect(oidc).toMatchObject({
       type: 'oauth',

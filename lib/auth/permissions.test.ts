@@ -20,23 +20,35 @@ describe('permission map', () => {
       'replay.read',
       'windows.read',
     ]);
+    // Issue 30: operators hold the kill switch (controls.manage) and the rollout (rollout.manage: shadow, backfill, asking to enforce);
+    // a manager approves enforcing (rollout.approve, four-eyes).
     // Issue 23: on-call retries a failed notice whose window is open (a large bulk retry still waits for a manager).
     expect(permissionsOf('oncall').filter((p) => !can('support', p))).toEqual(['quarantine.resolve', 'failures.retry']);
     expect(
       permissionsOf('operator')
         .filter((p) => !can('oncall', p))
         .sort(),
-    ).toEqual(['gaps.resolve', 'notice_config.read', 'recipients.unsuppress_reported', 'replay.request', 'templates.test']);
+    ).toEqual([
+      'controls.manage',
+      'gaps.resolve',
+      'notice_config.read',
+      'recipients.unsuppress_reported',
+      'replay.request',
+      'rollout.manage',
+      'templates.test',
+      'webhooks.read',
+    ]);
     expect(
       permissionsOf('manager')
         .filter((p) => !can('operator', p))
         .sort(),
-    ).toEqual(['replay.approve', 'reports.read']);
+    ).toEqual(['replay.approve', 'reports.read', 'rollout.approve']);
     expect(
       permissionsOf('admin')
         .filter((p) => !can('manager', p))
         .sort(),
-    ).toEqual(['tokens.manage', 'users.manage']);
+      // Issue 26: admins manage webhook endpoints (where the ledger's events go); operators read the delivery log.
+    ).toEqual(['tokens.manage', 'users.manage', 'webhooks.manage']);
   });
 
   it('is cumulative: every role holds everything the role below it holds', () => {
@@ -70,6 +82,8 @@ describe('permission map', () => {
       'replay.approve',
       'users.manage',
       'tokens.manage',
+      'webhooks.manage',
+      'webhooks.read',
     ] as const)
       expect(can('support', permission)).toBe(false);
   });

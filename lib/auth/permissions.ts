@@ -25,6 +25,12 @@ export const permissions = {
   'reports.read': ['manager', 'admin'],
   'windows.read': ['support', 'oncall', 'operator', 'manager', 'admin'],
   'gaps.resolve': ['operator', 'manager', 'admin'],
+  /** The kill switch: pause or resume all sending, a notice type or a channel (with a reason, audited). */
+  'controls.manage': ['operator', 'manager', 'admin'],
+  /** The rollout: back to shadow, backfill, and asking to enforce (which a second person approves). */
+  'rollout.manage': ['operator', 'manager', 'admin'],
+  /** Approve or reject an operator's request to enforce (four-eyes: never one's own). */
+  'rollout.approve': ['manager', 'admin'],
   'notice_config.read': ['operator', 'manager', 'admin'],
   /** Send a template's sample rendering to an address through the real mail transport (audited). */
   'templates.test': ['operator', 'manager', 'admin'],
@@ -35,6 +41,10 @@ export const permissions = {
   /** One's own authenticator: enroll, regenerate recovery codes, disable (with password and code). */
   'account.mfa': ['support', 'oncall', 'operator', 'manager', 'admin'],
   'tokens.manage': ['admin'],
+  /** The Webhooks page: endpoints, their failing state and the delivery log (never a secret). */
+  'webhooks.read': ['operator', 'manager', 'admin'],
+  /** Create, change, disable, rotate the secret of, test and replay to a webhook endpoint (audited): where the ledger's events go. */
+  'webhooks.manage': ['admin'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof permissions;

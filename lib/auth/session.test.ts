@@ -5,7 +5,7 @@ import { insertUser } from '@/e2e/fixtures/console-data';
 import { users } from '@/db/schema/auth';
 import { setUserDisabled, setUserRole } from '@/db/queries/users';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
-import { config, resetConfigForTests } from '@/lib/config';
+import { config } from '@/lib/config';
 import { changeOwnPassword, resetUserPassword } from '@/lib/console/users';
 import { authOptions } from './options';
 import { sessionFromCookieHeader } from './session';
@@ -17,7 +17,6 @@ let t: TestDatabase;
 
 beforeAll(async () => {
   process.env.NEXTAUTH_SECRET = secret;
-  resetConfigForTests();
   t = await createTestDatabase();
 });
 afterAll(async () => {
@@ -99,7 +98,6 @@ describe('sessions end', () => {
 
   it("next-auth's own session endpoint refuses an ended session (the jwt callback throws, so next-auth clears the cookie)", async () => {
     process.env.DATABASE_URL = t.url;
-    resetConfigForTests();
     const id = await user('endpoint');
     const session = await signedIn(id);
     const jwt = authOptions().callbacks?.jwt;

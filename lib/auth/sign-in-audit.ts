@@ -102,6 +102,21 @@ export async function auditUserSignIn(
   });
 }
 
+/** A disabled account's sign-in, refused whichever way it came (password or single sign-on). */
+export async function auditDisabledSignIn(
+  db: DbOrTx,
+  { user, disabledAt, method, clientAddress }: { user: { id: string; email: string }; disabledAt: Date; method: SignInMethod; clientAddress?: string },
+): Promise<void> {
+  await auditUserSignIn(db, {
+    user,
+    action: signInActions.refused,
+    method,
+    reason: 'account disabled',
+    after: { disabledAt: disabledAt.toISOString() },
+    clientAddress,
+  });
+}
+
 /** The `clientAddress` of a sign-in row's `after`, present only when a trusted proxy told us. */
 export function addressDetail(clientAddress: string | undefined): { clientAddress?: string } {
   return clientAddress ? { clientAddress } : {};

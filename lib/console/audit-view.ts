@@ -1,3 +1,4 @@
+import 'server-only';
 import type { DbOrTx } from '@/db/client';
 import { listAuditEntries } from '@/db/queries/audit';
 import type { AuditPage } from '@/lib/api/console/audit';

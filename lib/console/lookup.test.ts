@@ -40,7 +40,12 @@ describe('support lookup', () => {
     expect(revisionOne?.verdict).toMatch(
       /^Sent once at .* 1 duplicate attempt was suppressed, so it went out once\. This is revision 1: the producer corrected the notice/,
     );
-    expect(revisionOne?.timeline.map((entry) => entry.kind)).toEqual(['scheduled', 'attempt', 'claim', 'attempt', 'ledger', 'provider', 'attempt']);
+    expect(revisionOne?.timeline.map((entry) => entry.kind)).toEqual(['scheduled', 'attempt', 'claim', 'attempt', 'ledger', 'message', 'provider', 'attempt']);
+    // A sent notice offers what the customer received; this seeded row recorded no template version, and says so.
+    expect(revisionOne?.timeline.find((entry) => entry.kind === 'message')).toMatchObject({
+      title: 'What the customer received',
+      facts: [{ label: 'template version', value: expect.stringMatching(/^unknown/) as string }],
+    });
     expect(revisionOne?.timeline.find((entry) => entry.title.startsWith('Duplicate suppressed'))?.facts).toContainEqual({ label: 'worker', value: 'worker-2' });
     expect(revisionOne?.timeline[1]?.title).toBe("Deferred because of the recipient's quiet hours");
     expect(result.notices.every((notice) => notice.ledgerState === 'sent')).toBe(true);

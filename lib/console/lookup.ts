@@ -1,3 +1,5 @@
+import 'server-only';
+import { listNoticeEvidenceSummary } from '@/db/queries/evidence-record';
 import type { DbOrTx } from '@/db/client';
 import { normalisePhone } from '@/lib/sms/phone';
 import { listAuditForTargets } from '@/db/queries/audit';
@@ -117,13 +119,14 @@ export async function loadNoticeView(
     listNoticeAttempts(db, { noticeKey: key }),
   ]);
   if (!job && !ledger) return null;
-  const [events, suppression, evidence, audit, preferenceChanges, cancellation] = await Promise.all([
+  const [events, suppression, evidence, audit, preferenceChanges, cancellation, evidenceRecord] = await Promise.all([
     listNoticeProviderEvents(db, { noticeKey: key, providerMessageId: ledger?.providerMessageId ?? null }),
     job?.recipientEmail ? findRecipientSuppression(db, { email: job.recipientEmail }) : Promise.resolve(null),
     job?.evidenceRef ? findEvidence(db, { ref: job.evidenceRef }) : Promise.resolve(null),
     listAuditForTargets(db, { targetIds: [key, ...(job ? [job.id] : [])] }),
     job?.recipientEmail ? listPreferenceChanges(db, { recipient: job.recipientEmail, channel: 'email', limit: 20 }) : Promise.resolve([]),
     findCancellationRequest(db, { noticeKey: key }),
+    listNoticeEvidenceSummary(db, { noticeKey: key }),
   ]);
   const type = job?.noticeType ?? ledger?.noticeType ?? 'unknown';
   const duplicatesSuppressed = attempts.filter((attempt) => attempt.outcome === 'suppressed_duplicate').length;
@@ -164,7 +167,7 @@ export async function loadNoticeView(
       key,
       secret,
     }),
-    timeline: buildTimeline({ job, ledger, attempts, events, suppression, evidence, audit, preferenceChanges, cancellation }),
+    timeline: buildTimeline({ job, ledger, attempts, events, suppression, evidence, audit, preferenceChanges, cancellation, evidenceRecord }),
   };
 }
 

@@ -3,6 +3,7 @@ import { Gauge } from 'prom-client';
 import type { DbOrTx } from '@/db/client';
 import { countQuarantined } from '@/db/queries/ledger/read';
 import { refreshDeliveryGauges } from '@/lib/metrics/delivery-gap';
+import { refreshReplayGauges } from '@/lib/replay/outcome-gauges';
 import { refreshPendingDeadlineGauges } from '@/lib/metrics/oldest-pending';
 import { refreshWindowGauges } from '@/lib/metrics/windows';
 import { quarantinedClaims, registry } from '@/lib/metrics/registry';
@@ -54,6 +55,7 @@ export async function renderConsoleMetrics(
     countQuarantined(db, { quarantineAfterMs }),
     loadPendingCounts(db, { now, recountLater, clock }),
     refreshDeliveryGauges(db, { now }),
+    refreshReplayGauges(db),
     refreshPendingDeadlineGauges(db, { now }),
     refreshWindowGauges(db, { now, withinMs: windowAtRiskWithinMs, retryCeiling }),
   ]);

@@ -1,3 +1,4 @@
+import 'server-only';
 import { countAcceptedVsDelivered, type DeliveryGapRow } from '@/db/queries/events';
 import { channelOfProvider } from '@/lib/metrics/delivery-gap';
 import type { DbOrTx } from '@/db/client';
@@ -75,14 +76,23 @@ export async function loadStatusOverview(
     quarantineAfterMs,
     atRiskWithinMs = DEFAULT_AT_RISK_WITHIN_MS,
     retryCeiling,
-  }: { now: Date; quarantineAfterMs: number; atRiskWithinMs?: number; retryCeiling?: number },
+    countDeadLettered,
+  }: {
+    now: Date;
+    quarantineAfterMs: number;
+    atRiskWithinMs?: number;
+    retryCeiling?: number;
+    /** The queue's dead-letter count (QueueAdapter.deadLetteredCount); absent or failing, the count is unknown (null). */
+    countDeadLettered?: () => Promise<number>;
+  },
 ): Promise<StatusOverview> {
-  const [quarantined, pending, series, windowsSummary, delivery] = await Promise.all([
+  const [quarantined, pending, series, windowsSummary, delivery, deadLettered] = await Promise.all([
     countQuarantined(db, { quarantineAfterMs }),
     findOldestPending(db, { now, noticeTypes: configuredNoticeTypeNames(), nearMs: NEAR_DEADLINE_MS }),
     loadSeriesOverview(db, { now, range: P99_TREND_RANGE }),
     loadWindowsSummary(db, { now, atRiskWithinMs, retryCeiling }),
     countAcceptedVsDelivered(db, { from: new Date(now.getTime() - 24 * 3_600_000), to: new Date(now.getTime() + 1) }),
+    countDeadLettered ? countDeadLettered().catch(() => null) : Promise.resolve(null),
   ]);
   const windows = { atRiskWithinMs, ...windowsSummary.totals };
   const nearDeadline = pending.reduce((sum, row) => sum + row.nearDeadline, 0);
@@ -94,5 +104,6 @@ export async function loadStatusOverview(
     windows,
     alerts: deriveAlerts({ quarantined, nearDeadline, series: series.points, windows }),
     channels: channelsOf(delivery),
+    deadLettered,
   };
 }

@@ -1,6 +1,7 @@
+import 'server-only';
 import type { DbOrTx } from '@/db/client';
 import type { QuarantinePage, QuarantineRowView } from '@/lib/api/console/quarantine';
-import { countQuarantined, listQuarantined, type EvidenceEvent, type QuarantineFilter } from '@/db/queries/ledger/read';
+import { countQuarantined, listQuarantined, type EvidenceEvent, type ProviderLookupView, type QuarantineFilter } from '@/db/queries/ledger/read';
 
 export const QUARANTINE_PAGE_SIZE = 50;
 
@@ -13,9 +14,11 @@ export const QUARANTINE_PAGE_SIZE = 50;
 export function suggestResolution({
   evidence,
   deadlineInMs,
+  providerLookup = null,
 }: {
   evidence: EvidenceEvent[];
   deadlineInMs: number | null;
+  providerLookup?: ProviderLookupView | null;
 }): Pick<QuarantineRowView, 'suggestion' | 'suggestionWhy'> {
   if (evidence.some((event) => event.eventType === 'accepted' || event.eventType === 'delivered')) {
     return { suggestion: 'confirm_sent', suggestionWhy: 'The provider reports this message: it went out.' };
@@ -29,6 +32,8 @@ export function suggestResolution({
     return { suggestion: 'suppress', suggestionWhy: 'The provider bounced or dropped it: sending again will not reach the recipient.' };
   }
   if (deadlineInMs !== null && deadlineInMs <= 0) return { suggestion: 'suppress', suggestionWhy: 'No provider evidence and the deadline has passed.' };
+  // The provider reconciler asked until RECONCILE_GIVE_UP and heard nothing: its reason, for the person deciding.
+  if (providerLookup?.outcome === 'gave_up' && providerLookup.detail) return { suggestion: 'release', suggestionWhy: providerLookup.detail };
   return { suggestion: 'release', suggestionWhy: 'No provider evidence: it most likely never left; a resend reuses the same code.' };
 }
 
@@ -71,7 +76,8 @@ export async function loadQuarantinePage(
         deadlineInMs,
         providerMessageId: row.providerMessageId,
         evidence: row.evidence,
-        ...suggestResolution({ evidence: row.evidence, deadlineInMs }),
+        providerLookup: row.providerLookup,
+        ...suggestResolution({ evidence: row.evidence, deadlineInMs, providerLookup: row.providerLookup }),
       };
     }),
     next: rows.length > QUARANTINE_PAGE_SIZE && last ? { afterClaimedAt: last.cursorAt, afterKey: last.noticeKey } : null,

@@ -1,5 +1,7 @@
 import type { DbOrTx } from '@/db/client';
 import { insertAuditEntries } from '@/db/queries/audit';
+import { recordNoticeEvidence } from '@/lib/evidence/record';
+import { recordNoticeEvents } from '@/lib/webhooks/outbox';
 import type { ResolveOutcome } from '@/lib/api/console/quarantine';
 import type { QuarantineSelection } from '@/db/queries/ledger/read';
 import { lockQuarantined, resolveClaims, type QuarantineAction } from '@/db/queries/ledger/resolve';
@@ -46,6 +48,32 @@ export async function resolveQuarantine(
             jobState: ledgerByKey.get(row.noticeKey)?.jobState ?? row.jobState,
           },
         })),
+    });
+    // The notice's evidence record: the resolution, who made it, why, and the evidence the page showed them.
+    for (const row of locked.filter((candidate) => ledgerByKey.has(candidate.noticeKey))) {
+      await recordNoticeEvidence(tx, {
+        noticeKey: row.noticeKey,
+        kind: 'ledger.resolved',
+        body: {
+          at: new Date().toISOString(),
+          by: 'operator',
+          actor: params.actor,
+          action: params.action,
+          reason: params.reason,
+          before: { ledgerState: row.state, jobState: row.jobState, evidenceProviderMessageId: row.evidenceProviderMessageId },
+          after: { ledgerState: ledgerByKey.get(row.noticeKey)?.state ?? null, jobState: ledgerByKey.get(row.noticeKey)?.jobState ?? row.jobState },
+        },
+      });
+    }
+    // notice.resolved for the producer, in this transaction: what the operator decided, not who or why.
+    await recordNoticeEvents(tx, {
+      type: 'notice.resolved',
+      noticeKeys: resolvedKeys,
+      extra: {
+        outcome: params.action === 'confirm_sent' ? 'sent' : params.action === 'release' ? 'released' : 'suppressed',
+        resolvedBy: 'operator',
+        action: params.action,
+      },
     });
     const requested = 'keys' in params.selection ? new Set(params.selection.keys).size : keys.length;
     return { action: params.action, resolved: resolvedKeys, skipped: requested - resolvedKeys.length };

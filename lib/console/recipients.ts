@@ -1,6 +1,8 @@
+import 'server-only';
 import type { Db, DbOrTx } from '@/db/client';
 import { insertAuditEntries, listAuditForTargets } from '@/db/queries/audit';
-import { listPreferenceChanges, listPreferences, setPreference } from '@/db/queries/preferences';
+import { listPreferenceChanges, listPreferences } from '@/db/queries/preferences';
+import { setPreferenceReported } from '@/lib/webhooks/outbox';
 import { listOpenNoticesFor } from '@/db/queries/recipient-notices';
 import {
   addRecipientSuppression,
@@ -149,7 +151,7 @@ export async function changeRecipientPreference(
   { email, state, reason, actor }: { email: string; state: 'opted_in' | 'opted_out'; reason: string; actor: string },
 ): Promise<{ changed: boolean; view: RecipientView }> {
   const changed = await db.transaction(async (tx) => {
-    const written = await setPreference(tx, { recipient: email, category: 'courtesy', channel: 'email', state, source: 'support', actor, reason });
+    const written = await setPreferenceReported(tx, { recipient: email, category: 'courtesy', channel: 'email', state, source: 'support', actor, reason });
     if (!written.changed) return false;
     await insertAuditEntries(tx, {
       entries: [

@@ -1,3 +1,4 @@
+import 'server-only';
 import type { DbOrTx } from '@/db/client';
 import { countClaimsMinted, countDuplicates, countQuarantineActions, quarantineFlow } from '@/db/queries/reports';
 import type { DuplicateReport, ReportQuery } from '@/lib/api/console/reports';

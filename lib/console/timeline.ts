@@ -1,7 +1,9 @@
+import type { NoticeEvidenceSummary } from '@/db/queries/evidence-record';
 import type { AuditRow } from '@/db/schema/audit';
 import type { CancellationRequestRow, RecipientPreferenceChangeRow } from '@/db/schema/recipients';
 import type { EvidenceEntry, NoticeAttempt, NoticeJob, NoticeLedgerEntry, NoticeProviderEvent, RecipientSuppressionEntry } from '@/db/queries/lookup';
 import type { TimelineEntry, TimelineTone } from '@/lib/api/console/lookup';
+import { shortVersionId } from '@/lib/templates/versions';
 import { formatShortUtc, formatUtc } from './format';
 import { explainAttempt, explainSuppression, preferenceChangeText, providerEventText, recipientSuppressionText, twilioEventText } from './words';
 
@@ -32,6 +34,17 @@ function channelText(job: NoticeJob): string {
   return job.channel === 'sms' ? 'SMS' : 'email';
 }
 
+const evidenceKindText: Record<string, string> = {
+  'notice.sent': 'the message as sent',
+  'notice.outcome': 'the send attempt',
+  'provider.event': 'a provider event',
+  'recipient.page_view': 'the recipient opened the page',
+  'recipient.cancel_request': 'the recipient asked to cancel',
+  'recipient.preference': 'the recipient changed a preference',
+  'ledger.resolved': 'the claim resolved',
+  'replay.approved': 'the replay that woke it, who asked and who approved',
+};
+
 function fact(label: string, value: string | number | null | undefined): { label: string; value: string }[] {
   return value === null || value === undefined || value === '' ? [] : [{ label, value: String(value) }];
 }
@@ -50,6 +63,7 @@ export function buildTimeline({
   audit,
   preferenceChanges = [],
   cancellation = null,
+  evidenceRecord = [],
 }: {
   job: NoticeJob | null;
   ledger: NoticeLedgerEntry | null;
@@ -62,8 +76,19 @@ export function buildTimeline({
   preferenceChanges?: RecipientPreferenceChangeRow[];
   /** The customer's own request from the notice's link (lib/recipient/actions.ts). */
   cancellation?: CancellationRequestRow | null;
+  /** The notice's evidence record (lib/evidence/): each entry, and when the head that covers it was signed. */
+  evidenceRecord?: NoticeEvidenceSummary[];
 }): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
+  for (const recorded of evidenceRecord) {
+    entries.push({
+      at: recorded.recordedAt.toISOString(),
+      kind: 'evidence',
+      title: `Evidence recorded: ${evidenceKindText[recorded.kind] ?? recorded.kind}`,
+      facts: [...fact('chain entry', recorded.seq), ...fact('signed head', recorded.signedAt ? formatUtc(recorded.signedAt.toISOString()) : 'not signed yet')],
+      tone: recorded.signedAt ? 'good' : 'neutral',
+    });
+  }
   if (job) {
     entries.push({
       at: job.createdAt.toISOString(),
@@ -138,6 +163,21 @@ export function buildTimeline({
         title: 'Ledger recorded the notice as sent',
         facts: [...fact('provider id', ledger.providerMessageId), ...fact('resolution', ledger.resolution)],
         tone: 'good',
+      });
+    }
+    // What the customer received: the page re-renders it on demand from the version its send recorded.
+    if (ledger.state === 'sent' && ledger.sentAt) {
+      entries.push({
+        at: ledger.sentAt.toISOString(),
+        kind: 'message',
+        title: 'What the customer received',
+        facts: [
+          ...fact(
+            'template version',
+            ledger.templateVersionId ? shortVersionId(ledger.templateVersionId) : 'unknown (sent before template versions were recorded, or backfilled)',
+          ),
+        ],
+        tone: 'neutral',
       });
     }
   }

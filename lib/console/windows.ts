@@ -1,3 +1,4 @@
+import 'server-only';
 import type { DbOrTx } from '@/db/client';
 import { insertAuditEntries } from '@/db/queries/audit';
 import {

@@ -176,16 +176,29 @@ export const preferenceStateText: Record<string, string> = {
 };
 
 /** What the console's banner says about a transport last seen down (transport_status, lib/transport/breaker.ts). */
-export function transportDownText(row: {
-  transport: 'smtp' | 'twilio';
+export type TransportDown = {
+  transport: 'smtp' | 'twilio' | 'postmark' | 'ses' | 'sendgrid';
   reason: 'nothing_left' | 'config_broken' | null;
   errorClass: string | null;
   code: number | null;
-}): {
+};
+
+/** The HTTP email providers (lib/channels/<name>/): their name and the settings a refusal of our account points at. */
+const httpProviders: Record<'postmark' | 'ses' | 'sendgrid', { name: string; settings: string }> = {
+  postmark: { name: 'Postmark', settings: 'POSTMARK_SERVER_TOKEN and MAIL_FROM (a confirmed sender signature)' },
+  ses: { name: 'Amazon SES', settings: 'SES_ACCESS_KEY_ID, SES_SECRET_ACCESS_KEY, SES_REGION and MAIL_FROM (a verified identity)' },
+  sendgrid: { name: 'SendGrid', settings: 'SENDGRID_API_KEY and MAIL_FROM (a verified sender)' },
+};
+
+export function transportDownText(row: TransportDown): {
   headline: string;
   action: string;
 } {
-  const name = row.transport === 'smtp' ? 'SMTP' : 'Twilio';
+  const http = row.transport === 'smtp' || row.transport === 'twilio' ? null : httpProviders[row.transport];
+  const name = http?.name ?? (row.transport === 'smtp' ? 'SMTP' : 'Twilio');
+  if (row.reason === 'config_broken' && http) {
+    return { headline: `${http.name} refused our account (${row.errorClass ?? row.code ?? 'refused'})`, action: `check ${http.settings}` };
+  }
   if (row.reason === 'config_broken') {
     if (row.transport === 'smtp' && (row.code === 535 || row.code === 534 || row.code === 538)) {
       return { headline: `SMTP login refused (${row.code})`, action: 'check SMTP_URL credentials' };

@@ -1,14 +1,17 @@
 import type { DbOrTx } from '@/db/client';
 import { insertAuditEntries } from '@/db/queries/audit';
 import { insertProviderEvent, linkProviderEvent } from '@/db/queries/events';
+import { providerEventEvidence, recordNoticeEvidence } from '@/lib/evidence/record';
 import { findLedgerLink, listClaimsWithSendEvidence, type Evidence } from '@/db/queries/ledger/evidence-match';
 import { resolveClaims } from '@/db/queries/ledger/resolve';
-import { setPreference } from '@/db/queries/preferences';
 import { advanceSmsStatus, isSmsStatus } from '@/db/queries/sms';
 import { addRecipientSuppression } from '@/db/queries/suppressions';
 import { correlationOf } from '@/lib/ledger/notice-key';
+import { orphanEvents } from '@/lib/metrics/registry';
 import { correlationAttribute, withSpan } from '@/lib/telemetry/tracing';
 import { provesHandOver, storableEvent, suppressionFor, type NormalizedEvent } from './types';
+import { recordNoticeEvent, setPreferenceReported } from '@/lib/webhooks/outbox';
+import type { WebhookEventType } from '@/lib/webhooks/events';
 
 export type IngestSummary = {
   received: number;
@@ -20,6 +23,12 @@ export type IngestSummary = {
   suppressed: string[];
   /** Recipients whose courtesy preference this batch changed (provider unsubscribe / resubscribe events). */
   preferences: string[];
+  /**
+   * Hand-over events stored with a correlation that names no ledger row: after a failover, the
+   * trace of a claim the new primary lacks. Stored like any event; lib/events/post-failover.ts
+   * turns them into `sent` rows.
+   */
+  orphans: number;
 };
 
 /**
@@ -45,7 +54,7 @@ export function ingestEvents(db: DbOrTx, { events }: { events: NormalizedEvent[]
     if (span.isRecording()) {
       for (const event of events) span.addEvent('evidence.event', { 'evidence.type': event.type, ...correlationAttribute(event.correlationId) });
     }
-    const summary: IngestSummary = { received: events.length, stored: 0, duplicates: 0, linked: 0, confirmed: [], suppressed: [], preferences: [] };
+    const summary: IngestSummary = { received: events.length, stored: 0, duplicates: 0, linked: 0, confirmed: [], suppressed: [], preferences: [], orphans: 0 };
     for (const event of events.map(storableEvent)) {
       await db.transaction(async (tx) => {
         const link = await findLedgerLink(tx, { correlationId: event.correlationId, providerMessageId: event.providerMessageId });
@@ -70,6 +79,10 @@ export function ingestEvents(db: DbOrTx, { events }: { events: NormalizedEvent[]
         }
         summary.stored += 1;
         if (link) summary.linked += 1;
+        else if (event.correlationId && provesHandOver(event.type)) {
+          summary.orphans += 1;
+          orphanEvents.inc({ provider: event.provider });
+        }
         if (link && link.state === 'claimed' && provesHandOver(event.type)) {
           const confirmed = await confirmClaimSentByEvidence(tx, {
             noticeKey: link.noticeKey,
@@ -83,8 +96,19 @@ export function ingestEvents(db: DbOrTx, { events }: { events: NormalizedEvent[]
             },
           });
           if (confirmed) summary.confirmed.push(link.noticeKey);
+          if (confirmed)
+            await recordNoticeEvent(tx, { type: 'notice.resolved', noticeKey: link.noticeKey, extra: { outcome: 'sent', resolvedBy: 'provider_evidence' } });
         }
         if (event.provider === 'twilio') await applyTwilioEvent(tx, event, link?.noticeKey ?? null);
+        // The notice's evidence record (lib/evidence/): delivery, bounce, complaint, Twilio status, with the provider's own time.
+        if (link) await recordNoticeEvidence(tx, { noticeKey: link.noticeKey, kind: 'provider.event', body: providerEventEvidence(event) });
+        const outboundType = link ? outboundEventOf(event) : null;
+        if (link && outboundType)
+          await recordNoticeEvent(tx, {
+            type: outboundType,
+            noticeKey: link.noticeKey,
+            extra: { outcome: event.type, bounceType: event.bounceType, occurredAt: event.occurredAt.toISOString() },
+          });
         const reason = suppressionFor(event);
         if (reason && event.recipient) {
           const added = await addRecipientSuppression(tx, {
@@ -96,7 +120,7 @@ export function ingestEvents(db: DbOrTx, { events }: { events: NormalizedEvent[]
           if (added) summary.suppressed.push(event.recipient);
         }
         if ((event.type === 'unsubscribe' || event.type === 'resubscribe') && event.recipient) {
-          const written = await setPreference(tx, {
+          const written = await setPreferenceReported(tx, {
             recipient: event.recipient,
             category: 'courtesy',
             channel: 'email',
@@ -113,6 +137,7 @@ export function ingestEvents(db: DbOrTx, { events }: { events: NormalizedEvent[]
       'evidence.stored': summary.stored,
       'evidence.duplicates': summary.duplicates,
       'evidence.linked': summary.linked,
+      'evidence.orphans': summary.orphans,
       'evidence.confirmed': summary.confirmed.length,
       'evidence.suppressions_added': summary.suppressed.length,
     });
@@ -121,6 +146,14 @@ export function ingestEvents(db: DbOrTx, { events }: { events: NormalizedEvent[]
     }
     return summary;
   });
+}
+
+/** The producer's event for a provider event about one of our notices. */
+function outboundEventOf(event: NormalizedEvent): WebhookEventType | null {
+  if (event.type === 'delivered') return 'notice.delivered';
+  if (event.type === 'bounce') return 'notice.bounced';
+  if (event.type === 'complaint') return 'notice.complained';
+  return null;
 }
 
 /**
@@ -132,7 +165,7 @@ export function ingestEvents(db: DbOrTx, { events }: { events: NormalizedEvent[]
 async function applyTwilioEvent(tx: DbOrTx, event: NormalizedEvent, noticeKey: string | null): Promise<void> {
   if (event.rawType === 'inbound_stop' || event.rawType === 'inbound_start') {
     if (!event.recipient) return;
-    await setPreference(tx, {
+    await setPreferenceReported(tx, {
       recipient: event.recipient,
       category: 'courtesy',
       channel: 'sms',
@@ -193,6 +226,17 @@ export async function confirmClaimSentByEvidence(db: DbOrTx, { noticeKey, eviden
     resolution: { by: 'provider_evidence', occurredAt: evidence.occurredAt, providerMessageId: evidence.providerMessageId },
   });
   if (!row) return false;
+  await recordNoticeEvidence(db, {
+    noticeKey,
+    kind: 'ledger.resolved',
+    body: {
+      at: new Date().toISOString(),
+      by: 'provider_evidence',
+      actor: RECONCILER_ACTOR,
+      evidenceEventId: `${evidence.provider}:${evidence.eventId}`,
+      evidenceType: evidence.eventType,
+    },
+  });
   await insertAuditEntries(db, {
     entries: [
       {

@@ -3,7 +3,6 @@ import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { countAcceptedVsDelivered } from '@/db/queries/events';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
-import { resetConfigForTests } from '@/lib/config';
 import { correlationOf, messageIdFor, noticeKey } from '@/lib/ledger/notice-key';
 import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
 import { startMetricsServer } from '@/worker/metrics-server';
@@ -37,7 +36,6 @@ beforeAll(async () => {
   process.env.DATABASE_URL = t.url;
   process.env.WEBHOOK_SECRET = secret;
   process.env.METRICS_TOKEN = metricsToken;
-  resetConfigForTests();
   const { POST } = await import('@/app/api/webhooks/generic/route');
   server = createServer((incoming, outgoing) => {
     const chunks: Buffer[] = [];
@@ -67,7 +65,6 @@ afterAll(async () => {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
-  resetConfigForTests();
 });
 
 async function state(key: string): Promise<{ ledger: string | undefined; job: string | undefined }> {
@@ -146,7 +143,7 @@ describe('a claim whose worker died after the hand-over', () => {
     expect(ledger.rows[0]).toEqual({ provider_message_id: queueId, resolution: 'provider_evidence' });
   });
 
-  it('counts accepted vs delivered per provider and notice type, and both processes export them: the worker /metrics and the console /api/metrics', async () => {
+  it('counts what the providers reported per provider and notice type, and both processes export it: the worker /metrics and the console /api/metrics', async () => {
     const pending = keyFor('sub_accepted_only');
     await insertClaimedNotice(t.db, { noticeKey: pending, email: 'dave@example.com' });
     const { POST } = await import('@/app/api/webhooks/generic/route');
@@ -166,7 +163,7 @@ describe('a claim whose worker died after the hand-over', () => {
     expect(rows).toEqual([{ provider: 'generic', noticeType: 'renewal_notice_t72', accepted: 2, delivered: 1, bounced: 0, complained: 0, gap: 1 }]);
     expect(await countAcceptedVsDelivered(t.db, { from: new Date(Date.now() + 60_000), to: new Date(Date.now() + 120_000) })).toEqual([]);
 
-    const gap = (value: number) => `notice_ledger_delivery_gap{channel="email",provider="generic",notice_type="renewal_notice_t72"} ${value}`;
+    // notice_ledger_delivery_gap is the hand-over definition from stored samples (lib/metrics/delivery-gap.test.ts); none are written here.
     const messages = (status: string, value: number) =>
       `notice_ledger_provider_messages{channel="email",provider="generic",notice_type="renewal_notice_t72",status="${status}"} ${value}`;
     const worker = await startMetricsServer({
@@ -181,7 +178,6 @@ describe('a claim whose worker died after the hand-over', () => {
       const scraped = await fetch(`http://127.0.0.1:${worker.port}/metrics`);
       expect(scraped.status).toBe(200);
       const workerText = await scraped.text();
-      expect(workerText).toContain(gap(1));
       expect(workerText).toContain(messages('accepted', 2));
       expect(workerText).toContain(messages('delivered', 1));
       expect(workerText).toMatch(/^# TYPE notice_ledger_delivery_gap gauge$/m);
@@ -192,12 +188,10 @@ describe('a claim whose worker died after the hand-over', () => {
       const consoleResponse = await GET(new Request('http://127.0.0.1/api/metrics', { headers: { authorization: `Bearer ${metricsToken}` } }));
       expect(consoleResponse.status).toBe(200);
       const consoleText = await consoleResponse.text();
-      expect(consoleText).toContain(gap(0));
       expect(consoleText).toContain(messages('delivered', 2));
 
       await postEvent({ id: 'acc-only-complaint', type: 'complaint' });
       const again = await (await fetch(`http://127.0.0.1:${worker.port}/metrics`)).text();
-      expect(again).toContain(gap(0));
       expect(again).toContain(messages('complained', 1));
       for (const text of [workerText, consoleText, again]) expectPrometheusNaming(text);
     } finally {

@@ -160,16 +160,15 @@ describe('status callbacks (/api/webhooks/twilio)', () => {
   });
 });
 
-describe('accepted vs delivered per channel', () => {
-  it('Twilio messages count under channel="sms": accepted (queued…sent) without delivered is the gap', async () => {
+describe('provider events per channel', () => {
+  it('Twilio messages count under channel="sms": a status callback of `sent` is an accepted event, not a delivered one', async () => {
     const path = '/api/webhooks/twilio?c=e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5';
     await statusRoute(twilioRequest(path, status(sid(600), 'sent')));
     await refreshDeliveryGauges(t.db);
-    const text = await registry.getSingleMetricAsString('notice_ledger_delivery_gap');
-    // sid(600) was only sent: accepted without delivered.
-    expect(text).toMatch(/notice_ledger_delivery_gap\{channel="sms",provider="twilio",notice_type="[a-z_]+"\} \d+/);
-    const sms = [...text.matchAll(/\{channel="sms"[^}]*\} (\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0);
-    expect(sms).toBeGreaterThanOrEqual(1);
+    const text = await registry.getSingleMetricAsString('notice_ledger_provider_messages');
+    const pattern = /\{channel="sms",provider="twilio",notice_type="[a-z_]+",status="accepted"\} (\d+)/g;
+    const accepted = [...text.matchAll(pattern)].reduce((sum, match) => sum + Number(match[1]), 0);
+    expect(accepted).toBeGreaterThanOrEqual(1);
     expect(text).not.toMatch(/channel="email",provider="twilio"/);
   });
 });

@@ -10,7 +10,7 @@ import type { WebhookProvider } from '@/lib/api/fields';
  * from (lib/http/console-route.ts, producer-route.ts, …), and tests walk them (lib/http/routes.ts).
  */
 
-export type Method = 'GET' | 'POST' | 'PUT';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH';
 
 type Common = {
   method: Method;
@@ -42,6 +42,8 @@ export type ProducerContract<P extends ZodType = ZodType, B extends ZodType = Zo
   body: B;
   /** An empty body is `{}` (cancel, resolve); otherwise a JSON body is required. */
   bodyOptional: boolean;
+  /** A body larger than the default (lib/http/body.ts): a batch. */
+  bodyLimitBytes?: number;
   output: O;
 };
 

@@ -73,7 +73,10 @@ export function producerRoute<P extends ZodType, B extends ZodType, O extends Zo
       );
       if (!params.ok) return producerRefusal(params.refusal);
       // A GET reads its `body` schema from the query string (as a console GET reads its input).
-      const body = contract.method === 'GET' ? readQuery(request, contract.body) : await readJson(request, contract.body, { optional: contract.bodyOptional });
+      const body =
+        contract.method === 'GET'
+          ? readQuery(request, contract.body)
+          : await readJson(request, contract.body, { optional: contract.bodyOptional, limitBytes: contract.bodyLimitBytes });
       if (!body.ok) return producerRefusal(body.refusal);
       const result = await handler({ db, request, actor: check.actor, params: params.data, body: body.data });
       if (!result.ok) return producerRefusal(result.refusal);

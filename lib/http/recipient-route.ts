@@ -3,7 +3,8 @@ import type { Db } from '@/db/client';
 import { getDb } from '@/lib/process-db';
 import { findRecipientNotice, type RecipientNotice } from '@/db/queries/recipient-notice';
 import { clientAddressOf } from '@/lib/auth/client-address';
-import { config, publicBaseUrl, recipientLinkKeys } from '@/lib/config';
+import { config, publicBaseUrl, recipientLinkKeys, type Config } from '@/lib/config';
+import { recordRecipientAction } from '@/lib/evidence/recipient-evidence';
 import { createLogger } from '@/lib/log';
 import { linkNoticeRef, recipientLinkUrl, verifyRecipientToken } from '@/lib/recipient/link';
 import { findLinkedNoticeKey, hasLinkExpired } from '@/lib/recipient/link-notice';
@@ -43,11 +44,12 @@ export type RecipientRouteHandler = ((request: Request, context?: { params?: Pro
 /** A refused form is answered by the page again with this flash instead of a refusal page: the customer can correct it. */
 const formFlashes: Record<string, PageFlash> = { code_required: 'code_required', code_wrong: 'code_wrong' };
 
-let processThrottle: RecipientThrottle | undefined;
+let processThrottle: { pool: Db['$client']; settings: Config; throttle: RecipientThrottle } | undefined;
 
-function throttleOf(db: Db): RecipientThrottle {
-  const settings = config();
-  processThrottle ??= createRecipientThrottle({
+/** The process's throttle, built again only when the pool or the configuration it was built from changes. */
+function throttleOf(db: Db, settings: Config): RecipientThrottle {
+  if (processThrottle?.pool === db.$client && processThrottle.settings === settings) return processThrottle.throttle;
+  const throttle = createRecipientThrottle({
     pool: db.$client,
     limits: {
       perAddress: settings.RECIPIENT_ADDRESS_LIMIT,
@@ -56,12 +58,8 @@ function throttleOf(db: Db): RecipientThrottle {
       windowMs: settings.RECIPIENT_LINK_WINDOW,
     },
   });
-  return processThrottle;
-}
-
-/** For tests that change the limits between cases. */
-export function resetRecipientThrottleForTests(): void {
-  processThrottle = undefined;
+  processThrottle = { pool: db.$client, settings, throttle };
+  return throttle;
 }
 
 const linkRefusals = {
@@ -136,7 +134,7 @@ export function recipientRoute<I extends ZodType, O extends ZodType>(
     try {
       const db = getDb();
       const settings = config();
-      const throttle = throttleOf(db);
+      const throttle = throttleOf(db, settings);
       const address = clientAddressOf({ forwardedFor: request.headers.get('x-forwarded-for'), trustedHops: settings.TRUSTED_PROXY_HOPS });
       if (address) {
         const admitted = await throttle.admitAddress(address);
@@ -171,6 +169,8 @@ export function recipientRoute<I extends ZodType, O extends ZodType>(
         return refusalResponse(request, result.refusal);
       }
       const answer = result.data;
+      // The customer's action in the notice's evidence record (lib/evidence/), with the address only behind TRUSTED_PROXY_HOPS.
+      await recordRecipientAction(db, { notice: notice.job, path: contract.path, answer, address, userAgent: request.headers.get('user-agent') });
       if (answer.kind === 'page') return htmlResponse(answer.html, 200, securityHeaders(formTargets));
       if (wantsJson(request)) return Response.json({ ok: true, data: answer.data }, { status: 200, headers: { 'cache-control': 'no-store' } });
       return redirectTo(answer.location ?? `${pageUrl}${answer.flash ? `?flash=${answer.flash}` : ''}`);

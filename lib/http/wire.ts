@@ -40,11 +40,14 @@ export function producerOk(body: unknown, status: number): Response {
   return Response.json(body, { status, headers: noStore });
 }
 
+/** A producer refusal's status and body: the batch routes answer each refused item with it. */
+export function producerRefusalAnswer(refusal: Refusal): { status: number; body: { error: string; details: unknown } } {
+  return { status: statusOf(refusal), body: { error: refusal.code ?? producerNames[refusal.kind], details: refusal.details ?? refusal.message } };
+}
+
 export function producerRefusal(refusal: Refusal): Response {
-  return Response.json(
-    { error: refusal.code ?? producerNames[refusal.kind], details: refusal.details ?? refusal.message },
-    { status: statusOf(refusal), headers: { ...noStore, ...refusal.headers } },
-  );
+  const { status, body } = producerRefusalAnswer(refusal);
+  return Response.json(body, { status, headers: { ...noStore, ...refusal.headers } });
 }
 
 export function providerOk(body: unknown): Response {

@@ -10,14 +10,12 @@ import type { JobRow } from '@/db/schema';
 import type { Logger } from '@/lib/log';
 import { mintOneTimeCode } from '@/lib/ledger/one-time-code';
 import { correlationOf } from '@/lib/ledger/notice-key';
-import { renderNotice } from '@/lib/mail/render';
-import { defaultLinkKeyRing, type LinkKeyRing } from '@/lib/recipient/link-keys';
-import { recipientPageUrl } from '@/lib/recipient/page-link';
-import { RenderError } from '@/lib/templates/render';
-import type { MailTransport } from '@/lib/mail/transport';
-import { countryOf } from '@/lib/sms/phone';
-import { renderSmsBody, segmentsOf } from '@/lib/sms/render';
-import type { SmsOutcome, SmsTransport } from '@/lib/sms/transport';
+import type { LinkKeyRing } from '@/lib/recipient/link-keys';
+import type { EmailTransport, OutgoingNotice } from '@/lib/mail/transport';
+import { createEmailChannel } from '@/lib/channels/email';
+import { createSmsChannel, type SmsSendPath } from '@/lib/channels/sms';
+import type { Channel, ChannelOutcome, ComposeInput, Composed } from '@/lib/channels/types';
+import type { OutgoingSms } from '@/lib/sms/transport';
 import {
   claimsMinted,
   claimToCommitSeconds,
@@ -32,14 +30,20 @@ import type { Delivery, HandlerResult, WakeupHandler } from '@/lib/queue/types';
 import type { NoticeConfig } from '@/lib/windows/load-config';
 import { windowVerdict } from '@/lib/windows/verdict';
 import { traceClaims, traceCommit, tracePolicy, traceSend, traceTokenWait, traceWakeup, untracedWakeup } from './notice-spans';
-import { unsubscribeLinks } from '@/lib/recipient/unsubscribe';
 import { planJobRetry } from './retry-budget';
 import { decidePolicy, type PolicyDecision } from './policy';
-import { recipientDomain, smsThrottleKey, type DomainRateLimiter } from './rate-limit';
+import type { DomainRateLimiter } from './rate-limit';
 import { createSendPathStatements, type SendPathStatements } from './send-path-statements';
 import { commitSmsFallback, recordSmsStop } from './sms-fallback';
-import { releaseUncounted, transportOfChannel } from './transport-pause';
+import { releaseUncounted } from './transport-pause';
 import type { TransportBreakers } from '@/lib/transport/breaker';
+import type { TransportName } from '@/lib/transport/phases';
+import { sendEvidenceEntry, type EvidenceRecorder, type SendCapture } from '@/lib/evidence/send-evidence';
+import { insertEvidenceEntries, type NewEvidenceEntry } from '@/db/queries/evidence-record';
+import { recordJobEvent } from '@/lib/webhooks/outbox';
+import { storedTemplateVersionId } from './template-versions';
+import { pauseFor } from '@/lib/controls/runtime-controls';
+import type { WorkerControls } from '@/lib/controls/worker-controls';
 
 /**
  * The send path. Order is the invariant (DESIGN.md "The send path"):
@@ -71,12 +75,12 @@ export type SendPathSettings = {
   maxTokenWaitMs: number;
 };
 
-/** The SMS side of the send path: Twilio, the sender the throttle is keyed by, its bucket (lib/jobs/rate-limit.ts smsThrottleKey). */
-export type SmsSendPath = { transport: SmsTransport; sender: string; rateLimiter: DomainRateLimiter };
+export type { SmsSendPath };
 
 export type SendPathDeps = {
   db: Db;
-  mail: MailTransport;
+  /** The email transport EMAIL_PROVIDER chose (lib/channels/registry.ts): SMTP, Postmark, SES or SendGrid. */
+  mail: EmailTransport;
   rateLimiter: DomainRateLimiter;
   /** Absent: Twilio is not configured; an `sms` job goes by email when its type also does (lib/jobs/sms-fallback.ts), else is retried as `sms_not_configured` (the worker refuses to start with SMS-only types and no Twilio settings). */
   sms?: SmsSendPath;
@@ -88,12 +92,16 @@ export type SendPathDeps = {
   checkpoint?: (point: CrashPoint) => void;
   /** A breaker per transport (lib/transport/breaker.ts): while one is open its jobs are deferred, nothing claimed. */
   breakers?: TransportBreakers;
+  /** The operator's pauses (lib/controls/worker-controls.ts): a paused job is deferred one refresh, nothing claimed, no attempt. */
+  controls?: Pick<WorkerControls, 'current' | 'refreshMs'>;
   /**
    * Aborted when the worker stops: a send that has not reached its body ends at once (nothing
    * left, released). Not the delivery's signal: its visibility deadline is the queue's business,
    * and a send is bounded by its own deadlines (SMTP_SEND_DEADLINE) anyway.
    */
   stopping?: AbortSignal;
+  /** The evidence record (lib/evidence/): absent or not wanted for the type, the send path writes none. */
+  evidence?: EvidenceRecorder;
 };
 
 export class DeliveryAbortedError extends Error {
@@ -121,183 +129,307 @@ export function quietHoursAtSend(config: NoticeConfig, noticeType: string) {
   return type ? type.quietHours : config.quietHours;
 }
 
-export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
-  const now = deps.now ?? (() => new Date());
-  const { db, settings, logger } = deps;
-  const checkpoint = deps.checkpoint ?? (() => undefined);
-  const statements = traceClaims(createSendPathStatements(db));
+/**
+ * The send path's parts, made once per handler: the coalesced statements, one channel per job
+ * channel. The single path below and the batch path (./handle-batch.ts) share them and the steps.
+ */
+export type SendPath = {
+  deps: SendPathDeps;
+  now: () => Date;
+  statements: SendPathStatements;
+  email: Channel<OutgoingNotice>;
+  sms: Channel<OutgoingSms>;
+  checkpoint: (point: CrashPoint) => void;
+};
 
-  return async (delivery: Delivery): Promise<HandlerResult> => {
-    const startedAt = now();
-    const { jobId, batchId } = delivery.wakeup;
-    const loaded = await statements.loadJob(jobId);
-    if (!loaded) {
-      logger.warn({ jobId, queueMessageId: delivery.messageId }, 'wake-up for an unknown job; acked');
-      untracedWakeup('unknown_job');
-      return { ack: true };
-    }
-    const { job } = loaded;
-    const attempt = traceWakeup(job, (outcome: AttemptRecord['outcome'], extra: Partial<AttemptRecord> = {}): AttemptRecord => ({
-      jobId: job.id,
-      noticeKey: job.noticeKey,
-      workerId: deps.workerId,
-      startedAt,
-      outcome,
-      queueMessageId: delivery.messageId,
-      batchId: batchId ?? job.batchId,
-      correlationId: correlationOf(job.noticeKey),
-      mode: settings.mode,
-      ...extra,
-    }));
-    const log = logger.child({ jobId: job.id, noticeKey: job.noticeKey, queueMessageId: delivery.messageId, batchId: batchId ?? job.batchId ?? undefined });
-
-    const decision = decidePolicy({
-      now: startedAt,
-      job,
-      recipientSuppression: loaded.recipientSuppression,
-      preference: loaded.preference,
-      evidenceState: loaded.evidenceState,
-      quietHours: quietHoursAtSend(settings.noticeConfig, job.noticeType),
-    });
-    tracePolicy(decision);
-
-    if (decision.kind === 'discard') {
-      await recordAttempt(db, attempt('discarded', { detail: `job_${decision.state}` }));
-      duplicatesSuppressed.inc({ notice_type: job.noticeType, reason: `job_${decision.state}` });
-      log.info({ state: decision.state }, 'job already final; discarded');
-      return { ack: true };
-    }
-    // A job whose claim is still held belongs to that claim: only the claim attempt below
-    // may decide about it (it will be refused). A released claim is fair game for policy.
-    const policyApplies = (decision.kind === 'defer' || decision.kind === 'suppress') && (job.state === 'pending' || !(await isClaimHeld(db, job.noticeKey)));
-    if (policyApplies && decision.kind === 'defer') {
-      await db.transaction(async (tx) => {
-        await deferJob(tx, { jobId: job.id, until: decision.until, reopen: true });
-        await recordAttempt(tx, attempt('deferred', { detail: decision.cause }));
-      });
-      deferrals.inc({ notice_type: job.noticeType, cause: decision.cause });
-      log.info({ cause: decision.cause, until: decision.until.toISOString() }, 'deferred');
-      return { ack: true, wakeAt: decision.until };
-    }
-    const suppress = async (suppression: Extract<PolicyDecision, { kind: 'suppress' }>): Promise<HandlerResult> => {
-      await db.transaction(async (tx) => {
-        await suppressJob(tx, { jobId: job.id, reason: suppression.reason });
-        await recordAttempt(tx, attempt('suppressed_policy', { detail: suppression.detail }));
-      });
-      policySuppressions.inc({ notice_type: job.noticeType, reason: suppression.reason });
-      if (suppression.reason === 'window_missed') windowMissed.inc({ notice_type: job.noticeType, category: job.category });
-      log.info({ reason: suppression.reason, detail: suppression.detail }, 'suppressed by policy');
-      return { ack: true };
-    };
-    if (policyApplies && decision.kind === 'suppress') return suppress(decision);
-
-    // A transport whose breaker is open takes no claim: the job waits for its next probe, no attempt counted.
-    const transport = transportOfChannel(job.channel);
-    const pausedUntil = deps.breakers?.pausedUntil(transport) ?? null;
-    if (pausedUntil && (job.state === 'pending' || !(await isClaimHeld(db, job.noticeKey)))) {
-      await db.transaction(async (tx) => {
-        await deferJob(tx, { jobId: job.id, until: pausedUntil, reopen: true });
-        await recordAttempt(tx, attempt('deferred', { detail: 'transport_down' }));
-      });
-      deferrals.inc({ notice_type: job.noticeType, cause: 'transport_down' });
-      return { ack: true, wakeAt: pausedUntil };
-    }
-
-    // An SMS draws from its sender × destination-country bucket; an email from its domain's.
-    const sms = job.channel === 'sms' ? deps.sms : undefined;
-    const domain = job.channel === 'sms' ? `sms:${countryOf(job.recipientPhone ?? '')}` : recipientDomain(job.recipientEmail ?? '');
-    const bucket = sms
-      ? { limiter: sms.rateLimiter, key: smsThrottleKey(sms.sender, countryOf(job.recipientPhone ?? '')) }
-      : { limiter: deps.rateLimiter, key: domain };
-    // An SMS job without Twilio takes no token: it is refused as `sms_not_configured` below.
-    const throttled =
-      job.channel === 'sms' && !sms ? null : await traceTokenWait(takeToken(bucket.limiter, settings.maxTokenWaitMs, bucket.key, delivery.signal));
-    if (throttled !== null) {
-      const until = new Date(now().getTime() + throttled);
-      await db.transaction(async (tx) => {
-        await deferJob(tx, { jobId: job.id, until });
-        await recordAttempt(tx, attempt('deferred', { detail: 'rate_limited' }));
-      });
-      deferrals.inc({ notice_type: job.noticeType, cause: 'rate_limited' });
-      return { ack: true, wakeAt: until };
-    }
-
-    // The token may have been waited for: a window that closed meanwhile is missed, never sent late.
-    if (windowVerdict(job, now()).verdict === 'missed' && (job.state === 'pending' || !(await isClaimHeld(db, job.noticeKey)))) {
-      return suppress({ kind: 'suppress', reason: 'window_missed', detail: 'window_missed' });
-    }
-
-    // Past this line the delivery may already be with another worker; before it, stop cleanly.
-    if (delivery.signal.aborted) throw new DeliveryAbortedError();
-
-    const claimToken = randomUUID();
-    const claim = await statements.claim({
-      noticeKey: job.noticeKey,
-      noticeType: job.noticeType,
-      identity: job.identity,
-      revision: job.revision,
-      jobId: job.id,
-      claimToken,
-      claimedBy: deps.workerId,
-      recipientDomain: domain,
-      oneTimeCode: mintOneTimeCode(),
-      // The window is judged by the database's clock at the claim; a test's injected clock stands in for it.
-      judgedAt: deps.now ? now() : null,
-    });
-    const claimCommittedAt = performance.now();
-    checkpoint('after_claim');
-
-    let oneTimeCode: string;
-    let ownedToken: string | null = null;
-    if (claim) {
-      claimsMinted.inc({ notice_type: job.noticeType, mode: settings.mode });
-      ownedToken = claimToken;
-      oneTimeCode = claim.oneTimeCode;
-      log.debug({ reclaimed: claim.reclaimed }, 'claimed');
-    } else {
-      // The claim also refuses a job that left pending after it was loaded: a cancel or an
-      // evidence resolve committed in between. That job is final; nothing is sent, in either mode.
-      const reloaded = await statements.loadJob(job.id);
-      const left = reloaded?.job.state ?? 'missing';
-      if (left !== 'pending' && left !== 'claimed') {
-        await recordAttempt(db, attempt('discarded', { detail: `job_${left}` }));
-        duplicatesSuppressed.inc({ notice_type: job.noticeType, reason: `job_${left}` });
-        log.info({ state: left }, 'job left pending before its claim; discarded');
-        return { ack: true };
-      }
-      const held = await getLedgerRow(db, { noticeKey: job.noticeKey });
-      // Refused because the window closed between the check above and the claim's own: missed, not a duplicate.
-      if ((!held || held.state === 'released') && windowVerdict(job, now()).verdict === 'missed') {
-        return suppress({ kind: 'suppress', reason: 'window_missed', detail: 'window_missed' });
-      }
-      const reason = `ledger_${held?.state ?? 'missing'}`;
-      if (settings.mode === 'enforce') {
-        await db.transaction(async (tx) => {
-          if (held?.state === 'sent' || held?.state === 'suppressed') {
-            await suppressJob(tx, { jobId: job.id, reason: held.state === 'sent' ? 'duplicate' : 'operator' });
-          }
-          await recordAttempt(tx, attempt('suppressed_duplicate', { detail: reason }));
-        });
-        duplicatesSuppressed.inc({ notice_type: job.noticeType, reason });
-        log.info({ reason }, 'claim refused; duplicate suppressed');
-        return { ack: true };
-      }
-      await recordAttempt(db, attempt('would_suppress', { detail: reason }));
-      wouldSuppress.inc({ notice_type: job.noticeType });
-      log.info({ reason }, 'shadow mode: claim refused, sending anyway');
-      oneTimeCode = held?.oneTimeCode ?? mintOneTimeCode();
-    }
-
-    const outcome = await traceSend(sendNotice(deps, job, oneTimeCode));
-    checkpoint('after_send');
-    // A send we cut short ourselves (the worker stopping) says nothing about the transport.
-    if (!deps.stopping?.aborted) deps.breakers?.record(transport, outcome);
-    const sentDetail = decision.kind === 'proceed' && decision.quietHoursOverridden ? 'quiet_hours_overridden' : null;
-    const result = await traceCommit(commitOutcome({ deps, statements, job, outcome, ownedToken, attempt, claimCommittedAt, sentDetail }));
-    checkpoint('after_commit');
-    log.info({ outcome: outcome.kind, errorClass: outcome.kind === 'accepted' ? undefined : outcome.errorClass }, 'send finished');
-    return result;
+export function createSendPath(deps: SendPathDeps, { maxStatementBatch }: { maxStatementBatch?: number } = {}): SendPath {
+  return {
+    deps,
+    now: deps.now ?? (() => new Date()),
+    statements: traceClaims(createSendPathStatements(deps.db, maxStatementBatch ? { maxBatch: maxStatementBatch } : {})),
+    // One channel per job channel (lib/channels/): composing, sending and classifying live there.
+    email: createEmailChannel({ transport: deps.mail, rateLimiter: deps.rateLimiter, settings: deps.settings }),
+    sms: createSmsChannel({ sms: deps.sms, settings: deps.settings }),
+    checkpoint: deps.checkpoint ?? (() => undefined),
   };
+}
+
+type AttemptOf = (outcome: AttemptRecord['outcome'], extra?: Partial<AttemptRecord>) => AttemptRecord;
+
+/** A wake-up that passed load, policy, pause, breaker, token and window: the next step is its claim. */
+export type ReadyToClaim = {
+  delivery: Delivery;
+  job: JobRow;
+  decision: PolicyDecision;
+  attempt: AttemptOf;
+  log: Logger;
+  channel: Channel<OutgoingNotice> | Channel<OutgoingSms>;
+  recipientDomain: string;
+  /** The ledger mode this wake-up runs in: the stored one from the worker's controls snapshot (no query), like the kill switch; settings.mode without one. */
+  mode: SendPathDeps['settings']['mode'];
+};
+
+/** A claim committed (or, in shadow mode, refused and sent anyway): what the send and its commit need. */
+export type Claimed = { ownedToken: string | null; oneTimeCode: string; claimCommittedAt: number; claimCommittedInstant: Date };
+
+export type Step<T> = { done: HandlerResult } | { next: T };
+
+export function createWakeupHandler(deps: SendPathDeps): WakeupHandler {
+  const path = createSendPath(deps);
+  return async (delivery: Delivery): Promise<HandlerResult> => {
+    const prepared = await prepareWakeup(path, delivery);
+    return 'done' in prepared ? prepared.done : sendOne(path, prepared.next);
+  };
+}
+
+/** One notice: claim → compose → send → commit, each step the batch path shares. */
+export async function sendOne(path: SendPath, ready: ReadyToClaim): Promise<HandlerResult> {
+  const claimed = await claimWakeup(path, ready);
+  if ('done' in claimed) return claimed.done;
+  const { job } = ready;
+  const capture: SendCapture = { rendered: null, manageUrl: null, sendStartedAt: path.now() };
+  const input = { job, oneTimeCode: claimed.next.oneTimeCode };
+  const outcome = await traceSend(
+    job.channel === 'sms'
+      ? composeAndSend(path.sms, input, path.deps.stopping, capture, path.now)
+      : composeAndSend(path.email, input, path.deps.stopping, capture, path.now),
+  );
+  const sendFinishedAt = path.now();
+  path.checkpoint('after_send');
+  // A send we cut short ourselves (the worker stopping) says nothing about the transport.
+  if (!path.deps.stopping?.aborted) path.deps.breakers?.record(ready.channel.name, outcome);
+  return finishWakeup(path, ready, claimed.next, { outcome, capture, sendFinishedAt });
+}
+
+/** Load → policy → pause → breaker → token → window: a result for the queue, or a wake-up ready for its claim. */
+export async function prepareWakeup(path: SendPath, delivery: Delivery): Promise<Step<ReadyToClaim>> {
+  const { deps, now, statements } = path;
+  const { db, settings, logger } = deps;
+  const startedAt = now();
+  const mode = deps.controls?.current().ledgerMode ?? settings.mode;
+  const { jobId, batchId } = delivery.wakeup;
+  const loaded = await statements.loadJob(jobId);
+  if (!loaded) {
+    logger.warn({ jobId, queueMessageId: delivery.messageId }, 'wake-up for an unknown job; acked');
+    untracedWakeup('unknown_job');
+    return { done: { ack: true } };
+  }
+  const { job } = loaded;
+  const attempt = traceWakeup(job, (outcome: AttemptRecord['outcome'], extra: Partial<AttemptRecord> = {}): AttemptRecord => ({
+    jobId: job.id,
+    noticeKey: job.noticeKey,
+    workerId: deps.workerId,
+    startedAt,
+    outcome,
+    queueMessageId: delivery.messageId,
+    batchId: batchId ?? job.batchId,
+    correlationId: correlationOf(job.noticeKey),
+    mode,
+    ...extra,
+  }));
+  const log = logger.child({ jobId: job.id, noticeKey: job.noticeKey, queueMessageId: delivery.messageId, batchId: batchId ?? job.batchId ?? undefined });
+
+  const decision = decidePolicy({
+    now: startedAt,
+    job,
+    recipientSuppression: loaded.recipientSuppression,
+    preference: loaded.preference,
+    evidenceState: loaded.evidenceState,
+    quietHours: quietHoursAtSend(settings.noticeConfig, job.noticeType),
+  });
+  tracePolicy(decision);
+
+  if (decision.kind === 'discard') {
+    await recordAttempt(db, attempt('discarded', { detail: `job_${decision.state}` }));
+    duplicatesSuppressed.inc({ notice_type: job.noticeType, reason: `job_${decision.state}` });
+    log.info({ state: decision.state }, 'job already final; discarded');
+    return { done: { ack: true } };
+  }
+  // A job whose claim is still held belongs to that claim: only the claim attempt below
+  // may decide about it (it will be refused). A released claim is fair game for policy.
+  const policyApplies = (decision.kind === 'defer' || decision.kind === 'suppress') && (job.state === 'pending' || !(await isClaimHeld(db, job.noticeKey)));
+  if (policyApplies && decision.kind === 'defer') {
+    await db.transaction(async (tx) => {
+      await deferJob(tx, { jobId: job.id, until: decision.until, reopen: true });
+      await recordAttempt(tx, attempt('deferred', { detail: decision.cause }));
+    });
+    deferrals.inc({ notice_type: job.noticeType, cause: decision.cause });
+    log.info({ cause: decision.cause, until: decision.until.toISOString() }, 'deferred');
+    return { done: { ack: true, wakeAt: decision.until } };
+  }
+  if (policyApplies && decision.kind === 'suppress') return { done: await suppressWakeup(db, { job, attempt, log }, decision) };
+
+  // An operator's pause (the kill switch) takes no claim and counts no attempt; the window keeps counting down.
+  if (deps.controls && pauseFor(deps.controls.current(), job) && (job.state === 'pending' || !(await isClaimHeld(db, job.noticeKey)))) {
+    const until = new Date(now().getTime() + deps.controls.refreshMs);
+    await deferJob(db, { jobId: job.id, until, reopen: true });
+    deferrals.inc({ notice_type: job.noticeType, cause: 'sending_paused' });
+    return { done: { ack: true, wakeAt: until } };
+  }
+
+  // A transport whose breaker is open takes no claim: the job waits for its next probe, no attempt counted.
+  const channel = job.channel === 'sms' ? path.sms : path.email;
+  const transport = channel.name;
+  const pausedUntil = deps.breakers?.pausedUntil(transport) ?? null;
+  if (pausedUntil && (job.state === 'pending' || !(await isClaimHeld(db, job.noticeKey)))) {
+    await db.transaction(async (tx) => {
+      await deferJob(tx, { jobId: job.id, until: pausedUntil, reopen: true });
+      await recordAttempt(tx, attempt('deferred', { detail: 'transport_down' }));
+    });
+    deferrals.inc({ notice_type: job.noticeType, cause: 'transport_down' });
+    return { done: { ack: true, wakeAt: pausedUntil } };
+  }
+
+  // An SMS draws from its sender × destination-country bucket; an email from its domain's.
+  // An SMS job without Twilio takes no token: it is refused as `sms_not_configured` below.
+  const { recipientDomain: domain, bucket } = channel.route(job);
+  const throttled = bucket ? await traceTokenWait(takeToken(bucket.limiter, settings.maxTokenWaitMs, bucket.key, delivery.signal)) : null;
+  if (throttled !== null) {
+    const until = new Date(now().getTime() + throttled);
+    await db.transaction(async (tx) => {
+      await deferJob(tx, { jobId: job.id, until });
+      await recordAttempt(tx, attempt('deferred', { detail: 'rate_limited' }));
+    });
+    deferrals.inc({ notice_type: job.noticeType, cause: 'rate_limited' });
+    return { done: { ack: true, wakeAt: until } };
+  }
+
+  // The token may have been waited for: a window that closed meanwhile is missed, never sent late.
+  if (windowVerdict(job, now()).verdict === 'missed' && (job.state === 'pending' || !(await isClaimHeld(db, job.noticeKey)))) {
+    return { done: await suppressWakeup(db, { job, attempt, log }, { kind: 'suppress', reason: 'window_missed', detail: 'window_missed' }) };
+  }
+
+  // Past this line the delivery may already be with another worker; before it, stop cleanly.
+  if (delivery.signal.aborted) throw new DeliveryAbortedError();
+  return { next: { delivery, job, decision, attempt, log, channel, recipientDomain: domain, mode } };
+}
+
+/** The claim, committed before anything is sent; a refusal is a discard, a missed window or a suppressed duplicate. */
+export async function claimWakeup(path: SendPath, ready: ReadyToClaim): Promise<Step<Claimed>> {
+  const { deps, now, statements } = path;
+  const { db } = deps;
+  const { job, attempt, log } = ready;
+  const claimToken = randomUUID();
+  const claim = await statements.claim({
+    noticeKey: job.noticeKey,
+    noticeType: job.noticeType,
+    identity: job.identity,
+    revision: job.revision,
+    jobId: job.id,
+    claimToken,
+    claimedBy: deps.workerId,
+    recipientDomain: ready.recipientDomain,
+    oneTimeCode: mintOneTimeCode(),
+    // The window is judged by the database's clock at the claim; a test's injected clock stands in for it.
+    judgedAt: deps.now ? now() : null,
+  });
+  const claimCommittedAt = performance.now();
+  const claimCommittedInstant = now();
+  path.checkpoint('after_claim');
+
+  if (claim) {
+    claimsMinted.inc({ notice_type: job.noticeType, mode: ready.mode });
+    log.debug({ reclaimed: claim.reclaimed }, 'claimed');
+    return { next: { ownedToken: claimToken, oneTimeCode: claim.oneTimeCode, claimCommittedAt, claimCommittedInstant } };
+  }
+  // The claim also refuses a job that left pending after it was loaded: a cancel or an
+  // evidence resolve committed in between. That job is final; nothing is sent, in either mode.
+  const reloaded = await statements.loadJob(job.id);
+  const left = reloaded?.job.state ?? 'missing';
+  if (left !== 'pending' && left !== 'claimed') {
+    await recordAttempt(db, attempt('discarded', { detail: `job_${left}` }));
+    duplicatesSuppressed.inc({ notice_type: job.noticeType, reason: `job_${left}` });
+    log.info({ state: left }, 'job left pending before its claim; discarded');
+    return { done: { ack: true } };
+  }
+  const held = await getLedgerRow(db, { noticeKey: job.noticeKey });
+  // Refused because the window closed between the check above and the claim's own: missed, not a duplicate.
+  if ((!held || held.state === 'released') && windowVerdict(job, now()).verdict === 'missed') {
+    return { done: await suppressWakeup(db, ready, { kind: 'suppress', reason: 'window_missed', detail: 'window_missed' }) };
+  }
+  const reason = `ledger_${held?.state ?? 'missing'}`;
+  if (ready.mode === 'enforce') {
+    await db.transaction(async (tx) => {
+      if (held?.state === 'sent' || held?.state === 'suppressed') {
+        await suppressJob(tx, { jobId: job.id, reason: held.state === 'sent' ? 'duplicate' : 'operator' });
+      }
+      await recordAttempt(tx, attempt('suppressed_duplicate', { detail: reason }));
+    });
+    duplicatesSuppressed.inc({ notice_type: job.noticeType, reason });
+    log.info({ reason }, 'claim refused; duplicate suppressed');
+    return { done: { ack: true } };
+  }
+  await recordAttempt(db, attempt('would_suppress', { detail: reason }));
+  wouldSuppress.inc({ notice_type: job.noticeType });
+  log.info({ reason }, 'shadow mode: claim refused, sending anyway');
+  return { next: { ownedToken: null, oneTimeCode: held?.oneTimeCode ?? mintOneTimeCode(), claimCommittedAt, claimCommittedInstant } };
+}
+
+/** What a send ended as, for its commit and its evidence. */
+export type SendResult = { outcome: ChannelOutcome; capture: SendCapture; sendFinishedAt: Date };
+
+/** The result committed with its evidence entry (one statement or transaction); what the queue is told after. */
+export async function finishWakeup(
+  path: SendPath,
+  ready: ReadyToClaim,
+  claimed: Claimed,
+  { outcome, capture, sendFinishedAt }: SendResult,
+): Promise<HandlerResult> {
+  const { deps, statements } = path;
+  const { job, decision, attempt, log } = ready;
+  const sentDetail = decision.kind === 'proceed' && decision.quietHoursOverridden ? 'quiet_hours_overridden' : null;
+  // The files it was rendered from, stored once per process per version (a resolved promise after that).
+  const templateVersionId = outcome.kind === 'accepted' ? await storedTemplateVersionId(deps.db, capture.templateVersion, log) : null;
+  // Built before the commit and written by it: a worker killed after the commit leaves no notice without its entry.
+  // The entry is only inserted (seq null); the chain is the chainer's (lib/evidence/chain.ts), off this path.
+  const evidence = sendEvidenceEntry({ recorder: deps.evidence, job, capture, outcome, claimCommittedAt: claimed.claimCommittedInstant, sendFinishedAt, log });
+  const result = await traceCommit(
+    commitOutcome({
+      deps,
+      statements,
+      job,
+      transport: ready.channel.name,
+      outcome,
+      ownedToken: claimed.ownedToken,
+      attempt,
+      claimCommittedAt: claimed.claimCommittedAt,
+      sentDetail,
+      templateVersionId,
+      evidence,
+    }),
+  );
+  path.checkpoint('after_commit');
+  log.info({ outcome: outcome.kind, errorClass: outcome.kind === 'accepted' ? undefined : outcome.errorClass }, 'send finished');
+  return result;
+}
+
+/** A policy suppression, with its attempt and its event, in one transaction. */
+async function suppressWakeup(
+  db: Db,
+  { job, attempt, log }: Pick<ReadyToClaim, 'job' | 'attempt' | 'log'>,
+  suppression: Extract<PolicyDecision, { kind: 'suppress' }>,
+): Promise<HandlerResult> {
+  await db.transaction(async (tx) => {
+    await suppressJob(tx, { jobId: job.id, reason: suppression.reason });
+    await recordAttempt(tx, attempt('suppressed_policy', { detail: suppression.detail }));
+    await recordJobEvent(tx, suppressionEvent(job.id, suppression.reason));
+  });
+  policySuppressions.inc({ notice_type: job.noticeType, reason: suppression.reason });
+  if (suppression.reason === 'window_missed') windowMissed.inc({ notice_type: job.noticeType, category: job.category });
+  log.info({ reason: suppression.reason, detail: suppression.detail }, 'suppressed by policy');
+  return { ack: true };
+}
+
+/** A policy suppression's event: a missed window is its own type, every other reason `notice.suppressed`. */
+function suppressionEvent(jobId: string, reason: string) {
+  return reason === 'window_missed'
+    ? { type: 'notice.window_missed' as const, jobId, extra: { outcome: 'window_missed' } }
+    : { type: 'notice.suppressed' as const, jobId, extra: { outcome: 'suppressed', reason } };
+}
+
+function notBefore(at: Date, retryAfterMs: number | undefined, now: (() => Date) | undefined): Date {
+  if (retryAfterMs === undefined) return at;
+  return new Date(Math.max(at.getTime(), (now ?? (() => new Date()))().getTime() + retryAfterMs));
 }
 
 async function isClaimHeld(db: Db, noticeKey: string): Promise<boolean> {
@@ -315,75 +447,66 @@ async function takeToken(limiter: DomainRateLimiter, maxTokenWaitMs: number, key
   }
 }
 
-async function sendNotice(deps: SendPathDeps, job: JobRow, oneTimeCode: string): Promise<SmsOutcome> {
-  // The recipient page (cancel, preferences); the one-time code stays in the mail, and the page asks for it where the type says so.
-  // Its expiry (the anchor, else the deadline) is read from the job when the link is followed (lib/recipient/link-notice.ts).
-  const linkKeys = deps.settings.linkKeys ?? defaultLinkKeyRing(deps.settings.secret);
-  const manage = recipientPageUrl({ keys: linkKeys, baseUrl: deps.settings.cancelBaseUrl, noticeKey: job.noticeKey });
-  if (job.channel === 'sms') return sendSms(deps, job, oneTimeCode, manage);
-  // A courtesy notice can be unsubscribed from in one click (RFC 8058) and by its link; a required one cannot, carries no header and says why.
-  const listUnsubscribe =
-    job.category === 'courtesy'
-      ? unsubscribeLinks({
-          keys: linkKeys,
-          baseUrl: deps.settings.cancelBaseUrl,
-          noticeKey: job.noticeKey,
-          mailbox: deps.settings.unsubscribeMailbox ?? null,
-        })
-      : null;
-  let rendered;
-  try {
-    rendered = await renderNotice({ config: deps.settings.noticeConfig, job, oneTimeCode, links: { manage, unsubscribe: listUnsubscribe?.https ?? null } });
-  } catch (error) {
-    // Nothing left the process: as definite as a 5xx, and retrying cannot help. The reason names
-    // the template and variable (RenderError), never a value; it is the attempt's detail.
-    const detail = error instanceof RenderError ? error.reason : 'render_failed';
-    return { kind: 'rejected', permanent: true, code: null, errorClass: 'render_failed', detail };
-  }
-  // An email job always has the address (check reminder_jobs_email_has_address).
-  return deps.mail.send({ noticeKey: job.noticeKey, to: job.recipientEmail ?? '', ...rendered, listUnsubscribe }, { signal: deps.stopping });
+/** The channel composes, then sends; a notice that does not compose is its refusal, with nothing sent. */
+async function composeAndSend<Message>(
+  channel: Channel<Message>,
+  input: ComposeInput,
+  stopping: AbortSignal | undefined,
+  capture: SendCapture,
+  now: () => Date,
+): Promise<ChannelOutcome> {
+  const composed = await composeCaptured(channel, input, capture, now);
+  if (!composed.ok) return composed.outcome;
+  return channel.send(composed.message, { signal: stopping });
 }
 
-/** The SMS body from the type's `sms` template, its segments against the type's cap, then Twilio. */
-async function sendSms(deps: SendPathDeps, job: JobRow, oneTimeCode: string, manage: string): Promise<SmsOutcome> {
-  if (!deps.sms || !job.recipientPhone) return { kind: 'rejected', permanent: false, code: null, errorClass: 'sms_not_configured' };
-  let body: string;
-  try {
-    // No unsubscribe link in a text: a courtesy template says "Reply STOP"; Twilio reports the keyword (21610, the inbound route).
-    body = renderSmsBody({ config: deps.settings.noticeConfig, job, oneTimeCode, links: { manage, unsubscribe: null } });
-  } catch (error) {
-    const detail = error instanceof RenderError ? error.reason : 'render_failed';
-    return { kind: 'rejected', permanent: true, code: null, errorClass: 'render_failed', detail };
-  }
-  const type = Object.hasOwn(deps.settings.noticeConfig.noticeTypes, job.noticeType) ? deps.settings.noticeConfig.noticeTypes[job.noticeType] : undefined;
-  const maxSegments = type?.maxSegments ?? 3;
-  const { segments, encoding } = segmentsOf(body);
-  if (segments > maxSegments) {
-    // Nothing left the process: a definite, permanent refusal of our own.
-    return {
-      kind: 'rejected',
-      permanent: true,
-      code: null,
-      errorClass: 'too_many_segments',
-      detail: `the text takes ${segments} ${encoding} segments; ${job.noticeType} allows ${maxSegments} (maxSegments)`,
-    };
-  }
-  return deps.sms.transport.send({ noticeKey: job.noticeKey, to: job.recipientPhone, body });
+/** The channel composes; what the customer is shown is kept for the evidence record written after the commit. */
+export async function composeCaptured<Message>(
+  channel: Channel<Message>,
+  input: ComposeInput,
+  capture: SendCapture,
+  now: () => Date,
+): Promise<Composed<Message>> {
+  const composed = await channel.compose(input);
+  if (!composed.ok) return composed;
+  capture.rendered = composed.shown.rendered;
+  capture.manageUrl = composed.shown.manageUrl;
+  capture.templateVersion = composed.shown.templateVersion;
+  capture.sendStartedAt = now();
+  return composed;
 }
 
 export type CommitParams = {
   deps: SendPathDeps;
   statements: SendPathStatements;
   job: JobRow;
-  outcome: SmsOutcome;
+  /** The transport the outcome came from (its breaker wakes a job released for our configuration). */
+  transport: TransportName;
+  outcome: ChannelOutcome;
   ownedToken: string | null;
   attempt: (outcome: AttemptRecord['outcome'], extra?: Partial<AttemptRecord>) => AttemptRecord;
   claimCommittedAt: number;
   /** What the `sent` attempt records beside the outcome (`quiet_hours_overridden`). */
   sentDetail: string | null;
+  /** The stored template version the message was rendered from; null when none is known. */
+  templateVersionId?: string | null;
+  /** The send's evidence entry, written by whichever commit records the outcome; null for none. */
+  evidence: NewEvidenceEntry | null;
 };
 
-async function commitOutcome({ deps, statements, job, outcome, ownedToken, attempt, claimCommittedAt, sentDetail }: CommitParams): Promise<HandlerResult> {
+async function commitOutcome({
+  deps,
+  statements,
+  job,
+  transport,
+  outcome,
+  ownedToken,
+  attempt,
+  claimCommittedAt,
+  sentDetail,
+  templateVersionId = null,
+  evidence,
+}: CommitParams): Promise<HandlerResult> {
   const { db, settings } = deps;
   if (outcome.kind === 'accepted') {
     const claimToCommitMs = Math.round(performance.now() - claimCommittedAt);
@@ -402,6 +525,8 @@ async function commitOutcome({ deps, statements, job, outcome, ownedToken, attem
       claimToCommitMs: ownedToken ? claimToCommitMs : null,
       mode: record.mode,
       detail: sentDetail,
+      templateVersionId,
+      evidence,
     });
     if (ownedToken) claimToCommitSeconds.observe({ notice_type: job.noticeType }, claimToCommitMs / 1000);
     sendOutcomes.inc({ notice_type: job.noticeType, outcome: 'accepted' });
@@ -413,22 +538,34 @@ async function commitOutcome({ deps, statements, job, outcome, ownedToken, attem
     await db.transaction(async (tx) => {
       await recordUnknownOutcome(tx, { jobId: job.id, errorClass: outcome.errorClass });
       await recordAttempt(tx, attempt('unknown', { errorClass: outcome.errorClass }));
+      await recordJobEvent(tx, { type: 'notice.outcome_unknown', jobId: job.id, extra: { outcome: 'outcome_unknown', errorClass: outcome.errorClass } });
+      if (evidence) await insertEvidenceEntries(tx, [evidence]);
     });
     sendOutcomes.inc({ notice_type: job.noticeType, outcome: 'unknown' });
     return { ack: true };
   }
 
-  if (outcome.failure === 'config_broken') return releaseUncounted({ deps, job, outcome, ownedToken, attempt });
+  if (outcome.failure === 'config_broken') return releaseUncounted({ deps, job, transport, outcome, ownedToken, attempt, evidence });
 
   // A required text refused for good for this number goes by email instead, as the same notice.
-  const fallback = await commitSmsFallback({ db, config: settings.noticeConfig, job, outcome, ownedToken, attempt, now: (deps.now ?? (() => new Date()))() });
+  const fallback = await commitSmsFallback({
+    db,
+    config: settings.noticeConfig,
+    job,
+    outcome,
+    ownedToken,
+    attempt,
+    now: (deps.now ?? (() => new Date()))(),
+    evidence,
+  });
   if (fallback) return fallback;
 
   // The window is the retry budget (./backoff.ts): a temporary failure is retried until no attempt fits before the deadline.
   const plan = outcome.permanent
     ? null
     : planJobRetry({ job, now: (deps.now ?? (() => new Date()))(), settings, quietHours: quietHoursAtSend(settings.noticeConfig, job.noticeType) });
-  const nextAttemptAt = plan?.kind === 'retry' ? plan.at : null;
+  // A throttle that said when to come back (429 Retry-After) is not asked again before then.
+  const nextAttemptAt = plan?.kind === 'retry' ? notBefore(plan.at, outcome.retryAfterMs, deps.now) : null;
   if (plan?.kind === 'retry' && plan.atRisk)
     deps.logger.warn({ jobId: job.id, attempts: job.attempts + 1, errorClass: outcome.errorClass }, 'retrying past MAX_ATTEMPTS: at risk');
   await db.transaction(async (tx) => {
@@ -455,6 +592,10 @@ async function commitOutcome({ deps, statements, job, outcome, ownedToken, attem
     );
     // No attempt fits before the deadline: window_missed, its cause the failure (lib/console/words.ts says it in words).
     if (plan?.kind === 'window_closes') await recordAttempt(tx, attempt('suppressed_policy', { detail: outcome.errorClass }));
+    if (plan?.kind === 'window_closes')
+      await recordJobEvent(tx, { type: 'notice.window_missed', jobId: job.id, extra: { outcome: 'window_missed', errorClass: outcome.errorClass } });
+    else if (!nextAttemptAt) await recordJobEvent(tx, { type: 'notice.failed', jobId: job.id, extra: { outcome: 'failed', errorClass: outcome.errorClass } });
+    if (evidence) await insertEvidenceEntries(tx, [evidence]);
   });
   if (plan?.kind === 'window_closes') {
     policySuppressions.inc({ notice_type: job.noticeType, reason: 'window_missed' });

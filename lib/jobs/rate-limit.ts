@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { createWindowThrottle } from '@/lib/throttle';
 
 /** The recipient's mail domain, lower-cased: the unit receiving systems throttle by. */
 export function recipientDomain(email: string): string {
@@ -44,16 +44,7 @@ export function grantedOf({ asked, consumed, points }: { asked: number; consumed
 export async function createDomainRateLimiter(params: DomainRateLimiterParams): Promise<DomainRateLimiter> {
   const { pool } = params;
   const [points, windowSeconds] = 'pointsPerSecond' in params ? [params.pointsPerSecond, 1] : [params.points, params.windowSeconds];
-  // The table comes from the migrations (0005: UNLOGGED), so the library creates nothing.
-  const limiter = new RateLimiterPostgres({
-    storeClient: pool,
-    storeType: 'pool',
-    tableName: 'rate_limit_domains',
-    tableCreated: true,
-    keyPrefix: 'domain',
-    points,
-    duration: windowSeconds,
-  });
+  const bucket = createWindowThrottle({ pool, keyPrefix: 'domain', points, windowMs: windowSeconds * 1000 });
   const leaseSize = Math.max(1, Math.min(points, Math.floor(params.lease ?? 1)));
   const leases = new Map<string, Lease>();
   // One refill per domain at a time. Without this, handlers of one domain arriving together
@@ -62,20 +53,11 @@ export async function createDomainRateLimiter(params: DomainRateLimiterParams): 
   const refills = new Map<string, Promise<TokenResult>>();
 
   const refill = async (key: string): Promise<TokenResult> => {
-    let granted: number;
-    let msBeforeNext: number;
-    try {
-      const res = await limiter.consume(key, leaseSize);
-      granted = leaseSize;
-      msBeforeNext = res.msBeforeNext;
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      // The counter took all `leaseSize`; the ones still within `points` are ours to spend.
-      granted = grantedOf({ asked: leaseSize, consumed: rejection.consumedPoints, points });
-      msBeforeNext = rejection.msBeforeNext;
-      if (granted === 0) return { ok: false, retryInMs: Math.max(1, msBeforeNext) };
-    }
-    leases.set(key, { remaining: granted, expiresAt: Date.now() + Math.max(1, msBeforeNext) });
+    const taken = await bucket.take(key, leaseSize);
+    // A refused take still counted all `leaseSize`; the ones still within `points` are ours to spend.
+    const granted = taken.ok ? leaseSize : grantedOf({ asked: leaseSize, consumed: taken.consumed, points });
+    if (granted === 0) return { ok: false, retryInMs: taken.resetInMs };
+    leases.set(key, { remaining: granted, expiresAt: Date.now() + taken.resetInMs });
     return { ok: true };
   };
 

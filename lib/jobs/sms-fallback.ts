@@ -1,8 +1,9 @@
 import type { Db, DbOrTx } from '@/db/client';
 import { recordAttempt, type AttemptRecord } from '@/db/queries/attempts';
 import { releaseClaim } from '@/db/queries/ledger/commit';
-import { setPreference } from '@/db/queries/preferences';
+import { setPreferenceReported } from '@/lib/webhooks/outbox';
 import { moveJobToEmail } from '@/db/queries/sms-fallback';
+import { insertEvidenceEntries, type NewEvidenceEntry } from '@/db/queries/evidence-record';
 import type { JobRow } from '@/db/schema';
 import { sendOutcomes } from '@/lib/metrics/registry';
 import type { HandlerResult } from '@/lib/queue/types';
@@ -74,10 +75,21 @@ export type SmsFallbackParams = {
   ownedToken: string | null;
   attempt: (outcome: AttemptRecord['outcome'], extra?: Partial<AttemptRecord>) => AttemptRecord;
   now: Date;
+  /** The refused text's evidence entry, written in the fallback's transaction (lib/evidence/send-evidence.ts). */
+  evidence?: NewEvidenceEntry | null;
 };
 
 /** The fallback's one transaction, or null when it does not apply (the caller records the refusal as before). */
-export async function commitSmsFallback({ db, config, job, outcome, ownedToken, attempt, now }: SmsFallbackParams): Promise<HandlerResult | null> {
+export async function commitSmsFallback({
+  db,
+  config,
+  job,
+  outcome,
+  ownedToken,
+  attempt,
+  now,
+  evidence = null,
+}: SmsFallbackParams): Promise<HandlerResult | null> {
   const code = smsFallbackCode(config, job, outcome);
   if (!code || outcome.kind !== 'rejected') return null;
   try {
@@ -90,6 +102,7 @@ export async function commitSmsFallback({ db, config, job, outcome, ownedToken, 
         tx,
         attempt(outcome.permanent ? 'permanent_failure' : 'retryable_failure', { errorClass: outcome.errorClass, detail: `email_fallback:${code}` }),
       );
+      if (evidence) await insertEvidenceEntries(tx, [evidence]);
       return true;
     });
     if (!moved) return null;
@@ -103,5 +116,12 @@ export async function commitSmsFallback({ db, config, job, outcome, ownedToken, 
 
 /** Twilio 21610: the recipient replied STOP to our sender. Their SMS opt-out, recorded where every preference is. */
 export async function recordSmsStop(tx: DbOrTx, phone: string): Promise<void> {
-  await setPreference(tx, { recipient: phone, category: 'courtesy', channel: 'sms', state: 'opted_out', source: 'provider_event', actor: 'twilio:21610' });
+  await setPreferenceReported(tx, {
+    recipient: phone,
+    category: 'courtesy',
+    channel: 'sms',
+    state: 'opted_out',
+    source: 'provider_event',
+    actor: 'twilio:21610',
+  });
 }

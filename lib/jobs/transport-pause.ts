@@ -4,23 +4,23 @@ import { releaseJobUncounted } from '@/db/queries/jobs';
 import { releaseClaim } from '@/db/queries/ledger/commit';
 import { sendOutcomes } from '@/lib/metrics/registry';
 import type { HandlerResult } from '@/lib/queue/types';
-import type { SmsOutcome } from '@/lib/sms/transport';
+import type { ChannelOutcome } from '@/lib/channels/types';
 import type { TransportBreakers } from '@/lib/transport/breaker';
 import type { TransportName } from '@/lib/transport/phases';
 import type { JobRow } from '@/db/schema';
-
-/** Which transport a job's channel goes through (lib/transport/phases.ts names). */
-export function transportOfChannel(channel: string): TransportName {
-  return channel === 'sms' ? 'twilio' : 'smtp';
-}
+import { insertEvidenceEntries, type NewEvidenceEntry } from '@/db/queries/evidence-record';
 
 /** What releasing needs of the send path (handle-wakeup's SendPathDeps and commit parameters have these). */
 export type ReleaseUncountedParams = {
   deps: { db: Db; now?: () => Date; breakers?: Pick<TransportBreakers, 'pausedUntil'>; settings: { retryBaseMs: number } };
   job: JobRow;
+  /** The job's channel's transport (lib/channels/): the breaker whose next probe wakes the job. */
+  transport: TransportName;
   ownedToken: string | null;
   attempt: (outcome: AttemptRecord['outcome'], extra?: Partial<AttemptRecord>) => AttemptRecord;
-  outcome: Extract<SmsOutcome, { kind: 'rejected' }>;
+  outcome: Extract<ChannelOutcome, { kind: 'rejected' }>;
+  /** The send's evidence entry, written in the same transaction (lib/evidence/send-evidence.ts). */
+  evidence?: NewEvidenceEntry | null;
 };
 
 /**
@@ -28,14 +28,22 @@ export type ReleaseUncountedParams = {
  * sender. The claim is released (nothing left), the job waits for the breaker's next probe, and
  * no attempt is counted: never `failed`, whatever the count, since the recipient did nothing.
  */
-export async function releaseUncounted({ deps, job, outcome, ownedToken, attempt }: ReleaseUncountedParams): Promise<HandlerResult> {
+export async function releaseUncounted({
+  deps,
+  job,
+  transport,
+  outcome,
+  ownedToken,
+  attempt,
+  evidence = null,
+}: ReleaseUncountedParams): Promise<HandlerResult> {
   const now = (deps.now ?? (() => new Date()))();
-  const transport = transportOfChannel(job.channel);
   const nextAttemptAt = deps.breakers?.pausedUntil(transport) ?? new Date(now.getTime() + deps.settings.retryBaseMs);
   await deps.db.transaction(async (tx) => {
     if (ownedToken) await releaseClaim(tx, { noticeKey: job.noticeKey, claimToken: ownedToken });
     await releaseJobUncounted(tx, { jobId: job.id, nextAttemptAt, errorClass: outcome.errorClass });
     await recordAttempt(tx, attempt('retryable_failure', { errorClass: outcome.errorClass, detail: 'config_broken' }));
+    if (evidence) await insertEvidenceEntries(tx, [evidence]);
   });
   sendOutcomes.inc({ notice_type: job.noticeType, outcome: 'retryable' });
   return { ack: true, wakeAt: nextAttemptAt };

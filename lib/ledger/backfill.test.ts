@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listAuditEntries } from '@/db/queries/audit';
 import { getLedgerRow } from '@/db/queries/ledger/read';
 import { noticeLedger, reminderJobs } from '@/db/schema';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
@@ -100,9 +101,10 @@ describe('backfill writes', () => {
   it('backfills jobs the old pipeline marked sent, idempotently, leaving claimed rows alone', async () => {
     const sent = await insertTestJob(t.db, { state: 'sent' });
     const pending = await insertTestJob(t.db);
-    expect((await backfillFromJobs({ db: t.db, dryRun: true })).total).toBeGreaterThanOrEqual(1);
+    const dry = await backfillFromJobs({ db: t.db, dryRun: true });
+    expect(dry.total - dry.existing).toBeGreaterThanOrEqual(1);
     const first = await backfillFromJobs({ db: t.db });
-    expect(first.inserted).toBe(first.total);
+    expect(first).toMatchObject({ inserted: dry.total - dry.existing, existing: dry.existing });
     expect(await getLedgerRow(t.db, { noticeKey: sent.noticeKey })).toMatchObject({
       state: 'sent',
       source: 'backfill',
@@ -110,22 +112,31 @@ describe('backfill writes', () => {
       recipientDomain: 'example.test',
     });
     expect(await getLedgerRow(t.db, { noticeKey: pending.noticeKey })).toBeNull();
-    expect(await backfillFromJobs({ db: t.db })).toMatchObject({ total: 0, inserted: 0 });
+    // Run again: every sent job is reported as already in the ledger, none written.
+    expect(await backfillFromJobs({ db: t.db })).toMatchObject({ total: first.total, inserted: 0, existing: first.total });
   });
 
-  it('runs as a CLI against DATABASE_URL', async () => {
+  it('runs as `npm run ledger -- backfill` against DATABASE_URL, audited as the CLI user', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'nl-backfill-'));
     try {
       const file = path.join(dir, 'sent.csv');
       await writeFile(file, [header, 'payment_recovery,0,2026-09-28T10:00:00Z,,,acct_cli,rec_cli,exc_cli,,'].join('\n'));
       const root = path.resolve(import.meta.dirname, '../..');
       const run = (args: string[]) =>
-        promisify(execFile)(process.execPath, ['--import', path.join(root, 'node_modules/tsx/dist/loader.mjs'), 'scripts/backfill.ts', ...args], {
+        promisify(execFile)(process.execPath, ['--import', path.join(root, 'node_modules/tsx/dist/loader.mjs'), 'scripts/ledger-cli.ts', 'backfill', ...args], {
           cwd: root,
           env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', NOTICE_KEY_SECRET: secret, DATABASE_URL: t.url },
         });
-      expect((await run(['--csv', file])).stdout).toContain('1 notice(s): inserted 1, already in the ledger 0');
-      expect((await run(['--csv', file])).stdout).toContain('inserted 0, already in the ledger 1');
+      const why = ['--reason', 'notices the old system sent'];
+      expect((await run(['--csv', file, '--dry-run', ...why])).stdout).toContain('1 notice(s): would insert 1, already in the ledger 0 (dry run');
+      expect((await run(['--csv', file, ...why])).stdout).toContain('1 notice(s): inserted 1, already in the ledger 0; audited');
+      expect((await run(['--csv', file, ...why])).stdout).toContain('inserted 0, already in the ledger 1');
+      const audit = await listAuditEntries(t.db, { filter: { target: 'backfill:csv' }, limit: 10 });
+      expect(audit.map((row) => [row.action, row.actor.startsWith('cli:'), row.reason, row.after])).toEqual([
+        ['ledger.backfill', true, 'notices the old system sent', { total: 1, inserted: 0, newKeys: 0, existing: 1, dryRun: false }],
+        ['ledger.backfill', true, 'notices the old system sent', { total: 1, inserted: 1, newKeys: 1, existing: 0, dryRun: false }],
+        ['ledger.backfill_dry_run', true, 'notices the old system sent', { total: 1, inserted: 0, newKeys: 1, existing: 0, dryRun: true }],
+      ]);
       const [job] = await t.db.select().from(reminderJobs).where(eq(reminderJobs.state, 'sent'));
       expect(job).toBeDefined();
       const rows = await t.db.select().from(noticeLedger).where(eq(noticeLedger.source, 'backfill'));

@@ -134,5 +134,6 @@ export async function backfillFromCsv({
 
 export async function backfillFromJobs({ db, dryRun = false, limit }: { db: DbOrTx; dryRun?: boolean; limit?: number }): Promise<BackfillReport> {
   const result = await backfillSentJobs(db, { dryRun, limit });
-  return { total: result.candidates, inserted: result.inserted, existing: 0, invalid: [], dryRun };
+  // total: every sent job looked at, new (candidates) and already in the ledger (existing), as the CSV source counts them.
+  return { total: result.candidates + result.existing, inserted: result.inserted, existing: result.existing, invalid: [], dryRun };
 }

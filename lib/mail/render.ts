@@ -1,6 +1,7 @@
 import type { JobRow } from '@/db/schema/jobs';
 import { templatesOf } from '@/lib/templates/load';
 import { renderEmail, RenderError, type NoticeLinks, type RenderedEmail, type RenderRequest } from '@/lib/templates/render';
+import { templateVersionOf, type TemplateVersion } from '@/lib/templates/versions';
 import type { NoticeConfig } from '@/lib/windows/load-config';
 
 /**
@@ -47,4 +48,23 @@ export async function renderNotice({ config, ...input }: RenderInput): Promise<R
     throw new RenderError(`templates do not load: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]?.slice(0, 160)}`);
   }
   return renderEmail(set, renderRequestOf(config, input));
+}
+
+/**
+ * The template version a job's render on `channel` read (lib/templates/versions.ts): cached per
+ * loaded set, so after a version's first notice this is two map lookups. Null when the job's
+ * type or templates are not there (the render itself failed then).
+ */
+export function templateVersionOfJob(
+  config: NoticeConfig,
+  job: Pick<JobRow, 'noticeType' | 'recipientLocale'>,
+  channel: 'email' | 'sms',
+): TemplateVersion | null {
+  const type = Object.hasOwn(config.noticeTypes, job.noticeType) ? config.noticeTypes[job.noticeType] : undefined;
+  if (!type) return null;
+  try {
+    return templateVersionOf(templatesOf(config), { template: type.template, channel, recipientLocale: job.recipientLocale });
+  } catch {
+    return null;
+  }
 }

@@ -2,7 +2,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer';
 import { CORRELATION_HEADER, CORRELATION_TAG } from '@/lib/events/types';
 import { correlationOf, messageIdFor } from '@/lib/ledger/notice-key';
-import { classifySmtpPhase, type FailureClass, type Phase } from '@/lib/transport/phases';
+import { classifySmtpPhase, type FailureClass, type Phase, type TransportName } from '@/lib/transport/phases';
 import { createSmtpPool, type SmtpFailure, type SmtpResult } from './smtp-pool';
 
 /**
@@ -28,6 +28,8 @@ export type SendOutcome =
       detail?: string;
       failure?: Exclude<FailureClass, 'outcome_unknown'>;
       phase?: Phase;
+      /** A throttle's `Retry-After` (HTTP 429): the retry waits at least this long. */
+      retryAfterMs?: number;
     }
   | { kind: 'unknown'; errorClass: string; phase?: Phase };
 
@@ -119,14 +121,25 @@ export type SendOptions = {
   signal?: AbortSignal;
 };
 
-export type MailTransport = {
+/** What every email transport offers the email channel (lib/channels/email.ts): SMTP here, each HTTP provider in lib/channels/<name>/. */
+export type EmailTransport = {
+  name: TransportName;
   send: (mail: OutgoingNotice, options?: SendOptions) => Promise<SendOutcome>;
+  /**
+   * Many notices in one request (an HTTP provider's batch API, lib/jobs/handle-batch.ts): one
+   * outcome per notice, in order. Absent (SMTP): the send path sends one notice at a time.
+   */
+  sendBatch?: (mails: OutgoingNotice[], options?: SendOptions) => Promise<SendOutcome[]>;
+  /** The most notices one `sendBatch` takes: the provider's documented cap. */
+  batchLimit?: number;
   /** Connect, greeting, EHLO, AUTH and QUIT, no message: accepted when the relay would take mail now. */
   probe: () => Promise<SendOutcome>;
   /** Cuts every send in flight, body or not: the worker's stop grace ran out. */
   cancelAll: () => void;
   close: () => void;
 };
+
+export type MailTransport = EmailTransport;
 
 /**
  * What MailComposer builds a notice from. `textEncoding` is set, not detected: left unset,
@@ -170,6 +183,7 @@ export function createMailTransport({ smtpUrl, timeoutMs, sendDeadlineMs, from, 
     maxConnections,
   });
   return {
+    name: 'smtp',
     send: async (mail, options = {}) => {
       const composed = new MailComposer(mailOptionsOf(mail, { from, messageIdDomain })).compile();
       const envelope = composed.getEnvelope();

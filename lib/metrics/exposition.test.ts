@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfigForTests } from '@/lib/config';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { PROMTOOL_MISSING, promtool, runPromtool } from '@/testing/promtool';
 import { scrapeConsoleMetrics, scrapeWorkerMetrics } from '@/testing/metrics-endpoints';
@@ -16,11 +15,9 @@ beforeAll(async () => {
   t = await createTestDatabase();
   process.env.DATABASE_URL = t.url;
   process.env.METRICS_TOKEN = token;
-  resetConfigForTests();
 });
 afterAll(async () => {
   delete process.env.METRICS_TOKEN;
-  resetConfigForTests();
   const { getDb } = await import('@/lib/process-db');
   await getDb().$client.end();
   await t.drop();

@@ -50,6 +50,14 @@ export const claimToCommitSeconds = new Histogram({
   registers: [registry],
 });
 
+export const emailBatchSize = new Histogram({
+  name: 'notice_ledger_email_batch_size',
+  help: 'Notices per batched provider call (lib/jobs/handle-batch.ts): how full EMAIL_BATCH_SIZE and EMAIL_BATCH_GATHER let batches get.',
+  labelNames: ['transport'] as const,
+  buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500],
+  registers: [registry],
+});
+
 export const quarantinedClaims = new Gauge({
   name: 'notice_ledger_quarantined_claims',
   help: 'Claims older than QUARANTINE_AFTER still in state claimed.',
@@ -95,6 +103,19 @@ export const deadLetteredWakeups = new Gauge({
   registers: [registry],
 });
 
+export const orphanEvents = new Counter({
+  name: 'notice_ledger_orphan_events_total',
+  help: 'Hand-over events stored whose correlation names no ledger row (after a failover: a claim the new primary lacks; the post-failover pass records them sent), by provider.',
+  labelNames: ['provider'],
+  registers: [registry],
+});
+
+export const orphansResolved = new Counter({
+  name: 'notice_ledger_orphans_resolved_total',
+  help: 'Notices the post-failover pass recorded as sent from an orphan provider event, so no wake-up sends them again.',
+  registers: [registry],
+});
+
 export const webhookEventsSkipped = new Counter({
   name: 'notice_ledger_webhook_events_skipped_total',
   help: 'Events of an authentic provider batch not stored because they were malformed (their siblings were stored), by provider and reason.',
@@ -109,10 +130,44 @@ export const providerMessages = new Gauge({
   registers: [registry],
 });
 
+export const handedOver = new Gauge({
+  name: 'notice_ledger_handed_over',
+  help: 'Notices we handed over (ledger `sent`) in the hour before the latest overview sample, by channel and provider (lib/metrics/delivery-gap.ts).',
+  labelNames: ['channel', 'provider'] as const,
+  registers: [registry],
+});
+
+export const deliveredAfterHandover = new Gauge({
+  name: 'notice_ledger_delivered',
+  help: 'Of notice_ledger_handed_over, those with a provider delivered event; absent for a channel and provider with no delivery evidence.',
+  labelNames: ['channel', 'provider'] as const,
+  registers: [registry],
+});
+
 export const deliveryGap = new Gauge({
   name: 'notice_ledger_delivery_gap',
-  help: 'Messages the provider accepted in the last 24 h with no delivered event yet, by channel (email, sms), provider and notice type.',
-  labelNames: ['channel', 'provider', 'notice_type'] as const,
+  help: 'notice_ledger_handed_over minus notice_ledger_delivered (handed over, no delivered event yet); absent for a channel and provider with no delivery evidence.',
+  labelNames: ['channel', 'provider'] as const,
+  registers: [registry],
+});
+
+export const deliveryEvidence = new Gauge({
+  name: 'notice_ledger_delivery_evidence',
+  help: '1 when the channel and provider sent any delivered event in the last 7 days, 0 when none ("no delivery evidence": the gap is unknown, not 0).',
+  labelNames: ['channel', 'provider'] as const,
+  registers: [registry],
+});
+
+export const overviewSampleAge = new Gauge({
+  name: 'notice_ledger_overview_sample_age_seconds',
+  help: 'Seconds since the newest overview sample (the worker writes one every OVERVIEW_SAMPLE_EVERY); the delivery gauges are as of it.',
+  registers: [registry],
+});
+
+export const replayOutcomes = new Gauge({
+  name: 'notice_ledger_replay_outcomes',
+  help: 'Notices of each running replay batch by outcome (sent, suppressed_duplicate, failed); a batch leaves the label set when it stops running.',
+  labelNames: ['batch_id', 'outcome'] as const,
   registers: [registry],
 });
 
@@ -177,5 +232,32 @@ export const transportUp = new Gauge({
   name: 'notice_ledger_transport_up',
   help: '1 while this worker sends through the transport; 0 while its breaker is open (nothing is claimed for it, it is only probed).',
   labelNames: ['transport'] as const,
+  registers: [registry],
+});
+
+/**
+ * Set by each worker from runtime_controls (lib/controls/worker-controls.ts): 1 for the ledger mode
+ * it applies now, 0 for the other. `sum by (mode)` over the fleet shows a worker that has not yet
+ * seen a switch; every worker reads the one stored mode, so it settles within RUNTIME_CONTROLS_REFRESH.
+ */
+export const ledgerModeGauge = new Gauge({
+  name: 'notice_ledger_mode',
+  help: 'The ledger mode this worker applies: 1 for it, 0 for the other (shadow sends duplicates and counts them; enforce suppresses them).',
+  labelNames: ['mode'] as const,
+  registers: [registry],
+});
+
+/** Set by each worker from runtime_controls (lib/controls/worker-controls.ts); alert NoticeLedgerSendingPaused reads it. */
+export const sendingPaused = new Gauge({
+  name: 'notice_ledger_sending_paused',
+  help: '1 while an operator pause holds: scope all (target *), notice_type or channel. Nothing in its scope is claimed meanwhile.',
+  labelNames: ['scope', 'target'] as const,
+  registers: [registry],
+});
+
+export const providerReconciles = new Counter({
+  name: 'notice_ledger_reconcile_total',
+  help: 'Claims the provider reconciler asked its provider about (Postmark Messages API, SendGrid Email Logs), by provider and outcome: found (recorded sent), not_found (asked again), gave_up (left to a person), failed (lookup error or 429, asked again).',
+  labelNames: ['provider', 'outcome'],
   registers: [registry],
 });

@@ -1,5 +1,5 @@
 import type { Tx } from '@/db/client';
-import { insertJobUnlessExists, markWakeupPublished } from '@/db/queries/scheduling';
+import { insertJobsUnlessExist, markWakeupsPublished, type NewJob } from '@/db/queries/scheduling';
 import type { JobRow } from '@/db/schema/jobs';
 import type { Channel } from '@/db/schema/states';
 import { isWithinHorizon } from '@/lib/queue/horizon';
@@ -10,31 +10,28 @@ import { currentTraceparent } from '@/lib/telemetry/tracing';
 /**
  * The one way a job row is made: the reminders route (scheduleNotice), the events planner
  * (receiveEvent) and replay (scheduleUploadedItem) each describe their notice and call
- * enqueueNotice, which is the only caller of the insert (test/one-insert-path.test.ts).
+ * enqueueNotice (a producer's batch: enqueueNotices), which is the only caller of the insert
+ * (test/one-insert-path.test.ts).
  */
 
 /** The computed window a notice was planned in (deadlineAt is its latest instant). */
 export type PlannedWindow = { earliest: Date; region: string | null; ruleIds: string[]; ruleSetVersion: string | null };
 
-/** Everything a job row is made of, already checked and resolved by the caller. */
-export type Notice = {
+/**
+ * Everything a job row is made of, already checked and resolved by the caller: the row's own
+ * fields as the insert takes them (NewJob), and those enqueueNotice derives the columns from.
+ */
+export type Notice = Pick<
+  NewJob,
+  'identity' | 'revision' | 'subjectId' | 'customerId' | 'dueAt' | 'deadlineAt' | 'evidenceRef' | 'source' | 'batchId' | 'payload'
+> & {
   key: string;
   type: string;
-  identity: Record<string, string>;
-  revision: number;
-  subjectId: string;
-  customerId: string | null;
   /** timeZone null (a replay item stored before the column existed) is UTC, as a request without one is. */
   recipient: { email: string | null; phone: string | null; timeZone: string | null; locale: string | null };
   channel: Channel;
   category: 'required' | 'courtesy';
   anchorAt: Date | null;
-  dueAt: Date;
-  deadlineAt: Date;
-  evidenceRef: string | null;
-  source: string;
-  batchId: string | null;
-  payload: Record<string, unknown>;
   /** Null: no window was computed (no anchorAt), the job opens at dueAt. */
   window: PlannedWindow | null;
   /** The business event that planned it (POST /api/v1/events). */
@@ -59,7 +56,41 @@ export type Enqueued = { job: JobRow; created: boolean; published: boolean };
  * is left as it is.
  */
 export async function enqueueNotice(tx: Tx, notice: Notice, publisher: WakeupPublisher, { now }: { now: Date }): Promise<Enqueued> {
-  const { job, created } = await insertJobUnlessExists(tx, {
+  const [enqueued] = await enqueueNotices(tx, [notice], publisher, { now });
+  if (!enqueued) throw new Error('enqueueNotices answered nothing for one notice');
+  return enqueued;
+}
+
+/**
+ * enqueueNotice for many notices in one insert (a producer's batch), answered in the order
+ * given; a key given twice makes one job, the later notice answered `created: false` as a
+ * retry would be. Wake-ups are published one by one (the queue's interface), marked in one
+ * statement.
+ */
+export async function enqueueNotices(tx: Tx, notices: Notice[], publisher: WakeupPublisher, { now }: { now: Date }): Promise<Enqueued[]> {
+  const traceparent = currentTraceparent();
+  const inserted = await insertJobsUnlessExist(
+    tx,
+    notices.map((notice) => rowOf(notice, traceparent)),
+  );
+  const marks: { id: string; at: Date }[] = [];
+  const answers: Enqueued[] = [];
+  for (const [index, { job, created }] of inserted.entries()) {
+    const notice = notices[index];
+    if (!notice) throw new Error('insertJobsUnlessExist answered more jobs than notices');
+    let published = false;
+    if (created && isWithinHorizon({ at: notice.dueAt, now, horizonMs: publisher.horizonMs })) {
+      published = (await publisher.publishInTransaction(tx, wakeupFor(job), notice.dueAt)) !== null;
+      if (published) marks.push({ id: job.id, at: notice.dueAt > now ? notice.dueAt : now });
+    }
+    answers.push({ job, created, published });
+  }
+  await markWakeupsPublished(tx, marks);
+  return answers;
+}
+
+function rowOf(notice: Notice, traceparent: string | null): NewJob {
+  return {
     noticeKey: notice.key,
     noticeType: notice.type,
     identity: notice.identity,
@@ -79,9 +110,9 @@ export async function enqueueNotice(tx: Tx, notice: Notice, publisher: WakeupPub
     source: notice.source,
     batchId: notice.batchId,
     payload: notice.payload,
-    // Marked below once the queue has recorded a wake-up; until then the dispatcher's.
+    // Marked once the queue has recorded a wake-up; until then the dispatcher's.
     wakeupPublishedAt: null,
-    traceparent: currentTraceparent(),
+    traceparent,
     eventId: notice.eventId,
     ...(notice.window
       ? {
@@ -91,10 +122,5 @@ export async function enqueueNotice(tx: Tx, notice: Notice, publisher: WakeupPub
           ruleSetVersion: notice.window.ruleSetVersion,
         }
       : {}),
-  });
-  if (!created) return { job, created, published: false };
-  if (!isWithinHorizon({ at: notice.dueAt, now, horizonMs: publisher.horizonMs })) return { job, created, published: false };
-  const published = (await publisher.publishInTransaction(tx, wakeupFor(job), notice.dueAt)) !== null;
-  if (published) await markWakeupPublished(tx, { id: job.id, at: notice.dueAt > now ? notice.dueAt : now });
-  return { job, created, published };
+  };
 }

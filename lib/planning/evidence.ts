@@ -10,22 +10,13 @@ import type { OpenEvidenceRequest, ResolveEvidenceRequest } from '@/lib/api/prod
  * path checks the evidence state again before it claims, for a job already in flight.
  */
 
+/** What both producer calls on a reference carry: the reference, the request, who and when. */
+export type EvidenceCall<Request> = { db: Db; ref: string; request: Request; actor: string; now: Date };
+
 export type OpenEvidenceResult =
   { kind: 'created'; evidence: EvidenceRow } | { kind: 'existing'; evidence: EvidenceRow } | { kind: 'conflict'; evidence: EvidenceRow; message: string };
 
-export async function openEvidence({
-  db,
-  ref,
-  request,
-  actor,
-  now,
-}: {
-  db: Db;
-  ref: string;
-  request: OpenEvidenceRequest;
-  actor: string;
-  now: Date;
-}): Promise<OpenEvidenceResult> {
+export async function openEvidence({ db, ref, request, actor, now }: EvidenceCall<OpenEvidenceRequest>): Promise<OpenEvidenceResult> {
   return db.transaction(async (tx) => {
     const { row, created } = await insertEvidenceUnlessExists(tx, { ref, kind: request.kind, summary: request.summary ?? null, details: request.details, now });
     if (!created) {
@@ -49,19 +40,7 @@ export type ResolveEvidenceResult = { kind: 'resolved' | 'already_resolved'; evi
  * cites the reference (a job scheduled after the first resolve, say). Resolving a reference
  * nobody opened records it resolved, so jobs scheduled with it later are suppressed too.
  */
-export async function resolveEvidence({
-  db,
-  ref,
-  request,
-  actor,
-  now,
-}: {
-  db: Db;
-  ref: string;
-  request: ResolveEvidenceRequest;
-  actor: string;
-  now: Date;
-}): Promise<ResolveEvidenceResult> {
+export async function resolveEvidence({ db, ref, request, actor, now }: EvidenceCall<ResolveEvidenceRequest>): Promise<ResolveEvidenceResult> {
   return db.transaction(async (tx) => {
     const before = await findEvidence(tx, { ref, lock: true });
     let evidence: EvidenceRow | null = before;

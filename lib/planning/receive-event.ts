@@ -23,13 +23,15 @@ import { chooseChannel } from '@/lib/windows/channel';
 import { stableJson } from './schedule-notice';
 import { cancelAuditEntry } from './cancel-notice';
 import { enqueueNotice, type WakeupPublisher } from './enqueue-notice';
+import type { ProducerSettings } from './producer-settings';
 import { derivedEvidenceRef, evidenceRefProblem, fillEvidenceRef } from '@/lib/windows/evidence-ref';
 import { parseEventIdentity } from '@/lib/windows/identity';
 import { noticeKeyFor } from '@/lib/windows/keys';
-import type { NoticeConfig, RuleSet } from '@/lib/windows/load-config';
+import type { NoticeConfig } from '@/lib/windows/load-config';
 import { planEvent, type PlannedNotice } from '@/lib/windows/plan';
 import { noticeAttributes } from '@/lib/jobs/notice-spans';
 import { traced, withSpan, type Span } from '@/lib/telemetry/tracing';
+import { recordComplianceGapsOpened } from '@/lib/webhooks/outbox';
 import { fieldOf, noticePayloadProblems } from '@/lib/templates/payload';
 
 /**
@@ -77,16 +79,7 @@ async function scheduledNotices(tx: Tx, eventId: string, config: NoticeConfig): 
   return jobs.map((job) => ({ noticeType: job.noticeType, jobId: job.id, noticeKey: job.noticeKey, state: job.state }));
 }
 
-export type ReceiveEventParams = {
-  db: Db;
-  publisher: WakeupPublisher;
-  request: EventRequest;
-  actor: string;
-  now: Date;
-  secret: string;
-  maxDelayMs: number;
-  notices: { config: NoticeConfig; ruleSet: RuleSet };
-};
+export type ReceiveEventParams = ProducerSettings & { db: Db; request: EventRequest; actor: string };
 
 /** The body as it is compared: everything but the provenance (`source`), keys sorted. */
 export function eventBodySha256(request: EventRequest, identity: Record<string, string>): string {
@@ -123,63 +116,88 @@ function annotatePlannedJob<R extends { job: JobRow; created: boolean }>(span: S
   return result;
 }
 
-/** Receives one business event, in its span (`event.receive`), each planned notice in a `notice.schedule` child. */
-export const receiveEvent = traced('event.receive', annotateEventReceived, async (input: ReceiveEventParams): Promise<ReceiveEventResult> => {
+/** An event that passed every check that needs no row: its request (phone in E.164), identity and body digest. */
+export type CheckedEvent = { params: ReceiveEventParams; identity: Record<string, string>; bodySha256: string };
+
+/** Everything receiving decides before it reads a row; the single post and the batch (receive-events.ts) both start here. */
+export function checkEvent(input: ReceiveEventParams): { ok: true; checked: CheckedEvent } | { ok: false; result: ReceiveEventResult } {
   // The phone is normalised first, so the body compared on a repeat is the E.164 one.
   let phone: string | undefined;
   if (input.request.recipient.phone !== undefined) {
     const normalised = normalisePhone(input.request.recipient.phone, input.request.recipient.region);
     if (!normalised.ok)
-      return { kind: 'unprocessable', code: 'invalid_phone', message: `recipient.phone: ${normalised.problems.join('; ')}`, fields: ['recipient.phone'] };
+      return {
+        ok: false,
+        result: { kind: 'unprocessable', code: 'invalid_phone', message: `recipient.phone: ${normalised.problems.join('; ')}`, fields: ['recipient.phone'] },
+      };
     phone = normalised.value.e164;
   }
   const params: ReceiveEventParams = phone ? { ...input, request: { ...input.request, recipient: { ...input.request.recipient, phone } } } : input;
-  const { db, request, notices } = params;
+  const { request, notices } = params;
   const parsed = parseEventIdentity(notices.config, request.type, request.identity);
-  if (!parsed.ok) return { kind: 'invalid', message: parsed.problems.join('; '), fields: parsed.problems.map((problem) => problem.split(':')[0] ?? '') };
+  if (!parsed.ok)
+    return {
+      ok: false,
+      result: { kind: 'invalid', message: parsed.problems.join('; '), fields: parsed.problems.map((problem) => problem.split(':')[0] ?? '') },
+    };
   const identity = parsed.identity;
   const evidence = evidenceRefProblem(request.evidenceRef ?? fillEvidenceRefOf(notices.config, request.type, identity));
-  if (evidence) return { kind: 'invalid', message: evidence, fields: ['evidenceRef'] };
+  if (evidence) return { ok: false, result: { kind: 'invalid', message: evidence, fields: ['evidenceRef'] } };
   const payloadIssues = eventPayloadProblems(params);
-  if (payloadIssues.length > 0) return { kind: 'invalid_payload', message: payloadIssues.join('; '), fields: payloadIssues.map(fieldOf) };
-  const bodySha256 = eventBodySha256(request, identity);
-  return db.transaction(async (tx) => {
-    await lockEventIdentity(tx, { type: request.type, identity });
-    const seen = await findEvent(tx, { type: request.type, identity, revision: request.revision });
-    if (seen) return answerSeen(tx, seen, bodySha256, notices.config);
-    const latest = await latestRevision(tx, { type: request.type, identity });
-    if (latest && latest.revision > request.revision) {
-      return {
-        kind: 'conflict',
-        code: 'stale_revision',
-        eventId: latest.id,
-        revision: latest.revision,
-        notices: await scheduledNotices(tx, latest.id, notices.config),
-        message: `revision ${request.revision} is older than revision ${latest.revision} already received for this ${request.type}; it changes nothing`,
-      };
-    }
-    const { event, created } = await insertEventUnlessExists(tx, {
-      type: request.type,
-      identity,
-      revision: request.revision,
-      bodySha256,
-      anchorAt: request.anchorAt,
-      region: request.recipient.region,
-      timeZone: request.recipient.timeZone,
-      recipient: Object.fromEntries(
-        Object.entries({ email: request.recipient.email, phone: request.recipient.phone, locale: request.recipient.locale }).filter(([, v]) => v !== undefined),
-      ) as Record<string, string>,
-      contract: request.contract,
-      payload: request.payload,
-      ruleSetVersion: notices.ruleSet.version,
-      source: request.source,
-    });
-    // The identity lock makes this unreachable, but a constraint conflict still answers as a repeat.
-    if (!created) return answerSeen(tx, event, bodySha256, notices.config);
-    await planAndSchedule(tx, params, event, identity);
-    return { kind: 'created', answer: await answerOf(tx, event, notices.config) };
-  });
+  if (payloadIssues.length > 0)
+    return { ok: false, result: { kind: 'invalid_payload', message: payloadIssues.join('; '), fields: payloadIssues.map(fieldOf) } };
+  return { ok: true, checked: { params, identity, bodySha256: eventBodySha256(request, identity) } };
+}
+
+/** Receives one business event, in its span (`event.receive`), each planned notice in a `notice.schedule` child. */
+export const receiveEvent = traced('event.receive', annotateEventReceived, async (input: ReceiveEventParams): Promise<ReceiveEventResult> => {
+  const ready = checkEvent(input);
+  if (!ready.ok) return ready.result;
+  return input.db.transaction((tx) => receiveCheckedEvent(tx, ready.checked));
 });
+
+/**
+ * The event's rows in `tx`: under its identity's lock, a repeat answers as the first post did, an
+ * older revision is refused, a new one is stored, planned and scheduled. A batch runs several in
+ * one transaction, one after the other, as separate posts would.
+ */
+export async function receiveCheckedEvent(tx: Tx, { params, identity, bodySha256 }: CheckedEvent): Promise<ReceiveEventResult> {
+  const { request, notices } = params;
+  await lockEventIdentity(tx, { type: request.type, identity });
+  const seen = await findEvent(tx, { type: request.type, identity, revision: request.revision });
+  if (seen) return answerSeen(tx, seen, bodySha256, notices.config);
+  const latest = await latestRevision(tx, { type: request.type, identity });
+  if (latest && latest.revision > request.revision) {
+    return {
+      kind: 'conflict',
+      code: 'stale_revision',
+      eventId: latest.id,
+      revision: latest.revision,
+      notices: await scheduledNotices(tx, latest.id, notices.config),
+      message: `revision ${request.revision} is older than revision ${latest.revision} already received for this ${request.type}; it changes nothing`,
+    };
+  }
+  const { event, created } = await insertEventUnlessExists(tx, {
+    type: request.type,
+    identity,
+    revision: request.revision,
+    bodySha256,
+    anchorAt: request.anchorAt,
+    region: request.recipient.region,
+    timeZone: request.recipient.timeZone,
+    recipient: Object.fromEntries(
+      Object.entries({ email: request.recipient.email, phone: request.recipient.phone, locale: request.recipient.locale }).filter(([, v]) => v !== undefined),
+    ) as Record<string, string>,
+    contract: request.contract,
+    payload: request.payload,
+    ruleSetVersion: notices.ruleSet.version,
+    source: request.source,
+  });
+  // The identity lock makes this unreachable, but a constraint conflict still answers as a repeat.
+  if (!created) return answerSeen(tx, event, bodySha256, notices.config);
+  await planAndSchedule(tx, params, event, identity);
+  return { kind: 'created', answer: await answerOf(tx, event, notices.config) };
+}
 
 function fillEvidenceRefOf(config: NoticeConfig, eventType: string, identity: Record<string, string>): string | null {
   const template = Object.hasOwn(config.eventTypes, eventType) ? config.eventTypes[eventType]?.evidenceRef : undefined;
@@ -328,7 +346,8 @@ async function planAndSchedule(tx: Tx, params: ReceiveEventParams, event: Busine
       });
     }
   }
-  await insertUnplanned(tx, unplanned);
+  const gaps = await insertUnplanned(tx, unplanned);
+  await recordComplianceGapsOpened(tx, { event: { id: event.id, type: request.type, identity, revision: request.revision }, gaps });
   await insertAuditEntries(tx, { entries: audits });
 }
 
@@ -370,7 +389,7 @@ async function scheduleOne(
       identity: noticeIdentity,
       revision: request.revision,
       subjectId: identity[subjectField] ?? '',
-      customerId: null,
+      customerId: request.customerId ?? customerOf(config, request.type, identity),
       recipient: {
         email: request.recipient.email ?? null,
         phone: request.recipient.phone ?? null,
@@ -417,4 +436,10 @@ async function answerOf(tx: Tx, event: BusinessEventRow, config: NoticeConfig): 
     })),
     unplanned: unplanned.map((row) => ({ noticeType: row.noticeType, category: row.category, reason: row.reason, ruleIds: row.ruleIds })),
   };
+}
+
+/** The customer id an event's notices carry: its type's declared identity field (eventTypes.<type>.customerField), else none. */
+function customerOf(config: NoticeConfig, eventType: string, identity: Record<string, string>): string | null {
+  const field = config.eventTypes[eventType]?.customerField;
+  return field ? (identity[field] ?? null) : null;
 }

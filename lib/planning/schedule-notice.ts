@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import { insertAuditEntries } from '@/db/queries/audit';
+import { insertAuditEntries, type AuditEntry } from '@/db/queries/audit';
 import { findJobByNoticeKey } from '@/db/queries/scheduling';
 import type { JobRow } from '@/db/schema/jobs';
 import type { ScheduleRequest } from '@/lib/api/producer';
@@ -12,7 +12,8 @@ import { noticeKeyFor } from '@/lib/windows/keys';
 import type { NoticeConfig, NoticeType, RuleSet } from '@/lib/windows/load-config';
 import { windowForNotice } from '@/lib/windows/notice-window';
 import { traced, type Span } from '@/lib/telemetry/tracing';
-import { enqueueNotice, type WakeupPublisher } from './enqueue-notice';
+import { enqueueNotice, type Notice } from './enqueue-notice';
+import type { ProducerSettings } from './producer-settings';
 import { fieldOf, noticePayloadProblems } from '@/lib/templates/payload';
 import { noticeAttributes } from '@/lib/jobs/notice-spans';
 
@@ -89,17 +90,7 @@ export function timingProblems(request: ResolvedScheduleRequest, { now, maxDelay
   return problems;
 }
 
-export type ScheduleParams = {
-  db: Db;
-  publisher: WakeupPublisher;
-  request: ScheduleRequest;
-  actor: string;
-  now: Date;
-  secret: string;
-  maxDelayMs: number;
-  /** The operator's notice configuration (activeNoticeConfig()): which types exist, their identity and windows. */
-  notices: { config: NoticeConfig; ruleSet: RuleSet };
-};
+export type ScheduleParams = ProducerSettings & { db: Db; request: ScheduleRequest; actor: string };
 
 const rangeText = (window: { earliest: Date; latest: Date }) => `${window.earliest.toISOString()} – ${window.latest.toISOString()}`;
 
@@ -197,85 +188,113 @@ function annotateScheduled(span: Span, result: ScheduleResult): void {
   if ('job' in result) span.setAttributes(noticeAttributes(result.job));
 }
 
-/** Schedules one producer notice, in its span (`notice.schedule`). */
-export const scheduleNotice = traced('notice.schedule', annotateScheduled, async (params: ScheduleParams): Promise<ScheduleResult> => {
-  const { db, publisher, request: raw, actor, now, secret, maxDelayMs, notices } = params;
+/** A request that passed every check that needs no row: its key, its resolved times and the job it would make. */
+export type PreparedSchedule = { key: string; request: ResolvedScheduleRequest; notice: Notice };
+
+/**
+ * Everything scheduling decides before it reads a row: the identity, the recipient's channel,
+ * the payload against its template, the evidence reference, the window; then the key and the
+ * job it would make. The single request and the batch (schedule-batch.ts) both start here.
+ */
+export function prepareSchedule(
+  raw: ScheduleRequest,
+  { now, secret, notices }: Pick<ScheduleParams, 'now' | 'secret' | 'notices'>,
+): { ok: true; prepared: PreparedSchedule } | { ok: false; result: ScheduleResult } {
   const parsed = parseIdentity(notices.config, raw.type, raw.identity);
-  if (!parsed.ok) return { kind: 'invalid', message: parsed.problems.join('; '), fields: ['type', 'identity'] };
+  if (!parsed.ok) return { ok: false, result: { kind: 'invalid', message: parsed.problems.join('; '), fields: ['type', 'identity'] } };
   const fact = { type: raw.type, identity: parsed.identity, revision: raw.revision };
   const type = notices.config.noticeTypes[fact.type];
   const addressed = recipientChannel(type, raw.recipient, raw.region ?? null);
-  if (!addressed.ok) return addressed.result;
+  if (!addressed.ok) return addressed;
   const input: ScheduleRequest = { ...raw, recipient: { ...raw.recipient, ...(addressed.phone ? { phone: addressed.phone } : {}) } };
   const subjectField = type ? notices.config.eventTypes[type.event]?.subjectField : undefined;
   const subjectId = (subjectField && fact.identity[subjectField]) || '';
   const payloadIssues = noticePayloadProblems(notices.config, fact.type, input.payload, { hasAnchor: input.anchorAt !== undefined });
-  if (payloadIssues.length > 0) return { kind: 'invalid_payload', message: payloadIssues.join('; '), fields: payloadIssues.map(fieldOf) };
+  if (payloadIssues.length > 0)
+    return { ok: false, result: { kind: 'invalid_payload', message: payloadIssues.join('; '), fields: payloadIssues.map(fieldOf) } };
   const evidence = evidenceRefProblem(input.evidenceRef ?? derivedEvidenceRef(notices.config, fact.type, fact.identity));
-  if (evidence) return { kind: 'invalid', message: evidence, fields: ['evidenceRef'] };
+  if (evidence) return { ok: false, result: { kind: 'invalid', message: evidence, fields: ['evidenceRef'] } };
   const resolved = windowOfRequest(input, { ...notices, now });
-  if (!resolved.ok) return resolved.result;
+  if (!resolved.ok) return resolved;
   const { request, window } = resolved;
   const key = noticeKeyFor(secret, notices.config, { noticeType: fact.type, identity: fact.identity, revision: fact.revision });
-  const existing = await findJobByNoticeKey(db, { noticeKey: key });
-  if (existing) return compareWithExisting(existing, request);
-  const problems = timingProblems(request, { now, maxDelayMs });
-  if (problems.length > 0) return { kind: 'invalid', message: problems.join('; '), fields: problems.map((problem) => problem.split(':')[0] ?? '') };
+  const notice: Notice = {
+    key,
+    type: fact.type,
+    identity: fact.identity,
+    revision: fact.revision,
+    subjectId,
+    customerId: request.customerId ?? null,
+    recipient: {
+      email: request.recipient.email ?? null,
+      phone: addressed.phone,
+      timeZone: request.recipient.timeZone,
+      locale: request.recipient.locale ?? null,
+    },
+    channel: addressed.channel,
+    category: window ? window.category : (type?.category ?? 'courtesy'),
+    anchorAt: request.anchorAt ?? null,
+    dueAt: request.dueAt,
+    deadlineAt: request.deadlineAt,
+    // The producer's, else the one its event type forms from the identity (recon:{exception_id}).
+    evidenceRef: request.evidenceRef ?? derivedEvidenceRef(notices.config, fact.type, fact.identity),
+    source: request.source,
+    batchId: request.batchId ?? null,
+    payload: request.payload,
+    window: window ? { earliest: window.earliest, region: request.region ?? null, ruleIds: window.ruleIds, ruleSetVersion: window.ruleSetVersion } : null,
+    eventId: null,
+  };
+  return { ok: true, prepared: { key, request, notice } };
+}
+
+/** A job the key already has: the same notice answers as a retry (200), a different one as a conflict (409). */
+export function answerExisting(job: JobRow, prepared: PreparedSchedule): ScheduleResult {
+  return compareWithExisting(job, prepared.request);
+}
+
+/** A new job's answer for a key nobody holds yet: a refusal of its times, or null when it may be made. */
+export function refuseNewJob(prepared: PreparedSchedule, { now, maxDelayMs }: { now: Date; maxDelayMs: number }): ScheduleResult | null {
+  const problems = timingProblems(prepared.request, { now, maxDelayMs });
+  if (problems.length === 0) return null;
+  return { kind: 'invalid', message: problems.join('; '), fields: problems.map((problem) => problem.split(':')[0] ?? '') };
+}
+
+/** The audit row of a job the producer's request made. */
+export function scheduleAuditEntry(actor: string, { key, request, notice }: PreparedSchedule, job: JobRow): AuditEntry {
+  return {
+    actor,
+    action: 'reminder.schedule',
+    targetType: 'reminder_job',
+    targetId: job.id,
+    reason: `scheduled by producer ${request.source}`,
+    after: {
+      noticeKey: key,
+      noticeType: notice.type,
+      revision: notice.revision,
+      dueAt: request.dueAt.toISOString(),
+      deadlineAt: request.deadlineAt.toISOString(),
+      source: request.source,
+      batchId: request.batchId ?? null,
+    },
+  };
+}
+
+/** Schedules one producer notice, in its span (`notice.schedule`). */
+export const scheduleNotice = traced('notice.schedule', annotateScheduled, async (params: ScheduleParams): Promise<ScheduleResult> => {
+  const { db, publisher, request: raw, actor, now, maxDelayMs } = params;
+  const ready = prepareSchedule(raw, params);
+  if (!ready.ok) return ready.result;
+  const { prepared } = ready;
+  const existing = await findJobByNoticeKey(db, { noticeKey: prepared.key });
+  if (existing) return answerExisting(existing, prepared);
+  const refused = refuseNewJob(prepared, { now, maxDelayMs });
+  if (refused) return refused;
 
   return db.transaction(async (tx) => {
-    const { job, created } = await enqueueNotice(
-      tx,
-      {
-        key,
-        type: fact.type,
-        identity: fact.identity,
-        revision: fact.revision,
-        subjectId,
-        customerId: request.customerId ?? null,
-        recipient: {
-          email: request.recipient.email ?? null,
-          phone: addressed.phone,
-          timeZone: request.recipient.timeZone,
-          locale: request.recipient.locale ?? null,
-        },
-        channel: addressed.channel,
-        category: window ? window.category : (type?.category ?? 'courtesy'),
-        anchorAt: request.anchorAt ?? null,
-        dueAt: request.dueAt,
-        deadlineAt: request.deadlineAt,
-        // The producer's, else the one its event type forms from the identity (recon:{exception_id}).
-        evidenceRef: request.evidenceRef ?? derivedEvidenceRef(notices.config, fact.type, fact.identity),
-        source: request.source,
-        batchId: request.batchId ?? null,
-        payload: request.payload,
-        window: window ? { earliest: window.earliest, region: request.region ?? null, ruleIds: window.ruleIds, ruleSetVersion: window.ruleSetVersion } : null,
-        eventId: null,
-      },
-      publisher,
-      { now },
-    );
+    const { job, created } = await enqueueNotice(tx, prepared.notice, publisher, { now });
     // Lost a race with a concurrent retry of the same notice: answer as a retry.
-    if (!created) return compareWithExisting(job, request);
-    await insertAuditEntries(tx, {
-      entries: [
-        {
-          actor,
-          action: 'reminder.schedule',
-          targetType: 'reminder_job',
-          targetId: job.id,
-          reason: `scheduled by producer ${request.source}`,
-          after: {
-            noticeKey: key,
-            noticeType: fact.type,
-            revision: fact.revision,
-            dueAt: request.dueAt.toISOString(),
-            deadlineAt: request.deadlineAt.toISOString(),
-            source: request.source,
-            batchId: request.batchId ?? null,
-          },
-        },
-      ],
-    });
+    if (!created) return answerExisting(job, prepared);
+    await insertAuditEntries(tx, { entries: [scheduleAuditEntry(actor, prepared, job)] });
     return { kind: 'created', job };
   });
 });

@@ -7,7 +7,7 @@ import type { QueueAdapter } from './types';
 
 export type CreateQueueParams = {
   config: Pick<Config, 'QUEUE_BACKEND' | 'VISIBILITY_TIMEOUT' | 'AMQP_URL'> &
-    Partial<Pick<Config, 'QUEUE_NAME' | 'QUEUE_POLL_INTERVAL' | 'QUEUE_HORIZON' | 'QUEUE_DELIVERY_LIMIT'>>;
+    Partial<Pick<Config, 'QUEUE_NAME' | 'QUEUE_POLL_INTERVAL' | 'QUEUE_HORIZON' | 'QUEUE_DELIVERY_LIMIT' | 'QUEUE_CONNECT_WAIT'>>;
   /** The PostgreSQL URL: pg-boss keeps its own schema there. */
   databaseUrl: string;
   /** The dispatcher reads jobs coming within the horizon from here; without it this process does not dispatch. */
@@ -50,6 +50,7 @@ export function createQueue({ config, databaseUrl, db, queueName: explicitName, 
     logger,
     connectOnDemand: publisher,
     deliveryLimit: config.QUEUE_DELIVERY_LIMIT,
+    connectWaitMs: config.QUEUE_CONNECT_WAIT,
   });
 }
 

@@ -11,7 +11,7 @@ import { createQueue } from './index';
 import { sweepOnce } from '@/lib/jobs/sweeper';
 import { createLogger } from '@/lib/log';
 import { startMetricsServer } from '@/worker/metrics-server';
-import { createRabbitQueue, wakeupQueueArguments, type RabbitQueue } from './rabbitmq';
+import { createRabbitQueue, wakeupQueueArguments, type RabbitConnect, type RabbitQueue } from './rabbitmq';
 import type { Delivery, WakeupHandler } from './types';
 import { createTestAdapter } from '@/testing/queue/adapters';
 import { makeQueueJob } from '@/testing/queue/jobs';
@@ -147,6 +147,75 @@ describe.skipIf(!amqpUrl)('RabbitMQ health (needs AMQP_URL: skipped without it)'
       await deleteRabbitQueue(amqpUrl, queueName);
     }
   }, 40_000);
+});
+
+describe.skipIf(!amqpUrl)('RabbitMQ at start (needs AMQP_URL: skipped without it)', () => {
+  /** amqplib's connect, counted: how many times start() dialled. */
+  const countedConnect = () => {
+    const counter: { dials: number; connect: RabbitConnect } = {
+      dials: 0,
+      connect: (url, options) => {
+        counter.dials += 1;
+        return amqp.connect(url, options);
+      },
+    };
+    return counter;
+  };
+
+  it('a worker started while the broker is down waits for it (connectWaitMs) and consumes once it is back', async () => {
+    const proxy = await brokerProxy(new URL(amqpUrl || 'amqp://127.0.0.1'));
+    await proxy.cut();
+    const queueName = `rabbit-start-${randomBytes(4).toString('hex')}`;
+    const counter = countedConnect();
+    const queue = createRabbitQueue({ url: proxy.url, queueName, visibilityTimeoutMs: 5_000, connectWaitMs: 60_000, connect: counter.connect });
+    const starting = queue.start();
+    try {
+      // Refused at least twice (the broker is down), then back: start() resolves on the next try.
+      await vi.waitFor(() => expect(counter.dials).toBeGreaterThanOrEqual(2), { timeout: 20_000, interval: 50 });
+      await proxy.restore();
+      await starting;
+      const received: string[] = [];
+      await queue.consume(
+        async (delivery) => {
+          received.push(delivery.wakeup.jobId);
+          return { ack: true };
+        },
+        { concurrency: 1 },
+      );
+      const jobId = randomUUID();
+      await queue.publish({ jobId });
+      await vi.waitFor(() => expect(received).toEqual([jobId]), { timeout: 10_000, interval: 50 });
+    } finally {
+      await starting.catch(() => undefined);
+      await queue.stop();
+      await proxy.cut();
+      await deleteRabbitQueue(amqpUrl, queueName);
+    }
+  }, 60_000);
+
+  it('without a wait a refused connection fails start at once, and a refused login fails at once even with one', async () => {
+    const proxy = await brokerProxy(new URL(amqpUrl || 'amqp://127.0.0.1'));
+    await proxy.cut();
+    const down = createRabbitQueue({ url: proxy.url, queueName: `rabbit-start-${randomBytes(4).toString('hex')}`, visibilityTimeoutMs: 5_000 });
+    await expect(down.start()).rejects.toThrow(/ECONNREFUSED/);
+    await proxy.restore();
+    const wrongLogin = new URL(amqpUrl || 'amqp://127.0.0.1');
+    wrongLogin.password = 'not-the-password';
+    const counter = countedConnect();
+    const refused = createRabbitQueue({
+      url: wrongLogin.href,
+      queueName: `rabbit-start-${randomBytes(4).toString('hex')}`,
+      visibilityTimeoutMs: 5_000,
+      connectWaitMs: 60_000,
+      connect: counter.connect,
+    });
+    try {
+      await expect(refused.start()).rejects.toThrow(/ACCESS[-_]REFUSED|403/);
+      expect(counter.dials).toBe(1);
+    } finally {
+      await proxy.cut();
+    }
+  }, 60_000);
 });
 
 describe("the console's RabbitMQ publisher (createQueue, role publisher)", () => {

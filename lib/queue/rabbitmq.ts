@@ -32,6 +32,12 @@ export type RabbitQueueOptions = {
   connectOnDemand?: boolean;
   /** Deliveries of one wake-up before the queue dead-letters it (QUEUE_DELIVERY_LIMIT). */
   deliveryLimit?: number;
+  /**
+   * How long start() keeps trying a broker that refuses or drops the connection (QUEUE_CONNECT_WAIT):
+   * a worker started while the broker restarts waits for it rather than exiting. A refused login
+   * (403 ACCESS_REFUSED) is no restart and fails at once. Default 0: one try.
+   */
+  connectWaitMs?: number;
   /** How to open the recovering connection; amqplib's connect unless a test wraps it (testing/queue/rabbitmq.ts). */
   connect?: RabbitConnect;
   logger?: Logger;
@@ -203,6 +209,21 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
     return connecting;
   };
 
+  /** connect(), again every second while the broker is unreachable, until connectWaitMs has passed. */
+  const connectAtStart = async (): Promise<RecoveringChannelModel> => {
+    const deadline = Date.now() + (options.connectWaitMs ?? 0);
+    for (let tries = 1; ; tries += 1) {
+      try {
+        return await connect();
+      } catch (error) {
+        const refusedLogin = /ACCESS[-_]REFUSED|\b403\b/.test(errorMessage(error));
+        if (refusedLogin || stopping || Date.now() >= deadline) throw error;
+        log.warn({ err: errorMessage(error), tries, waitsUntil: new Date(deadline).toISOString() }, 'RabbitMQ not reachable at start; trying again');
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    }
+  };
+
   const waitForLive = async (): Promise<Live> => {
     if (!started) throw new Error('queue not started');
     await connect();
@@ -327,7 +348,7 @@ export function createRabbitQueue(options: RabbitQueueOptions): RabbitQueue {
       started = true;
       stopping = false;
       try {
-        if (!options.connectOnDemand) await connect();
+        if (!options.connectOnDemand) await connectAtStart();
       } catch (error) {
         started = false;
         throw error;

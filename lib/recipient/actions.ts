@@ -1,7 +1,6 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { DbOrTx } from '@/db/client';
 import { recordCancellationRequest } from '@/db/queries/cancellation-requests';
-import { setPreference } from '@/db/queries/preferences';
 import type { RecipientNotice } from '@/db/queries/recipient-notice';
 import type { Channel } from '@/db/schema/states';
 import { ok, refuse, type Result } from '@/lib/http/refusal';
@@ -10,6 +9,7 @@ import { cancelRedirectFields } from '@/lib/windows/config-schema';
 import type { NoticeType } from '@/lib/windows/load-config';
 import { phoneOf } from './notice-view';
 import type { RecipientThrottle } from './throttle';
+import { recordJobEvent, setPreferenceReported } from '@/lib/webhooks/outbox';
 
 /**
  * What the customer can do from the notice's page. Each action changes one thing or nothing:
@@ -73,15 +73,25 @@ export async function requestCancellation({
   }
   if (cancel.redirect) return ok({ status: 'redirect', location: cancelRedirectUrl(cancel.redirect, notice) });
   const { job } = notice;
-  const { created, row } = await recordCancellationRequest(db, {
-    noticeKey: job.noticeKey,
-    jobId: job.id,
-    noticeType: job.noticeType,
-    identity: job.identity,
-    subjectId: job.subjectId,
-    customerId: job.customerId,
-    source: 'recipient_page',
-    codeVerified,
+  // The request and its cancellation.requested event commit together; a repeat writes neither.
+  const { created, row } = await db.transaction(async (tx) => {
+    const recorded = await recordCancellationRequest(tx, {
+      noticeKey: job.noticeKey,
+      jobId: job.id,
+      noticeType: job.noticeType,
+      identity: job.identity,
+      subjectId: job.subjectId,
+      customerId: job.customerId,
+      source: 'recipient_page',
+      codeVerified,
+    });
+    if (recorded.created)
+      await recordJobEvent(tx, {
+        type: 'cancellation.requested',
+        jobId: job.id,
+        extra: { source: 'recipient_page', codeVerified, requestedAt: recorded.row.requestedAt.toISOString() },
+      });
+    return recorded;
   });
   return ok({ status: created ? 'requested' : 'already_requested', requestedAt: row.requestedAt });
 }
@@ -105,7 +115,7 @@ export async function changeCourtesyPreference({
   const recipient = preferenceAddress(notice, channel);
   if (!recipient) return refuse('invalid_input', 'This notice has no phone number, so there are no text messages to change.', { code: 'no_address' });
   const written = await db.transaction((tx) =>
-    setPreference(tx, { recipient, category: 'courtesy', channel, state, source: 'recipient_page', actor: correlationOf(notice.job.noticeKey) }),
+    setPreferenceReported(tx, { recipient, category: 'courtesy', channel, state, source: 'recipient_page', actor: correlationOf(notice.job.noticeKey) }),
   );
   return ok({ channel, state, changed: written.changed });
 }

@@ -1,5 +1,6 @@
 import type { DbOrTx } from '@/db/client';
-import { preferenceFor, setPreference } from '@/db/queries/preferences';
+import { preferenceFor } from '@/db/queries/preferences';
+import { setPreferenceReported } from '@/lib/webhooks/outbox';
 import { findJobByNoticeKey } from '@/db/queries/scheduling';
 import type { NoticeCategory } from '@/db/schema/states';
 import { correlationOf } from '@/lib/ledger/notice-key';
@@ -43,7 +44,7 @@ export async function unsubscribeByLink(db: DbOrTx, { token, keys, now }: { toke
   const link = await readUnsubscribeLink(db, { token, keys, now });
   if (!link.ok) return link;
   const written = await db.transaction((tx) =>
-    setPreference(tx, {
+    setPreferenceReported(tx, {
       recipient: link.recipient,
       category: 'courtesy',
       channel: 'email',

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Db, DbOrTx } from '@/db/client';
-import { listPreferences, setPreference } from '@/db/queries/preferences';
+import { listPreferences } from '@/db/queries/preferences';
+import { setPreferenceReported } from '@/lib/webhooks/outbox';
 import { findRecipientSuppression } from '@/db/queries/suppressions';
 import type { preferencesAnswer, putPreferencesBody } from '@/lib/api/recipient-preferences';
 import { ok, refuse, type Result } from '@/lib/http/refusal';
@@ -61,7 +62,7 @@ export async function putRecipientPreferences(
   return db.transaction(async (tx) => {
     let changed = 0;
     for (const entry of body.preferences) {
-      const written = await setPreference(tx, {
+      const written = await setPreferenceReported(tx, {
         recipient: email,
         category: 'courtesy',
         channel: 'email',

@@ -245,6 +245,40 @@ describe('request → approve (four-eyes)', () => {
 });
 
 describe('run', () => {
+  it("records in each required notice's evidence who dry-ran and requested the replay and who approved it, in the batch's transaction; a courtesy notice gets none", async () => {
+    const dueAt = new Date(Date.now() - 3 * 3_600_000);
+    const required = await insertTestJob(t.db, { dueAt, source: 'evidence-run', category: 'required', recipientEmail: 'req@evidence-run.test' });
+    const courtesy = await insertTestJob(t.db, { dueAt, source: 'evidence-run', recipientEmail: 'court@evidence-run.test' });
+    const replay = await approvedReplay('evidence-run');
+    const queue = newQueue();
+    await queue.start();
+    try {
+      const result = await runReplayToEnd({ db: t.db, queue, replayId: replay.id, perDomainPerSecond: 10_000, batchSize: 10, logger: silent });
+      expect(result).toEqual({ state: 'completed', published: 2 });
+    } finally {
+      await queue.stop();
+    }
+    const entries = async (noticeKey: string) =>
+      (
+        await t.pool.query<{ kind: string; job_id: string; body: string; seq: number | null }>(
+          'select kind, job_id::text, body, seq from evidence_entries where notice_key = $1',
+          [noticeKey],
+        )
+      ).rows;
+    const [entry, ...more] = await entries(required.noticeKey);
+    expect(more).toEqual([]);
+    expect(entry).toMatchObject({ kind: 'replay.approved', job_id: required.id, seq: null });
+    const [decided] = await t.db.select().from(replays).where(eq(replays.id, replay.id));
+    expect(JSON.parse(entry?.body ?? '{}')).toMatchObject({
+      replay: { id: replay.id, batchId: replay.batchId, filter: { source: 'evidence-run' } },
+      dryRun: { by: { email: operator.email, role: 'operator' }, at: decided?.requestedAt.toISOString(), counts: { total: 2, newKeys: 2 } },
+      requested: { by: { email: operator.email }, reason: 'lost wake-ups' },
+      approved: { by: { email: manager.email, role: 'manager' }, at: decided?.decidedAt?.toISOString(), reason: 'checked' },
+    });
+    // Control: the courtesy notice of the same batch keeps no record (EVIDENCE_FOR=required).
+    expect(await entries(courtesy.noticeKey)).toEqual([]);
+  });
+
   it('publishes each job once with the batch id, and cancel between batches stops publishing', async () => {
     await seedWindow(Array<null>(10).fill(null), 'cancel-run');
     const replay = await approvedReplay('cancel-run');

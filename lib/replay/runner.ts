@@ -11,6 +11,7 @@ import {
   setNextBatchAt,
   type PendingItem,
 } from '@/db/queries/replays';
+import { recordReplayEvidence } from '@/lib/evidence/replay-evidence';
 import { startPeriodic, type PeriodicHandle } from '@/lib/periodic';
 import { createLogger, type Logger } from '@/lib/log';
 import type { WakeupPublisher } from '@/lib/planning/enqueue-notice';
@@ -148,6 +149,8 @@ export async function runReplayBatch(params: ReplayBatchParams): Promise<ReplayB
       const { published, afterCommit } = await publishBatch({ tx, queue, batchId: replay.batchId, items, scheduleItem, now });
       await markItemsPublished(tx, { replayId: replay.id, published });
       await markWakeupsPublished(tx, { jobIds: published.map((p) => p.jobId) });
+      // Who asked for this replay and who approved it, in the record of each woken notice that keeps one.
+      await recordReplayEvidence(tx, { replayId: replay.id, published, now });
       params.checkpoint?.('replay_before_commit');
       const counts = await countReplayItems(tx, { replayId: replay.id });
       const base = { replayId: replay.id, batchId: replay.batchId, published: published.length, afterCommit };

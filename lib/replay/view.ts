@@ -5,7 +5,7 @@ import { dryRunVerdict } from './verdict';
 import { isUuid } from '@/db/uuid';
 
 /** What the console and the CLI show about a replay: the row, its dry run, and live progress (lib/api/console/replays.ts). */
-function toView(row: ReplayListRow, outcomes: { suppressed: number; sent: number; failed: number } | undefined): ReplayView {
+function toView(row: ReplayListRow, outcomes: { suppressed: number; duplicates: number; sent: number; failed: number } | undefined): ReplayView {
   return {
     id: row.id,
     batchId: row.batchId,
@@ -27,6 +27,7 @@ function toView(row: ReplayListRow, outcomes: { suppressed: number; sent: number
       total: row.total,
       published: row.published,
       suppressed: outcomes?.suppressed ?? 0,
+      duplicates: outcomes?.duplicates ?? 0,
       sent: outcomes?.sent ?? 0,
       failed: outcomes?.failed ?? 0,
     },

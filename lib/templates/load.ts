@@ -26,8 +26,16 @@ import { builtInVariables, type TemplateDefinition } from './schema';
 
 export type Channel = 'email' | 'sms';
 
-export type EmailTemplate = { locale: string; subject: Template[]; html: Template[]; text: Template[] | null; files: string[] };
-export type SmsTemplate = { locale: string; text: Template[]; files: string[] };
+/** `sources`: each file's text as it was parsed, by its path under the directory (what a template version stores, lib/templates/versions.ts). */
+export type EmailTemplate = {
+  locale: string;
+  subject: Template[];
+  html: Template[];
+  text: Template[] | null;
+  files: string[];
+  sources: Record<string, string>;
+};
+export type SmsTemplate = { locale: string; text: Template[]; files: string[]; sources: Record<string, string> };
 
 export type TemplateEntry = {
   id: string;
@@ -63,6 +71,8 @@ export type TemplateSet = {
   entries: Map<string, TemplateEntry>;
   layoutStrings: Map<string, LayoutStrings>;
   textLayout: Template[];
+  /** The layout's sources as parsed, by path (`_layout/text.liquid`, `_layout/strings.<locale>.json`), for template versions. */
+  layoutSources: Map<string, string>;
   /** The layout's MJML source; compiled by prepareTemplates. */
   layoutMjml: string;
   compiledLayout: Template[] | null;
@@ -100,7 +110,7 @@ function firstLine(error: unknown): string {
 function parseFile(
   file: string,
   { html, allowed, directory, problems, templateId }: { html: boolean; allowed: Set<string>; directory: string; problems: string[]; templateId: string },
-): { templates: Template[]; variables: string[] } | null {
+): { templates: Template[]; variables: string[]; source: string } | null {
   const source = readText(file, problems, directory);
   if (source === null) return null;
   const engine = html ? htmlEngine : textEngine;
@@ -121,7 +131,7 @@ function parseFile(
         `${relative(directory, file)}: variable "${name}" is not declared in templates.definitions.${templateId}.variables (declared: ${[...allowed].filter((v) => !(builtInVariables as readonly string[]).includes(v)).join(', ') || 'none'})`,
       );
   }
-  return { templates, variables };
+  return { templates, variables, source };
 }
 
 function loadEntry(directory: string, id: string, definition: TemplateDefinition, problems: string[]): TemplateEntry {
@@ -145,7 +155,7 @@ function loadEntry(directory: string, id: string, definition: TemplateDefinition
     if (match[1] === 'sms') {
       const parsed = parseFile(join(folder, name), { html: false, allowed, directory, problems, templateId: id });
       if (parsed) {
-        entry.sms.set(locale, { locale, text: parsed.templates, files: [`${id}/${name}`] });
+        entry.sms.set(locale, { locale, text: parsed.templates, files: [`${id}/${name}`], sources: { [`${id}/${name}`]: parsed.source } });
         entry.usesAnchor ||= parsed.variables.includes('anchor_at');
       }
       continue;
@@ -169,6 +179,13 @@ function loadEntry(directory: string, id: string, definition: TemplateDefinition
       html: html.templates,
       text: text?.templates ?? null,
       files: [files.subject, files.html, files.text].filter((file): file is string => file !== undefined).map((file) => `${id}/${file}`),
+      sources: Object.fromEntries(
+        [
+          [files.subject, subject.source],
+          [files.html, html.source],
+          [files.text, text?.source],
+        ].flatMap(([file, source]) => (file && source !== undefined ? [[`${id}/${file}`, source]] : [])),
+      ),
     });
   }
   return entry;
@@ -180,6 +197,8 @@ function loadLayout(directory: string, fallbackLocale: string, problems: string[
   const allowed = layoutVariables;
   const text = parseFile(join(folder, 'text.liquid'), { html: false, allowed, directory, problems, templateId: '_layout' });
   const layoutStrings = new Map<string, LayoutStrings>();
+  const layoutSources = new Map<string, string>();
+  if (text) layoutSources.set('_layout/text.liquid', text.source);
   const names = existsSync(folder) ? readdirSync(folder) : [];
   for (const name of names.sort()) {
     const match = /^strings\.([A-Za-z0-9-]{2,35})\.json$/.exec(name);
@@ -199,9 +218,10 @@ function loadLayout(directory: string, fallbackLocale: string, problems: string[
       continue;
     }
     layoutStrings.set(match[1] ?? '', parsed.data);
+    layoutSources.set(`_layout/${name}`, source);
   }
   if (!layoutStrings.has(fallbackLocale)) problems.push(`_layout/strings.${fallbackLocale}.json: the fallback locale needs the layout's strings`);
-  return { layoutMjml, textLayout: text?.templates ?? [], layoutStrings };
+  return { layoutMjml, textLayout: text?.templates ?? [], layoutStrings, layoutSources };
 }
 
 /** Reads and checks every template file a configuration references; throws TemplateConfigError listing every problem. */

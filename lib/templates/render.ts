@@ -60,7 +60,8 @@ export function localeCandidates(locale: string | null, fallbackLocale: string):
   return [...new Set(candidates)];
 }
 
-function pick<T>(byLocale: Map<string, T>, locale: string | null, fallbackLocale: string): { locale: string; value: T } | null {
+/** The first of the locale's candidates the map has: the one choice renderEmail, renderSms and a template version make alike. */
+export function pickLocale<T>(byLocale: ReadonlyMap<string, T>, locale: string | null, fallbackLocale: string): { locale: string; value: T } | null {
   for (const candidate of localeCandidates(locale, fallbackLocale)) {
     const value = byLocale.get(candidate);
     if (value) return { locale: candidate, value };
@@ -82,7 +83,7 @@ function reasonOf(error: unknown): string {
 
 /** The render scope: declared payload values only, then the product's own variables. */
 function scopeOf(set: TemplateSet, request: RenderRequest, formatLocale: string): Record<string, unknown> {
-  const strings = pick(set.layoutStrings, request.locale, set.fallbackLocale)?.value;
+  const strings = pickLocale(set.layoutStrings, request.locale, set.fallbackLocale)?.value;
   const entry = set.entries.get(request.template);
   const declared = entry ? Object.keys(entry.definition.variables) : [];
   const scope: Record<string, unknown> = {};
@@ -127,7 +128,7 @@ function formatLocaleOf(request: RenderRequest, templateLocale: string): string 
 
 export async function renderEmail(set: TemplateSet, request: RenderRequest): Promise<RenderedEmail> {
   const entry = entryOf(set, request);
-  const chosen = pick(entry.email, request.locale, set.fallbackLocale);
+  const chosen = pickLocale(entry.email, request.locale, set.fallbackLocale);
   if (!chosen) throw new RenderError(`${request.template}: no email template in ${localeCandidates(request.locale, set.fallbackLocale).join(', ')}`);
   const { locale, value: template } = chosen;
   const where = `${request.template}/email.${locale}`;
@@ -136,7 +137,7 @@ export async function renderEmail(set: TemplateSet, request: RenderRequest): Pro
   if (subject === '') throw new RenderError(`${where}.subject: renders empty`);
   const body = run(template.html, scope, true, `${where}.html`);
   const bodyText = template.text ? run(template.text, scope, false, `${where}.text`).trim() : htmlToText(body).trim();
-  const strings = pick(set.layoutStrings, request.locale, set.fallbackLocale)?.value;
+  const strings = pickLocale(set.layoutStrings, request.locale, set.fallbackLocale)?.value;
   if (!strings) throw new RenderError(`_layout: no strings for ${locale}`);
   const layoutScope = { ...scope, t: strings, body, subject, preview: bodyText.split('\n').find((line) => line.trim() !== '') ?? subject };
   const layout = await compileLayout(set);
@@ -149,7 +150,7 @@ export async function renderEmail(set: TemplateSet, request: RenderRequest): Pro
 
 export function renderSms(set: TemplateSet, request: RenderRequest): RenderedSms {
   const entry = entryOf(set, request);
-  const chosen = pick(entry.sms, request.locale, set.fallbackLocale);
+  const chosen = pickLocale(entry.sms, request.locale, set.fallbackLocale);
   if (!chosen) throw new RenderError(`${request.template}: no sms template in ${localeCandidates(request.locale, set.fallbackLocale).join(', ')}`);
   const { locale, value: template } = chosen;
   const text = run(template.text, scopeOf(set, request, formatLocaleOf(request, locale)), false, `${request.template}/sms.${locale}`)

@@ -16,7 +16,8 @@
  * have created one. Every earlier failure is `nothing_left`, whatever it looks like.
  */
 
-export type TransportName = 'smtp' | 'twilio';
+/** Every transport of the registry (lib/channels/registry.ts): SMTP, Twilio and the HTTP email providers. */
+export type TransportName = 'smtp' | 'twilio' | 'postmark' | 'ses' | 'sendgrid';
 
 export type FailureClass = 'nothing_left' | 'recipient_refused' | 'config_broken' | 'outcome_unknown';
 
@@ -69,13 +70,21 @@ export const phaseTable: readonly PhaseRow[] = [
   { transport: 'twilio', phase: 'response', answer: 'other 4xx', failure: 'nothing_left', example: 'an error not listed: retried' },
 ];
 
-function rowFor(transport: TransportName, phase: Phase, answers: readonly string[]): PhaseRow {
+/**
+ * The row of `rows` for this transport, phase and the first answer that has one (most specific
+ * first). The HTTP email providers keep their rows beside their code (lib/channels/<name>/phases.ts).
+ */
+export function phaseRowFor(rows: readonly PhaseRow[], transport: TransportName, phase: Phase, answers: readonly string[]): PhaseRow {
   for (const answer of answers) {
-    const row = phaseTable.find((candidate) => candidate.transport === transport && candidate.phase === phase && candidate.answer === answer);
+    const row = rows.find((candidate) => candidate.transport === transport && candidate.phase === phase && candidate.answer === answer);
     if (row) return row;
   }
   // A phase the table has no row for is treated as the body's: never guess that nothing left.
   return { transport, phase, answer: answers[0] ?? 'no answer', failure: 'outcome_unknown', example: 'not in the table' };
+}
+
+function rowFor(transport: TransportName, phase: Phase, answers: readonly string[]): PhaseRow {
+  return phaseRowFor(phaseTable, transport, phase, answers);
 }
 
 /** An SMTP failure at `phase` with the relay's reply code, or null when no reply came. */
@@ -114,8 +123,8 @@ export function classifyTwilioPhase(phase: Phase, status: number | null, code: n
 }
 
 /** The table as ARCHITECTURE.md shows it (checked by the test, so the two cannot drift). */
-export function phaseTableMarkdown(): string {
+export function phaseTableMarkdown(rows: readonly PhaseRow[] = phaseTable): string {
   const lines = ['| transport | phase | answer | class | for example |', '| --- | --- | --- | --- | --- |'];
-  for (const row of phaseTable) lines.push(`| ${row.transport} | ${row.phase} | ${row.answer} | ${row.failure} | ${row.example} |`);
+  for (const row of rows) lines.push(`| ${row.transport} | ${row.phase} | ${row.answer} | ${row.failure} | ${row.example} |`);
   return lines.join('\n');
 }

@@ -50,6 +50,8 @@ export const eventTypeSchema = z.strictObject({
   anchor: z.string().min(1).max(100),
   /** The identity field support searches by. */
   subjectField: z.string().min(1),
+  /** The identity field that is the customer's id, when one is: its notices carry it as customer_id, so a lookup by customer finds them (a producer's `customerId` wins). */
+  customerField: z.string().min(1).optional(),
   /**
    * The evidence reference every notice of this event cites, formed from its identity, e.g.
    * `recon:{exception_id}`: resolving that evidence (`POST /api/v1/evidence/{ref}/resolve`)

@@ -145,10 +145,12 @@ describe('a bad field is named by its path', () => {
         noticeType(json, 'auto_renewal_notice').obligation = null;
         delete noticeType(json, 'payment_recovery').window;
         eventType(json, 'reconciliation.exception').subjectField = 'customer_id';
+        eventType(json, 'reconciliation.exception').customerField = 'customer_id';
       }),
     );
     expect(problems).toEqual([
       'eventTypes.reconciliation.exception.subjectField: "customer_id" is not one of its identity fields',
+      'eventTypes.reconciliation.exception.customerField: "customer_id" is not one of its identity fields',
       'noticeTypes.renewal_notice_t72.event: "subscription.renewed" is not a configured event type (subscription.renewal, reconciliation.exception)',
       'noticeTypes.renewal_notice_t24.identity.1: "period_end" is not an identity field of subscription.renewal',
       'noticeTypes.payment_recovery.window: a courtesy notice needs a merchant window',

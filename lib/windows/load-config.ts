@@ -93,6 +93,8 @@ function crossFieldProblems(config: ParsedNoticeConfig): string[] {
   const problems: string[] = [];
   for (const [name, event] of Object.entries(config.eventTypes)) {
     if (!(event.subjectField in event.identity)) problems.push(`eventTypes.${name}.subjectField: "${event.subjectField}" is not one of its identity fields`);
+    if (event.customerField !== undefined && !(event.customerField in event.identity))
+      problems.push(`eventTypes.${name}.customerField: "${event.customerField}" is not one of its identity fields`);
     problems.push(...evidenceRefProblems(config, name, event));
   }
   for (const [name, type] of Object.entries(config.noticeTypes)) {

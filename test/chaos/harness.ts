@@ -9,6 +9,7 @@ import { createApiToken } from '@/lib/auth/api-tokens';
 import { resolveQuarantine } from '@/lib/console/quarantine';
 import { reconcileQuarantine } from '@/lib/events/ingest';
 import { correlationOf } from '@/lib/ledger/notice-key';
+import { connectionLost } from '@/lib/jobs/send-path-statements';
 import { startSmtpSink, type MessageFault, type SmtpSink } from '@/testing/smtp-sink';
 import { startTwilioPeer, type CallbackMode, type PeerMessage, type TwilioFault, type TwilioPeer } from '@/testing/twilio-peer';
 import { deleteRabbitQueue } from '@/testing/queue/rabbitmq';
@@ -23,6 +24,7 @@ import {
   countAttempts,
   countConfirmations,
   countOverlaps,
+  countProviderLookups,
   countWindowAttempts,
   jobsWokenByBatch,
   liveWakeups,
@@ -32,6 +34,7 @@ import {
 } from './queries';
 import { classifyRun, countRows, formatTable, invariantFailures, type Classified } from './verdict';
 import { createWorkerPool, type PoolStats, type WorkerPool } from './workers';
+import { startPostmarkRelay, type ChaosRelay, type PostmarkRelay } from './postmark-relay';
 
 /**
  * The chaos run (`npm run chaos`, and a small fixed seed in `npm test`): N notices scheduled
@@ -97,6 +100,19 @@ export type ChaosOptions = {
    * the workers' dispatcher publishes due jobs, as in production.
    */
   rabbitmq?: { url: string };
+  /**
+   * Runs once, after the producer is done, as soon as the sink holds `afterMessages` messages
+   * (sends in flight): the failover drill kills the primary and promotes its standby here. Its
+   * rows join the summary table; the run goes on through the proxy the processes use.
+   */
+  midRun?: { afterMessages: number; run: (context: { sink: SmtpSink; log: (line: string) => void }) => Promise<Array<[string, string | number]>> };
+  /**
+   * How the workers send email: through the SMTP sink (default), or the Postmark peer's batch API
+   * with its faults (test/chaos/postmark-relay.ts), whose unknown items only the workers' provider
+   * reconciler can settle (the peer posts no webhooks). With `postmark` the relay outage and
+   * `midRun` drills are off (they act on the SMTP sink).
+   */
+  provider?: 'smtp' | 'postmark';
 };
 
 export type ChaosReport = {
@@ -107,7 +123,15 @@ export type ChaosReport = {
   faults: Record<string, number>;
   producer: ProducerStats;
   replay: { batchId: string; state: string; published: number; dryRun: { total: number; newKeys: number } };
-  reconciliation: { confirmedByEvents: number; confirmedByReconcile: number; eventsPosted: number; eventPostFailures: number; releasedForResend: number };
+  reconciliation: {
+    confirmedByEvents: number;
+    confirmedByReconcile: number;
+    eventsPosted: number;
+    eventPostFailures: number;
+    releasedForResend: number;
+    /** `--provider postmark`: claims the workers' provider reconciler recorded sent from the Messages API, and those it left to a person. */
+    byProviderLookup: { found: number; gaveUp: number } | null;
+  };
   /** The SMS side: messages the Twilio peer created, requests it answered (or not), signed callbacks it posted to the console. */
   sms: { messages: number; requests: number; callbacks: number; callbackFailures: number };
   attempts: Record<string, number>;
@@ -263,7 +287,7 @@ async function waitUntilSettled({
   signal,
 }: {
   db: Db;
-  sink: SmtpSink;
+  sink: ChaosRelay;
   expectedJobs: number;
   timeoutMs: number;
   log: (line: string) => void;
@@ -274,7 +298,15 @@ async function waitUntilSettled({
   let lastLog = 0;
   for (;;) {
     checkAborted(signal);
-    const progress = await readProgress(db);
+    let progress: Awaited<ReturnType<typeof readProgress>>;
+    try {
+      progress = await readProgress(db);
+    } catch (error) {
+      // The database is failing over (the drill): ask again on a fresh connection.
+      if (!connectionLost(error) || Date.now() > deadline) throw error;
+      await delay(250);
+      continue;
+    }
     const claimsOld = progress.claimed === 0 || (progress.youngestClaimAgeMs ?? 0) > QUARANTINE_AFTER_MS;
     const settled = progress.jobs >= expectedJobs && progress.pending === 0 && claimsOld && sink.stalled().length === 0 && (extra ? await extra() : true);
     if (settled) return null;
@@ -341,7 +373,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   let app: ConsoleServer | null = null;
   let sink: SmtpSink | null = null;
   let peer: TwilioPeer | null = null;
+  let postmark: PostmarkRelay | null = null;
   let workers: WorkerPool | null = null;
+  const viaPostmark = options.provider === 'postmark';
+  if (viaPostmark && options.midRun) throw new Error('--provider postmark runs without the failover and broker drills (they act on the SMTP path)');
   const queueEnv: Record<string, string> = options.rabbitmq
     ? { QUEUE_BACKEND: 'rabbitmq', AMQP_URL: options.rabbitmq.url, QUEUE_NAME: `chaos-${String(seed)}-${randomBytes(4).toString('hex')}` }
     : { QUEUE_BACKEND: 'pgboss' };
@@ -383,6 +418,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     peer = await startTwilioPeer({ accountSid: twilioAccountSid, authToken: twilioAuthToken, callbackDelayMs: 50 });
     peer.setFault(smsFaultDecider(seed, rates, faults));
     peer.setCallbacks(smsCallbackDecider(seed, rates, faults));
+    postmark = viaPostmark
+      ? await startPostmarkRelay({
+          seed,
+          injected: faults,
+          delays: { pastVisibilityMs: VISIBILITY_MS + PGBOSS_RETRY_DELAY_MS + 5_000, pastTimeoutMs: SMTP_TIMEOUT_MS + 3_000 },
+        })
+      : null;
+    // What the run counts messages at: the SMTP sink, or the Postmark peer.
+    const relay: ChaosRelay = postmark ?? sink;
 
     workers = createWorkerPool({
       size: workerCount,
@@ -412,11 +456,23 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         TRANSPORT_PROBE_BASE: '500ms',
         TRANSPORT_PROBE_CAP: '2s',
         ...queueEnv,
+        ...(postmark
+          ? {
+              ...postmark.env,
+              EMAIL_API_TIMEOUT: `${SMTP_TIMEOUT_MS}ms`,
+              // Asked only once no send of the claim can still be waiting for its answer.
+              RECONCILE_AFTER: `${SMTP_TIMEOUT_MS + 5_000}ms`,
+              RECONCILE_GIVE_UP: `${SMTP_TIMEOUT_MS + 25_000}ms`,
+              RECONCILE_EVERY: '1s',
+            }
+          : {}),
       },
     });
     await workers.start();
     phase('setup');
-    log(`seed ${seed}: ${planned.length} notices over ${spreadMs} ms, ${workerCount} workers, app ${app.url}, sink ${sink.url}, twilio ${peer.baseUrl}`);
+    log(
+      `seed ${seed}: ${planned.length} notices over ${spreadMs} ms, ${workerCount} workers, app ${app.url}, ${postmark ? `postmark ${postmark.peer.baseUrl}` : `sink ${sink.url}`}, twilio ${peer.baseUrl}`,
+    );
 
     const [killMin, killMax] = options.killEveryMs ?? [3_000, 8_000];
     workers.startChaos({ prng: prng.fork('kills'), minMs: killMin, maxMs: killMax, crashPointChance: options.crashPointChance ?? 0.3 });
@@ -432,7 +488,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const producer = runProducer({ appUrl: app.url, token, planned, startedAt, onCreated });
     // The relay-outage fault: nothing listening on the relay's port for a while (issue 23), while
     // the kills and the per-message faults go on. The breakers must stop claiming and resume.
-    const outageForMs = options.relayOutage === false ? 0 : (options.relayOutage?.forMs ?? Math.min(15_000, Math.max(3_000, Math.round(spreadMs / 5))));
+    const outageForMs =
+      options.relayOutage === false || viaPostmark ? 0 : (options.relayOutage?.forMs ?? Math.min(15_000, Math.max(3_000, Math.round(spreadMs / 5))));
     const outageAtMs = Math.round(prng.fork('relay-outage').next() * (spreadMs / 2));
     const outageSink = sink;
     const outage =
@@ -450,7 +507,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         : Promise.resolve(null);
     const progress = setInterval(() => {
       log(
-        `  … producer: ${producer.stats.posts} requests, ${producer.stats.created} reminders created, ${sink?.messages().length ?? 0} messages at the sink, ${workers?.stats().kills ?? 0} kills`,
+        `  … producer: ${producer.stats.posts} requests, ${producer.stats.created} reminders created, ${relay.messages().length} messages at the relay, ${workers?.stats().kills ?? 0} kills`,
       );
     }, 15_000);
     try {
@@ -468,12 +525,21 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     phase('produce');
     log(`producer done: ${producer.stats.posts} requests ${JSON.stringify(producer.stats.statuses)}`);
 
+    let midRunRows: Array<[string, string | number]> = [];
+    if (options.midRun) {
+      const { afterMessages, run } = options.midRun;
+      while (sink.messages().length < afterMessages) {
+        checkAborted(options.signal);
+        await delay(50);
+      }
+      midRunRows = await run({ sink, log });
+    }
     const relayOutage = await unlessAborted(outage, options.signal);
     const scheduled = producer.stats.created;
-    const firstSettle = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log, signal: options.signal });
+    const firstSettle = await waitUntilSettled({ db, sink: relay, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log, signal: options.signal });
     if (firstSettle) failures.push(`first pass ${firstSettle}`);
     phase('process');
-    log(`first pass settled: ${sink.messages().length} messages at the sink, ${workers.stats().kills} kills`);
+    log(`first pass settled: ${relay.messages().length} messages at the relay, ${workers.stats().kills} kills`);
 
     // The whole window again, through the replay path, with the chaos still running.
     const actor = (row: { id: string; email: string; role: Actor['role'] }): Actor => ({ id: row.id, email: row.email, role: row.role });
@@ -504,7 +570,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (ran.state !== 'completed') failures.push(`replay ended ${ran.state}`);
     const secondSettle = await waitUntilSettled({
       db,
-      sink,
+      sink: relay,
       expectedJobs: scheduled,
       timeoutMs: settleTimeoutMs,
       log,
@@ -529,6 +595,28 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     sink.releaseStalled();
     await sink.flushEvents();
     await peer.settle();
+    // Through Postmark nothing posts events: the workers' provider reconciler must settle every
+    // claim the peer holds (asked RECONCILE_AFTER after the claim); wait for it, then count.
+    type LookupCounts = ChaosReport['reconciliation']['byProviderLookup'];
+    const waitForProviderReconciler = async (stage: string): Promise<LookupCounts> => {
+      if (!postmark) return null;
+      const atPeer = new Set(postmark.messages().map((message) => message.correlation));
+      const deadline = Date.now() + SMTP_TIMEOUT_MS * 6;
+      for (;;) {
+        checkAborted(options.signal);
+        const open = (await listQuarantined(db, { quarantineAfterMs: 0, limit: 5_000 })).filter((row) => atPeer.has(correlationOf(row.noticeKey)));
+        if (open.length === 0) break;
+        if (Date.now() > deadline) {
+          failures.push(`${stage}: the provider reconciler left ${open.length} claims the Postmark peer holds unsettled`);
+          break;
+        }
+        await delay(500);
+      }
+      const counts = await countProviderLookups(db);
+      log(`provider reconciler (${stage}): ${counts.found} claims found at Postmark and sent, ${counts.gaveUp} left to a person`);
+      return counts;
+    };
+    let byProviderLookup = await waitForProviderReconciler('after the replay');
     const confirmedByEvents = await countConfirmations(db);
     let confirmedByReconcile = await reconcileAll();
     phase('reconcile');
@@ -536,7 +624,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // On-call: a claim the provider has no trace of is released for resend (the console's bulk
     // action); the workers (no more kills, sink faults still on) send it again via the sweeper.
     // A message the Twilio peer created counts as a trace too (on-call would find it in Twilio's log).
-    const atSink = new Set([...sink.messages().map((message) => message.correlation), ...peer.messages().map((message) => message.correlation)]);
+    const atSink = new Set([...relay.messages().map((message) => message.correlation), ...peer.messages().map((message) => message.correlation)]);
     // Only claims older than SMTP_TIMEOUT: no send for them can still be on the wire.
     const stuck = (await listQuarantined(db, { quarantineAfterMs: SMTP_TIMEOUT_MS + 2_000, limit: 5_000 }))
       .map((row) => row.noticeKey)
@@ -553,8 +641,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
               quarantineAfterMs: SMTP_TIMEOUT_MS + 2_000,
             })
           ).resolved.length;
-    const onCallWait = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log, signal: options.signal });
+    const onCallWait = await waitUntilSettled({ db, sink: relay, expectedJobs: scheduled, timeoutMs: settleTimeoutMs, log, signal: options.signal });
     if (onCallWait) failures.push(`after the on-call release ${onCallWait}`);
+    // A resend of a released claim can end unknown too (the peer's faults stay on): the workers' reconciler settles it before they stop.
+    // Found: over the whole run; left to a person: when on-call looked (the release settles them).
+    const afterResends = await waitForProviderReconciler('after the resends');
+    if (afterResends && byProviderLookup) byProviderLookup = { found: afterResends.found, gaveUp: byProviderLookup.gaveUp };
     log(`on-call released ${released} of ${stuck.length} claims with no trace at the sink for resend`);
     await workers.stop();
     sink.releaseStalled();
@@ -563,7 +655,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     confirmedByReconcile += await reconcileAll();
     phase('resend');
 
-    const quarantineWait = await waitUntilSettled({ db, sink, expectedJobs: scheduled, timeoutMs: QUARANTINE_AFTER_MS * 4, log });
+    const quarantineWait = await waitUntilSettled({ db, sink: relay, expectedJobs: scheduled, timeoutMs: QUARANTINE_AFTER_MS * 4, log });
     if (quarantineWait) failures.push(`after reconciliation ${quarantineWait}`);
     const outcomes = await readOutcomes(
       db,
@@ -574,7 +666,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const callbacks = peer.callbacks();
     const smsEvidence = new Set(callbacks.filter((callback) => callback.status === 200).map((callback) => callback.params.MessageSid));
     const messages = [
-      ...sink.messages().map((message) => ({ correlation: message.correlation, outcome: message.outcome, handOver: !message.to.every(isBouncingRecipient) })),
+      // A message the Postmark peer holds is a hand-over (it refused the bouncing recipients with 406).
+      ...relay.messages().map((message) => ({
+        correlation: message.correlation,
+        outcome: message.outcome,
+        handOver: postmark !== null || !message.to.every(isBouncingRecipient),
+      })),
       ...peer.messages().map((message) => ({ correlation: message.correlation, outcome: 'accepted' as const, handOver: smsEvidence.has(message.sid) })),
     ];
     const counts = classifyRun({ planned, outcomes, messages, quarantineAfterMs: QUARANTINE_AFTER_MS, now: new Date(dbNow) });
@@ -640,6 +737,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       ],
       ['claims confirmed by events', confirmedByEvents],
       ['claims confirmed by reconcileQuarantine', confirmedByReconcile],
+      ...(byProviderLookup
+        ? ([
+            [
+              'claims settled by the provider reconciler (Postmark Messages API)',
+              `${byProviderLookup.found} sent, ${byProviderLookup.gaveUp} left to a person`,
+            ],
+          ] as Array<[string, string | number]>)
+        : []),
+      ...(postmark
+        ? ([
+            ['Postmark peer', `${postmark.messages().length} messages accepted, ${postmark.peer.requests()} send requests, ${postmark.peer.lookups()} lookups`],
+          ] as Array<[string, string | number]>)
+        : []),
       ['released for resend by on-call', `${released} (claims with no trace at the sink)`],
       ['provider event posts', `${posted.length} (${eventPostFailures} failed)`],
       ['SMS at the Twilio peer', `${smsMessages} messages, ${peer.requests()} requests, ${callbacks.length} signed callbacks (${callbackFailures} failed)`],
@@ -649,6 +759,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           .map(([name, ms]) => `${name} ${ms}`)
           .join(', '),
       ],
+      ...midRunRows,
       ['elapsed', `${(elapsedMs / 1000).toFixed(1)} s`],
     ]);
     return {
@@ -659,7 +770,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       faults,
       producer: producer.stats,
       replay: replayReport,
-      reconciliation: { confirmedByEvents, confirmedByReconcile, eventsPosted: posted.length, eventPostFailures, releasedForResend: released },
+      reconciliation: {
+        confirmedByEvents,
+        confirmedByReconcile,
+        eventsPosted: posted.length,
+        eventPostFailures,
+        releasedForResend: released,
+        byProviderLookup,
+      },
       sms: { messages: smsMessages, requests: peer.requests(), callbacks: callbacks.length, callbackFailures },
       attempts,
       overlaps,
@@ -674,6 +792,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await workers?.stop();
     if (options.rabbitmq && queueEnv.QUEUE_NAME) await deleteRabbitQueue(options.rabbitmq.url, queueEnv.QUEUE_NAME).catch(() => undefined);
     await sink?.stop();
+    await postmark?.stop();
     await peer?.stop();
     await app?.stop();
     await pool.end();

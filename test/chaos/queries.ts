@@ -115,3 +115,11 @@ export async function countConfirmations(db: Db): Promise<number> {
   const result = await db.execute<{ count: number }>(sql`select count(*)::int as count from audit_log where action = 'ledger.confirm_sent'`);
   return result.rows[0]?.count ?? 0;
 }
+
+/** `--provider postmark`: claims the provider reconciler recorded sent from a lookup, and those it left to a person (gave up on). */
+export async function countProviderLookups(db: Db): Promise<{ found: number; gaveUp: number }> {
+  const result = await db.execute<{ found: number; gave_up: number }>(sql`
+    select (select count(distinct notice_key)::int from provider_events where event_id like 'lookup:%') as found,
+      (select count(*)::int from provider_lookups where outcome = 'gave_up') as gave_up`);
+  return { found: result.rows[0]?.found ?? 0, gaveUp: result.rows[0]?.gave_up ?? 0 };
+}

@@ -6,7 +6,7 @@ import { fuzzParameters, hostileString, plausibleString, poisoned } from './arbi
 import { snapshotTables } from './harness';
 
 /**
- * The backfill CLI's input file (`npm run backfill -- --csv FILE`), through the library call
+ * The backfill CLI's input file (`npm run ledger -- backfill --csv FILE`), through the library call
  * the script makes. Never throws (the script would print a driver error and exit 1 half-way);
  * a file with any invalid row writes nothing; a valid one only adds `sent` ledger rows.
  */

@@ -168,16 +168,18 @@ const limitValue = fc.oneof(
   fc.constantFrom('0', '-1', '1.5', 'abc', '1e3', '', ' ', 'Infinity', '9'.repeat(400)),
   hostileString.filter((text) => !/^\s*\d+\s*$/.test(text)),
 );
+/** `npm run ledger -- backfill …`, each with a valid reason so the refusal is the bad part's. */
 const badBackfillInvocations = [
   ['--csv', 'a.csv', '--from-jobs'],
   ['--bogus', "'; drop table notice_ledger; --"],
   ['--csv'],
   ['--from-jobs', '--limit', '0'],
+  ['--from-jobs', '--limit', '5', '--csv', 'a.csv'],
   ...fc.sample(
     limitValue.filter((value) => passable([value])).map((value) => ['--from-jobs', '--limit', value]),
     { seed: FUZZ_SEED, numRuns: 1 },
   ),
-];
+].map((args) => ['backfill', ...args, '--reason', 'fuzz: rollout drill']);
 
 /** Runs the invocations three at a time (they are all refusals, so one snapshot around the batch shows any change). */
 async function expectUsageRefusal(script: string, invocations: string[][], usagePattern: RegExp): Promise<void> {
@@ -201,7 +203,7 @@ describe('the real CLIs refuse bad arguments with exit 2, a usage message and no
     await expectUsageRefusal('scripts/ledger-cli.ts', badReplayInvocations, /Usage:/);
   }, 240_000);
 
-  it('npm run backfill -- …', async () => {
-    await expectUsageRefusal('scripts/backfill.ts', badBackfillInvocations, /usage:/i);
+  it('npm run ledger -- backfill …', async () => {
+    await expectUsageRefusal('scripts/ledger-cli.ts', [...badBackfillInvocations, ['backfill', '--from-jobs'], ['rollout', '--dry-run']], /Usage/);
   }, 240_000);
 });

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { encode } from 'next-auth/jwt';
 import type pg from 'pg';
 import { expect } from 'vitest';
-import { resetConfigForTests } from '@/lib/config';
 import type { Role } from '@/lib/auth/roles';
 import { roles } from '@/lib/auth/roles';
 export { snapshotTables } from './table-snapshot';
@@ -25,13 +24,11 @@ export function patchEnv(patch: EnvPatch): () => void {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
-  resetConfigForTests();
   return () => {
     for (const [name, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
-    resetConfigForTests();
   };
 }
 

@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiTokenScopes } from '@/db/schema/states';
 import { createApiToken } from '@/lib/auth/api-tokens';
+import { createWebhookEndpoint } from '@/lib/webhooks/endpoints';
+import { parseAllowList } from '@/lib/webhooks/url';
 import { closeWakeupPublisher } from '@/lib/queue';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { fuzzParameters, hostileBodyText, hostileHeaderValue, hostileString, mutatedObject, plausibleString, poisoned } from './arbitraries';
@@ -20,18 +23,34 @@ let restoreEnv: () => void;
 let token = '';
 let secrets: string[] = [];
 let jobId = '';
+let webhookEndpointId = '';
 
 beforeAll(async () => {
   t = await createTestDatabase();
   restoreEnv = patchEnv({ DATABASE_URL: t.url, WEBHOOK_SECRET: FUZZ_SECRETS.WEBHOOK_SECRET });
-  token = (await createApiToken(t.db, { name: 'fuzz producer', createdBy: null, actor: 'fuzz' })).token;
+  token = (await createApiToken(t.db, { name: 'fuzz producer', createdBy: null, actor: 'fuzz', scopes: [...apiTokenScopes] })).token;
+  // A webhook endpoint for the /api/v1/webhook-endpoints/{id} routes; its secret must never leak.
+  const hook = await createWebhookEndpoint(
+    t.db,
+    { url: 'http://127.0.0.1:9/hooks', description: null, eventTypes: ['notice.sent'], createdBy: 'fuzz' },
+    { production: false, allow: parseAllowList('127.0.0.1'), noticeKeySecret: process.env.NOTICE_KEY_SECRET ?? '' },
+  );
+  if (!hook.ok) throw new Error(hook.problem.message);
+  webhookEndpointId = hook.endpoint.id;
   const { POST } = await import('@/app/api/v1/reminders/route');
   const created = await POST(
     new Request('http://api.test/api/v1/reminders', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify(validReminder()) }),
   );
   expect(created.status).toBe(201);
   jobId = String(((await created.json()) as { id: string }).id);
-  secrets = [token, process.env.NOTICE_KEY_SECRET ?? '', ...Object.values(FUZZ_SECRETS), ...(await storedOneTimeCodes(t.pool))];
+  secrets = [
+    token,
+    hook.secret,
+    hook.secret.slice('whsec_'.length),
+    process.env.NOTICE_KEY_SECRET ?? '',
+    ...Object.values(FUZZ_SECRETS),
+    ...(await storedOneTimeCodes(t.pool)),
+  ];
 });
 
 afterAll(async () => {
@@ -99,9 +118,10 @@ function freshSubscription(body: unknown): unknown {
 type Endpoint = {
   name: string;
   load: () => Promise<Route>;
-  method: 'POST' | 'PUT';
+  method: 'POST' | 'PUT' | 'PATCH';
   template: () => Record<string, unknown>;
-  param?: 'id' | 'ref';
+  /** `endpoint`: the seeded webhook endpoint's id, as the `id` segment. */
+  param?: 'id' | 'ref' | 'endpoint';
   regressions?: () => string[];
   /** Gives an unpoisoned body a new notice key, so it reaches the insert instead of matching the seeded job. */
   freshen?: (body: unknown) => unknown;
@@ -115,6 +135,14 @@ function freshIdentity(body: unknown): unknown {
   return { ...body, identity: { ...identity, exception_id: `exc_fuzz_${freshCounter}` } };
 }
 const withReminder = (patch: Record<string, unknown>) => JSON.stringify(freshIdentity({ ...validReminder(), ...patch }));
+
+/** A batch body with each item freshened as its single route's would be. */
+const freshItems =
+  (freshenItem: (item: unknown) => unknown) =>
+  (body: unknown): unknown => {
+    if (typeof body !== 'object' || body === null || !('items' in body) || !Array.isArray(body.items)) return body;
+    return { ...body, items: body.items.map(freshenItem) };
+  };
 
 const endpoints: Endpoint[] = [
   {
@@ -162,6 +190,34 @@ const endpoints: Endpoint[] = [
     ],
   },
   {
+    name: 'POST /api/v1/reminders/batch',
+    method: 'POST',
+    load: async () => (await import('@/app/api/v1/reminders/batch/route')).POST,
+    template: () => ({ items: [validReminder(), anchoredReminder(), validReminder()] }),
+    freshen: freshItems((item) => freshSubscription(freshIdentity(item))),
+    regressions: () => [
+      JSON.stringify({ items: [null, 1, 'x', [], { items: [] }] }),
+      JSON.stringify({
+        items: [
+          { ...validReminder(), type: 'constructor' },
+          { ...anchoredReminder(), anchorAt: '+275760-09-13T00:00:00Z' },
+        ],
+      }),
+      JSON.stringify({ items: [{ ...validReminder(), payload: { plan: 'Team\u0000' } }] }),
+    ],
+  },
+  {
+    name: 'POST /api/v1/events/batch',
+    method: 'POST',
+    load: async () => (await import('@/app/api/v1/events/batch/route')).POST,
+    template: () => ({ items: [validEvent(), validEvent()] }),
+    freshen: freshItems(freshSubscription),
+    regressions: () => [
+      JSON.stringify({ items: [null, { ...validEvent(), type: '__proto__' }, { ...validEvent(), revision: 1_000_000 }] }),
+      JSON.stringify({ items: [{ ...validEvent(), identity: { subscription_id: 'sub\u0000', period_start: `${year}-03-01` } }] }),
+    ],
+  },
+  {
     name: 'POST /api/v1/reminders/[id]/cancel',
     method: 'POST',
     load: async () => (await import('@/app/api/v1/reminders/[id]/cancel/route')).POST,
@@ -199,7 +255,47 @@ const endpoints: Endpoint[] = [
     param: 'ref',
     regressions: () => [JSON.stringify({ kind: 'reconciliation_exception', reason: 'paid\u0000' })],
   },
+  {
+    name: 'POST /api/v1/webhook-endpoints',
+    method: 'POST',
+    load: async () => (await import('@/app/api/v1/webhook-endpoints/route')).POST,
+    template: () => ({ url: 'https://hooks.example.com/notice-ledger', description: 'billing', eventTypes: ['notice.sent', 'notice.bounced'], reason: 'fuzz' }),
+    regressions: () => [
+      JSON.stringify({ url: 'http://[::ffff:127.0.0.1]/x' }),
+      JSON.stringify({ url: 'http://0x7f000001/x' }),
+      JSON.stringify({ url: 'http://2130706433/x' }),
+      JSON.stringify({ url: 'http://localhost/x' }),
+      JSON.stringify({ url: 'https://hooks.example.com/\u0000' }),
+    ],
+  },
+  {
+    name: 'PATCH /api/v1/webhook-endpoints/[id]',
+    method: 'PATCH',
+    load: async () => (await import('@/app/api/v1/webhook-endpoints/[id]/route')).PATCH,
+    template: () => ({ url: 'https://hooks.example.com/v2', eventTypes: ['notice.failed'], enabled: true, reason: 'fuzz' }),
+    param: 'endpoint',
+  },
+  {
+    name: 'POST /api/v1/webhook-endpoints/[id]/rotate-secret',
+    method: 'POST',
+    load: async () => (await import('@/app/api/v1/webhook-endpoints/[id]/rotate-secret/route')).POST,
+    template: () => ({ reason: 'fuzz rotation' }),
+    param: 'endpoint',
+  },
+  {
+    name: 'POST /api/v1/webhook-endpoints/[id]/test',
+    method: 'POST',
+    load: async () => (await import('@/app/api/v1/webhook-endpoints/[id]/test/route')).POST,
+    template: () => ({ reason: 'fuzz test send' }),
+    param: 'endpoint',
+  },
 ];
+
+/** The seeded value of a path parameter, and the segment it fills. */
+function seededParam(param: 'id' | 'ref' | 'endpoint'): { name: string; value: string } {
+  if (param === 'endpoint') return { name: 'id', value: webhookEndpointId };
+  return { name: param, value: param === 'id' ? jobId : 'recon:2026-03-01:exc' };
+}
 
 async function call(
   route: Route,
@@ -214,15 +310,11 @@ describe('producer API under hostile input', () => {
   for (const endpoint of endpoints) {
     it(`${endpoint.name}: valid token, hostile body and params → never a 5xx; a refusal writes nothing`, async () => {
       const route = await endpoint.load();
-      const params = endpoint.param
+      const seeded = endpoint.param ? seededParam(endpoint.param) : null;
+      const params = seeded
         ? fc
-            .oneof(
-              fc.constant(endpoint.param === 'id' ? jobId : 'recon:2026-03-01:exc'),
-              plausibleString,
-              poisoned(fc.constant(endpoint.param === 'id' ? jobId : 'recon:2026-03-01:exc')),
-              hostileString,
-            )
-            .map((value): Record<string, string> => ({ [endpoint.param ?? 'id']: value }))
+            .oneof(fc.constant(seeded.value), plausibleString, poisoned(fc.constant(seeded.value)), hostileString)
+            .map((value): Record<string, string> => ({ [seeded.name]: value }))
         : fc.constant<Record<string, string>>({});
       const freshen = endpoint.freshen ?? ((value: unknown) => value);
       const bodies = fc.oneof(
@@ -239,7 +331,10 @@ describe('producer API under hostile input', () => {
         }),
         {
           ...fuzzParameters(RUNS),
-          examples: (endpoint.regressions?.() ?? []).map((body): [string, Record<string, string>] => [body, { id: jobId, ref: 'recon:2026-03-01:exc' }]),
+          examples: (endpoint.regressions?.() ?? []).map((body): [string, Record<string, string>] => [
+            body,
+            seeded ? { [seeded.name]: seeded.value } : { id: jobId, ref: 'recon:2026-03-01:exc' },
+          ]),
         },
       );
     });

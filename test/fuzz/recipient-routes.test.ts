@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recipientRouteContracts } from '@/lib/api/routes';
 import { createApiToken } from '@/lib/auth/api-tokens';
-import { resetRecipientThrottleForTests } from '@/lib/http/recipient-route';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { compactToken, insertSentNotice, pageToken } from '@/testing/recipient';
 import { loadRouteHandler } from '@/testing/route-handlers';
@@ -39,7 +38,6 @@ beforeAll(async () => {
     RECIPIENT_LINK_LIMIT: '100000',
     RECIPIENT_ADDRESS_LIMIT: '100000',
   });
-  resetRecipientThrottleForTests();
   const courtesy = await insertSentNotice(t.db, { code: 'FUZZCODE23', phone: '+4915100000001' });
   const required = await insertSentNotice(t.db, { type: 'auto_renewal_notice', code: 'FUZZCODE45' });
   const recovery = await insertSentNotice(t.db, { type: 'payment_recovery', code: 'FUZZCODE67' });
@@ -64,7 +62,6 @@ afterAll(async () => {
   await getDb().$client.end();
   await t.drop();
   restoreEnv();
-  resetRecipientThrottleForTests();
 });
 
 const token = () =>
@@ -138,7 +135,15 @@ describe('recipient-link routes under hostile input', () => {
           expectSafe(outcome, { secrets, context });
           expect([200, 303, 400, 403, 404, 410, 413, 422, 429], context).toContain(outcome.status);
           if (outcome.status >= 400) expect(await productTables(), context).toEqual(before);
-          if (contract.method === 'GET') expect(await productTables(), `${context}: a page view wrote`).toEqual(before);
+          if (contract.method === 'GET') {
+            // A page view of a required notice is evidence (issue 28: the customer's actions): at most
+            // one appended entry, and nothing else written.
+            const { evidence_entries: entriesAfter, ...after } = await productTables();
+            const { evidence_entries: entriesBefore, ...rest } = before;
+            expect(after, `${context}: a page view wrote`).toEqual(rest);
+            const count = (sum: string | undefined) => Number((sum ?? '0:').split(':')[0]);
+            expect(count(entriesAfter) - count(entriesBefore), `${context}: a page view appended more than one evidence entry`).toBeLessThanOrEqual(1);
+          }
           const location = outcome.headers.get('location');
           if (location) expect(location.startsWith('https://notices.test/r/'), `${context}: redirected to ${location}`).toBe(true);
         }),

@@ -2,9 +2,11 @@ import type pg from 'pg';
 
 /**
  * Caches of derived figures that a read may refresh (an HTTP GET may cache): the overview's
- * pending-by-due-bucket counts are recounted by whichever request finds them stale.
+ * pending-by-due-bucket counts are recounted by whichever request finds them stale, and the
+ * overview's chart samples are written by a worker's timer (lib/metrics/overview-writer.ts),
+ * whatever request is in flight.
  */
-const DERIVED_CACHES = ['pending_due_snapshot'];
+const DERIVED_CACHES = ['pending_due_snapshot', 'overview_samples'];
 
 /**
  * Every table in `public` but the derived caches, each as (row count, md5 of its rows in a
@@ -23,6 +25,8 @@ export async function snapshotTables(pool: pg.Pool): Promise<Record<string, stri
   const snapshot = Object.fromEntries(result.rows.map((row) => [row.name, row.sum]));
   // Wake-ups published in the same transaction as a job (pg-boss lives in this database).
   const exists = await pool.query<{ present: boolean }>(`select to_regclass('pgboss.job') is not null as present`);
+  // Before pg-boss has installed its schema (the console starts it on first use) it holds no wake-up: 0.
+  snapshot['pgboss.job'] = '0';
   if (exists.rows[0]?.present) {
     const boss = await pool.query<{ n: string }>(`select count(*)::text as n from pgboss.job`);
     snapshot['pgboss.job'] = boss.rows[0]?.n ?? '-';

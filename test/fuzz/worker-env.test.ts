@@ -1,16 +1,15 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
+import { workerNodeArgs } from '@/testing/worker-bundle';
 
 /**
- * The real worker process (worker/main.ts) refuses to start on a bad environment: non-zero
+ * The real worker process (worker/main.ts, bundled as production runs it) refuses to start on a bad environment: non-zero
  * exit, a stderr line naming the variable, no stack trace, and no half-started worker.
  */
 
 const root = path.resolve(import.meta.dirname, '..', '..');
-const tsxLoader = pathToFileURL(path.join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 let t: TestDatabase;
 
 beforeAll(async () => {
@@ -22,7 +21,7 @@ afterAll(async () => {
 });
 
 function runWorker(env: Record<string, string>): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; stdout: string }> {
-  const child = spawn(process.execPath, ['--import', tsxLoader, 'worker/main.ts'], {
+  const child = spawn(process.execPath, workerNodeArgs(), {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { seedConsoleScenario } from '@/e2e/fixtures/console-data';
-import { resetConfigForTests } from '@/lib/config';
 
 const token = 'metrics-token-0123456789';
 let t: TestDatabase;
@@ -13,7 +12,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   delete process.env.METRICS_TOKEN;
-  resetConfigForTests();
   const { getDb } = await import('@/lib/process-db');
   await getDb().$client.end();
   await t.drop();
@@ -27,13 +25,11 @@ async function scrape(authorization?: string): Promise<Response> {
 describe('/api/metrics', () => {
   it('is off without METRICS_TOKEN', async () => {
     delete process.env.METRICS_TOKEN;
-    resetConfigForTests();
     expect((await scrape(`Bearer ${token}`)).status).toBe(404);
   });
 
   it('wants the bearer token, then serves Prometheus text with the database gauges', async () => {
     process.env.METRICS_TOKEN = token;
-    resetConfigForTests();
     expect((await scrape()).status).toBe(401);
     expect((await scrape('Bearer wrong-token-0123456789')).status).toBe(401);
     const response = await scrape(`Bearer ${token}`);

@@ -1,7 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import journal from '@/db/migrations/meta/_journal.json';
-import { resetConfigForTests } from '@/lib/config';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { withDatabase } from '@/testing/database';
 import { inject } from 'vitest';
@@ -16,7 +15,6 @@ let t: TestDatabase;
 beforeAll(async () => {
   t = await createTestDatabase();
   process.env.DATABASE_URL = t.url;
-  resetConfigForTests();
 });
 afterAll(async () => {
   const { getDb } = await import('@/lib/process-db');

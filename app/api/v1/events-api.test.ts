@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken } from '@/lib/auth/api-tokens';
+import { findNotices } from '@/db/queries/lookup';
 import { eventRequest } from '@/lib/api/producer';
 import { receiveEvent } from '@/lib/planning/receive-event';
 import { closeWakeupPublisher } from '@/lib/queue';
@@ -182,6 +183,30 @@ describe('POST /api/v1/events', () => {
   it('400 for a locale that is not BCP 47', async () => {
     const json = await expectRefusedWithoutWrites(eventsRoute, renewal({}, { locale: 'en-US-x' }), 400);
     expect(JSON.stringify(json.details)).toMatch(/recipient\.locale/);
+  });
+
+  it('the planned jobs carry the customer id the producer gives, so a lookup by customer id finds them (issue 30)', async () => {
+    const customerId = `cus_ev_${counter + 1}`;
+    const result = await call(eventsRoute, renewal({ customerId }));
+    expect(result.status, JSON.stringify(result.json)).toBe(201);
+    const keys = plannedOf(result.json).map((entry) => entry.noticeKey);
+    expect(keys.length).toBeGreaterThan(0);
+    const rows = await t.pool.query<{ notice_key: string; customer_id: string | null }>(
+      'select notice_key, customer_id from reminder_jobs where notice_key = any($1)',
+      [keys],
+    );
+    expect(rows.rows.map((row) => row.customer_id)).toEqual(keys.map(() => customerId));
+    const found = await findNotices(t.db, { search: { kind: 'id', id: customerId }, limit: 10 });
+    expect(found.map((match) => match.noticeKey).sort()).toEqual([...keys].sort());
+  });
+
+  it('a reference of dots only is refused (400, nothing written): no URL could address it; dots inside one are fine', async () => {
+    for (const ref of ['.', '..', '...']) {
+      const json = await expectRefusedWithoutWrites(eventsRoute, renewal({ customerId: ref }), 400);
+      expect(JSON.stringify(json.details)).toMatch(/customerId/);
+    }
+    const result = await call(eventsRoute, renewal({ customerId: `cus.ev.${counter + 1}` }));
+    expect(result.status, JSON.stringify(result.json)).toBe(201);
   });
 
   it('the planned jobs carry the anchor and the canonical locale their templates render with', async () => {

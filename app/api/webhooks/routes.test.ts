@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
-import { resetConfigForTests } from '@/lib/config';
 import { createTestSendgridSigner, readFixture } from '@/testing/provider-events';
 
 /** The route handlers as Next calls them: a real Request in, a Response out, config from env. */
@@ -17,7 +16,6 @@ beforeAll(async () => {
   process.env.POSTMARK_WEBHOOK_PASSWORD = 'route-test-password';
   process.env.SENDGRID_WEBHOOK_PUBLIC_KEY = sendgrid.publicKeyBase64;
   process.env.SNS_TOPIC_ARNS = 'arn:aws:sns:us-east-1:123456789012:ses-events';
-  resetConfigForTests();
 });
 
 afterAll(async () => {
@@ -28,7 +26,6 @@ afterAll(async () => {
     if (savedEnv[name] === undefined) delete process.env[name];
     else process.env[name] = savedEnv[name];
   }
-  resetConfigForTests();
 });
 
 async function storedEvents(provider: string): Promise<number> {

@@ -1,13 +1,14 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { noticeLedger } from '@/db/schema';
+import { jobEventCtes } from '@/db/queries/webhooks';
 import { hotQuery } from './hot-query';
 
 /** The worker's result: `sent` after an accepted send, `released` after a definite rejection. Both conditional on claim_token. */
 
 const COMMIT_SENT_SQL = `
     with ledger as (
-      update notice_ledger set state = 'sent', sent_at = now(), provider_message_id = $3::text, updated_at = now()
+      update notice_ledger set state = 'sent', sent_at = now(), provider_message_id = $3::text, template_version_id = $13::text, updated_at = now()
       where $2::uuid is not null and notice_key = $1::text and claim_token = $2::uuid and state = 'claimed'
       returning notice_key
     ), attempt as (
@@ -19,8 +20,22 @@ const COMMIT_SENT_SQL = `
       update reminder_jobs set state = 'sent', attempts = attempts + 1, last_error_class = null, updated_at = now()
       where id = $4::uuid and state in ('pending', 'claimed')
       returning id
+    ), evidence as (
+      insert into evidence_entries (notice_key, job_id, kind, body)
+      select $1::text, $4::uuid, $14::text, $15::text where $14::text is not null
+      returning id
     )
     select (select count(*) from ledger)::int as owned, (select count(*) from attempt)::int as attempts, (select count(*) from job)::int as jobs`;
+
+// With an endpoint subscribed to notice.sent: the same statement also writes the event, so it
+// commits with the job's move to `sent` (lib/webhooks/outbox.ts decides, from a cached set).
+const SENT_EVENT_CTES = jobEventCtes({
+  prefix: 'sent',
+  type: 'notice.sent',
+  jobsCte: 'job',
+  extraSql: "jsonb_build_object('outcome', 'sent', 'sentAt', now())",
+});
+const COMMIT_SENT_OUTBOX_SQL = COMMIT_SENT_SQL.replace(/\)\n {4}select \(select count/, `), ${SENT_EVENT_CTES}\n    select (select count`);
 
 export type CommitSentParams = {
   noticeKey: string;
@@ -37,38 +52,52 @@ export type CommitSentParams = {
   mode: 'shadow' | 'enforce';
   /** The attempt's detail when the claim was ours (`quiet_hours_overridden`); null for none. */
   detail?: string | null;
+  /** The template version the message was rendered from (template_versions, stored before this commit); null for none known. */
+  templateVersionId?: string | null;
+  /** The send's evidence entry (lib/evidence/send-evidence.ts), unchained, written by this same statement; absent for a type that keeps none. */
+  evidence?: { kind: string; body: string } | null;
 };
 
 /**
  * The result commit after an accepted send, as ONE statement (one transaction, one round trip):
  * ledger `sent` (only if this attempt still owns the claim), job `sent`, and the attempt row
- * (`claim_not_owned` when the ledger was not ours to move). Returns whether the claim was ours.
+ * (`claim_not_owned` when the ledger was not ours to move), and the send's evidence entry when it
+ * has one (seq null: the chainer links it later, off this path). Returns whether the claim was ours.
  */
-export async function commitSent(db: DbOrTx, params: CommitSentParams): Promise<boolean> {
-  const rows = await hotQuery<{ owned: number }>(db, 'ledger_commit_sent', COMMIT_SENT_SQL, [
-    params.noticeKey,
-    params.claimToken,
-    params.providerMessageId,
-    params.jobId,
-    params.workerId,
-    params.startedAt,
-    params.queueMessageId,
-    params.batchId,
-    params.correlationId,
-    params.claimToCommitMs,
-    params.mode,
-    params.detail ?? null,
-  ]);
+export async function commitSent(db: DbOrTx, params: CommitSentParams, { outbox = false }: { outbox?: boolean } = {}): Promise<boolean> {
+  const rows = await hotQuery<{ owned: number }>(
+    db,
+    outbox ? 'ledger_commit_sent_outbox' : 'ledger_commit_sent',
+    outbox ? COMMIT_SENT_OUTBOX_SQL : COMMIT_SENT_SQL,
+    [
+      params.noticeKey,
+      params.claimToken,
+      params.providerMessageId,
+      params.jobId,
+      params.workerId,
+      params.startedAt,
+      params.queueMessageId,
+      params.batchId,
+      params.correlationId,
+      params.claimToCommitMs,
+      params.mode,
+      params.detail ?? null,
+      params.templateVersionId ?? null,
+      params.evidence?.kind ?? null,
+      params.evidence?.body ?? null,
+    ],
+  );
   return (rows[0]?.owned ?? 0) > 0;
 }
 
 const COMMIT_SENT_MANY_SQL = `
     with input as (
-      select * from unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[])
-        as t(notice_key, claim_token, provider_message_id, job_id, worker_id, started_at, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode, detail)
+      select * from unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[], $13::text[], $14::text[],
+                           array(select b from json_array_elements_text($15::json) with ordinality as e(b, n) order by n))
+        as t(notice_key, claim_token, provider_message_id, job_id, worker_id, started_at, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode, detail, template_version_id, evidence_kind, evidence_body)
       order by notice_key
     ), ledger as (
-      update notice_ledger l set state = 'sent', sent_at = now(), provider_message_id = i.provider_message_id, updated_at = now()
+      update notice_ledger l set state = 'sent', sent_at = now(), provider_message_id = i.provider_message_id, template_version_id = i.template_version_id, updated_at = now()
       from input i
       where i.claim_token is not null and l.notice_key = i.notice_key and l.claim_token = i.claim_token and l.state = 'claimed'
       returning l.notice_key
@@ -83,18 +112,24 @@ const COMMIT_SENT_MANY_SQL = `
       update reminder_jobs j set state = 'sent', attempts = j.attempts + 1, last_error_class = null, updated_at = now()
       from input i where j.id = i.job_id and j.state in ('pending', 'claimed')
       returning j.id
+    ), evidence as (
+      insert into evidence_entries (notice_key, job_id, kind, body)
+      select i.notice_key, i.job_id, i.evidence_kind, i.evidence_body from input i where i.evidence_kind is not null
+      returning id
     )
     select notice_key, (select count(*) from attempt) as attempts, (select count(*) from job) as jobs from ledger`;
 
+const COMMIT_SENT_MANY_OUTBOX_SQL = COMMIT_SENT_MANY_SQL.replace(/\)\n {4}select notice_key,/, `), ${SENT_EVENT_CTES}\n    select notice_key,`);
+
 /**
  * Many result commits in ONE statement (one transaction): for each item exactly what
- * commitSent does for one. Keys must be distinct. Returns, per item, whether the claim was ours.
+ * commitSent does for one, its evidence entry included. Keys must be distinct. Returns, per item, whether the claim was ours.
  */
-export async function commitSentMany(db: Db, commits: readonly CommitSentParams[]): Promise<boolean[]> {
+export async function commitSentMany(db: Db, commits: readonly CommitSentParams[], { outbox = false }: { outbox?: boolean } = {}): Promise<boolean[]> {
   if (commits.length === 0) return [];
   const { rows } = await db.$client.query<{ notice_key: string }>({
-    name: 'ledger_commit_sent_many',
-    text: COMMIT_SENT_MANY_SQL,
+    name: outbox ? 'ledger_commit_sent_many_outbox' : 'ledger_commit_sent_many',
+    text: outbox ? COMMIT_SENT_MANY_OUTBOX_SQL : COMMIT_SENT_MANY_SQL,
     values: [
       commits.map((c) => c.noticeKey),
       commits.map((c) => c.claimToken),
@@ -108,6 +143,11 @@ export async function commitSentMany(db: Db, commits: readonly CommitSentParams[
       commits.map((c) => c.claimToCommitMs),
       commits.map((c) => c.mode),
       commits.map((c) => c.detail ?? null),
+      commits.map((c) => c.templateVersionId ?? null),
+      commits.map((c) => c.evidence?.kind ?? null),
+      // One JSON array, not a text[]: the driver escapes a text[] element by element in JavaScript,
+      // and these bodies (the rendered message) are most of the statement's bytes.
+      JSON.stringify(commits.map((c) => c.evidence?.body ?? null)),
     ],
   });
   const owned = new Set(rows.map((row) => row.notice_key));

@@ -58,6 +58,16 @@ export type QuarantinedClaim = {
   deadlineAt: Date | null;
   subjectId: string | null;
   evidence: EvidenceEvent[];
+  /** What the provider reconciler last heard (Postmark, SendGrid), when it asked (lib/reconcile/provider-lookups.ts). */
+  providerLookup: ProviderLookupView | null;
+};
+
+export type ProviderLookupView = {
+  provider: string;
+  outcome: 'not_found' | 'lookup_failed' | 'gave_up' | 'found';
+  checks: number;
+  lastCheckedAt: string;
+  detail: string | null;
 };
 
 /** The quarantine: claims still `claimed` quarantineAfterMs after the claim, narrowed by the selection. */
@@ -111,9 +121,12 @@ export async function listQuarantined(
     select l.notice_key as "noticeKey", l.claimed_at::text as "cursorAt", l.notice_type as "noticeType", l.claimed_at as "claimedAt", l.claimed_by as "claimedBy",
       l.recipient_domain as "recipientDomain", l.provider_message_id as "providerMessageId",
       j.id as "jobId", j.state as "jobState", j.due_at as "dueAt", j.deadline_at as "deadlineAt", j.subject_id as "subjectId",
-      ${evidenceSubquery} as evidence
+      ${evidenceSubquery} as evidence,
+      case when pl.notice_key is null then null else json_build_object('provider', pl.provider, 'outcome', pl.outcome, 'checks', pl.checks,
+        'lastCheckedAt', pl.last_checked_at, 'detail', pl.detail) end as "providerLookup"
     from notice_ledger l
     left join reminder_jobs j on j.notice_key = l.notice_key
+    left join provider_lookups pl on pl.notice_key = l.notice_key and pl.first_checked_at >= l.claimed_at
     where ${where} ${keyset}
     order by l.claimed_at, l.notice_key
     limit ${params.limit}`);

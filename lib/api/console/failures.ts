@@ -19,23 +19,20 @@ const range = {
 };
 const orderedRange = (value: { from?: string; to?: string }) => !(value.from && value.to) || new Date(value.from) < new Date(value.to);
 
-export const failuresFilter = z
-  .strictObject({
-    kind: z.enum(failureKinds).optional(),
-    noticeType: noticeTypeName.optional(),
-    channel: channel.optional(),
-    errorClass: errorClass.optional(),
-    ...range,
-  })
-  .refine(orderedRange, 'the time range must start before it ends');
+/** What selects failures: the page's filter, the bulk retry's, and the list query before its cursor. */
+const filterFields = {
+  kind: z.enum(failureKinds).optional(),
+  noticeType: noticeTypeName.optional(),
+  channel: channel.optional(),
+  errorClass: errorClass.optional(),
+  ...range,
+};
+
+export const failuresFilter = z.strictObject(filterFields).refine(orderedRange, 'the time range must start before it ends');
 
 export const failuresQuery = z
   .strictObject({
-    kind: z.enum(failureKinds).optional(),
-    noticeType: noticeTypeName.optional(),
-    channel: channel.optional(),
-    errorClass: errorClass.optional(),
-    ...range,
+    ...filterFields,
     afterAt: cursorTimestamp.optional(),
     afterId: uuid.optional(),
   })

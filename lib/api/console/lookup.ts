@@ -34,8 +34,11 @@ export type TimelineTone = z.infer<typeof timelineTone>;
 
 export const timelineEntry = z.object({
   at: instant,
-  /** `recipient`: an opt-out or opt-in by any source, or a change made for the recipient; `customer`: the customer's request from the notice's link. */
-  kind: z.enum(['scheduled', 'attempt', 'claim', 'provider', 'suppression', 'operator', 'evidence', 'ledger', 'recipient', 'customer']),
+  /**
+   * `recipient`: an opt-out or opt-in by any source, or a change made for the recipient; `customer`: the customer's request from the notice's link;
+   * `message`: what the customer received, a sent notice's re-render (GET /api/console/lookup/received, on demand).
+   */
+  kind: z.enum(['scheduled', 'attempt', 'claim', 'provider', 'suppression', 'operator', 'evidence', 'ledger', 'recipient', 'customer', 'message']),
   title: z.string(),
   facts: z.array(z.object({ label: z.string(), value: z.string() })),
   tone: timelineTone,

@@ -10,6 +10,8 @@ export const timeRanges = {
   '7d': { label: 'Last 7 days', rangeMs: 7 * 86_400_000, bucketMs: 6 * 3_600_000 },
 } as const;
 export type TimeRange = keyof typeof timeRanges;
+/** The stored charts' finer buckets (one sample a minute): 60 points an hour, 96 a day, 84 a week. */
+export const sampleBucketMs: Record<TimeRange, number> = { '1h': 60_000, '6h': 5 * 60_000, '24h': 15 * 60_000, '7d': 2 * 3_600_000 };
 export const timeRangeNames = Object.keys(timeRanges) as TimeRange[];
 export const DEFAULT_RANGE: TimeRange = '24h';
 
@@ -62,6 +64,52 @@ export const seriesOverview = z.object({
 });
 export type SeriesOverview = z.infer<typeof seriesOverview>;
 
+/** One display bucket of the stored samples (overview_samples); null where no sample fell in it. */
+export const chartPoint = z.object({
+  at: instant,
+  /** Pending jobs by due bucket at the bucket's last sample. */
+  pending: z.record(dueBucketId, count).nullable(),
+  quarantined: count.nullable(),
+  /** The slowest sample interval's claim-to-commit p50 and p99 in the bucket, ms. */
+  p50: z.number().nullable(),
+  p99: z.number().nullable(),
+  attempts: count.nullable(),
+  /** Attempts that wrote a ledger claim, refused as duplicates, and shadow mode's would-suppress, summed over the bucket. */
+  claims: count.nullable(),
+  duplicates: count.nullable(),
+  wouldSuppress: count.nullable(),
+  /** Failures (retryable, permanent, outcome unknown) by error class, summed over the bucket; `other` beyond the top classes. */
+  failures: z.record(z.string(), count),
+  /** Per `channel/provider`: handed over in the hour before the bucket's last sample, and of those delivered (null: no delivery evidence). */
+  delivery: z.record(z.string(), z.object({ handedOver: count, delivered: count.nullable() })),
+});
+export type ChartPoint = z.infer<typeof chartPoint>;
+
+export const deliveryFigure = z.object({
+  channel: z.enum(['email', 'sms']),
+  provider: z.string(),
+  handedOver: count,
+  /** Null: the provider sent no delivered event in the last 7 days ("no delivery evidence"), never 0. */
+  delivered: count.nullable(),
+  gap: count.nullable(),
+});
+export type DeliveryFigureView = z.infer<typeof deliveryFigure>;
+
+export const chartsOverview = z.object({
+  range: rangeQuery.shape.range.unwrap(),
+  bucketMs: z.number().int().positive(),
+  generatedAt: instant,
+  /** The newest sample's instant; null when the worker has written none. */
+  sampledAt: instant.nullable(),
+  points: z.array(chartPoint),
+  failureClasses: z.array(z.string()),
+  /** The `channel/provider` keys seen in the range. */
+  deliveryKeys: z.array(z.string()),
+  /** The latest sample's delivery figures: the table, the gauges and the alert read the same. */
+  delivery: z.object({ at: instant.nullable(), windowMs: z.number().int().positive(), rows: z.array(deliveryFigure) }),
+});
+export type ChartsOverview = z.infer<typeof chartsOverview>;
+
 export const alert = z.object({
   id: z.enum(['quarantine', 'deadline', 'p99', 'compliance_gap', 'window_at_risk', 'window_missed']),
   severity: z.enum(['critical', 'warning']),
@@ -80,6 +128,8 @@ export const statusOverview = z.object({
   alerts: z.array(alert),
   /** Last 24 h by channel, from provider events: messages the provider accepted, delivered, bounced or failed, and accepted with no delivery yet. */
   channels: z.array(z.object({ channel: z.enum(['email', 'sms']), accepted: count, delivered: count, bounced: count, gap: count })),
+  /** Wake-ups the queue gave up on (RabbitMQ's dead-letter queue; pg-boss: failed), as notice_ledger_wakeups_dead_lettered; null when the queue could not be asked. Their jobs stay pending for the sweeper. */
+  deadLettered: count.nullable(),
 });
 export type StatusOverview = z.infer<typeof statusOverview>;
 
@@ -103,4 +153,11 @@ export const getStatusOverview = consoleContract({
   permission: 'overview.read',
   input: noInput,
   output: statusOverview,
+});
+export const getChartsOverview = consoleContract({
+  method: 'GET',
+  path: '/api/console/overview/charts',
+  permission: 'overview.read',
+  input: rangeQuery,
+  output: chartsOverview,
 });

@@ -39,6 +39,15 @@ export const evidenceEvent = z.object({
   matchedBy: z.enum(['notice_key', 'correlation', 'provider_id']),
 });
 
+/** What the provider reconciler last heard about the claim (Postmark, SendGrid); null when it never asked. */
+export const providerLookupView = z.object({
+  provider: z.string(),
+  outcome: z.enum(['not_found', 'lookup_failed', 'gave_up', 'found']),
+  checks: z.number().int().nonnegative(),
+  lastCheckedAt: z.string(),
+  detail: z.string().nullable(),
+});
+
 export const quarantineRow = z.object({
   noticeKey: z.string(),
   noticeType: z.string(),
@@ -53,6 +62,7 @@ export const quarantineRow = z.object({
   deadlineInMs: z.number().nullable(),
   providerMessageId: z.string().nullable(),
   evidence: z.array(evidenceEvent),
+  providerLookup: providerLookupView.nullable(),
   /** What the evidence suggests, for the on-call reading it at 2 a.m. */
   suggestion: quarantineAction,
   suggestionWhy: z.string(),

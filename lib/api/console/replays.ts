@@ -67,7 +67,8 @@ export type UploadDryRun = z.infer<typeof uploadDryRun>;
 export const dryRunAnswer = dryRun.extend({ accepted: count.nullable(), rejections: z.array(rowRejection) });
 export type DryRunAnswer = z.infer<typeof dryRunAnswer>;
 
-export const replayProgress = z.object({ total: count, published: count, suppressed: count, sent: count, failed: count });
+/** `duplicates`: of `suppressed`, the wake-ups the ledger refused because the notice was already sent or claimed. */
+export const replayProgress = z.object({ total: count, published: count, suppressed: count, duplicates: count, sent: count, failed: count });
 export type ReplayProgress = z.infer<typeof replayProgress>;
 
 export const replayView = z.object({

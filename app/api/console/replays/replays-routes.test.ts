@@ -7,7 +7,6 @@ import { insertUser } from '@/e2e/fixtures/console-data';
 import { enrollTestMfa } from '@/testing/mfa';
 import { permissions, type Permission } from '@/lib/auth/permissions';
 import { roles, type Role } from '@/lib/auth/roles';
-import { resetConfigForTests } from '@/lib/config';
 import { parseCsv } from '@/lib/replay/csv';
 import { createLogger } from '@/lib/log';
 import { createPgBossQueue } from '@/lib/queue/pgboss';
@@ -129,7 +128,6 @@ beforeAll(async () => {
   process.env.DATABASE_URL = t.url;
   process.env.NEXTAUTH_SECRET = secret;
   process.env.RATE_LIMIT_PER_DOMAIN = '10000';
-  resetConfigForTests();
   const people: [Role | 'operator2' | 'manager2', Role][] = [
     ...roles.map((role) => [role, role] as [Role, Role]),
     ['operator2', 'operator'],

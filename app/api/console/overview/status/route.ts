@@ -1,5 +1,6 @@
 import { getStatusOverview } from '@/lib/api/console/overview';
 import { config } from '@/lib/config';
+import { getWakeupPublisher } from '@/lib/queue';
 import { loadStatusOverview } from '@/lib/console/overview';
 import { consoleRoute } from '@/lib/http/console-route';
 import { ok } from '@/lib/http/refusal';
@@ -13,6 +14,7 @@ export const GET = consoleRoute(getStatusOverview, async ({ db }) =>
       quarantineAfterMs: config().QUARANTINE_AFTER,
       atRiskWithinMs: config().WINDOW_AT_RISK_WITHIN,
       retryCeiling: config().MAX_ATTEMPTS,
+      countDeadLettered: async () => (await getWakeupPublisher()).deadLetteredCount(),
     }),
   ),
 );

@@ -1,0 +1,2 @@
+ALTER TABLE "transport_status" DROP CONSTRAINT "transport_status_transport_check";--> statement-breakpoint
+ALTER TABLE "transport_status" ADD CONSTRAINT "transport_status_transport_check" CHECK (transport in ('smtp', 'twilio', 'postmark', 'ses', 'sendgrid'));

@@ -1,0 +1,2 @@
+ALTER TABLE "runtime_controls" DROP CONSTRAINT "runtime_controls_value_check";--> statement-breakpoint
+ALTER TABLE "runtime_controls" ADD CONSTRAINT "runtime_controls_value_check" CHECK ((name like 'pause:%' and value in ('paused', 'running')) or (name = 'ledger_mode' and value in ('shadow', 'enforce')) or (name = 'ledger_mode_request' and value = 'enforce'));

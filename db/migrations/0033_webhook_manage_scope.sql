@@ -1,0 +1,2 @@
+ALTER TABLE "api_tokens" DROP CONSTRAINT "api_tokens_scopes_check";--> statement-breakpoint
+ALTER TABLE "api_tokens" ADD CONSTRAINT "api_tokens_scopes_check" CHECK (cardinality(scopes) > 0 and scopes <@ array['reminders:write', 'events:write', 'evidence:write', 'preferences:write', 'notices:read', 'webhooks:manage']::text[]);

@@ -1,0 +1,74 @@
+import { sql } from 'drizzle-orm';
+import { bigint, bigserial, check, index, pgTable, smallint, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+/**
+ * The evidence record (issue 28; lib/evidence/): what happened to a notice that a rule requires,
+ * written as it happens, append-only, in one hash chain. Not the `evidence` table (a producer's
+ * reconciliation evidence).
+ *
+ * A writer only inserts (seq null): no lock, nothing on the claim's path. One chainer at a time
+ * (lib/evidence/chain.ts, under the single head row's lock) gives the unchained rows their seq,
+ * prev_hash and entry_hash in id order; the unique seq is the second guard against a fork.
+ */
+export const evidenceEntries = pgTable(
+  'evidence_entries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    noticeKey: text('notice_key').notNull(),
+    jobId: uuid('job_id'),
+    kind: text('kind').notNull(),
+    recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
+    /** The entry's body as RFC 8785 canonical JSON: the exact bytes its body_hash is of. */
+    body: text('body').notNull(),
+    seq: bigint('seq', { mode: 'number' }).unique('evidence_entries_seq_unique'),
+    prevHash: text('prev_hash'),
+    entryHash: text('entry_hash'),
+  },
+  (table) => [
+    index('evidence_entries_notice_idx').on(table.noticeKey, table.id),
+    index('evidence_entries_unchained_idx')
+      .on(table.id)
+      .where(sql`seq is null`),
+    index('evidence_entries_recorded_idx').on(table.recordedAt),
+    check('evidence_entries_chained_whole', sql`(seq is null) = (entry_hash is null) and (seq is null) = (prev_hash is null)`),
+  ],
+);
+
+/** The chain's head: one row, locked by the chainer, so two chainers can never extend it from the same entry. */
+export const evidenceChainHead = pgTable(
+  'evidence_chain_head',
+  {
+    id: smallint('id').primaryKey().default(1),
+    seq: bigint('seq', { mode: 'number' }).notNull().default(0),
+    hash: text('hash').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  () => [check('evidence_chain_head_one_row', sql`id = 1`)],
+);
+
+/**
+ * A signed chain head: the entries (from_seq … to_seq] since the previous one, their Merkle root
+ * (RFC 6962 hashing, the inclusion path a pack carries) and the head's entry hash, signed with
+ * Ed25519 (EVIDENCE_SIGNING_KEYS, `kid`); an RFC 3161 token on the signed bytes when TSA_URL is set.
+ */
+export const evidenceSignedHeads = pgTable(
+  'evidence_signed_heads',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    fromSeq: bigint('from_seq', { mode: 'number' }).notNull(),
+    toSeq: bigint('to_seq', { mode: 'number' }).notNull().unique('evidence_signed_heads_to_seq_unique'),
+    headHash: text('head_hash').notNull(),
+    merkleRoot: text('merkle_root').notNull(),
+    signedAt: timestamp('signed_at', { withTimezone: true }).notNull(),
+    kid: text('kid').notNull(),
+    /** The canonical JSON that was signed. */
+    payload: text('payload').notNull(),
+    signature: text('signature').notNull(),
+    /** DER TimeStampToken (base64) over the signed payload, when TSA_URL was set. */
+    timestampToken: text('timestamp_token'),
+  },
+  () => [check('evidence_signed_heads_range', sql`from_seq >= 1 and to_seq >= from_seq`)],
+);
+
+export type EvidenceEntryRow = typeof evidenceEntries.$inferSelect;
+export type EvidenceSignedHeadRow = typeof evidenceSignedHeads.$inferSelect;
