@@ -24,8 +24,11 @@ import {
  * - `POST /v3/mail/send`: up to 1000 personalizations (and 1000 recipients); 202 with one
  *   `X-Message-Id` and an empty body, no per-item result; any 400 rejects the whole request with
  *   `{errors: [{message, field, help}]}` and nothing is sent;
- * - `custom_args` (the message's, overridden by each personalization's) are stored per
- *   recipient; every recipient gets its own `sg_message_id`, `<X-Message-Id>.<filter part>`;
+ * - `custom_args` and `headers` (the message's, overridden by each personalization's) are stored
+ *   per recipient, and so is the content with that personalization's `substitutions` made (in the
+ *   subject and the content; at most 50 000 bytes of them per personalization, strings only);
+ *   one address may appear only once in the request; every recipient gets its own
+ *   `sg_message_id`, `<X-Message-Id>.<filter part>`;
  * - Email Logs, for the reconciler: `POST /v3/logs {query, limit}` with the documented query
  *   language (conditions joined by AND, no nesting; `to_email`, `subject`, `sg_message_id`,
  *   `reason` with `=`, `status` and `categories` with `IN (…)`, `sg_message_id_created_at` with
@@ -50,6 +53,11 @@ export type SendgridMessage = {
   customArgs: Record<string, string>;
   correlation: string | null;
   categories: string[];
+  /** The message's headers, overridden by its personalization's (lower-case names). */
+  headers: Record<string, string>;
+  /** The content as this recipient gets it: the message's parts with its personalization's substitutions made. */
+  text: string;
+  html: string;
   personalizationIndex: number;
   receivedAt: Date;
   requestIndex: number;
@@ -65,6 +73,7 @@ export type SendgridPeer = PeerControls<SendgridMessage, SendgridRefusal> & { ap
 export type SendgridRefusal = { message?: string };
 
 const PERSONALIZATION_LIMIT = 1000;
+const SUBSTITUTION_LIMIT = 50_000;
 const RECIPIENT_LIMIT = 1000;
 const LOGS_LIMIT = 1000;
 const helpBase = 'http://sendgrid.com/docs/API_Reference/Web_API_v3/Mail/errors.html';
@@ -188,6 +197,14 @@ export async function startSendgridPeer({
     const messageArgs = stringRecord(input.custom_args);
     if (!messageArgs) return fieldError('Invalid type. Expected: object of strings.', 'custom_args', 'message.custom_args');
     const categories = Array.isArray(input.categories) ? input.categories.filter((category): category is string => typeof category === 'string') : [];
+    const messageHeaders = stringRecord(input.headers);
+    if (!messageHeaders) return fieldError('Invalid type. Expected: object of strings.', 'headers', 'message.headers');
+    const part = (type: string) => {
+      const found = Array.isArray(input.content) ? input.content.find((one) => isRecord(one) && one.type === type) : undefined;
+      return isRecord(found) && typeof found.value === 'string' ? found.value : '';
+    };
+    const content = { text: part('text/plain'), html: part('text/html') };
+    const seen = new Set<string>();
     const recipients: Recipient[] = [];
     for (const [index, personalization] of personalizations.entries()) {
       if (!isRecord(personalization) || !Array.isArray(personalization.to) || personalization.to.length === 0)
@@ -199,7 +216,22 @@ export async function startSendgridPeer({
       const args = stringRecord(personalization.custom_args);
       if (!args)
         return fieldError('Invalid type. Expected: object of strings.', `personalizations.${index}.custom_args`, 'message.personalizations.custom_args');
-      const subject = typeof personalization.subject === 'string' ? personalization.subject : typeof input.subject === 'string' ? input.subject : '';
+      const substitutions = stringRecord(personalization.substitutions);
+      if (!substitutions)
+        return fieldError('Invalid type. Expected: object of strings.', `personalizations.${index}.substitutions`, 'message.personalizations.substitutions');
+      const substitutionBytes = Object.entries(substitutions).reduce((sum, [tag, value]) => sum + Buffer.byteLength(tag) + Buffer.byteLength(value), 0);
+      if (substitutionBytes > SUBSTITUTION_LIMIT)
+        return fieldError(
+          `Substitutions are limited to ${SUBSTITUTION_LIMIT} bytes per personalization block.`,
+          `personalizations.${index}.substitutions`,
+          'message.personalizations.substitutions',
+        );
+      const headerArgs = stringRecord(personalization.headers);
+      if (!headerArgs) return fieldError('Invalid type. Expected: object of strings.', `personalizations.${index}.headers`, 'message.personalizations.headers');
+      const substitute = (value: string) => Object.entries(substitutions).reduce((text, [tag, replacement]) => text.split(tag).join(replacement), value);
+      const subject = substitute(
+        typeof personalization.subject === 'string' ? personalization.subject : typeof input.subject === 'string' ? input.subject : '',
+      );
       if (!subject && typeof input.template_id !== 'string')
         return fieldError(
           'The subject is required. You can get around this requirement if you use a template with a subject defined.',
@@ -210,10 +242,29 @@ export async function startSendgridPeer({
         const to = isRecord(address) && typeof address.email === 'string' ? address.email.trim().toLowerCase() : '';
         const field = `personalizations.${index}.to.${toIndex}.email`;
         if (!plausibleAddress.test(to)) return fieldError('Does not contain a valid address.', field, 'message.personalizations.to');
+        if (seen.has(to))
+          return fieldError(
+            'Each unique email address in the personalizations array should only be included once. You have included email address more than once.',
+            field,
+            'message.personalizations',
+          );
+        seen.add(to);
         const refused = state.refusal?.(to, index);
         if (refused) return fieldError(refused.message ?? 'Does not contain a valid address.', field, 'message.personalizations.to');
         const customArgs = { ...messageArgs, ...args };
-        recipients.push({ to, from, subject, customArgs, correlation: customArgs[CORRELATION_TAG] ?? null, categories, personalizationIndex: index });
+        const headers = Object.fromEntries(Object.entries({ ...messageHeaders, ...headerArgs }).map(([name, value]) => [name.toLowerCase(), value]));
+        recipients.push({
+          to,
+          from,
+          subject,
+          customArgs,
+          correlation: customArgs[CORRELATION_TAG] ?? null,
+          categories,
+          headers,
+          text: substitute(content.text),
+          html: substitute(content.html),
+          personalizationIndex: index,
+        });
       }
     }
     if (recipients.length > RECIPIENT_LIMIT)
@@ -353,7 +404,7 @@ export async function startSendgridPeer({
  */
 export function sendgridWebhookEvents(
   message: SendgridMessage,
-  events: ('processed' | 'delivered')[] = ['processed', 'delivered'],
+  events: ('processed' | 'delivered' | 'dropped')[] = ['processed', 'delivered'],
   at = new Date(),
 ): Record<string, unknown>[] {
   return events.map((event) => ({
@@ -366,5 +417,6 @@ export function sendgridWebhookEvents(
     sg_event_id: randomBytes(16).toString('base64url').slice(0, 22),
     sg_message_id: message.sgMessageId,
     ...(event === 'delivered' ? { response: '250 OK' } : {}),
+    ...(event === 'dropped' ? { reason: 'Bounced Address', status: '5.0.0' } : {}),
   }));
 }

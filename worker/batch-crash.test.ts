@@ -23,8 +23,8 @@ import { metricValue, spawnWorker } from '@/testing/worker-process';
  * stays claimed and shows in quarantine.
  *
  * Then the provider reconciler (issue 27 item 4, lib/reconcile/provider-lookups.ts), in a third
- * worker, where the provider can be asked (Postmark's Messages API; SendGrid's Email Logs — SendGrid
- * has no batch call, so its worker takes the single path, one notice): every item the peer holds
+ * worker, where the provider can be asked (Postmark's Messages API; SendGrid's Email Logs, its batch
+ * one Mail Send with a personalization per notice): every item the peer holds
  * is recorded sent with the peer's message id, every item it does not hold is left to a person
  * with the reason (still claimed, never released), and nothing reaches the peer again. SES is not
  * asked (its events resolve claims): its items stay as they were.
@@ -90,7 +90,7 @@ const providers: Provider[] = [
   },
   {
     name: 'sendgrid',
-    batching: false,
+    batching: true,
     reconciles: true,
     start: async () => {
       const peer = await startSendgridPeer();

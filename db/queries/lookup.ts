@@ -4,7 +4,7 @@ import { deliveryAttempts, reminderJobs } from '@/db/schema/jobs';
 import { evidence, providerEvents, recipientSuppressions } from '@/db/schema/events';
 import { noticeLedger } from '@/db/schema/ledger';
 import { businessEvents } from '@/db/schema/planning';
-import type { Channel, JobState, LedgerState, NoticeCategory } from '@/db/schema/states';
+import type { Channel, JobState, LedgerState, NoticeCategory, ProviderHandOverStatus } from '@/db/schema/states';
 import { toDateOrNull } from './console-dates';
 
 /**
@@ -131,6 +131,8 @@ export type NoticeLedgerEntry = {
   hasOneTimeCode: boolean;
   /** The template version its send recorded (template_versions); null before versions were recorded. */
   templateVersionId: string | null;
+  /** Where a provisional hand-over stands (SendGrid: accepted → processed / dropped); null for a final answer. */
+  providerStatus: ProviderHandOverStatus | null;
 };
 
 export type NoticeAttempt = {
@@ -232,6 +234,7 @@ export async function findNoticeLedgerEntry(db: DbOrTx, { noticeKey }: { noticeK
       resolvedAt: noticeLedger.resolvedAt,
       hasOneTimeCode: sql<boolean>`${noticeLedger.oneTimeCode} is not null`,
       templateVersionId: noticeLedger.templateVersionId,
+      providerStatus: noticeLedger.providerStatus,
     })
     .from(noticeLedger)
     .where(eq(noticeLedger.noticeKey, noticeKey))

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
-import { inList, ledgerStates } from './states';
+import { inList, ledgerStates, providerHandOverStatuses } from './states';
 
 /**
  * The only answer to "did this notice go out?". One row per business fact (notice_key).
@@ -39,11 +39,19 @@ export const noticeLedger = pgTable(
      * (lib/jobs/template-versions.ts) and names none it could not store.
      */
     templateVersionId: text('template_version_id'),
+    /**
+     * Only where the provider's answer is provisional (SendGrid): `accepted` from its 202 until its
+     * own event for this message, then `processed` or `dropped` (states.ts providerHandOverStatuses).
+     * Null elsewhere. The row is `sent` all along: a 202 is a hand-over, and a resend is never
+     * made from it; `dropped` is reported (status API, lookup, notice.failed), not retried.
+     */
+    providerStatus: text('provider_status', { enum: providerHandOverStatuses }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (table) => [
     check('notice_ledger_state_check', sql.raw(`state in (${inList(ledgerStates)})`)),
     check('notice_ledger_sent_has_time', sql`state <> 'sent' or sent_at is not null`),
+    check('notice_ledger_provider_status_check', sql.raw(`provider_status is null or provider_status in (${inList(providerHandOverStatuses)})`)),
     // Quarantine: stuck claims oldest first. Partial, so it stays tiny at 10 M rows.
     index('notice_ledger_claimed_idx')
       .on(table.claimedAt)

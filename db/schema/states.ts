@@ -5,6 +5,17 @@
 export const ledgerStates = ['claimed', 'sent', 'released', 'suppressed'] as const;
 export type LedgerState = (typeof ledgerStates)[number];
 
+/**
+ * Where a `sent` row stands at a provider whose answer is provisional (SendGrid's 202 "queued for
+ * processing", one X-Message-Id for the whole request and no per-message result): `accepted` from
+ * the answer until the provider's own event for this message arrives; then `processed` (any
+ * hand-over event: processed, delivered, deferred, bounce) or `dropped` (SendGrid dropped it
+ * without sending: a suppressed or invalid address). Null for every other transport, whose answer
+ * is already per message and final.
+ */
+export const providerHandOverStatuses = ['accepted', 'processed', 'dropped'] as const;
+export type ProviderHandOverStatus = (typeof providerHandOverStatuses)[number];
+
 export const jobStates = ['pending', 'claimed', 'sent', 'suppressed', 'failed', 'cancelled'] as const;
 export type JobState = (typeof jobStates)[number];
 

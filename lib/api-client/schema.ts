@@ -1629,7 +1629,7 @@ export interface operations {
               state: 'pending' | 'claimed' | 'sent' | 'suppressed' | 'failed' | 'cancelled';
               ledgerState: ('claimed' | 'sent' | 'released' | 'suppressed') | null;
               /** @enum {string} */
-              outcome: 'pending' | 'sent' | 'outcome_unknown' | 'window_missed' | 'suppressed' | 'failed' | 'cancelled';
+              outcome: 'pending' | 'accepted' | 'sent' | 'dropped' | 'outcome_unknown' | 'window_missed' | 'suppressed' | 'failed' | 'cancelled';
               suppressionReason: string | null;
               resolution: {
                 text: string;
@@ -1789,7 +1789,7 @@ export interface operations {
             state: 'pending' | 'claimed' | 'sent' | 'suppressed' | 'failed' | 'cancelled';
             ledgerState: ('claimed' | 'sent' | 'released' | 'suppressed') | null;
             /** @enum {string} */
-            outcome: 'pending' | 'sent' | 'outcome_unknown' | 'window_missed' | 'suppressed' | 'failed' | 'cancelled';
+            outcome: 'pending' | 'accepted' | 'sent' | 'dropped' | 'outcome_unknown' | 'window_missed' | 'suppressed' | 'failed' | 'cancelled';
             suppressionReason: string | null;
             resolution: {
               text: string;

@@ -12,8 +12,13 @@ import { cancelRequest, reminderJob } from './producer';
 
 const noticeKey = z.string().regex(/^[0-9a-f]{64}$/);
 
-/** The ledger's own words for where a notice stands (README "For producers", notice status). */
-export const noticeOutcomes = ['pending', 'sent', 'outcome_unknown', 'window_missed', 'suppressed', 'failed', 'cancelled'] as const;
+/**
+ * The ledger's own words for where a notice stands (README "For producers", notice status).
+ * `accepted`: handed over to a provider whose answer is provisional (SendGrid's 202), its own
+ * event for the message not yet in; `dropped`: that provider then dropped it without sending.
+ * Both are `sent` in the ledger: never sent again without a person's replay.
+ */
+export const noticeOutcomes = ['pending', 'accepted', 'sent', 'dropped', 'outcome_unknown', 'window_missed', 'suppressed', 'failed', 'cancelled'] as const;
 
 export const noticeStatusView = z.object({
   id: z.uuid(),

@@ -112,3 +112,12 @@ export function probeOutcome(outcome: ChannelOutcome): ChannelOutcome {
   if (outcome.kind !== 'unknown') return outcome;
   return { kind: 'rejected', permanent: false, code: null, errorClass: outcome.errorClass, failure: 'nothing_left', phase: outcome.phase ?? 'response' };
 }
+
+/** `Retry-After` as seconds (RFC 9110 also allows an HTTP date), in ms; null when absent or unreadable. */
+export function retryAfterMsOf(value: string | null): number | null {
+  if (!value) return null;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}

@@ -11,7 +11,8 @@ import { parseSendgridWebhook } from '@/lib/events/providers/sendgrid';
 import { parseSesWebhook } from '@/lib/events/providers/ses';
 import { createSnsKeyResolver } from '@/lib/events/sns';
 import type { NormalizedEvent } from '@/lib/events/types';
-import { createWakeupHandler } from '@/lib/jobs/handle-wakeup';
+import { createBatchingWakeupHandler } from '@/lib/jobs/handle-batch';
+import { createWakeupHandler, type SendPathDeps } from '@/lib/jobs/handle-wakeup';
 import { createDomainRateLimiter, type DomainRateLimiter } from '@/lib/jobs/rate-limit';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { createLogger } from '@/lib/log';
@@ -48,6 +49,8 @@ type Started = {
   accepted: () => { correlation: string | null; providerMessageId: string }[];
   /** The provider's webhook for the `index`th accepted message, parsed by the product's own parser. */
   webhookFor: (index: number) => Promise<NormalizedEvent[]>;
+  /** How many requests the peer has received. */
+  requests: () => number;
   stop: () => Promise<void>;
 };
 
@@ -89,6 +92,7 @@ const harnesses: Harness[] = [
           const headers = new Headers({ authorization: `Basic ${Buffer.from('hook:secret').toString('base64')}` });
           return parsed(parsePostmarkWebhook({ headers, body, user: 'hook', password: 'secret' }));
         },
+        requests: peer.requests,
         stop: peer.stop,
       };
     },
@@ -134,6 +138,7 @@ const harnesses: Harness[] = [
             }),
           );
         },
+        requests: peer.requests,
         stop: peer.stop,
       };
     },
@@ -165,6 +170,7 @@ const harnesses: Harness[] = [
             }),
           );
         },
+        requests: peer.requests,
         stop: peer.stop,
       };
     },
@@ -193,7 +199,16 @@ afterAll(async () => {
 });
 
 function handlerFor(mail: EmailTransport, breakers?: ReturnType<typeof createTransportBreakers>) {
-  return createWakeupHandler({
+  return createWakeupHandler(depsFor(mail, breakers));
+}
+
+/** The batching worker's handler (lib/jobs/handle-batch.ts): up to `size` notices in one provider call. */
+function batchHandlerFor(mail: EmailTransport, size: number) {
+  return createBatchingWakeupHandler(depsFor(mail), { size, gatherMs: 500, concurrency: 32 });
+}
+
+function depsFor(mail: EmailTransport, breakers?: ReturnType<typeof createTransportBreakers>): SendPathDeps {
+  return {
     db: t.db,
     mail,
     rateLimiter: limiter,
@@ -210,7 +225,7 @@ function handlerFor(mail: EmailTransport, breakers?: ReturnType<typeof createTra
       cancelBaseUrl: 'https://notices.test',
       maxTokenWaitMs: 1_000,
     },
-  });
+  };
 }
 
 let deliveries = 0;
@@ -274,6 +289,33 @@ describe.each(harnesses)('$name through the send path and its official SDK', ({ 
     expect(stored.filter((event) => event.noticeKey === job.noticeKey)).toHaveLength(events.length);
     // The stored provider id is a link of its own (SES: the only one besides the tag).
     expect(await findLedgerLink(t.db, { correlationId: null, providerMessageId: row?.providerMessageId ?? null })).toMatchObject({ noticeKey: job.noticeKey });
+    mail.close();
+  });
+
+  it('sends a batch in one call, and its webhook links each event to the row of its own notice (the batch path)', async () => {
+    const mail = provider.transport();
+    const jobs = await Promise.all([0, 1, 2].map((n) => insertTestJob(t.db, { recipientEmail: `batch-${String(n)}-${name}@example.test` })));
+    const requestsBefore = provider.requests();
+    const handle = batchHandlerFor(mail, 3);
+    await Promise.all(jobs.map((job) => handle(delivery(job.id))));
+    expect(provider.requests() - requestsBefore).toBe(1);
+
+    for (const job of jobs) {
+      const correlation = correlationOf(job.noticeKey);
+      const index = provider.accepted().findIndex((message) => message.correlation === correlation);
+      const row = await getLedgerRow(t.db, { noticeKey: job.noticeKey });
+      expect({ state: row?.state, providerMessageId: row?.providerMessageId }).toEqual({
+        state: 'sent',
+        providerMessageId: provider.accepted()[index]?.providerMessageId,
+      });
+      const events = await provider.webhookFor(index);
+      expect(events.length).toBeGreaterThan(0);
+      for (const event of events) expect(event.correlationId).toBe(correlation);
+      const summary = await ingestEvents(t.db, { events });
+      expect(summary.linked).toBe(events.length);
+      const stored = await t.db.select({ noticeKey: providerEvents.noticeKey }).from(providerEvents).where(eq(providerEvents.provider, name));
+      expect(stored.filter((event) => event.noticeKey === job.noticeKey)).toHaveLength(events.length);
+    }
     mail.close();
   });
 

@@ -4,10 +4,11 @@ import { insertProviderEvent, linkProviderEvent } from '@/db/queries/events';
 import { providerEventEvidence, recordNoticeEvidence } from '@/lib/evidence/record';
 import { findLedgerLink, listClaimsWithSendEvidence, type Evidence } from '@/db/queries/ledger/evidence-match';
 import { resolveClaims } from '@/db/queries/ledger/resolve';
+import { settleProviderStatus } from '@/db/queries/ledger/commit';
 import { advanceSmsStatus, isSmsStatus } from '@/db/queries/sms';
 import { addRecipientSuppression } from '@/db/queries/suppressions';
 import { correlationOf } from '@/lib/ledger/notice-key';
-import { orphanEvents } from '@/lib/metrics/registry';
+import { orphanEvents, providerDropped } from '@/lib/metrics/registry';
 import { correlationAttribute, withSpan } from '@/lib/telemetry/tracing';
 import { provesHandOver, storableEvent, suppressionFor, type NormalizedEvent } from './types';
 import { recordNoticeEvent, setPreferenceReported } from '@/lib/webhooks/outbox';
@@ -20,6 +21,8 @@ export type IngestSummary = {
   linked: number;
   /** Notice keys moved claimed → sent by this batch. */
   confirmed: string[];
+  /** Notice keys whose provisional hand-over (SendGrid's 202) this batch settled as dropped. */
+  dropped: string[];
   suppressed: string[];
   /** Recipients whose courtesy preference this batch changed (provider unsubscribe / resubscribe events). */
   preferences: string[];
@@ -37,6 +40,9 @@ export type IngestSummary = {
  *  - link it to its ledger row (correlation tag / our Message-ID, else provider message id);
  *  - accepted/delivered for a `claimed` row: claimed → sent, at any age of the claim — it
  *    only ever moves a claim to sent, so it is safe before quarantine too;
+ *  - a `sent` row whose provider answered provisionally (SendGrid's 202, provider_status
+ *    `accepted`): its first hand-over event settles it `processed`; a `dropped` event settles it
+ *    `dropped` (never sent: reported as `notice.failed`, counted, and not retried);
  *  - hard bounce / complaint: the recipient joins the suppression list;
  *  - unsubscribe / resubscribe (SendGrid subscription tracking, Postmark SubscriptionChange, SES
  *    Subscription): the recipient's courtesy preference by email, source `provider_event`, actor
@@ -54,7 +60,17 @@ export function ingestEvents(db: DbOrTx, { events }: { events: NormalizedEvent[]
     if (span.isRecording()) {
       for (const event of events) span.addEvent('evidence.event', { 'evidence.type': event.type, ...correlationAttribute(event.correlationId) });
     }
-    const summary: IngestSummary = { received: events.length, stored: 0, duplicates: 0, linked: 0, confirmed: [], suppressed: [], preferences: [], orphans: 0 };
+    const summary: IngestSummary = {
+      received: events.length,
+      stored: 0,
+      duplicates: 0,
+      linked: 0,
+      confirmed: [],
+      dropped: [],
+      suppressed: [],
+      preferences: [],
+      orphans: 0,
+    };
     for (const event of events.map(storableEvent)) {
       await db.transaction(async (tx) => {
         const link = await findLedgerLink(tx, { correlationId: event.correlationId, providerMessageId: event.providerMessageId });
@@ -98,6 +114,20 @@ export function ingestEvents(db: DbOrTx, { events }: { events: NormalizedEvent[]
           if (confirmed) summary.confirmed.push(link.noticeKey);
           if (confirmed)
             await recordNoticeEvent(tx, { type: 'notice.resolved', noticeKey: link.noticeKey, extra: { outcome: 'sent', resolvedBy: 'provider_evidence' } });
+        }
+        // A provisional hand-over (SendGrid's 202, provider_status `accepted`) settled by the message's own event.
+        if (link && link.state === 'sent' && (provesHandOver(event.type) || event.type === 'dropped')) {
+          const dropped = event.type === 'dropped';
+          const settled = await settleProviderStatus(tx, { noticeKey: link.noticeKey, status: dropped ? 'dropped' : 'processed' });
+          if (settled && dropped) {
+            summary.dropped.push(link.noticeKey);
+            providerDropped.inc({ provider: event.provider });
+            await recordNoticeEvent(tx, {
+              type: 'notice.failed',
+              noticeKey: link.noticeKey,
+              extra: { outcome: 'dropped', errorClass: `${event.provider}_dropped`, occurredAt: event.occurredAt.toISOString() },
+            });
+          }
         }
         if (event.provider === 'twilio') await applyTwilioEvent(tx, event, link?.noticeKey ?? null);
         // The notice's evidence record (lib/evidence/): delivery, bounce, complaint, Twilio status, with the provider's own time.

@@ -2,13 +2,20 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { listAttemptsForJob } from '@/db/queries/attempts';
 import { getLedgerRow } from '@/db/queries/ledger/read';
 import { createPostmarkTransport } from '@/lib/channels/postmark/transport';
+import { createSendgridTransport } from '@/lib/channels/sendgrid/transport';
 import { createSesTransport } from '@/lib/channels/ses/transport';
+import { ingestEvents } from '@/lib/events/ingest';
+import { parseSendgridWebhook } from '@/lib/events/providers/sendgrid';
+import { CORRELATION_HEADER } from '@/lib/events/types';
+import { loadNoticeStatus } from '@/lib/notices/status';
+import { createTestSendgridSigner } from '@/testing/provider-events';
+import { sendgridWebhookEvents, startSendgridPeer, type SendgridMessage, type SendgridPeer } from '@/testing/sendgrid-peer';
 import { createEmailTransport } from '@/lib/channels/registry';
 import { createSmsChannel } from '@/lib/channels/sms';
 import { loadConfig } from '@/lib/config';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { createLogger } from '@/lib/log';
-import type { EmailTransport } from '@/lib/mail/transport';
+import type { EmailTransport, OutgoingNotice } from '@/lib/mail/transport';
 import { activeNoticeConfig } from '@/lib/windows/active';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { insertTestJob, readJob } from '@/testing/jobs';
@@ -310,8 +317,138 @@ describe('batched sends through SES v2 SendBulkEmail', () => {
   });
 });
 
+describe('batched sends through SendGrid v3 Mail Send (a personalization per notice)', () => {
+  let sg: SendgridPeer;
+  const signer = createTestSendgridSigner();
+  beforeAll(async () => {
+    sg = await startSendgridPeer();
+  });
+  afterAll(async () => {
+    await sg?.stop();
+  });
+  afterEach(() => {
+    sg.refuse(null);
+  });
+  const sendgrid = () => createSendgridTransport({ apiKey: sg.apiKey, apiBaseUrl: sg.baseUrl, from, timeoutMs: 5_000 });
+  const messageOf = (noticeKey: string) => sg.messages().find((message) => message.correlation === correlationOf(noticeKey));
+  const webhook = (message: SendgridMessage | undefined, events: ('processed' | 'delivered' | 'dropped')[]) => {
+    if (!message) throw new Error('no such message');
+    const body = JSON.stringify(sendgridWebhookEvents(message, events));
+    const now = new Date();
+    const result = parseSendgridWebhook({
+      headers: new Headers(signer.sign(body, Math.floor(now.getTime() / 1000))),
+      body: Buffer.from(body),
+      publicKey: signer.publicKeyBase64,
+      now,
+    });
+    if (!result.ok) throw new Error(result.refusal.message);
+    return ingestEvents(t.db, { events: result.events });
+  };
+  const outcomeOf = async (noticeKey: string) => (await loadNoticeStatus(t.db, { noticeKey }))?.outcome;
+
+  it('sends one request, each recipient its own subject, text and HTML; each row accepted until its own events: processed → sent, dropped → dropped', async () => {
+    const handle = batchingHandler(sendgrid(), { size: 3 });
+    const batch = await jobs(3, 'sg-together');
+    const requestsBefore = sg.requests();
+    await Promise.all(batch.map((job) => handle(delivery(job.id))));
+    expect(sg.requests() - requestsBefore).toBe(1);
+
+    const messages = batch.map((job) => messageOf(job.noticeKey));
+    expect(new Set(messages.map((message) => message?.xMessageId)).size).toBe(1);
+    for (const [index, job] of batch.entries()) {
+      const message = messages[index];
+      expect(message?.to).toBe(job.recipientEmail);
+      expect(message?.subject).not.toBe('');
+      // The substitutions made: each recipient's own rendered bodies, no tag left.
+      expect(message?.html).toContain('<html');
+      expect(`${message?.html ?? ''}${message?.text ?? ''}${message?.subject ?? ''}`).not.toMatch(/-nl-(html|text)-/);
+      expect(message?.headers[CORRELATION_HEADER.toLowerCase()]).toBe(correlationOf(job.noticeKey));
+      const row = await getLedgerRow(t.db, { noticeKey: job.noticeKey });
+      expect({ state: row?.state, providerMessageId: row?.providerMessageId, providerStatus: row?.providerStatus }).toEqual({
+        state: 'sent',
+        providerMessageId: message?.xMessageId,
+        providerStatus: 'accepted',
+      });
+      expect(await outcomeOf(job.noticeKey)).toBe('accepted');
+    }
+    // Bodies differ by recipient (their own links and names), proof the content is per personalization.
+    expect(new Set(messages.map((message) => message?.html)).size).toBe(3);
+    expect(new Set(messages.map((message) => message?.text)).size).toBe(3);
+
+    const [processed, dropped, waiting] = batch.map((job) => job.noticeKey) as [string, string, string];
+    expect((await webhook(messages[0], ['processed', 'delivered'])).linked).toBe(2);
+    expect((await getLedgerRow(t.db, { noticeKey: processed }))?.providerStatus).toBe('processed');
+    expect(await outcomeOf(processed)).toBe('sent');
+
+    expect((await webhook(messages[1], ['dropped'])).dropped).toEqual([dropped]);
+    expect((await getLedgerRow(t.db, { noticeKey: dropped }))?.providerStatus).toBe('dropped');
+    expect(await outcomeOf(dropped)).toBe('dropped');
+    // Settled once: a later event for it moves nothing back, and the row stays sent (never resent).
+    await webhook(messages[1], ['delivered']);
+    expect(await getLedgerRow(t.db, { noticeKey: dropped })).toMatchObject({ state: 'sent', providerStatus: 'dropped' });
+    expect(await outcomeOf(waiting)).toBe('accepted');
+  });
+
+  it('a 400 refuses the whole request and sends nothing: each is then sent alone, the bad address failing for good and its siblings sent', async () => {
+    sg.refuse((to) => (to === 'sg-bad-1@example.test' ? { message: 'Does not contain a valid address.' } : null));
+    const handle = batchingHandler(sendgrid(), { size: 3 });
+    const batch = await jobs(3, 'sg-bad');
+    const requestsBefore = sg.requests();
+    await Promise.all(batch.map((job) => handle(delivery(job.id))));
+    // One refused request, then one each.
+    expect(sg.requests() - requestsBefore).toBe(4);
+    const ended = await Promise.all(
+      batch.map(async (job) => ({
+        job: (await readJob(t.db, job.id)).state,
+        ledger: (await getLedgerRow(t.db, { noticeKey: job.noticeKey }))?.state,
+        held: sg.countByCorrelation(correlationOf(job.noticeKey)),
+      })),
+    );
+    expect(ended).toEqual([
+      { job: 'sent', ledger: 'sent', held: 1 },
+      { job: 'failed', ledger: 'released', held: 0 },
+      { job: 'sent', ledger: 'sent', held: 1 },
+    ]);
+    expect((await readJob(t.db, batch[1]?.id ?? '')).lastErrorClass).toBe('sendgrid_400');
+  });
+
+  it('never names one address twice in a request: two notices to one recipient go in two requests, both sent', async () => {
+    const handle = batchingHandler(sendgrid(), { size: 3, gatherMs: 100 });
+    const batch = await Promise.all(
+      ['Same@Example.test', 'same@example.test', 'other-sg@example.test'].map((email) => insertTestJob(t.db, { recipientEmail: email })),
+    );
+    const requestsBefore = sg.requests();
+    await Promise.all(batch.map((job) => handle(delivery(job.id))));
+    expect(sg.requests() - requestsBefore).toBe(2);
+    for (const job of batch)
+      expect({ ledger: (await getLedgerRow(t.db, { noticeKey: job.noticeKey }))?.state, held: sg.countByCorrelation(correlationOf(job.noticeKey)) }).toEqual({
+        ledger: 'sent',
+        held: 1,
+      });
+  });
+
+  it('sends alone a notice whose bodies exceed the 50 000-byte substitution limit; the rest still share one request', async () => {
+    const mail = sendgrid();
+    const notice = (name: string, html: string): OutgoingNotice => ({
+      noticeKey: `${name.padEnd(8, '0')}${'0'.repeat(56)}`.replace(/[^0-9a-f]/g, 'a'),
+      to: `${name}@example.test`,
+      subject: `Subject for ${name}`,
+      html,
+      text: `text for ${name}`,
+      listUnsubscribe: null,
+    });
+    const requestsBefore = sg.requests();
+    const outcomes = await mail.sendBatch?.([notice('aa01', '<p>one</p>'), notice('bb02', `<p>${'x'.repeat(60_000)}</p>`), notice('cc03', '<p>three</p>')]);
+    expect(outcomes?.map((outcome) => outcome.kind)).toEqual(['accepted', 'accepted', 'accepted']);
+    expect(sg.requests() - requestsBefore).toBe(2);
+    const big = sg.messages().find((message) => message.to === 'bb02@example.test');
+    expect(big?.html.length).toBeGreaterThan(60_000);
+    expect(sg.messages().find((message) => message.to === 'cc03@example.test')?.html).toBe('<p>three</p>');
+  });
+});
+
 describe('where batching applies', () => {
-  it('only a transport with a batch call declares one (Postmark, SES); SMTP, SendGrid and Twilio have none and keep the single path', () => {
+  it('only a transport with a batch call declares one (Postmark, SES, SendGrid); SMTP and Twilio have none and keep the single path', () => {
     const base = { NOTICE_KEY_SECRET: 'x'.repeat(32), SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: 'n@notices.test' };
     const smtp = createEmailTransport(loadConfig({ ...base }), { maxConnections: 1 });
     expect(smtp.sendBatch).toBeUndefined();
@@ -320,9 +457,9 @@ describe('where batching applies', () => {
     expect({ batch: typeof pm.sendBatch, limit: pm.batchLimit }).toEqual({ batch: 'function', limit: 500 });
     const ses = createEmailTransport(loadConfig({ ...base, EMAIL_PROVIDER: 'ses', SES_REGION: 'eu-west-1' }), { maxConnections: 1 });
     expect({ batch: typeof ses.sendBatch, limit: ses.batchLimit }).toEqual({ batch: 'function', limit: 50 });
-    // SendGrid's one Mail Send shares its content across personalizations: our notices each have their own body.
+    // SendGrid: a personalization per notice, its own body by substitution tags.
     const sendgrid = createEmailTransport(loadConfig({ ...base, EMAIL_PROVIDER: 'sendgrid', SENDGRID_API_KEY: 'SG.key' }), { maxConnections: 1 });
-    expect(sendgrid.sendBatch).toBeUndefined();
+    expect({ batch: typeof sendgrid.sendBatch, limit: sendgrid.batchLimit }).toEqual({ batch: 'function', limit: 1000 });
     // Twilio: the SMS channel declares no batch send.
     expect(createSmsChannel({ sms: undefined, settings: depsFor(smtp).settings }).sendBatch).toBeUndefined();
   });
@@ -344,7 +481,7 @@ describe('the gatherer', () => {
     const gather = createGatherer<string, string>({
       size: 3,
       waitMs: 20,
-      keyOf: (item) => item.split(':')[0] ?? item,
+      keysOf: (item) => [item.split(':')[0] ?? item],
       run: async (items) => {
         batches.push([...items]);
         return items.map((item) => `done ${item}`);
@@ -360,8 +497,25 @@ describe('the gatherer', () => {
     expect(batches[0]).toEqual(['a:1', 'b:1', 'c:1']);
   });
 
+  it('holds an item that shares any one of its keys with the open batch (one address, another notice)', async () => {
+    const batches: string[][] = [];
+    // key:address — two notices to one address never share a batch, whatever their keys.
+    const gather = createGatherer<string, string>({
+      size: 4,
+      waitMs: 10,
+      keysOf: (item) => item.split(':'),
+      run: async (items) => {
+        batches.push([...items]);
+        return items.map((item) => item);
+      },
+    });
+    await Promise.all(['k1:ann', 'k2:ann', 'k3:bob', 'k4:cid', 'k5:dee'].map(gather));
+    expect(batches[0]).toEqual(['k1:ann', 'k3:bob', 'k4:cid', 'k5:dee']);
+    expect(batches[1]).toEqual(['k2:ann']);
+  });
+
   it('gives every caller of a batch its error when the batch throws', async () => {
-    const gather = createGatherer<string, string>({ size: 2, waitMs: 5, keyOf: (item) => item, run: async () => Promise.reject(new Error('boom')) });
+    const gather = createGatherer<string, string>({ size: 2, waitMs: 5, keysOf: (item) => [item], run: async () => Promise.reject(new Error('boom')) });
     await expect(Promise.all([gather('x'), gather('y')])).rejects.toThrow('boom');
   });
 });

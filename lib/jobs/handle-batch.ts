@@ -20,7 +20,8 @@ import {
 /**
  * Batched sends (issue 27 item 3): the same send path as ./handle-wakeup.ts, its steps shared,
  * with the hand-over of many notices in one provider call. Only where the email channel
- * declares `sendBatch` (Postmark's `POST /email/batch`); SMTP and Twilio keep the single path
+ * declares `sendBatch` (Postmark's `POST /email/batch`, SES v2 `SendBulkEmail`, SendGrid's Mail Send
+ * with a personalization per notice); SMTP and Twilio keep the single path
  * untouched, and so does every SMS job here.
  *
  * Order, for a batch:
@@ -31,9 +32,10 @@ import {
  *   compose each → ONE batch call → COMMIT the accepted results in one statement (the
  *     coalesced commit, likewise) → evidence → ack each.
  *
- * At most once per recipient inside a batch: two wake-ups of one notice key never share a batch
- * (the gatherer holds the second for the next one), and even if they met, the claim lets only
- * one of them through (the other is `suppressed_duplicate`): one key is never in one call twice.
+ * At most once per recipient inside a batch: two wake-ups of one notice key, or two notices to one
+ * address, never share a batch (the gatherer holds the second for the next one); for one key the
+ * claim would let only one through anyway (the other is `suppressed_duplicate`). One key and one
+ * address are never in one call twice (SendGrid refuses a whole request that names an address twice).
  *
  * A call that failed whole gives every item the same class (the transport says so):
  * - refused before it left (connect refused, 401, 429 with Retry-After): every claim released,
@@ -41,7 +43,8 @@ import {
  * - no answer after the request left (timeout, reset, 5xx): every item `outcome unknown`, its
  *   claim kept (quarantine); provider evidence or a person resolves it.
  * Items answered one by one (Postmark: HTTP 200 with an ErrorCode per item) are classified by
- * the same phase rows as a single send.
+ * the same phase rows as a single send; SendGrid answers the request only (a 202 accepts every
+ * item provisionally; a 400 refuses the whole request, and its transport then sends each alone).
  */
 
 export type BatchSettings = {
@@ -62,7 +65,8 @@ export function createBatchingWakeupHandler(deps: SendPathDeps, batch: BatchSett
       ? createGatherer<ReadyToClaim, HandlerResult | DeliveryAbortedError>({
           size,
           waitMs: batch.gatherMs,
-          keyOf: (ready) => ready.job.noticeKey,
+          // One notice key, and one recipient address, at most once per call (SendGrid refuses a request naming an address twice).
+          keysOf: (ready) => [ready.job.noticeKey, `to:${(ready.job.recipientEmail ?? '').trim().toLowerCase()}`],
           run: (items) => sendBatch(path, items),
         })
       : null;
@@ -135,8 +139,8 @@ export type GathererOptions<I, O> = {
   size: number;
   /** How long the first item of a batch waits for more before the batch runs anyway. */
   waitMs: number;
-  /** Items with one key never share a batch: the later one goes in the next. */
-  keyOf: (item: I) => string;
+  /** Items sharing any key never share a batch: the later one goes in the next. */
+  keysOf: (item: I) => readonly string[];
   /** One batch; an answer per item, in order. A throw reaches every item's caller. */
   run: (items: readonly I[]) => Promise<readonly O[]>;
 };
@@ -146,7 +150,7 @@ export type GathererOptions<I, O> = {
  * `waitMs` after its first item came. Batches run concurrently; each caller is answered from
  * its own batch only once that batch finished.
  */
-export function createGatherer<I, O>({ size, waitMs, keyOf, run }: GathererOptions<I, O>): (item: I) => Promise<O> {
+export function createGatherer<I, O>({ size, waitMs, keysOf, run }: GathererOptions<I, O>): (item: I) => Promise<O> {
   type Waiting = { item: I; resolve: (value: O) => void; reject: (error: unknown) => void };
   let open: Waiting[] = [];
   let keys = new Set<string>();
@@ -169,12 +173,12 @@ export function createGatherer<I, O>({ size, waitMs, keyOf, run }: GathererOptio
   };
 
   const add = (waiting: Waiting) => {
-    const key = keyOf(waiting.item);
-    if (keys.has(key)) {
+    const own = keysOf(waiting.item);
+    if (own.some((key) => keys.has(key))) {
       held.push(waiting);
       return;
     }
-    keys.add(key);
+    for (const key of own) keys.add(key);
     open.push(waiting);
     if (open.length >= size) flush();
     else timer ??= setTimeout(flush, waitMs);

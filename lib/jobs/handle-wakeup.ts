@@ -527,6 +527,7 @@ async function commitOutcome({
       detail: sentDetail,
       templateVersionId,
       evidence,
+      providerStatus: outcome.provisional ? 'accepted' : null,
     });
     if (ownedToken) claimToCommitSeconds.observe({ notice_type: job.noticeType }, claimToCommitMs / 1000);
     sendOutcomes.inc({ notice_type: job.noticeType, outcome: 'accepted' });

@@ -13,7 +13,11 @@ import { createSmtpPool, type SmtpFailure, type SmtpResult } from './smtp-pool';
  * over with no final reply is *unknown*, and the claim must stay.
  */
 export type SendOutcome =
-  | { kind: 'accepted'; providerMessageId: string | null }
+  /**
+   * `provisional`: the provider queued the request and answers for each message only later, by its
+   * events (SendGrid's 202): the ledger row is `sent` with provider_status `accepted` until then.
+   */
+  | { kind: 'accepted'; providerMessageId: string | null; provisional?: boolean }
   /**
    * `mailboxUnknown`: the relay said the mailbox does not exist (550 5.1.1, "user unknown"): the address is suppressed as a hard bounce is.
    * `detail`: why, when the reason is ours (a template that does not render), recorded on the attempt.

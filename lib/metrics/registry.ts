@@ -103,6 +103,13 @@ export const deadLetteredWakeups = new Gauge({
   registers: [registry],
 });
 
+export const providerDropped = new Counter({
+  name: 'notice_ledger_provider_dropped_total',
+  help: 'Notices a provider accepted provisionally (SendGrid 202) and then dropped without sending (its dropped event), by provider.',
+  labelNames: ['provider'],
+  registers: [registry],
+});
+
 export const orphanEvents = new Counter({
   name: 'notice_ledger_orphan_events_total',
   help: 'Hand-over events stored whose correlation names no ledger row (after a failover: a claim the new primary lacks; the post-failover pass records them sent), by provider.',

@@ -22,6 +22,9 @@ import type { NoticeStatusView, noticeOutcomes } from '@/lib/api/notices';
 const MISSED_DETAILS = new Set(['window_missed', 'deadline_passed', 'quiet_hours_cover_window', 'quiet_hours_past_deadline']);
 
 function outcomeOf(job: NoticeJob, ledger: NoticeLedgerEntry | null): (typeof noticeOutcomes)[number] {
+  // A provisional hand-over (SendGrid's 202) until the provider's own event for the message settles it.
+  if (ledger?.state === 'sent' && ledger.providerStatus === 'accepted') return 'accepted';
+  if (ledger?.state === 'sent' && ledger.providerStatus === 'dropped') return 'dropped';
   if (ledger?.state === 'sent') return 'sent';
   // Claimed and not recorded: the send may or may not have left. Only the provider's evidence or an operator settles it.
   if (ledger?.state === 'claimed') return 'outcome_unknown';

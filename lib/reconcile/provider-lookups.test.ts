@@ -18,7 +18,7 @@ import type { PeerControls } from '@/testing/http-peer';
 import { insertTestJob, readJob } from '@/testing/jobs';
 import { startPostmarkPeer } from '@/testing/postmark-peer';
 import { startSendgridPeer } from '@/testing/sendgrid-peer';
-import { gaveUpReason, PROVIDER_RECONCILER_LOCK, reconcileWithProvider } from './provider-lookups';
+import { gaveUpFailingReason, gaveUpReason, PROVIDER_RECONCILER_LOCK, reconcileWithProvider } from './provider-lookups';
 
 /**
  * The provider reconciler on real PostgreSQL against each provider's local peer, through the
@@ -221,6 +221,33 @@ describe.each(rigs)('the provider reconciler on $name', ({ start }) => {
     // Control: once old enough, the same claim is found.
     await t.db.execute(sql`update notice_ledger set claimed_at = now() - interval '5 minutes' where notice_key = ${job.noticeKey}`);
     expect((await reconcileWithProvider(t.db, { lookup: rig.lookup, settings })).found).toContain(job.noticeKey);
+  });
+
+  it('a lookup that keeps failing past the give-up age is left to a person with its last error, never released, and asked no more', async () => {
+    const job = await claimAndSend({ ageMs: 31 * 60_000, fault: 'drop-after-accept' });
+    rig.peer.setLookupFault({ kind: 'error', status: 503 });
+    try {
+      const result = await reconcileWithProvider(t.db, { lookup: rig.lookup, settings });
+      expect(result.gaveUp).toContain(job.noticeKey);
+      expect(result.failed).not.toContain(job.noticeKey);
+      expect(await lookupRow(job.noticeKey)).toEqual({
+        outcome: 'gave_up',
+        checks: 1,
+        detail: gaveUpFailingReason(rig.name, settings.giveUpMs, `${rig.name}_lookup_503`),
+      });
+      expect((await getLedgerRow(t.db, { noticeKey: job.noticeKey }))?.state).toBe('claimed');
+      const page = await loadQuarantinePage(t.db, { query: {}, quarantineAfterMs: 15 * 60_000 });
+      expect(page.rows.find((row) => row.noticeKey === job.noticeKey)?.suggestionWhy).toContain('could not be asked for 30 min');
+      // Asked no more: even once the provider answers again, the decision is the person's.
+      // (Other tests' claims may still be asked: this one's lookup row shows it was not — its count stays.)
+      rig.peer.setLookupFault({ kind: 'none' });
+      const next = await reconcileWithProvider(t.db, { lookup: rig.lookup, settings });
+      expect([...next.found, ...next.notFound, ...next.gaveUp, ...next.failed]).not.toContain(job.noticeKey);
+      expect(await lookupRow(job.noticeKey)).toMatchObject({ outcome: 'gave_up', checks: 1 });
+      expect((await getLedgerRow(t.db, { noticeKey: job.noticeKey }))?.state).toBe('claimed');
+    } finally {
+      rig.peer.setLookupFault({ kind: 'none' });
+    }
   });
 
   it('a lookup 5xx changes nothing and is retried on the next pass; a 429 ends the pass', async () => {

@@ -32,7 +32,9 @@ import { recordNoticeEvent } from '@/lib/webhooks/outbox';
  *   that nothing went out (DESIGN.md: a stale claim is never released automatically, and neither
  *   API can say "this was refused");
  * - the lookup failed (5xx, 429, no answer): nothing changes, asked again next pass; a 429 ends
- *   the pass (the provider asked us to slow down).
+ *   the pass (the provider asked us to slow down). Past RECONCILE_GIVE_UP it is left to a person
+ *   too, with the last error in the reason (a lookup that never works must not keep a claim
+ *   circling for ever); `NoticeLedgerReconcileLookupsFailing` pages no one but says so.
  *
  * One worker at a time (a transaction-scoped advisory lock held for the pass); every statement
  * that moves a claim is guarded by `state = 'claimed'`, so a webhook or a person who settled it
@@ -57,11 +59,20 @@ export type ProviderReconcileResult = {
 
 const providerNames: Record<string, string> = { postmark: 'Postmark', sendgrid: 'SendGrid' };
 
+const ageOf = (ms: number) => {
+  const minutes = Math.round(ms / 60_000);
+  return minutes >= 1 ? `${minutes} min` : `${Math.round(ms / 1000)} s`;
+};
+
 /** Pure: what a person reads in quarantine once the reconciler gave up. */
 export function gaveUpReason(provider: string, giveUpMs: number): string {
-  const minutes = Math.round(giveUpMs / 60_000);
-  const age = minutes >= 1 ? `${minutes} min` : `${Math.round(giveUpMs / 1000)} s`;
-  return `${providerNames[provider] ?? provider} has no record of this message after ${age}: release to resend or mark sent.`;
+  return `${providerNames[provider] ?? provider} has no record of this message after ${ageOf(giveUpMs)}: release to resend or mark sent.`;
+}
+
+/** Pure: the same, when the provider could not be asked at all until the give-up age (its lookup kept failing). */
+export function gaveUpFailingReason(provider: string, giveUpMs: number, errorClass: string): string {
+  const name = providerNames[provider] ?? provider;
+  return `${name} could not be asked for ${ageOf(giveUpMs)} (last: ${errorClass}): check the message at ${name}, then release to resend or mark sent.`;
 }
 
 export async function reconcileWithProvider(
@@ -116,6 +127,17 @@ async function apply(
   const { noticeKey, claimedAt } = candidate;
   const provider = lookup.provider;
   if (answer.kind === 'failed') {
+    // Past the give-up age a lookup that keeps failing ends like an absence: left to a person, who can ask the provider's own console.
+    if (candidate.pastGiveUp) {
+      await recordProviderLookup(db, {
+        noticeKey,
+        claimedAt,
+        provider,
+        outcome: 'gave_up',
+        detail: gaveUpFailingReason(provider, giveUpMs, answer.errorClass),
+      });
+      return 'gaveUp';
+    }
     await recordProviderLookup(db, { noticeKey, claimedAt, provider, outcome: 'lookup_failed', detail: answer.errorClass });
     return 'failed';
   }

@@ -8,7 +8,7 @@ import { hotQuery } from './hot-query';
 
 const COMMIT_SENT_SQL = `
     with ledger as (
-      update notice_ledger set state = 'sent', sent_at = now(), provider_message_id = $3::text, template_version_id = $13::text, updated_at = now()
+      update notice_ledger set state = 'sent', sent_at = now(), provider_message_id = $3::text, template_version_id = $13::text, provider_status = $16::text, updated_at = now()
       where $2::uuid is not null and notice_key = $1::text and claim_token = $2::uuid and state = 'claimed'
       returning notice_key
     ), attempt as (
@@ -56,6 +56,8 @@ export type CommitSentParams = {
   templateVersionId?: string | null;
   /** The send's evidence entry (lib/evidence/send-evidence.ts), unchained, written by this same statement; absent for a type that keeps none. */
   evidence?: { kind: string; body: string } | null;
+  /** `accepted` when the provider's answer was provisional (SendGrid's 202): its events settle it (db/schema/ledger.ts providerStatus). */
+  providerStatus?: 'accepted' | null;
 };
 
 /**
@@ -85,6 +87,7 @@ export async function commitSent(db: DbOrTx, params: CommitSentParams, { outbox 
       params.templateVersionId ?? null,
       params.evidence?.kind ?? null,
       params.evidence?.body ?? null,
+      params.providerStatus ?? null,
     ],
   );
   return (rows[0]?.owned ?? 0) > 0;
@@ -93,11 +96,11 @@ export async function commitSent(db: DbOrTx, params: CommitSentParams, { outbox 
 const COMMIT_SENT_MANY_SQL = `
     with input as (
       select * from unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[], $13::text[], $14::text[],
-                           array(select b from json_array_elements_text($15::json) with ordinality as e(b, n) order by n))
-        as t(notice_key, claim_token, provider_message_id, job_id, worker_id, started_at, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode, detail, template_version_id, evidence_kind, evidence_body)
+                           array(select b from json_array_elements_text($15::json) with ordinality as e(b, n) order by n), $16::text[])
+        as t(notice_key, claim_token, provider_message_id, job_id, worker_id, started_at, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode, detail, template_version_id, evidence_kind, evidence_body, provider_status)
       order by notice_key
     ), ledger as (
-      update notice_ledger l set state = 'sent', sent_at = now(), provider_message_id = i.provider_message_id, template_version_id = i.template_version_id, updated_at = now()
+      update notice_ledger l set state = 'sent', sent_at = now(), provider_message_id = i.provider_message_id, template_version_id = i.template_version_id, provider_status = i.provider_status, updated_at = now()
       from input i
       where i.claim_token is not null and l.notice_key = i.notice_key and l.claim_token = i.claim_token and l.state = 'claimed'
       returning l.notice_key
@@ -148,6 +151,7 @@ export async function commitSentMany(db: Db, commits: readonly CommitSentParams[
       // One JSON array, not a text[]: the driver escapes a text[] element by element in JavaScript,
       // and these bodies (the rendered message) are most of the statement's bytes.
       JSON.stringify(commits.map((c) => c.evidence?.body ?? null)),
+      commits.map((c) => c.providerStatus ?? null),
     ],
   });
   const owned = new Set(rows.map((row) => row.notice_key));
@@ -163,6 +167,21 @@ export async function releaseClaim(db: DbOrTx, { noticeKey, claimToken }: { noti
     .update(noticeLedger)
     .set({ state: 'released', claimToken: null, updatedAt: sql`now()` })
     .where(and(eq(noticeLedger.noticeKey, noticeKey), eq(noticeLedger.claimToken, claimToken), eq(noticeLedger.state, 'claimed')))
+    .returning({ noticeKey: noticeLedger.noticeKey });
+  return rows.length > 0;
+}
+
+/**
+ * A provisional hand-over settled by the provider's own event for the message (SendGrid):
+ * `accepted` → `processed` on any hand-over event, → `dropped` when it dropped the message.
+ * Only from `accepted`, so a late or repeated event changes nothing, and a row whose answer was
+ * final (every other transport: provider_status null) is never touched. Returns whether it moved.
+ */
+export async function settleProviderStatus(db: DbOrTx, { noticeKey, status }: { noticeKey: string; status: 'processed' | 'dropped' }): Promise<boolean> {
+  const rows = await db
+    .update(noticeLedger)
+    .set({ providerStatus: status, updatedAt: sql`now()` })
+    .where(and(eq(noticeLedger.noticeKey, noticeKey), eq(noticeLedger.providerStatus, 'accepted')))
     .returning({ noticeKey: noticeLedger.noticeKey });
   return rows.length > 0;
 }

@@ -3,7 +3,7 @@ import { CORRELATION_HEADER, CORRELATION_TAG } from '@/lib/events/types';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { listUnsubscribeHeaders, type EmailTransport, type OutgoingNotice } from '@/lib/mail/transport';
 import type { ChannelOutcome } from '@/lib/channels/types';
-import { httpAnswers, outcomeOfRow, probeOutcome, unansweredOutcome } from '@/lib/channels/http-phase';
+import { httpAnswers, outcomeOfRow, probeOutcome, retryAfterMsOf, unansweredOutcome } from '@/lib/channels/http-phase';
 import { postmarkRows } from './phases';
 
 type Postmark = typeof import('postmark');
@@ -144,15 +144,6 @@ export function createPostmarkTransport(settings: PostmarkSettings): PostmarkTra
     cancelAll: () => undefined,
     close: () => undefined,
   };
-}
-
-/** `Retry-After` as seconds (RFC 9110 also allows an HTTP date), in ms; null when absent or unreadable. */
-export function retryAfterMsOf(value: string | null): number | null {
-  if (!value) return null;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
 
 /** The notice as Postmark's Message: the correlation in Metadata and our header, nothing personal beyond the mail itself. */

@@ -1,0 +1,2 @@
+ALTER TABLE "notice_ledger" ADD COLUMN "provider_status" text;--> statement-breakpoint
+ALTER TABLE "notice_ledger" ADD CONSTRAINT "notice_ledger_provider_status_check" CHECK (provider_status is null or provider_status in ('accepted', 'processed', 'dropped'));
