@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import nodemailer from 'nodemailer';
 import PgBoss from 'pg-boss';
 import { ServerClient } from 'postmark';
+import sendgridClient from '@sendgrid/client';
 
 /**
  * The naive peer (issue 27 item 6): the worker a user would write without notice-ledger, so the
@@ -15,7 +16,8 @@ import { ServerClient } from 'postmark';
  * - pg-boss 10: `batchSize` per `work()` call, and several `work()` calls for concurrency (each
  *   call adds a polling worker; pg-boss 10 has no teamSize or localConcurrency any more);
  * - nodemailer: `pool: true` with `maxConnections` and `maxMessages: Infinity`;
- * - postmark: one `ServerClient`, one `sendEmail` per job (Node's fetch keeps connections alive).
+ * - postmark: one `ServerClient`, one `sendEmail` per job (Node's fetch keeps connections alive);
+ * - sendgrid: the `@sendgrid/client` singleton, one `POST /v3/mail/send` per job.
  *
  * `tsx bench/naive-peer.ts` runs one short measurement per transport (SMTP to the bench's no-op
  * peer, the Postmark SDK to testing/postmark-peer.ts) and prints notices/s, the naive worker's
@@ -26,7 +28,7 @@ import { ServerClient } from 'postmark';
 
 export type NaiveJob = { to: string; subject: string; text: string; html: string; correlation: string };
 
-export type NaiveTransport = 'smtp' | 'postmark';
+export type NaiveTransport = 'smtp' | 'postmark' | 'sendgrid';
 
 /** The user's worker: what runs in the child process. */
 async function runNaiveWorker(env: NodeJS.ProcessEnv): Promise<void> {
@@ -39,7 +41,24 @@ async function runNaiveWorker(env: NodeJS.ProcessEnv): Promise<void> {
 
   let send: (job: NaiveJob) => Promise<unknown>;
   let close: () => void = () => undefined;
-  if (env.NAIVE_TRANSPORT === 'postmark') {
+  if (env.NAIVE_TRANSPORT === 'sendgrid') {
+    sendgridClient.setApiKey(env.SENDGRID_API_KEY ?? '');
+    sendgridClient.setDefaultRequest('baseUrl', `${env.SENDGRID_API_BASE_URL ?? ''}/`);
+    send = (job) =>
+      sendgridClient.request({
+        url: '/v3/mail/send',
+        method: 'POST',
+        body: {
+          from: { email: 'notices@naive.example' },
+          subject: job.subject,
+          personalizations: [{ to: [{ email: job.to }], custom_args: { notice_correlation: job.correlation } }],
+          content: [
+            { type: 'text/plain', value: job.text },
+            { type: 'text/html', value: job.html },
+          ],
+        },
+      });
+  } else if (env.NAIVE_TRANSPORT === 'postmark') {
     const client = new ServerClient(env.POSTMARK_SERVER_TOKEN ?? '', { useHttps: false, requestHost: env.POSTMARK_REQUEST_HOST ?? '' });
     send = (job) =>
       client.sendEmail({
@@ -124,13 +143,16 @@ export async function measureNaivePeer(
   const { pidSeconds, selfSeconds, serverSeconds } = await import('./cpu');
   const { startNoopPeer } = await import('./noop-peer');
   const { startPostmarkPeer } = await import('@/testing/postmark-peer');
+  const { startSendgridPeer } = await import('@/testing/sendgrid-peer');
   const smtp = transport === 'smtp' ? await startNoopPeer() : null;
   const postmark = transport === 'postmark' ? await startPostmarkPeer() : null;
-  const received = () => smtp?.received() ?? postmark?.messages().length ?? 0;
+  const sendgrid = transport === 'sendgrid' ? await startSendgridPeer() : null;
+  const received = () => smtp?.received() ?? postmark?.messages().length ?? sendgrid?.messages().length ?? 0;
   const duplicates = () => {
     if (smtp) return smtp.duplicates();
     const seen = new Map<string, number>();
-    for (const message of postmark?.messages() ?? []) seen.set(message.correlation ?? '', (seen.get(message.correlation ?? '') ?? 0) + 1);
+    for (const message of postmark?.messages() ?? sendgrid?.messages() ?? [])
+      seen.set(message.correlation ?? '', (seen.get(message.correlation ?? '') ?? 0) + 1);
     return [...seen.values()].reduce((sum, n) => sum + n - 1, 0);
   };
   const boss = new PgBoss({ connectionString: url, supervise: false, schedule: false });
@@ -167,6 +189,8 @@ export async function measureNaivePeer(
       SMTP_URL: smtp?.url ?? '',
       POSTMARK_REQUEST_HOST: postmark?.requestHost ?? '',
       POSTMARK_SERVER_TOKEN: postmark?.serverToken ?? '',
+      SENDGRID_API_KEY: sendgrid?.apiKey ?? '',
+      SENDGRID_API_BASE_URL: sendgrid?.baseUrl ?? '',
     },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -210,6 +234,7 @@ export async function measureNaivePeer(
     await boss.stop({ graceful: false, wait: true });
     await smtp?.stop();
     await postmark?.stop();
+    await sendgrid?.stop();
   }
 }
 
@@ -227,11 +252,17 @@ async function main(): Promise<void> {
   const postmaster = postmasterOf(database.dataDir);
   try {
     const runs: NaiveRun[] = [];
-    for (const transport of ['smtp', 'postmark'] as const) runs.push(await measureNaivePeer(database.url, { transport, notices, postmaster, ...settings }));
+    for (const transport of ['smtp', 'postmark', 'sendgrid'] as const)
+      runs.push(await measureNaivePeer(database.url, { transport, notices, postmaster, ...settings }));
     printTable(
       'naive peer: pg-boss work() + one send per job, no ledger',
       runs.map((run) => ({
-        transport: run.transport === 'smtp' ? `SMTP (nodemailer pool ${String(settings.pool)}) → no-op peer` : 'Postmark SDK → postmark peer',
+        transport:
+          run.transport === 'smtp'
+            ? `SMTP (nodemailer pool ${String(settings.pool)}) → no-op peer`
+            : run.transport === 'postmark'
+              ? 'Postmark SDK → postmark peer'
+              : 'SendGrid client → sendgrid peer',
         'work() × batch': `${String(run.workers)} × ${String(run.batchSize)}`,
         notices: run.notices,
         'notices/s': Math.round(run.perSecond),

@@ -15,7 +15,9 @@ import { measureWorker, type WorkerRun } from './worker-e2e';
  *   against nodemailer's pool, both to bench/noop-peer.ts;
  * - Postmark: the worker on its batched path (`POST /email/batch`, EMAIL_BATCH_SIZE's default, at
  *   BENCH_HTTP_CONCURRENCY handlers, 64 by default: a batch is at most the handlers in flight)
- *   against one SDK `sendEmail` per job, both to testing/postmark-peer.ts.
+ *   against one SDK `sendEmail` per job, both to testing/postmark-peer.ts;
+ * - SendGrid: the worker batched likewise (one Mail Send, a personalization per notice) against
+ *   one `@sendgrid/client` Mail Send per job, both to testing/sendgrid-peer.ts.
  *
  * Alone: `npx tsx bench/naive-ratio.ts` (BENCH_NOTICES, default 2 000). The target is ≥ 2× on
  * each line, with 0 duplicates at the peer.
@@ -31,13 +33,20 @@ export async function measureAgainstNaive(
   const smtp = smtpWorker ?? (await measureWorker(url, { processes: 1, concurrency: 32, notices, postmaster }));
   const twilio = await startTwilioPeer();
   let batched: Awaited<ReturnType<typeof runVariant>>;
+  let batchedSendgrid: Awaited<ReturnType<typeof runVariant>>;
   try {
     batched = await runVariant(url, { label: 'batched', root, peer: 'postmark', env: {} }, { processes: 1, concurrency, notices, baseEnv: twilioEnv(twilio) });
+    batchedSendgrid = await runVariant(
+      url,
+      { label: 'batched-sendgrid', root, peer: 'sendgrid', env: {} },
+      { processes: 1, concurrency, notices, baseEnv: twilioEnv(twilio) },
+    );
   } finally {
     await twilio.stop();
   }
   const naiveSmtp = await measureNaivePeer(url, { transport: 'smtp', notices, postmaster });
   const naivePostmark = await measureNaivePeer(url, { transport: 'postmark', notices, postmaster });
+  const naiveSendgrid = await measureNaivePeer(url, { transport: 'sendgrid', notices, postmaster });
 
   const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
   const slots = `${String(smtp.processes)}×${String(smtp.concurrency)}`;
@@ -61,6 +70,15 @@ export async function measureAgainstNaive(
       duplicates: `${String(batched.duplicates)} / ${String(naivePostmark.duplicates)}`,
     },
     {
+      transport: 'SendGrid → sendgrid peer (worker batched, naive one Mail Send per job)',
+      worker: `${String(Math.round(batchedSendgrid.perSecond))}/s (1×${String(concurrency)})`,
+      naive: `${String(Math.round(naiveSendgrid.perSecond))}/s (${String(naiveSendgrid.workers)} × work(${String(naiveSendgrid.batchSize)}))`,
+      ratio: ratio(batchedSendgrid.perSecond, naiveSendgrid.perSecond),
+      'worker CPU ms/notice': batchedSendgrid.cpuMsPerNotice.toFixed(2),
+      'naive CPU ms/notice': naiveSendgrid.cpu.workerMs.toFixed(2),
+      duplicates: `${String(batchedSendgrid.duplicates)} / ${String(naiveSendgrid.duplicates)}`,
+    },
+    {
       transport: 'worker batched on Postmark ÷ naive SMTP',
       worker: `${String(Math.round(batched.perSecond))}/s`,
       naive: `${String(Math.round(naiveSmtp.perSecond))}/s`,
@@ -79,14 +97,19 @@ export async function measureAgainstNaive(
       target: verdict(batched.perSecond / naivePostmark.perSecond),
     },
     {
+      figure: 'worker batched ÷ naive peer, SendGrid',
+      value: ratio(batchedSendgrid.perSecond, naiveSendgrid.perSecond),
+      target: verdict(batchedSendgrid.perSecond / naiveSendgrid.perSecond),
+    },
+    {
       figure: 'worker batched on Postmark ÷ naive SMTP peer',
       value: ratio(batched.perSecond, naiveSmtp.perSecond),
       target: verdict(batched.perSecond / naiveSmtp.perSecond),
     },
     {
       figure: "duplicates at the worker's peers",
-      value: String(smtp.duplicates + batched.duplicates),
-      target: smtp.duplicates + batched.duplicates === 0 ? '0: ok' : '0: MISS',
+      value: String(smtp.duplicates + batched.duplicates + batchedSendgrid.duplicates),
+      target: smtp.duplicates + batched.duplicates + batchedSendgrid.duplicates === 0 ? '0: ok' : '0: MISS',
     },
   ]);
 }

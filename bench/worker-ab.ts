@@ -10,6 +10,7 @@ import { createDb, createPool } from '@/db/client';
 import { createWebhookEndpoint } from '@/lib/webhooks/endpoints';
 import { parseAllowList } from '@/lib/webhooks/url';
 import { startPostmarkPeer } from '@/testing/postmark-peer';
+import { startSendgridPeer } from '@/testing/sendgrid-peer';
 import { startSmtpSink } from '@/testing/smtp-sink';
 import { startTwilioPeer, type TwilioPeer } from '@/testing/twilio-peer';
 import { createPgBossQueue } from '@/lib/queue/pgboss';
@@ -27,8 +28,9 @@ import { printTable } from './support';
  *   tsx bench/worker-ab.ts base=/tmp/trees/base new=.:noop new-info=.:sink:LOG_LEVEL=info
  *
  * A variant is `label=dir[:peer][:KEY=value...]`, peer `sink` (testing/smtp-sink.ts, default), `noop`
- * (bench/noop-peer.ts), or `postmark` (testing/postmark-peer.ts: the worker gets EMAIL_PROVIDER=postmark
- * and the peer's URL and token; EMAIL_BATCH_SIZE=1 in the variant turns batched sends off);
+ * (bench/noop-peer.ts), `postmark` (testing/postmark-peer.ts: the worker gets EMAIL_PROVIDER=postmark
+ * and the peer's URL and token; EMAIL_BATCH_SIZE=1 in the variant turns batched sends off), or
+ * `sendgrid` (testing/sendgrid-peer.ts, likewise);
  * the key NODE_ARGS passes flags to node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`); `webhooks=N`
  * subscribes N webhook endpoints to notice.sent (a local receiver answering 204), and the round
  * ends, CPU included, once every event reached every endpoint:
@@ -44,7 +46,7 @@ import { printTable } from './support';
  */
 process.env.NOTICE_KEY_SECRET ??= 'bench-secret-0123456789abcdef0123456789abcdef';
 
-type Variant = { label: string; root: string; peer: 'sink' | 'noop' | 'postmark'; env: Record<string, string>; webhookEndpoints?: number };
+type Variant = { label: string; root: string; peer: 'sink' | 'noop' | 'postmark' | 'sendgrid'; env: Record<string, string>; webhookEndpoints?: number };
 type Sample = { perSecond: number; duplicates: number; readyRssMb: number; peakRssMb: number; cpuMsPerNotice: number; phases: Record<string, number> };
 
 function parseVariant(arg: string): Variant {
@@ -57,7 +59,7 @@ function parseVariant(arg: string): Variant {
   const env: Record<string, string> = {};
   let webhookEndpoints = 0;
   for (const part of parts) {
-    if (part === 'sink' || part === 'noop' || part === 'postmark') peer = part;
+    if (part === 'sink' || part === 'noop' || part === 'postmark' || part === 'sendgrid') peer = part;
     else if (/^webhooks=\d+$/.test(part)) webhookEndpoints = Number(part.slice('webhooks='.length));
     else {
       const eq = part.indexOf('=');
@@ -217,9 +219,12 @@ export async function runVariant(
   const peer = variant.peer === 'noop' ? await startNoopPeer() : null;
   const sink = variant.peer === 'sink' ? await startSmtpSink() : null;
   const postmark = variant.peer === 'postmark' ? await startPostmarkPeer() : null;
+  const sendgrid = variant.peer === 'sendgrid' ? await startSendgridPeer() : null;
   const postmarkEnv: Record<string, string> = postmark
     ? { EMAIL_PROVIDER: 'postmark', POSTMARK_SERVER_TOKEN: postmark.serverToken, POSTMARK_API_BASE_URL: postmark.baseUrl }
-    : {};
+    : sendgrid
+      ? { EMAIL_PROVIDER: 'sendgrid', SENDGRID_API_KEY: sendgrid.apiKey, SENDGRID_API_BASE_URL: sendgrid.baseUrl }
+      : {};
   const publisher = createPgBossQueue({ url, visibilityTimeoutMs: 60_000, supervise: false });
   const workers: ReturnType<typeof spawnFrom>[] = [];
   const cleanups: Array<() => Promise<void>> = [];
@@ -274,9 +279,10 @@ export async function runVariant(
     }
     const seconds = (performance.now() - started) / 1000;
     let duplicates = peer?.duplicates() ?? 0;
-    if (sink || postmark) {
+    if (sink || postmark || sendgrid) {
       const per = new Map<string, number>();
-      for (const m of sink?.messages() ?? postmark?.messages() ?? []) per.set(m.correlation ?? '', (per.get(m.correlation ?? '') ?? 0) + 1);
+      for (const m of sink?.messages() ?? postmark?.messages() ?? sendgrid?.messages() ?? [])
+        per.set(m.correlation ?? '', (per.get(m.correlation ?? '') ?? 0) + 1);
       duplicates = [...per.values()].reduce((s, n) => s + Math.max(0, n - 1), 0);
     }
     if (receiver) {
@@ -305,6 +311,7 @@ export async function runVariant(
     await sink?.stop();
     await peer?.stop();
     await postmark?.stop();
+    await sendgrid?.stop();
     await pool.end();
   }
 }
