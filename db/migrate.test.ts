@@ -74,13 +74,4 @@ describe('migrations', () => {
     expect(rows).toHaveLength(2);
     for (const row of rows) expect(row.indexdef).toMatch(/WHERE/);
   });
-
-  it('store evidence bodies with lz4, or uncompressed where the server has no lz4 (never pglz on the commit path)', async () => {
-    await migrateDatabase(url);
-    const [column] = await query<{ storage: string; compression: string }>(
-      "select attstorage as storage, attcompression as compression from pg_attribute where attrelid = 'evidence_entries'::regclass and attname = 'body'",
-    );
-    const [lz4] = await query<{ built: boolean }>("select exists (select 1 from pg_settings where name = 'default_toast_compression' and 'lz4' = any(enumvals)) as built");
-    expect(column).toEqual(lz4?.built ? { storage: 'x', compression: 'l' } : { storage: 'e', compression: '' });
-  });
 });
