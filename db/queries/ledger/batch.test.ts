@@ -133,7 +133,8 @@ describe('batched send-path statements agree with the single-row ones', () => {
           const tokenFor = (entry: { token: string }, kind: (typeof commitTokens)[number]) =>
             kind === 'own' ? entry.token : kind === 'foreign' ? randomUUID() : null;
           const singleOwned = [];
-          for (const [i, s] of single.entries()) singleOwned.push(await commitSent(t.db, commitOf(s.job, tokenFor(s, cases[i]?.token ?? 'own'), i, cases[i]?.evidence ?? null)));
+          for (const [i, s] of single.entries())
+            singleOwned.push(await commitSent(t.db, commitOf(s.job, tokenFor(s, cases[i]?.token ?? 'own'), i, cases[i]?.evidence ?? null)));
           const batchOwned = await commitSentMany(
             t.db,
             batched.map((b, i) => commitOf(b.job, tokenFor(b, cases[i]?.token ?? 'own'), i, cases[i]?.evidence ?? null)),
