@@ -17,6 +17,7 @@ import { createPgBossQueue } from '@/lib/queue/pgboss';
 import { DEFAULT_QUEUE_NAME } from '@/lib/queue/types';
 import { provisionDatabase } from '@/testing/database';
 import { startNoopPeer } from './noop-peer';
+import { insertDueJobs as insertBenchNotices, type BenchNotices } from './worker-e2e';
 import { printTable } from './support';
 
 /**
@@ -43,6 +44,11 @@ import { printTable } from './support';
  * the bench starts the local Twilio peer (testing/twilio-peer.ts) and gives every worker its
  * settings (a URL cannot ride in a variant: the syntax splits on `:`); a tree from before SMS
  * ignores them. The bench's notices are email, so the peer only lets the worker start.
+ *
+ * BENCH_KIND=required makes the notices required ones (bench/worker-e2e.ts BenchNotices), the kind
+ * EVIDENCE_FOR=required keeps a record for: the evidence record's send path, A/B'd (issue 28):
+ *
+ *   BENCH_KIND=required BENCH_CONCURRENCY=32 tsx bench/worker-ab.ts base=/tmp/ab/before:noop:EVIDENCE_FOR=required new=.:noop:EVIDENCE_FOR=required
  */
 process.env.NOTICE_KEY_SECRET ??= 'bench-secret-0123456789abcdef0123456789abcdef';
 
@@ -213,7 +219,13 @@ export function twilioEnv(peer: Pick<TwilioPeer, 'baseUrl' | 'accountSid' | 'aut
 export async function runVariant(
   url: string,
   variant: Variant,
-  { processes, concurrency, notices, baseEnv = {} }: { processes: number; concurrency: number; notices: number; baseEnv?: Record<string, string> },
+  {
+    processes,
+    concurrency,
+    notices,
+    baseEnv = {},
+    kind = 'courtesy',
+  }: { processes: number; concurrency: number; notices: number; baseEnv?: Record<string, string>; kind?: BenchNotices },
 ): Promise<Sample> {
   const pool = createPool(url, { max: 2 });
   const peer = variant.peer === 'noop' ? await startNoopPeer() : null;
@@ -232,7 +244,7 @@ export async function runVariant(
   try {
     await publisher.start();
     const tag = `ab${String(Date.now())}_`;
-    const ids = await insertDueJobs(pool, tag, notices);
+    const ids = kind === 'required' ? await insertBenchNotices(pool, tag, notices, kind) : await insertDueJobs(pool, tag, notices);
     for (let offset = 0; offset < ids.length; offset += 5_000) {
       await publisher.boss.insert(
         ids.slice(offset, offset + 5_000).map((jobId) => ({ name: DEFAULT_QUEUE_NAME, data: { jobId }, expireInSeconds: 60, retryLimit: 20 })),
@@ -328,6 +340,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     processes: Number(process.env.BENCH_PROCESSES ?? 1),
     concurrency: Number(process.env.BENCH_CONCURRENCY ?? 16),
     notices: Number(process.env.BENCH_NOTICES ?? 2_000),
+    kind: process.env.BENCH_KIND === 'required' ? ('required' as const) : ('courtesy' as const),
   };
   const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
   const database = await provisionDatabase({ prefix: 'bench_worker_ab', serverUrl: process.env.DATABASE_URL });

@@ -46,7 +46,7 @@ const DOMAINS = 200;
 export type BenchNotices = 'courtesy' | 'required';
 
 /** Due jobs marked woken (as enqueueNotice marks a published one): the workers' dispatcher leaves them to the wake-ups the bench publishes. */
-async function insertDueJobs(pool: pg.Pool, tag: string, count: number, kind: BenchNotices = 'courtesy'): Promise<string[]> {
+export async function insertDueJobs(pool: pg.Pool, tag: string, count: number, kind: BenchNotices = 'courtesy'): Promise<string[]> {
   const required = kind === 'required';
   const result = await pool.query<{ id: string }>(
     `insert into reminder_jobs (notice_key, notice_type, identity, subject_id, recipient_email, due_at, deadline_at, state, next_attempt_at, wakeup_published_at, source, payload, anchor_at,

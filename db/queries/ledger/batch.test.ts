@@ -7,6 +7,7 @@ import { insertTestJob, readJob } from '@/testing/jobs';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import type { JobRow } from '@/db/schema';
 import { listAttemptsForJob } from '@/db/queries/attempts';
+import { canonicalJson } from '@/lib/evidence/hash';
 import { loadJobForSend, loadJobsForSend } from '@/db/queries/jobs';
 import { claimNotice, claimNotices, type ClaimParams } from './claim';
 import { commitSent, commitSentMany, type CommitSentParams } from './commit';
@@ -54,7 +55,7 @@ const claimOf = (job: JobRow, claimToken: string): ClaimParams => ({
   oneTimeCode: 'new-code',
 });
 
-const commitOf = (job: JobRow, claimToken: string | null, n: number): CommitSentParams => ({
+const commitOf = (job: JobRow, claimToken: string | null, n: number, evidenceBody: string | null = null): CommitSentParams => ({
   noticeKey: job.noticeKey,
   claimToken,
   providerMessageId: `relay-${String(n)}`,
@@ -66,6 +67,7 @@ const commitOf = (job: JobRow, claimToken: string | null, n: number): CommitSent
   correlationId: 'c'.repeat(32),
   claimToCommitMs: n,
   mode: 'enforce',
+  evidence: evidenceBody === null ? null : { kind: 'notice.sent', body: evidenceBody },
 });
 
 /** What a reader can see of a notice after the statements, minus the ids that differ by copy. */
@@ -73,7 +75,11 @@ async function observe(job: JobRow, ownToken: string) {
   const ledger = await getLedgerRow(t.db, { noticeKey: job.noticeKey });
   const row = await readJob(t.db, job.id);
   const attempts = await listAttemptsForJob(t.db, { jobId: job.id });
+  const { rows: evidence } = await t.db.execute<{ kind: string; body: string; seq: number | null }>(
+    sql`select kind, body, seq from evidence_entries where job_id = ${job.id} order by id`,
+  );
   return {
+    evidence,
     ledger: ledger && {
       state: ledger.state,
       ours: ledger.claimToken === ownToken,
@@ -95,7 +101,15 @@ describe('batched send-path statements agree with the single-row ones', () => {
   it('claim then commit, for any mix of prior ledger states', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ prior: fc.constantFrom(...priorStates), token: fc.constantFrom(...commitTokens) }), { minLength: 1, maxLength: 8 }),
+        fc.array(
+          fc.record({
+            prior: fc.constantFrom(...priorStates),
+            token: fc.constantFrom(...commitTokens),
+            // The send's entry, or none: any canonical JSON body (quotes, backslashes, any character).
+            evidence: fc.option(fc.jsonValue({ stringUnit: 'grapheme' }).map(canonicalJson)),
+          }),
+          { minLength: 1, maxLength: 8 },
+        ),
         async (cases) => {
           const single: Array<{ job: JobRow; token: string }> = [];
           const batched: Array<{ job: JobRow; token: string }> = [];
@@ -119,17 +133,20 @@ describe('batched send-path statements agree with the single-row ones', () => {
           const tokenFor = (entry: { token: string }, kind: (typeof commitTokens)[number]) =>
             kind === 'own' ? entry.token : kind === 'foreign' ? randomUUID() : null;
           const singleOwned = [];
-          for (const [i, s] of single.entries()) singleOwned.push(await commitSent(t.db, commitOf(s.job, tokenFor(s, cases[i]?.token ?? 'own'), i)));
+          for (const [i, s] of single.entries())
+            singleOwned.push(await commitSent(t.db, commitOf(s.job, tokenFor(s, cases[i]?.token ?? 'own'), i, cases[i]?.evidence ?? null)));
           const batchOwned = await commitSentMany(
             t.db,
-            batched.map((b, i) => commitOf(b.job, tokenFor(b, cases[i]?.token ?? 'own'), i)),
+            batched.map((b, i) => commitOf(b.job, tokenFor(b, cases[i]?.token ?? 'own'), i, cases[i]?.evidence ?? null)),
           );
           expect(batchOwned).toEqual(singleOwned);
 
           for (const [i, s] of single.entries()) {
             const b = batched[i];
             if (!b) throw new Error('copies out of step');
-            expect(await observe(b.job, b.token), `case ${String(i)}: ${JSON.stringify(cases[i])}`).toEqual(await observe(s.job, s.token));
+            const seen = await observe(b.job, b.token);
+            expect(seen, `case ${String(i)}: ${JSON.stringify(cases[i])}`).toEqual(await observe(s.job, s.token));
+            expect(seen.evidence).toEqual(cases[i]?.evidence == null ? [] : [{ kind: 'notice.sent', body: cases[i]?.evidence, seq: null }]);
           }
         },
       ),
