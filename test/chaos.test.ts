@@ -92,7 +92,11 @@ describe('chaos, fixed seed', () => {
   // Through Postmark's batch API on its peer, whose faults leave whole batches unknown and which
   // posts no webhooks: every claim the peer holds must be settled by the workers' provider reconciler.
   it(`seed ${SEED}, 300 notices through the Postmark peer: no duplicate, nothing lost, every claim the peer holds settled by the provider reconciler`, async () => {
-    const report = await runFixedSeed(300, { provider: 'postmark' });
+    // Early wake-ups are not required here (as in the RabbitMQ case): this run's producer phase
+    // (610 requests through `next start`) can outlast the tight windows' opening on a busy
+    // machine, so every wake-up may arrive after its window opened (CI at 16:57: 0 before, 21
+    // after, of 69 windows). The windows still bind: nothing may be sent outside one.
+    const report = await runFixedSeed(300, { provider: 'postmark' }, { earlyWakeups: false });
     const faults = Object.keys(report.faults).filter((name) => name.startsWith('postmark_'));
     expect(faults).toEqual(expect.arrayContaining(['postmark_429', 'postmark_406_inactive']));
     // Faults are drawn per request, and how many requests 300 notices make depends on how they
