@@ -113,6 +113,8 @@ export type SmtpSink = {
   comeBack: () => Promise<void>;
   /** Accepts every stalled message now (250 to the client if it is still connected). */
   releaseStalled: () => number;
+  /** Refuses every stalled message now with `code` (a relay that took its time to say no); it joins `rejections()`. */
+  rejectStalled: (code: 451 | 550) => number;
   /** Resolves with messages() once `count` messages are received or `predicate` holds. */
   waitFor: (condition: number | ((messages: SunkMessage[]) => boolean), timeoutMs?: number) => Promise<SunkMessage[]>;
   /** Resolves when every scheduled event POST has finished. */
@@ -132,7 +134,7 @@ type SinkEvent = {
   bounceType?: 'hard';
 };
 
-type Held = { message: SunkMessage; finish: () => void; timer: NodeJS.Timeout | null };
+type Held = { message: SunkMessage; finish: () => void; refuse: (code: 451 | 550) => void; timer: NodeJS.Timeout | null };
 
 function unfoldHeaders(head: string): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -377,6 +379,13 @@ export async function startSmtpSink({
               if (hold.timer) clearTimeout(hold.timer);
               accept();
             },
+            refuse: (code) => {
+              if (!held.delete(queueId)) return;
+              if (hold.timer) clearTimeout(hold.timer);
+              rejected.push({ code, stage: 'data', correlation: parsed.correlation, to: parsed.to, at: new Date(), raw: parsed.raw });
+              changes.emit('change');
+              callback(smtpError(code, code === 451 ? 'Try again later' : 'Message rejected'));
+            },
             timer: null,
           };
           if (current.ms !== undefined) hold.timer = setTimeout(hold.finish, current.ms);
@@ -443,6 +452,11 @@ export async function startSmtpSink({
     releaseStalled: () => {
       const all = [...held.values()];
       for (const hold of all) hold.finish();
+      return all.length;
+    },
+    rejectStalled: (code) => {
+      const all = [...held.values()];
+      for (const hold of all) hold.refuse(code);
       return all.length;
     },
     waitFor: (condition, timeoutMs = 5_000) => {

@@ -1,8 +1,8 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { PgTransaction } from 'drizzle-orm/pg-core';
-import type { Db, DbOrTx } from '@/db/client';
+import type { Db, DbOrTx, Tx } from '@/db/client';
 import { evidence, recipientPreferences, recipientSuppressions, reminderJobs, type JobRow } from '@/db/schema';
-import type { PreferenceState, RecipientSuppressionReason, SuppressionReason } from '@/db/schema/states';
+import type { JobState, LedgerState, PreferenceState, RecipientSuppressionReason, SuppressionReason } from '@/db/schema/states';
 
 /** The send path's transitions on `reminder_jobs`. Each is conditional on the state it leaves. */
 
@@ -113,6 +113,28 @@ export async function loadJobsForSend(db: Db, jobIds: readonly string[]): Promis
  * Early wake-up, quiet hours, throttle: move next_attempt_at; attempts unchanged. With
  * `reopen`, a `claimed` job whose claim was released becomes pending again.
  */
+/** Whether a policy may still change a job the worker loaded; when not, what stands in its way. */
+export type PolicyHold = { ok: true } | { ok: false; jobState: JobState | null; ledgerState: LedgerState | null };
+
+/**
+ * Before a policy's change to a job the worker loaded (a deferral, a suppression), inside the
+ * transaction that makes it: locks the job row, then says whether the job is still pending or
+ * claimed with no claim on its notice held. Every claim locks this row first (./ledger/claim.ts),
+ * so none is taken between this answer and the change; one taken after the job was loaded is seen,
+ * the ledger being read by a second statement, after the lock. Without it a duplicate delivery
+ * that loaded the job pending could suppress it under another delivery's live claim, and that
+ * claim's commit would leave the ledger sent and the job suppressed (chaos on RabbitMQ, CI 2026-12-03).
+ */
+export async function holdJobForPolicy(tx: Tx, { jobId, noticeKey }: { jobId: string; noticeKey: string }): Promise<PolicyHold> {
+  const job = await tx.execute<{ state: JobState }>(sql`select state from reminder_jobs where id = ${jobId} for update`);
+  const jobState = job.rows[0]?.state ?? null;
+  const ledger = await tx.execute<{ state: LedgerState }>(sql`select state from notice_ledger where notice_key = ${noticeKey}`);
+  const ledgerState = ledger.rows[0]?.state ?? null;
+  const movable = jobState === 'pending' || jobState === 'claimed';
+  const claimHeld = ledgerState !== null && ledgerState !== 'released';
+  return movable && !claimHeld ? { ok: true } : { ok: false, jobState, ledgerState };
+}
+
 export async function deferJob(db: DbOrTx, { jobId, until, reopen = false }: { jobId: string; until: Date; reopen?: boolean }): Promise<boolean> {
   const rows = await db
     .update(reminderJobs)

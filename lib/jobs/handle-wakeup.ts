@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { Db } from '@/db/client';
+import type { Db, Tx } from '@/db/client';
 import { recordAttempt, type AttemptRecord } from '@/db/queries/attempts';
-import { deferJob, failJob, missWindowAfterRetries, recordUnknownOutcome, retryJob, suppressJob } from '@/db/queries/jobs';
+import { deferJob, failJob, holdJobForPolicy, missWindowAfterRetries, recordUnknownOutcome, retryJob, suppressJob } from '@/db/queries/jobs';
 import { releaseClaim } from '@/db/queries/ledger/commit';
 import { addRecipientSuppression } from '@/db/queries/suppressions';
 import { getLedgerRow, getLedgerState } from '@/db/queries/ledger/read';
@@ -249,10 +249,11 @@ export async function prepareWakeup(path: SendPath, delivery: Delivery): Promise
   // may decide about it (it will be refused). A released claim is fair game for policy.
   const policyApplies = (decision.kind === 'defer' || decision.kind === 'suppress') && (job.state === 'pending' || !(await isClaimHeld(db, job.noticeKey)));
   if (policyApplies && decision.kind === 'defer') {
-    await db.transaction(async (tx) => {
+    const deferred = await changeUnlessClaimed(db, { job, attempt, log }, async (tx) => {
       await deferJob(tx, { jobId: job.id, until: decision.until, reopen: true });
       await recordAttempt(tx, attempt('deferred', { detail: decision.cause }));
     });
+    if (!deferred) return { done: { ack: true } };
     deferrals.inc({ notice_type: job.noticeType, cause: decision.cause });
     log.info({ cause: decision.cause, until: decision.until.toISOString() }, 'deferred');
     return { done: { ack: true, wakeAt: decision.until } };
@@ -262,7 +263,10 @@ export async function prepareWakeup(path: SendPath, delivery: Delivery): Promise
   // An operator's pause (the kill switch) takes no claim and counts no attempt; the window keeps counting down.
   if (deps.controls && pauseFor(deps.controls.current(), job) && (job.state === 'pending' || !(await isClaimHeld(db, job.noticeKey)))) {
     const until = new Date(now().getTime() + deps.controls.refreshMs);
-    await deferJob(db, { jobId: job.id, until, reopen: true });
+    const deferred = await changeUnlessClaimed(db, { job, attempt, log }, async (tx) => {
+      await deferJob(tx, { jobId: job.id, until, reopen: true });
+    });
+    if (!deferred) return { done: { ack: true } };
     deferrals.inc({ notice_type: job.noticeType, cause: 'sending_paused' });
     return { done: { ack: true, wakeAt: until } };
   }
@@ -272,10 +276,11 @@ export async function prepareWakeup(path: SendPath, delivery: Delivery): Promise
   const transport = channel.name;
   const pausedUntil = deps.breakers?.pausedUntil(transport) ?? null;
   if (pausedUntil && (job.state === 'pending' || !(await isClaimHeld(db, job.noticeKey)))) {
-    await db.transaction(async (tx) => {
+    const deferred = await changeUnlessClaimed(db, { job, attempt, log }, async (tx) => {
       await deferJob(tx, { jobId: job.id, until: pausedUntil, reopen: true });
       await recordAttempt(tx, attempt('deferred', { detail: 'transport_down' }));
     });
+    if (!deferred) return { done: { ack: true } };
     deferrals.inc({ notice_type: job.noticeType, cause: 'transport_down' });
     return { done: { ack: true, wakeAt: pausedUntil } };
   }
@@ -409,15 +414,51 @@ async function suppressWakeup(
   { job, attempt, log }: Pick<ReadyToClaim, 'job' | 'attempt' | 'log'>,
   suppression: Extract<PolicyDecision, { kind: 'suppress' }>,
 ): Promise<HandlerResult> {
-  await db.transaction(async (tx) => {
+  const suppressed = await changeUnlessClaimed(db, { job, attempt, log }, async (tx) => {
     await suppressJob(tx, { jobId: job.id, reason: suppression.reason });
     await recordAttempt(tx, attempt('suppressed_policy', { detail: suppression.detail }));
     await recordJobEvent(tx, suppressionEvent(job.id, suppression.reason));
   });
+  if (!suppressed) return { ack: true };
   policySuppressions.inc({ notice_type: job.noticeType, reason: suppression.reason });
   if (suppression.reason === 'window_missed') windowMissed.inc({ notice_type: job.noticeType, category: job.category });
   log.info({ reason: suppression.reason, detail: suppression.detail }, 'suppressed by policy');
   return { ack: true };
+}
+
+/**
+ * A policy's change to the job (a deferral, a suppression) with its attempt, in one transaction,
+ * only while no claim on the notice is held (db/queries/jobs.ts holdJobForPolicy): the job was
+ * loaded before, and another delivery of the same wake-up may have claimed it since. Otherwise
+ * nothing changes but the attempt, which says why, and the wake-up is acked: the job is final
+ * (discarded) or belongs to that claim (suppressed_duplicate), as a refused claim would say.
+ * Returns whether the change was made.
+ */
+async function changeUnlessClaimed(
+  db: Db,
+  { job, attempt, log }: Pick<ReadyToClaim, 'job' | 'attempt' | 'log'>,
+  change: (tx: Tx) => Promise<void>,
+): Promise<boolean> {
+  const refused = await db.transaction(async (tx) => {
+    const hold = await holdJobForPolicy(tx, { jobId: job.id, noticeKey: job.noticeKey });
+    if (hold.ok) {
+      await change(tx);
+      return null;
+    }
+    const final = hold.jobState !== 'pending' && hold.jobState !== 'claimed';
+    const reason = final ? `job_${hold.jobState ?? 'missing'}` : `ledger_${hold.ledgerState ?? 'missing'}`;
+    await recordAttempt(tx, attempt(final ? 'discarded' : 'suppressed_duplicate', { detail: reason }));
+    return reason;
+  });
+  if (refused === null) return true;
+  duplicatesSuppressed.inc({ notice_type: job.noticeType, reason: refused });
+  log.info({ reason: refused }, 'the job changed since it was loaded; left as it is');
+  return false;
+}
+
+/** "No such mailbox" stops every later notice to the address, as a provider's hard bounce does. */
+async function suppressUnknownMailbox(tx: Tx, email: string, code: number | null | undefined): Promise<void> {
+  await addRecipientSuppression(tx, { email, reason: 'hard_bounce', sourceEventId: null, note: `smtp ${code ?? ''} mailbox unknown`.trim() });
 }
 
 /** A policy suppression's event: a missed window is its own type, every other reason `notice.suppressed`. */
@@ -569,20 +610,25 @@ async function commitOutcome({
   const nextAttemptAt = plan?.kind === 'retry' ? notBefore(plan.at, outcome.retryAfterMs, deps.now) : null;
   if (plan?.kind === 'retry' && plan.atRisk)
     deps.logger.warn({ jobId: job.id, attempts: job.attempts + 1, errorClass: outcome.errorClass }, 'retrying past MAX_ATTEMPTS: at risk');
-  await db.transaction(async (tx) => {
-    if (ownedToken) await releaseClaim(tx, { noticeKey: job.noticeKey, claimToken: ownedToken });
+  const ours = await db.transaction(async (tx) => {
+    // A claim no longer ours (on-call released it while the send hung, and another delivery took
+    // it) leaves the job to that claim: failing it here would leave ledger sent, job failed once
+    // that claim commits. The refusal's facts about the recipient still count.
+    const owned = ownedToken ? await releaseClaim(tx, { noticeKey: job.noticeKey, claimToken: ownedToken }) : true;
+    if (!owned) {
+      if (outcome.mailboxUnknown && job.recipientEmail) await suppressUnknownMailbox(tx, job.recipientEmail, outcome.code);
+      if (outcome.optOut && job.recipientPhone) await recordSmsStop(tx, job.recipientPhone);
+      await recordAttempt(
+        tx,
+        attempt(outcome.permanent ? 'permanent_failure' : 'retryable_failure', { errorClass: outcome.errorClass, detail: 'claim_not_owned' }),
+      );
+      if (evidence) await insertEvidenceEntries(tx, [evidence]);
+      return false;
+    }
     if (nextAttemptAt) await retryJob(tx, { jobId: job.id, nextAttemptAt, errorClass: outcome.errorClass });
     else if (plan?.kind === 'window_closes') await missWindowAfterRetries(tx, { jobId: job.id, errorClass: outcome.errorClass });
     else await failJob(tx, { jobId: job.id, errorClass: outcome.errorClass });
-    // "No such mailbox" stops every later notice to the address, as a provider's hard bounce does.
-    if (outcome.mailboxUnknown && job.recipientEmail) {
-      await addRecipientSuppression(tx, {
-        email: job.recipientEmail,
-        reason: 'hard_bounce',
-        sourceEventId: null,
-        note: `smtp ${outcome.code ?? ''} mailbox unknown`.trim(),
-      });
-    }
+    if (outcome.mailboxUnknown && job.recipientEmail) await suppressUnknownMailbox(tx, job.recipientEmail, outcome.code);
     if (outcome.optOut && job.recipientPhone) await recordSmsStop(tx, job.recipientPhone);
     await recordAttempt(
       tx,
@@ -597,11 +643,16 @@ async function commitOutcome({
       await recordJobEvent(tx, { type: 'notice.window_missed', jobId: job.id, extra: { outcome: 'window_missed', errorClass: outcome.errorClass } });
     else if (!nextAttemptAt) await recordJobEvent(tx, { type: 'notice.failed', jobId: job.id, extra: { outcome: 'failed', errorClass: outcome.errorClass } });
     if (evidence) await insertEvidenceEntries(tx, [evidence]);
+    return true;
   });
+  sendOutcomes.inc({ notice_type: job.noticeType, outcome: outcome.permanent ? 'permanent' : 'retryable' });
+  if (!ours) {
+    deps.logger.warn({ jobId: job.id, errorClass: outcome.errorClass }, 'refused, but the claim is no longer ours: the job left to its holder');
+    return { ack: true };
+  }
   if (plan?.kind === 'window_closes') {
     policySuppressions.inc({ notice_type: job.noticeType, reason: 'window_missed' });
     windowMissed.inc({ notice_type: job.noticeType, category: job.category });
   }
-  sendOutcomes.inc({ notice_type: job.noticeType, outcome: outcome.permanent ? 'permanent' : 'retryable' });
   return nextAttemptAt ? { ack: true, wakeAt: nextAttemptAt } : { ack: true };
 }

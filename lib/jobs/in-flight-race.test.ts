@@ -5,6 +5,9 @@ import { getLedgerRow } from '@/db/queries/ledger/read';
 import { evidence } from '@/db/schema';
 import { insertTestJob, readJob } from '@/testing/jobs';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
+import { claimNotice } from '@/db/queries/ledger/claim';
+import { commitSent } from '@/db/queries/ledger/commit';
+import { resolveClaims } from '@/db/queries/ledger/resolve';
 import { createLogger } from '@/lib/log';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
@@ -36,7 +39,7 @@ afterAll(async () => {
   await t?.drop();
 });
 
-async function handlerFor({ smtpTimeoutMs = 5_000 }: { smtpTimeoutMs?: number } = {}) {
+async function handlerFor({ smtpTimeoutMs = 5_000, now }: { smtpTimeoutMs?: number; now?: () => Date } = {}) {
   // A limiter of its own, without spare tokens: its first take for the domain goes to the table.
   const rateLimiter = await createDomainRateLimiter({ pool: t.pool, pointsPerSecond: 1_000 });
   const mail = createMailTransport({ smtpUrl: sink.url, timeoutMs: smtpTimeoutMs, from: 'Notices <n@notices.test>', messageIdDomain: 'notices.test' });
@@ -56,6 +59,7 @@ async function handlerFor({ smtpTimeoutMs = 5_000 }: { smtpTimeoutMs?: number } 
     },
     workerId: 'race-worker',
     logger: createLogger('test', 'silent'),
+    now,
   });
 }
 
@@ -158,6 +162,129 @@ describe('a cancel or resolve committed between the load and the claim', () => {
     // The refused cancel changed nothing: the claim's owner settles the job.
     expect((await readJob(t.db, job.id)).state).not.toBe('cancelled');
     expect((await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => a.outcome)).not.toContain('discarded');
+  });
+});
+
+describe('a duplicate delivery that loaded the job before another claimed it', () => {
+  // RabbitMQ and pg-boss both hand out duplicates (a redelivery, a replay's wake-up). This one
+  // loads the job pending, waits for its token, and by then the window has closed: missed — but
+  // another delivery claimed the job meanwhile, in the window, and is sending it. Suppressing the
+  // job under that claim left the ledger sent and the job suppressed when the claim committed
+  // (CI 2026-12-03, chaos on RabbitMQ: "notices whose ledger and job disagree: 1").
+  async function loadedThenClaimed({ claimMeanwhile }: { claimMeanwhile: boolean }) {
+    const job = await insertTestJob(t.db, { recipientEmail: `race@${claimMeanwhile ? 'dup' : 'alone'}.test`, deadlineAt: new Date(Date.now() + 60_000) });
+    let shift = 0;
+    const handle = await handlerFor({ now: () => new Date(Date.now() + shift) });
+    const barrier = await holdDomainToken(claimMeanwhile ? 'dup.test' : 'alone.test');
+    let settled: Promise<HandlerResult>;
+    const token = crypto.randomUUID();
+    try {
+      settled = handle(delivery(job.id));
+      await workerWaitsOnToken();
+      if (claimMeanwhile) {
+        const claim = await claimNotice(t.db, {
+          noticeKey: job.noticeKey,
+          noticeType: job.noticeType,
+          identity: job.identity,
+          revision: job.revision,
+          jobId: job.id,
+          claimToken: token,
+          claimedBy: 'other-worker',
+          recipientDomain: 'dup.test',
+          oneTimeCode: '123456',
+        });
+        expect(claim).not.toBeNull();
+      }
+      // The token came after the window's deadline.
+      shift = 120_000;
+    } finally {
+      await barrier.release();
+    }
+    expect(await settled).toEqual({ ack: true });
+    return { job, token };
+  }
+
+  it('leaves the job to that claim: its commit makes ledger and job sent', async () => {
+    const { job, token } = await loadedThenClaimed({ claimMeanwhile: true });
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'claimed' });
+    expect((await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => [a.outcome, a.detail])).toEqual([['suppressed_duplicate', 'ledger_claimed']]);
+
+    const owned = await commitSent(t.db, {
+      noticeKey: job.noticeKey,
+      claimToken: token,
+      providerMessageId: null,
+      jobId: job.id,
+      workerId: 'other-worker',
+      startedAt: new Date(),
+      queueMessageId: null,
+      batchId: null,
+      correlationId: correlationOf(job.noticeKey),
+      claimToCommitMs: 5,
+      mode: 'enforce',
+    });
+    expect(owned).toBe(true);
+    expect((await getLedgerRow(t.db, { noticeKey: job.noticeKey }))?.state).toBe('sent');
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'sent' });
+  });
+
+  it('the control: with no other claim, the closed window is missed', async () => {
+    const { job } = await loadedThenClaimed({ claimMeanwhile: false });
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'suppressed', suppressionReason: 'window_missed' });
+    expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toBeNull();
+    expect(sink.countByCorrelation(correlationOf(job.noticeKey))).toBe(0);
+  });
+});
+
+describe('a refusal that comes after the claim stopped being ours', () => {
+  // The relay takes its time over DATA; on-call releases the stale claim for a resend and another
+  // delivery takes it; then the relay says 550. The first worker's refusal must not fail the job
+  // that now belongs to the second claim, or that claim's commit leaves ledger sent, job failed.
+  it('records the refusal and leaves the job to the claim that holds it', async () => {
+    const job = await insertTestJob(t.db, { recipientEmail: 'slow@released.test' });
+    sink.setFault({ kind: 'stall', times: 1 });
+    const handle = await handlerFor({ smtpTimeoutMs: 30_000 });
+    const settled = handle(delivery(job.id));
+    const token = crypto.randomUUID();
+    try {
+      await waitFor(async () => sink.stalled().some((message) => message.correlation === correlationOf(job.noticeKey)));
+      const released = await resolveClaims(t.db, { keys: [job.noticeKey], resolution: { by: 'operator', action: 'release' } });
+      expect(released.map((row) => row.state)).toEqual(['released']);
+      const claim = await claimNotice(t.db, {
+        noticeKey: job.noticeKey,
+        noticeType: job.noticeType,
+        identity: job.identity,
+        revision: job.revision,
+        jobId: job.id,
+        claimToken: token,
+        claimedBy: 'other-worker',
+        recipientDomain: 'released.test',
+        oneTimeCode: '123456',
+      });
+      expect(claim?.reclaimed).toBe(true);
+    } finally {
+      sink.setFault({ kind: 'none' });
+      expect(sink.rejectStalled(550)).toBe(1);
+    }
+    expect(await settled).toEqual({ ack: true });
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'claimed' });
+    const attempts = await listAttemptsForJob(t.db, { jobId: job.id });
+    expect(attempts.map((a) => [a.outcome, a.detail])).toEqual([['permanent_failure', 'claim_not_owned']]);
+
+    const owned = await commitSent(t.db, {
+      noticeKey: job.noticeKey,
+      claimToken: token,
+      providerMessageId: null,
+      jobId: job.id,
+      workerId: 'other-worker',
+      startedAt: new Date(),
+      queueMessageId: null,
+      batchId: null,
+      correlationId: correlationOf(job.noticeKey),
+      claimToCommitMs: 5,
+      mode: 'enforce',
+    });
+    expect(owned).toBe(true);
+    expect(await readJob(t.db, job.id)).toMatchObject({ state: 'sent' });
   });
 });
 

@@ -39,12 +39,14 @@ export async function releaseUncounted({
 }: ReleaseUncountedParams): Promise<HandlerResult> {
   const now = (deps.now ?? (() => new Date()))();
   const nextAttemptAt = deps.breakers?.pausedUntil(transport) ?? new Date(now.getTime() + deps.settings.retryBaseMs);
-  await deps.db.transaction(async (tx) => {
-    if (ownedToken) await releaseClaim(tx, { noticeKey: job.noticeKey, claimToken: ownedToken });
-    await releaseJobUncounted(tx, { jobId: job.id, nextAttemptAt, errorClass: outcome.errorClass });
-    await recordAttempt(tx, attempt('retryable_failure', { errorClass: outcome.errorClass, detail: 'config_broken' }));
+  const ours = await deps.db.transaction(async (tx) => {
+    // A claim no longer ours (released by on-call, taken by another delivery) leaves the job to its holder.
+    const owned = ownedToken ? await releaseClaim(tx, { noticeKey: job.noticeKey, claimToken: ownedToken }) : true;
+    if (owned) await releaseJobUncounted(tx, { jobId: job.id, nextAttemptAt, errorClass: outcome.errorClass });
+    await recordAttempt(tx, attempt('retryable_failure', { errorClass: outcome.errorClass, detail: owned ? 'config_broken' : 'claim_not_owned' }));
     if (evidence) await insertEvidenceEntries(tx, [evidence]);
+    return owned;
   });
   sendOutcomes.inc({ notice_type: job.noticeType, outcome: 'retryable' });
-  return { ack: true, wakeAt: nextAttemptAt };
+  return ours ? { ack: true, wakeAt: nextAttemptAt } : { ack: true };
 }
