@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startTwilioPeer } from '@/testing/twilio-peer';
-import { measureNaivePeer } from './naive-peer';
+import { measureNaivePeer, type NaiveRun } from './naive-peer';
 import { printTable, recordTargets } from './support';
 import { runVariant, twilioEnv } from './worker-ab';
-import { measureWorker, type WorkerRun } from './worker-e2e';
+import { measureWorker } from './worker-e2e';
 
 /**
  * Issue 27 item 6: the worker against the naive peer (bench/naive-peer.ts: pg-boss `work()` and
@@ -25,92 +25,109 @@ import { measureWorker, type WorkerRun } from './worker-e2e';
 
 const root = path.resolve(import.meta.dirname, '..');
 
+/** One process's figures in one round. */
+type Side = { perSecond: number; cpuMs: number; duplicates: number; slots: string };
+type Line = { transport: string; worker: () => Promise<Side>; naive: () => Promise<Side> };
+
+function fromNaive(run: NaiveRun): Side {
+  return { perSecond: run.perSecond, cpuMs: run.cpu.workerMs, duplicates: run.duplicates, slots: `${String(run.workers)} × work(${String(run.batchSize)})` };
+}
+
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+const rounded = (values: number[]) => values.map((value) => String(Math.round(value))).join('/');
+
+/**
+ * Each line's worker and naive peer run back to back, round after round (BENCH_NAIVE_ROUNDS,
+ * default 2), the order swapped every round: the machine's speed drifts up to 2× between
+ * hours, and a ratio taken from runs minutes apart measured the drift as much as the code. The
+ * ratio printed is the mean of each round's ratio.
+ */
 export async function measureAgainstNaive(
   url: string,
-  { notices, postmaster, smtpWorker }: { notices: number; postmaster: number | null; smtpWorker?: WorkerRun },
+  { notices, postmaster, smtpConfig }: { notices: number; postmaster: number | null; smtpConfig?: { processes: number; concurrency: number } },
 ): Promise<void> {
   const concurrency = Number(process.env.BENCH_HTTP_CONCURRENCY ?? 64);
-  const smtp = smtpWorker ?? (await measureWorker(url, { processes: 1, concurrency: 32, notices, postmaster }));
+  const rounds = Math.max(1, Number(process.env.BENCH_NAIVE_ROUNDS ?? 2));
+  const smtp = smtpConfig ?? { processes: 1, concurrency: 32 };
   const twilio = await startTwilioPeer();
-  let batched: Awaited<ReturnType<typeof runVariant>>;
-  let batchedSendgrid: Awaited<ReturnType<typeof runVariant>>;
-  try {
-    batched = await runVariant(url, { label: 'batched', root, peer: 'postmark', env: {} }, { processes: 1, concurrency, notices, baseEnv: twilioEnv(twilio) });
-    batchedSendgrid = await runVariant(
-      url,
-      { label: 'batched-sendgrid', root, peer: 'sendgrid', env: {} },
-      { processes: 1, concurrency, notices, baseEnv: twilioEnv(twilio) },
-    );
-  } finally {
-    await twilio.stop();
-  }
-  const naiveSmtp = await measureNaivePeer(url, { transport: 'smtp', notices, postmaster });
-  const naivePostmark = await measureNaivePeer(url, { transport: 'postmark', notices, postmaster });
-  const naiveSendgrid = await measureNaivePeer(url, { transport: 'sendgrid', notices, postmaster });
-
-  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
-  const slots = `${String(smtp.processes)}×${String(smtp.concurrency)}`;
-  printTable(`worker ÷ naive peer, same transport and database (${String(notices)} notices each)`, [
+  const batched = (peer: 'postmark' | 'sendgrid') => async (): Promise<Side> => {
+    const run = await runVariant(url, { label: `batched-${peer}`, root, peer, env: {} }, { processes: 1, concurrency, notices, baseEnv: twilioEnv(twilio) });
+    return { perSecond: run.perSecond, cpuMs: run.cpuMsPerNotice, duplicates: run.duplicates, slots: `1×${String(concurrency)}` };
+  };
+  const lines: Line[] = [
     {
       transport: 'SMTP → no-op peer',
-      worker: `${String(Math.round(smtp.perSecond))}/s (${slots})`,
-      naive: `${String(Math.round(naiveSmtp.perSecond))}/s (${String(naiveSmtp.workers)} × work(${String(naiveSmtp.batchSize)}))`,
-      ratio: ratio(smtp.perSecond, naiveSmtp.perSecond),
-      'worker CPU ms/notice': smtp.cpu.workerMs.toFixed(2),
-      'naive CPU ms/notice': naiveSmtp.cpu.workerMs.toFixed(2),
-      duplicates: `${String(smtp.duplicates)} / ${String(naiveSmtp.duplicates)}`,
+      worker: async () => {
+        const run = await measureWorker(url, { ...smtp, notices, postmaster });
+        return { perSecond: run.perSecond, cpuMs: run.cpu.workerMs, duplicates: run.duplicates, slots: `${String(run.processes)}×${String(run.concurrency)}` };
+      },
+      naive: async () => fromNaive(await measureNaivePeer(url, { transport: 'smtp', notices, postmaster })),
     },
     {
       transport: 'Postmark → postmark peer (worker batched, naive one sendEmail per job)',
-      worker: `${String(Math.round(batched.perSecond))}/s (1×${String(concurrency)})`,
-      naive: `${String(Math.round(naivePostmark.perSecond))}/s (${String(naivePostmark.workers)} × work(${String(naivePostmark.batchSize)}))`,
-      ratio: ratio(batched.perSecond, naivePostmark.perSecond),
-      'worker CPU ms/notice': batched.cpuMsPerNotice.toFixed(2),
-      'naive CPU ms/notice': naivePostmark.cpu.workerMs.toFixed(2),
-      duplicates: `${String(batched.duplicates)} / ${String(naivePostmark.duplicates)}`,
+      worker: batched('postmark'),
+      naive: async () => fromNaive(await measureNaivePeer(url, { transport: 'postmark', notices, postmaster })),
     },
     {
       transport: 'SendGrid → sendgrid peer (worker batched, naive one Mail Send per job)',
-      worker: `${String(Math.round(batchedSendgrid.perSecond))}/s (1×${String(concurrency)})`,
-      naive: `${String(Math.round(naiveSendgrid.perSecond))}/s (${String(naiveSendgrid.workers)} × work(${String(naiveSendgrid.batchSize)}))`,
-      ratio: ratio(batchedSendgrid.perSecond, naiveSendgrid.perSecond),
-      'worker CPU ms/notice': batchedSendgrid.cpuMsPerNotice.toFixed(2),
-      'naive CPU ms/notice': naiveSendgrid.cpu.workerMs.toFixed(2),
-      duplicates: `${String(batchedSendgrid.duplicates)} / ${String(naiveSendgrid.duplicates)}`,
+      worker: batched('sendgrid'),
+      naive: async () => fromNaive(await measureNaivePeer(url, { transport: 'sendgrid', notices, postmaster })),
     },
-    {
-      transport: 'worker batched on Postmark ÷ naive SMTP',
-      worker: `${String(Math.round(batched.perSecond))}/s`,
-      naive: `${String(Math.round(naiveSmtp.perSecond))}/s`,
-      ratio: ratio(batched.perSecond, naiveSmtp.perSecond),
-      'worker CPU ms/notice': '',
-      'naive CPU ms/notice': '',
-      duplicates: '',
-    },
-  ]);
-  const verdict = (value: number) => (value >= 2 ? '≥ 2×: ok' : '≥ 2×: MISS');
+  ];
+  const samples = lines.map(() => ({ worker: [] as Side[], naive: [] as Side[] }));
+  try {
+    for (let round = 0; round < rounds; round += 1) {
+      for (const [index, line] of lines.entries()) {
+        const sample = samples[index] ?? { worker: [], naive: [] };
+        if (round % 2 === 0) {
+          sample.worker.push(await line.worker());
+          sample.naive.push(await line.naive());
+        } else {
+          sample.naive.push(await line.naive());
+          sample.worker.push(await line.worker());
+        }
+      }
+    }
+  } finally {
+    await twilio.stop();
+  }
+
+  const ratios = (worker: Side[], naive: Side[]) => worker.map((side, round) => side.perSecond / (naive[round]?.perSecond ?? Number.NaN));
+  const ratioText = (values: number[]) => `${mean(values).toFixed(2)}× (${values.map((value) => value.toFixed(2)).join(', ')})`;
+  const rows = lines.map((line, index) => {
+    const { worker, naive } = samples[index] ?? { worker: [], naive: [] };
+    return {
+      transport: line.transport,
+      worker: `${rounded(worker.map((side) => side.perSecond))}/s (${worker[0]?.slots ?? ''})`,
+      naive: `${rounded(naive.map((side) => side.perSecond))}/s (${naive[0]?.slots ?? ''})`,
+      ratio: ratioText(ratios(worker, naive)),
+      'worker CPU ms/notice': mean(worker.map((side) => side.cpuMs)).toFixed(2),
+      'naive CPU ms/notice': mean(naive.map((side) => side.cpuMs)).toFixed(2),
+      duplicates: `${String(worker.reduce((sum, side) => sum + side.duplicates, 0))} / ${String(naive.reduce((sum, side) => sum + side.duplicates, 0))}`,
+    };
+  });
+  const [smtpSample, postmarkSample, sendgridSample] = samples;
+  const postmarkOverSmtp = ratios(postmarkSample?.worker ?? [], smtpSample?.naive ?? []);
+  rows.push({
+    transport: 'worker batched on Postmark ÷ naive SMTP',
+    worker: `${rounded((postmarkSample?.worker ?? []).map((side) => side.perSecond))}/s`,
+    naive: `${rounded((smtpSample?.naive ?? []).map((side) => side.perSecond))}/s`,
+    ratio: ratioText(postmarkOverSmtp),
+    'worker CPU ms/notice': '',
+    'naive CPU ms/notice': '',
+    duplicates: '',
+  });
+  printTable(`worker ÷ naive peer, same transport and database (${String(notices)} notices each, ${String(rounds)} interleaved rounds)`, rows);
+
+  const verdict = (values: number[]) => (mean(values) >= 2 ? '≥ 2×: ok' : '≥ 2×: MISS');
+  const target = (figure: string, values: number[]) => ({ figure, value: ratioText(values), target: verdict(values) });
+  const workerDuplicates = samples.reduce((sum, sample) => sum + sample.worker.reduce((inner, side) => inner + side.duplicates, 0), 0);
   await recordTargets([
-    { figure: 'worker ÷ naive peer, SMTP', value: ratio(smtp.perSecond, naiveSmtp.perSecond), target: verdict(smtp.perSecond / naiveSmtp.perSecond) },
-    {
-      figure: 'worker batched ÷ naive peer, Postmark',
-      value: ratio(batched.perSecond, naivePostmark.perSecond),
-      target: verdict(batched.perSecond / naivePostmark.perSecond),
-    },
-    {
-      figure: 'worker batched ÷ naive peer, SendGrid',
-      value: ratio(batchedSendgrid.perSecond, naiveSendgrid.perSecond),
-      target: verdict(batchedSendgrid.perSecond / naiveSendgrid.perSecond),
-    },
-    {
-      figure: 'worker batched on Postmark ÷ naive SMTP peer',
-      value: ratio(batched.perSecond, naiveSmtp.perSecond),
-      target: verdict(batched.perSecond / naiveSmtp.perSecond),
-    },
-    {
-      figure: "duplicates at the worker's peers",
-      value: String(smtp.duplicates + batched.duplicates + batchedSendgrid.duplicates),
-      target: smtp.duplicates + batched.duplicates + batchedSendgrid.duplicates === 0 ? '0: ok' : '0: MISS',
-    },
+    target('worker ÷ naive peer, SMTP', ratios(smtpSample?.worker ?? [], smtpSample?.naive ?? [])),
+    target('worker batched ÷ naive peer, Postmark', ratios(postmarkSample?.worker ?? [], postmarkSample?.naive ?? [])),
+    target('worker batched ÷ naive peer, SendGrid', ratios(sendgridSample?.worker ?? [], sendgridSample?.naive ?? [])),
+    target('worker batched on Postmark ÷ naive SMTP peer', postmarkOverSmtp),
+    { figure: "duplicates at the worker's peers", value: String(workerDuplicates), target: workerDuplicates === 0 ? '0: ok' : '0: MISS' },
   ]);
 }
 

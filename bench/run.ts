@@ -142,7 +142,7 @@ try {
   // The evidence record on and off, at the best configuration (issue 28: ≤ 10 % of worker throughput).
   await measureEvidenceCost(database.url, { processes: best.processes, concurrency: best.concurrency, notices, postmaster });
   // The naive peer on the same transports, same database, this run (issue 27 item 6): the ratio that matters.
-  await measureAgainstNaive(database.url, { notices, postmaster, smtpWorker: best });
+  await measureAgainstNaive(database.url, { notices, postmaster, smtpConfig: { processes: best.processes, concurrency: best.concurrency } });
 } finally {
   await database.release();
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect, test } from '@/e2e/fixtures/test';
-import { genericHeaders } from '@/e2e/fixtures/webhook-keys';
+import { genericHeaders, sendgridHeaders } from '@/e2e/fixtures/webhook-keys';
 import { mintApiToken } from '@/lib/auth/api-tokens';
 
 /**
@@ -166,4 +166,72 @@ test('sent, bounced, window-missed and quarantine-resolved notices: the GET matc
   const refused = await request.get(`/api/v1/notices/${sent.id}`, { headers: { authorization: `Bearer ${minted.token}` } });
   expect(refused.status()).toBe(403);
   expect(((await refused.json()) as { error: string }).error).toBe('missing_scope');
+});
+
+// SendGrid answers 202 before it looks at a message (issue 27): the row is sent, its provider
+// status `accepted`, until the message's own signed event settles it.
+test('a SendGrid hand-over reads accepted until its event: processed reads sent, dropped reads dropped, in the GET and in lookup', async ({
+  request,
+  seed,
+  sql,
+  apiAs,
+}) => {
+  const auth = { authorization: `Bearer ${seed.producer.token}` };
+  const run = randomUUID().slice(0, 8);
+  const sentProvisionally = async (name: string) => {
+    const answer = await request.post('/api/v1/reminders', {
+      headers: auth,
+      data: {
+        type: 'payment_recovery',
+        identity: { account_id: `acct_${run}`, reconciliation_id: 'rec_sg', exception_id: `exc_${name}` },
+        recipient: { email: `${name}-${run}@sg.e2e.example.com`, timeZone: 'Europe/Berlin' },
+        dueAt: iso(Date.now() + 2 * HOUR),
+        deadlineAt: iso(Date.now() + 26 * HOUR),
+        payload: { customer_name: 'Ada', amount: '49.00', currency: 'EUR', reference: `SG-${name}` },
+        source: 'status-e2e',
+      },
+    });
+    expect(answer.status()).toBe(201);
+    const job = (await answer.json()) as { id: string; noticeKey: string };
+    await sql(`update reminder_jobs set state = 'sent' where id = $1`, [job.id]);
+    await sql(
+      `insert into notice_ledger (notice_key, notice_type, identity, revision, job_id, state, claimed_by, claimed_at, sent_at, provider_message_id, recipient_domain, provider_status)
+       select notice_key, notice_type, identity, revision, id, 'sent', 'e2e-worker', now() - interval '1 minute', now(), $2, 'sg.e2e.example.com', 'accepted'
+       from reminder_jobs where id = $1`,
+      [job.id, `sg-${name}-${run}`],
+    );
+    return job;
+  };
+  const processed = await sentProvisionally('processed');
+  const dropped = await sentProvisionally('dropped');
+  const outcome = async (job: { id: string }) => ((await (await request.get(`/api/v1/notices/${job.id}`, { headers: auth })).json()) as Status).outcome;
+  expect([await outcome(processed), await outcome(dropped)]).toEqual(['accepted', 'accepted']);
+
+  const event = (job: { noticeKey: string }, name: string, type: string) => ({
+    email: `${name}-${run}@sg.e2e.example.com`,
+    timestamp: Math.floor(Date.now() / 1000),
+    event: type,
+    sg_event_id: `sg-ev-${name}-${run}`,
+    sg_message_id: `sg-${name}-${run}.filterdrecv-1`,
+    notice_correlation: job.noticeKey.slice(0, 32),
+    ...(type === 'dropped' ? { reason: 'Bounced Address' } : {}),
+  });
+  const body = JSON.stringify([event(processed, 'processed', 'processed'), event(dropped, 'dropped', 'dropped')]);
+  const posted = await request.post('/api/webhooks/sendgrid', { headers: sendgridHeaders(seed.webhooks.keys, body), data: Buffer.from(body) });
+  expect(posted.status()).toBe(200);
+  expect([await outcome(processed), await outcome(dropped)]).toEqual(['sent', 'dropped']);
+
+  const support = await apiAs('support');
+  for (const [job, words] of [
+    [processed, /^processed/],
+    [dropped, /will not deliver/],
+  ] as const) {
+    const lookup = (await (await support.get(`/api/console/lookup?q=${job.noticeKey}`)).json()) as {
+      data: { notices: { noticeKey: string; timeline: { title: string; facts: { label: string; value: string }[] }[] }[] };
+    };
+    const sentEntry = lookup.data.notices
+      .find((notice) => notice.noticeKey === job.noticeKey)
+      ?.timeline.find((entry) => entry.title === 'Ledger recorded the notice as sent');
+    expect(sentEntry?.facts.find((fact) => fact.label === 'provider answer')?.value).toMatch(words);
+  }
 });

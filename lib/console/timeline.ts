@@ -1,5 +1,6 @@
 import type { NoticeEvidenceSummary } from '@/db/queries/evidence-record';
 import type { AuditRow } from '@/db/schema/audit';
+import type { ProviderHandOverStatus } from '@/db/schema/states';
 import type { CancellationRequestRow, RecipientPreferenceChangeRow } from '@/db/schema/recipients';
 import type { EvidenceEntry, NoticeAttempt, NoticeJob, NoticeLedgerEntry, NoticeProviderEvent, RecipientSuppressionEntry } from '@/db/queries/lookup';
 import type { TimelineEntry, TimelineTone } from '@/lib/api/console/lookup';
@@ -43,6 +44,13 @@ const evidenceKindText: Record<string, string> = {
   'recipient.preference': 'the recipient changed a preference',
   'ledger.resolved': 'the claim resolved',
   'replay.approved': 'the replay that woke it, who asked and who approved',
+};
+
+/** A provisional hand-over (SendGrid's 202) and what its own event later said (db/schema/states.ts providerHandOverStatuses). */
+const providerStatusText: Record<ProviderHandOverStatus, string> = {
+  accepted: 'accepted, not yet processed: the provider answers before it looks at the message, and its own event settles it',
+  processed: 'processed: the provider took the message on',
+  dropped: 'dropped by the provider: it will not deliver this message (its event says why; the producer got notice.failed)',
 };
 
 function fact(label: string, value: string | number | null | undefined): { label: string; value: string }[] {
@@ -161,8 +169,12 @@ export function buildTimeline({
         at: ledger.sentAt.toISOString(),
         kind: 'ledger',
         title: 'Ledger recorded the notice as sent',
-        facts: [...fact('provider id', ledger.providerMessageId), ...fact('resolution', ledger.resolution)],
-        tone: 'good',
+        facts: [
+          ...fact('provider id', ledger.providerMessageId),
+          ...fact('provider answer', ledger.providerStatus ? providerStatusText[ledger.providerStatus] : null),
+          ...fact('resolution', ledger.resolution),
+        ],
+        tone: ledger.providerStatus === 'dropped' ? 'bad' : ledger.providerStatus === 'accepted' ? 'warn' : 'good',
       });
     }
     // What the customer received: the page re-renders it on demand from the version its send recorded.
