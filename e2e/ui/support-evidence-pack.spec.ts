@@ -25,6 +25,10 @@ const DAY = 86_400_000;
  * pack but for `exportedAt` (each export's own clock); `evidence verify` holds on it (exit 0,
  * the keys fetched from its keysUrl on `next start`), and a flipped byte in the send's signed
  * entry fails it, naming that entry.
+ *
+ * Its worker's sweeper sends every due job and its Postmark webhook records delivery evidence
+ * for email: the file sorts after the specs that read the seed's pending work and a relay with no
+ * delivery evidence (oncall-quarantine, overview-charts; CI 2026-12-04 broke both when it ran first).
  */
 test('a required notice sent by a real worker: console, API and CLI give the same pack, verify holds, a flipped byte is named', async ({
   browser,
