@@ -107,8 +107,10 @@ function shippedWorkerArgs(root: string): string[] {
 
 function spawnFrom(root: string, env: Record<string, string>) {
   // NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to node itself, not the worker env.
-  const { NODE_ARGS: nodeArgs = '', ...workerEnv } = env;
-  const child = spawn(process.execPath, [...nodeArgs.split(' ').filter(Boolean), ...shippedWorkerArgs(root)], {
+  // SOURCE_MAPS=off runs the bundle without --enable-source-maps (what the flag costs).
+  const { NODE_ARGS: nodeArgs = '', SOURCE_MAPS: sourceMaps = 'on', ...workerEnv } = env;
+  const workerArgs = shippedWorkerArgs(root).filter((arg) => sourceMaps !== 'off' || arg !== '--enable-source-maps');
+  const child = spawn(process.execPath, [...nodeArgs.split(' ').filter(Boolean), ...workerArgs], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

@@ -3,7 +3,6 @@ import type { Db } from '@/db/client';
 import { insertSignedHead, latestSignedHead, listEntryHashes, readChainHead } from '@/db/queries/evidence-record';
 import { canonicalJson, GENESIS_HASH, merkleRoot } from './hash';
 import { signPayload, type EvidenceKeyRing } from './signing-keys';
-import { requestTimestamp } from './timestamp';
 
 /** A signing pass takes this advisory lock (transaction-scoped), so two workers never sign overlapping ranges. */
 const SIGNING_LOCK = 0x6e6c6576; // "nlev"
@@ -65,6 +64,8 @@ export async function signChainHead({
     let timestampToken: string | null = null;
     if (tsaUrl) {
       try {
+        // Loaded only with TSA_URL: its ASN.1 libraries are ~13 MB the worker otherwise never needs.
+        const { requestTimestamp } = await import('./timestamp');
         timestampToken = await requestTimestamp({ url: tsaUrl, data: Buffer.from(payload, 'utf8') });
       } catch (error) {
         onTimestampError?.(error);
