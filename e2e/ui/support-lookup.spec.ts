@@ -30,3 +30,36 @@ test('support finds why a customer got two emails and reads the suppressed dupli
   await expect(page.getByTestId('lookup-empty')).toContainText('Nothing matches');
   await snap(page, testInfo, 'lookup-empty');
 });
+
+// SendGrid answers 202 before it looks at a message (issue 27): the timeline says what its own event said.
+test('support reads in words that SendGrid dropped a message the ledger recorded as handed over', async ({ pageAs, seed, sql, request }, testInfo) => {
+  const run = Math.random().toString(36).slice(2, 10);
+  const answer = await request.post('/api/v1/reminders', {
+    headers: { authorization: `Bearer ${seed.producer.token}` },
+    data: {
+      type: 'payment_recovery',
+      identity: { account_id: `acct_${run}`, reconciliation_id: 'rec_sg_ui', exception_id: `exc_${run}` },
+      recipient: { email: `dropped-${run}@sg-ui.e2e.example.com`, timeZone: 'Europe/Berlin' },
+      dueAt: new Date(Date.now() + 7_200_000).toISOString(),
+      deadlineAt: new Date(Date.now() + 26 * 3_600_000).toISOString(),
+      payload: { customer_name: 'Ada', amount: '49.00', currency: 'EUR', reference: `SG-${run}` },
+      source: 'lookup-e2e',
+    },
+  });
+  expect(answer.status()).toBe(201);
+  const job = (await answer.json()) as { id: string; noticeKey: string };
+  await sql(`update reminder_jobs set state = 'sent' where id = $1`, [job.id]);
+  await sql(
+    `insert into notice_ledger (notice_key, notice_type, identity, revision, job_id, state, claimed_by, claimed_at, sent_at, provider_message_id, recipient_domain, provider_status)
+     select notice_key, notice_type, identity, revision, id, 'sent', 'e2e-worker', now() - interval '1 minute', now(), $2, 'sg-ui.e2e.example.com', 'dropped'
+     from reminder_jobs where id = $1`,
+    [job.id, `sg-ui-${run}`],
+  );
+  const page = await pageAs('support');
+  await page.goto(`/lookup?q=${job.noticeKey}`);
+  const entry = page.getByTestId('timeline-entry').filter({ hasText: 'Ledger recorded the notice as sent' });
+  await expect(entry).toContainText('dropped by the provider: it will not deliver this message');
+  await expect(page.getByTestId('verdict')).toContainText('the provider dropped it: it was not delivered');
+  await expect(page.getByTestId('verdict')).not.toContainText('Sent once');
+  await snap(page, testInfo, 'lookup-provider-dropped');
+});

@@ -52,6 +52,13 @@ describe('plain words', () => {
     expect(
       verdictOf({ jobState: 'sent', ledgerState: 'sent', suppressionReason: null, sentAt: new Date('2026-11-29T02:00:00Z'), duplicatesSuppressed: 1 }),
     ).toBe('Sent once at 2026-11-29 02:00 UTC. 1 duplicate attempt was suppressed, so it went out once.');
+    // SendGrid's 202 is a hand-over, not a send: a dropped message is never "sent once".
+    const handedOver = { jobState: 'sent', ledgerState: 'sent', suppressionReason: null, sentAt: new Date('2026-11-29T02:00:00Z'), duplicatesSuppressed: 0 };
+    expect(verdictOf({ ...handedOver, providerStatus: 'dropped' })).toMatch(
+      /^Handed over once at 2026-11-29 02:00 UTC, but the provider dropped it: it was not delivered/,
+    );
+    expect(verdictOf({ ...handedOver, providerStatus: 'accepted' })).toMatch(/^Handed over once .*not yet said it processed/);
+    expect(verdictOf({ ...handedOver, providerStatus: 'processed' })).toBe('Sent once at 2026-11-29 02:00 UTC.');
     expect(verdictOf({ jobState: 'suppressed', ledgerState: null, suppressionReason: 'unsubscribed', sentAt: null, duplicatesSuppressed: 0 })).toBe(
       'Not sent: the recipient had unsubscribed.',
     );

@@ -158,6 +158,7 @@ export async function loadNoticeView(
       sentAt: ledger?.sentAt ?? null,
       duplicatesSuppressed,
       revision: job?.revision ?? ledger?.revision ?? 0,
+      providerStatus: ledger?.providerStatus ?? null,
     }),
     duplicatesSuppressed,
     derivation: derive({
@@ -179,6 +180,7 @@ export function verdictOf({
   sentAt,
   duplicatesSuppressed,
   revision = 0,
+  providerStatus = null,
 }: {
   jobState: string | null;
   ledgerState: string | null;
@@ -186,6 +188,8 @@ export function verdictOf({
   sentAt: Date | null;
   duplicatesSuppressed: number;
   revision?: number;
+  /** A provisional hand-over's standing (SendGrid's 202): `dropped` means it never went out. */
+  providerStatus?: 'accepted' | 'processed' | 'dropped' | null;
 }): string {
   const duplicates =
     duplicatesSuppressed > 0
@@ -195,7 +199,12 @@ export function verdictOf({
     revision > 0
       ? ` This is revision ${revision}: the producer corrected the notice (plan, amount or date changed), and a corrected notice is a new email by design.`
       : '';
-  if (ledgerState === 'sent') return `Sent once${sentAt ? ` at ${sentAt.toISOString().replace('T', ' ').slice(0, 16)} UTC` : ''}.${duplicates}${corrected}`;
+  const at = sentAt ? ` at ${sentAt.toISOString().replace('T', ' ').slice(0, 16)} UTC` : '';
+  if (ledgerState === 'sent' && providerStatus === 'dropped')
+    return `Handed over once${at}, but the provider dropped it: it was not delivered and will not be retried (the producer was told: notice.failed).${corrected}`;
+  if (ledgerState === 'sent' && providerStatus === 'accepted')
+    return `Handed over once${at}; the provider has not yet said it processed the message.${duplicates}${corrected}`;
+  if (ledgerState === 'sent') return `Sent once${at}.${duplicates}${corrected}`;
   if (ledgerState === 'claimed')
     return 'Being sent, or stuck: a worker claimed it and has not recorded the result. If it is older than the quarantine threshold, on-call resolves it in Quarantine.';
   if (jobState === 'suppressed' || ledgerState === 'suppressed') return `Not sent: ${explainSuppression(suppressionReason) ?? 'it was suppressed'}.`;
