@@ -61,5 +61,7 @@ test('support reads in words that SendGrid dropped a message the ledger recorded
   await expect(entry).toContainText('dropped by the provider: it will not deliver this message');
   await expect(page.getByTestId('verdict')).toContainText('the provider dropped it: it was not delivered');
   await expect(page.getByTestId('verdict')).not.toContainText('Sent once');
+  await expect(page.getByTestId('notice-card')).toContainText('Handed over inside its window (the provider then dropped it)');
+  await expect(page.getByTestId('notice-card')).not.toContainText('Sent inside its window');
   await snap(page, testInfo, 'lookup-provider-dropped');
 });

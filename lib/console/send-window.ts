@@ -50,7 +50,8 @@ export function describeWindow({ job, attempts, ledger }: { job: NoticeJob; atte
   const status = missed
     ? `Missed: the window closed at ${formatInZone(latest, zone)} before the notice could go out, so it was not sent.`
     : sentAt
-      ? `Sent inside its window, at ${formatInZone(sentAt.toISOString(), zone)}.`
+      ? // A provisional hand-over the provider then dropped (SendGrid) was handed over in the window, never sent.
+        `${ledger?.providerStatus === 'dropped' ? 'Handed over inside its window (the provider then dropped it)' : 'Sent inside its window'}, at ${formatInZone(sentAt.toISOString(), zone)}.`
       : job.state === 'pending'
         ? `Open until ${formatInZone(latest, zone)}; the notice waits for ${formatUtc(job.nextAttemptAt.toISOString())}.`
         : `The window ran ${formatUtc(earliest)} – ${formatUtc(latest)}; the notice is ${job.state}.`;
