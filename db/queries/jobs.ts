@@ -109,10 +109,6 @@ export async function loadJobsForSend(db: Db, jobIds: readonly string[]): Promis
   return byId;
 }
 
-/**
- * Early wake-up, quiet hours, throttle: move next_attempt_at; attempts unchanged. With
- * `reopen`, a `claimed` job whose claim was released becomes pending again.
- */
 /** Whether a policy may still change a job the worker loaded; when not, what stands in its way. */
 export type PolicyHold = { ok: true } | { ok: false; jobState: JobState | null; ledgerState: LedgerState | null };
 
@@ -135,6 +131,10 @@ export async function holdJobForPolicy(tx: Tx, { jobId, noticeKey }: { jobId: st
   return movable && !claimHeld ? { ok: true } : { ok: false, jobState, ledgerState };
 }
 
+/**
+ * Early wake-up, quiet hours, throttle: move next_attempt_at; attempts unchanged. With
+ * `reopen`, a `claimed` job whose claim was released becomes pending again.
+ */
 export async function deferJob(db: DbOrTx, { jobId, until, reopen = false }: { jobId: string; until: Date; reopen?: boolean }): Promise<boolean> {
   const rows = await db
     .update(reminderJobs)

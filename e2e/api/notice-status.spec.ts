@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { APIRequestContext } from '@playwright/test';
 import { expect, test } from '@/e2e/fixtures/test';
 import { genericHeaders, sendgridHeaders } from '@/e2e/fixtures/webhook-keys';
 import { mintApiToken } from '@/lib/auth/api-tokens';
@@ -13,6 +14,28 @@ import { mintApiToken } from '@/lib/auth/api-tokens';
 
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A payment-recovery reminder through the producer API, due in 2 h: its id and notice key. */
+async function scheduleRecovery(
+  request: APIRequestContext,
+  auth: Record<string, string>,
+  { run, name, domain }: { run: string; name: string; domain: string },
+): Promise<{ id: string; noticeKey: string }> {
+  const answer = await request.post('/api/v1/reminders', {
+    headers: auth,
+    data: {
+      type: 'payment_recovery',
+      identity: { account_id: `acct_${run}`, reconciliation_id: `rec_${domain.split('.')[0] ?? 'status'}`, exception_id: `exc_${name}` },
+      recipient: { email: `${name}-${run}@${domain}`, timeZone: 'Europe/Berlin' },
+      dueAt: iso(Date.now() + 2 * HOUR),
+      deadlineAt: iso(Date.now() + 26 * HOUR),
+      payload: { customer_name: 'Ada', amount: '49.00', currency: 'EUR', reference: `RC-${name}` },
+      source: 'status-e2e',
+    },
+  });
+  expect(answer.status()).toBe(201);
+  return (await answer.json()) as { id: string; noticeKey: string };
+}
 
 type Status = {
   id: string;
@@ -49,22 +72,7 @@ test('sent, bounced, window-missed and quarantine-resolved notices: the GET matc
 }) => {
   const auth = { authorization: `Bearer ${seed.producer.token}` };
   const run = randomUUID().slice(0, 8);
-  const schedule = async (name: string) => {
-    const answer = await request.post('/api/v1/reminders', {
-      headers: auth,
-      data: {
-        type: 'payment_recovery',
-        identity: { account_id: `acct_${run}`, reconciliation_id: 'rec_status', exception_id: `exc_${name}` },
-        recipient: { email: `${name}-${run}@status.e2e.example.com`, timeZone: 'Europe/Berlin' },
-        dueAt: iso(Date.now() + 2 * HOUR),
-        deadlineAt: iso(Date.now() + 26 * HOUR),
-        payload: { customer_name: 'Ada', amount: '49.00', currency: 'EUR', reference: `RC-${name}` },
-        source: 'status-e2e',
-      },
-    });
-    expect(answer.status()).toBe(201);
-    return (await answer.json()) as { id: string; noticeKey: string };
-  };
+  const schedule = (name: string) => scheduleRecovery(request, auth, { run, name, domain: 'status.e2e.example.com' });
   const ledger = (job: { id: string; noticeKey: string }, state: 'sent' | 'claimed', providerMessageId: string | null) =>
     sql(
       `insert into notice_ledger (notice_key, notice_type, identity, revision, job_id, state, claimed_by, claimed_at, sent_at, provider_message_id, recipient_domain, one_time_code)
@@ -179,20 +187,7 @@ test('a SendGrid hand-over reads accepted until its event: processed reads sent,
   const auth = { authorization: `Bearer ${seed.producer.token}` };
   const run = randomUUID().slice(0, 8);
   const sentProvisionally = async (name: string) => {
-    const answer = await request.post('/api/v1/reminders', {
-      headers: auth,
-      data: {
-        type: 'payment_recovery',
-        identity: { account_id: `acct_${run}`, reconciliation_id: 'rec_sg', exception_id: `exc_${name}` },
-        recipient: { email: `${name}-${run}@sg.e2e.example.com`, timeZone: 'Europe/Berlin' },
-        dueAt: iso(Date.now() + 2 * HOUR),
-        deadlineAt: iso(Date.now() + 26 * HOUR),
-        payload: { customer_name: 'Ada', amount: '49.00', currency: 'EUR', reference: `SG-${name}` },
-        source: 'status-e2e',
-      },
-    });
-    expect(answer.status()).toBe(201);
-    const job = (await answer.json()) as { id: string; noticeKey: string };
+    const job = await scheduleRecovery(request, auth, { run, name, domain: 'sg.e2e.example.com' });
     await sql(`update reminder_jobs set state = 'sent' where id = $1`, [job.id]);
     await sql(
       `insert into notice_ledger (notice_key, notice_type, identity, revision, job_id, state, claimed_by, claimed_at, sent_at, provider_message_id, recipient_domain, provider_status)

@@ -117,12 +117,12 @@ test('on-call sees the pending and quarantine charts move as the worker drains a
     // file runs. The table must say what the stored events say — "no delivery evidence" without
     // any, never 0 delivered; a gap with some (lib/metrics/delivery-gap.test.ts holds both cases
     // on fixed data).
-    const [evidence] = await sql<{ any: boolean }>(
+    const [evidence] = await sql<{ found: boolean }>(
       `select exists (select 1 from provider_events where provider = 'generic' and event_type = 'delivered' and notice_key is not null
-         and received_at >= now() - interval '7 days') as any`,
+         and received_at >= now() - interval '7 days') as found`,
     );
     const smtpRow = oncall.getByTestId('delivery-row-email-smtp');
-    if (evidence?.any) await expect(smtpRow.getByTestId('delivery-gap')).toBeVisible();
+    if (evidence?.found) await expect(smtpRow.getByTestId('delivery-gap')).toBeVisible();
     else await expect(smtpRow.getByTestId('no-delivery-evidence')).toHaveText('no delivery evidence');
     await snap(oncall, testInfo, 'overview-charts-after-drain');
     await oncall.getByTestId('chart-pending').screenshot({ path: 'test-results/screenshots/overview-charts-pending-after-drain.png' });

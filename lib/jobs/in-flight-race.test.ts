@@ -5,6 +5,7 @@ import { getLedgerRow } from '@/db/queries/ledger/read';
 import { evidence } from '@/db/schema';
 import { insertTestJob, readJob } from '@/testing/jobs';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
+import type { JobRow } from '@/db/schema';
 import { claimNotice } from '@/db/queries/ledger/claim';
 import { commitSent } from '@/db/queries/ledger/commit';
 import { resolveClaims } from '@/db/queries/ledger/resolve';
@@ -182,17 +183,7 @@ describe('a duplicate delivery that loaded the job before another claimed it', (
       settled = handle(delivery(job.id));
       await workerWaitsOnToken();
       if (claimMeanwhile) {
-        const claim = await claimNotice(t.db, {
-          noticeKey: job.noticeKey,
-          noticeType: job.noticeType,
-          identity: job.identity,
-          revision: job.revision,
-          jobId: job.id,
-          claimToken: token,
-          claimedBy: 'other-worker',
-          recipientDomain: 'dup.test',
-          oneTimeCode: '123456',
-        });
+        const claim = await claimAsOtherWorker(job, token);
         expect(claim).not.toBeNull();
       }
       // The token came after the window's deadline.
@@ -209,19 +200,7 @@ describe('a duplicate delivery that loaded the job before another claimed it', (
     expect(await readJob(t.db, job.id)).toMatchObject({ state: 'claimed' });
     expect((await listAttemptsForJob(t.db, { jobId: job.id })).map((a) => [a.outcome, a.detail])).toEqual([['suppressed_duplicate', 'ledger_claimed']]);
 
-    const owned = await commitSent(t.db, {
-      noticeKey: job.noticeKey,
-      claimToken: token,
-      providerMessageId: null,
-      jobId: job.id,
-      workerId: 'other-worker',
-      startedAt: new Date(),
-      queueMessageId: null,
-      batchId: null,
-      correlationId: correlationOf(job.noticeKey),
-      claimToCommitMs: 5,
-      mode: 'enforce',
-    });
+    const owned = await commitAsOtherWorker(job, token);
     expect(owned).toBe(true);
     expect((await getLedgerRow(t.db, { noticeKey: job.noticeKey }))?.state).toBe('sent');
     expect(await readJob(t.db, job.id)).toMatchObject({ state: 'sent' });
@@ -249,17 +228,7 @@ describe('a refusal that comes after the claim stopped being ours', () => {
       await waitFor(async () => sink.stalled().some((message) => message.correlation === correlationOf(job.noticeKey)));
       const released = await resolveClaims(t.db, { keys: [job.noticeKey], resolution: { by: 'operator', action: 'release' } });
       expect(released.map((row) => row.state)).toEqual(['released']);
-      const claim = await claimNotice(t.db, {
-        noticeKey: job.noticeKey,
-        noticeType: job.noticeType,
-        identity: job.identity,
-        revision: job.revision,
-        jobId: job.id,
-        claimToken: token,
-        claimedBy: 'other-worker',
-        recipientDomain: 'released.test',
-        oneTimeCode: '123456',
-      });
+      const claim = await claimAsOtherWorker(job, token);
       expect(claim?.reclaimed).toBe(true);
     } finally {
       sink.setFault({ kind: 'none' });
@@ -270,23 +239,43 @@ describe('a refusal that comes after the claim stopped being ours', () => {
     const attempts = await listAttemptsForJob(t.db, { jobId: job.id });
     expect(attempts.map((a) => [a.outcome, a.detail])).toEqual([['permanent_failure', 'claim_not_owned']]);
 
-    const owned = await commitSent(t.db, {
-      noticeKey: job.noticeKey,
-      claimToken: token,
-      providerMessageId: null,
-      jobId: job.id,
-      workerId: 'other-worker',
-      startedAt: new Date(),
-      queueMessageId: null,
-      batchId: null,
-      correlationId: correlationOf(job.noticeKey),
-      claimToCommitMs: 5,
-      mode: 'enforce',
-    });
+    const owned = await commitAsOtherWorker(job, token);
     expect(owned).toBe(true);
     expect(await readJob(t.db, job.id)).toMatchObject({ state: 'sent' });
   });
 });
+
+/** Another delivery's claim of the job and its commit, through the production statements. */
+function claimAsOtherWorker(job: JobRow, token: string) {
+  const recipientDomain = job.recipientEmail?.split('@')[1] ?? 'unknown.test';
+  return claimNotice(t.db, {
+    noticeKey: job.noticeKey,
+    noticeType: job.noticeType,
+    identity: job.identity,
+    revision: job.revision,
+    jobId: job.id,
+    claimToken: token,
+    claimedBy: 'other-worker',
+    recipientDomain,
+    oneTimeCode: '123456',
+  });
+}
+
+function commitAsOtherWorker(job: JobRow, token: string) {
+  return commitSent(t.db, {
+    noticeKey: job.noticeKey,
+    claimToken: token,
+    providerMessageId: null,
+    jobId: job.id,
+    workerId: 'other-worker',
+    startedAt: new Date(),
+    queueMessageId: null,
+    batchId: null,
+    correlationId: correlationOf(job.noticeKey),
+    claimToCommitMs: 5,
+    mode: 'enforce',
+  });
+}
 
 let counter = 0;
 function uniqueSuffix(): string {
