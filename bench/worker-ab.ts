@@ -18,6 +18,7 @@ import { DEFAULT_QUEUE_NAME } from '@/lib/queue/types';
 import { provisionDatabase } from '@/testing/database';
 import { startNoopPeer } from './noop-peer';
 import { insertDueJobs as insertBenchNotices, type BenchNotices } from './worker-e2e';
+import { postmasterOf, selfSeconds, serverSeconds } from './cpu';
 import { printTable } from './support';
 
 /**
@@ -53,7 +54,17 @@ import { printTable } from './support';
 process.env.NOTICE_KEY_SECRET ??= 'bench-secret-0123456789abcdef0123456789abcdef';
 
 type Variant = { label: string; root: string; peer: 'sink' | 'noop' | 'postmark' | 'sendgrid'; env: Record<string, string>; webhookEndpoints?: number };
-type Sample = { perSecond: number; duplicates: number; readyRssMb: number; peakRssMb: number; cpuMsPerNotice: number; phases: Record<string, number> };
+type Sample = {
+  perSecond: number;
+  duplicates: number;
+  readyRssMb: number;
+  peakRssMb: number;
+  cpuMsPerNotice: number;
+  /** PostgreSQL's CPU per notice (NaN on an external server) and this process's (the peer, the producer, the count polling). */
+  serverCpuMsPerNotice: number;
+  benchCpuMsPerNotice: number;
+  phases: Record<string, number>;
+};
 
 function parseVariant(arg: string): Variant {
   const at = arg.indexOf('=');
@@ -227,7 +238,8 @@ export async function runVariant(
     notices,
     baseEnv = {},
     kind = 'courtesy',
-  }: { processes: number; concurrency: number; notices: number; baseEnv?: Record<string, string>; kind?: BenchNotices },
+    postmaster = null,
+  }: { processes: number; concurrency: number; notices: number; baseEnv?: Record<string, string>; kind?: BenchNotices; postmaster?: number | null },
 ): Promise<Sample> {
   const pool = createPool(url, { max: 2 });
   const peer = variant.peer === 'noop' ? await startNoopPeer() : null;
@@ -282,14 +294,22 @@ export async function runVariant(
     await Promise.all(workers.map((w) => w.ready));
     const readyRssMb = Math.max(...workers.map((w) => w.rssMb()));
     const cpuBefore = workers.reduce((sum, w) => sum + w.cpuMs(), 0);
+    const serverBefore = serverSeconds(postmaster);
+    const benchBefore = selfSeconds();
     const started = performance.now();
     let peak = 0;
+    // What the peer has seen, counted in this process: the count of sent rows is a scan over every
+    // finished job of the run's database, growing round after round on the same two cores (1–4 ms
+    // a poll), so the database is asked only once the peer has every notice (each commit follows
+    // its send), as bench/worker-e2e.ts and bench/naive-peer.ts do.
+    const delivered = () => peer?.received() ?? (sink?.messages() ?? postmark?.messages() ?? sendgrid?.messages() ?? []).length;
     for (let sent = 0; sent < notices;) {
       if (performance.now() - started > 300_000) throw new Error(`${variant.label}: only ${String(sent)} sent after 300 s`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      peak = Math.max(peak, ...workers.map((w) => w.peakRssMb()));
+      if (delivered() < notices) continue;
       const counted = await pool.query<{ n: number }>("select count(*)::int as n from reminder_jobs where subject_id like $1 || '%' and state = 'sent'", [tag]);
       sent = counted.rows[0]?.n ?? 0;
-      peak = Math.max(peak, ...workers.map((w) => w.peakRssMb()));
     }
     const seconds = (performance.now() - started) / 1000;
     let duplicates = peer?.duplicates() ?? 0;
@@ -310,12 +330,16 @@ export async function runVariant(
     const webhookSeconds = (performance.now() - started) / 1000;
     // With webhooks, the CPU their dispatch took after the last send counts too.
     const cpuMsPerNotice = (workers.reduce((sum, w) => sum + w.cpuMs(), 0) - cpuBefore) / notices;
+    const serverCpuMsPerNotice = ((serverSeconds(postmaster) - serverBefore) * 1000) / notices;
+    const benchCpuMsPerNotice = ((selfSeconds() - benchBefore) * 1000) / notices;
     return {
       perSecond: notices / seconds,
       duplicates,
       readyRssMb,
       peakRssMb: peak,
       cpuMsPerNotice,
+      serverCpuMsPerNotice,
+      benchCpuMsPerNotice,
       phases: { ...(await phaseMedians(pool, tag)), ...(receiver ? { 'webhooks delivered (s)': Math.round(webhookSeconds * 10) / 10 } : {}) },
     };
   } finally {
@@ -351,13 +375,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     for (let round = 0; round < rounds; round += 1) {
       for (const variant of variants) {
-        const sample = await runVariant(database.url, variant, { ...shape, baseEnv: twilioEnv(twilio) });
+        const sample = await runVariant(database.url, variant, { ...shape, baseEnv: twilioEnv(twilio), postmaster: postmasterOf(database.dataDir) });
         samples.get(variant.label)?.push(sample);
         const phases = Object.entries(sample.phases)
           .map(([k, v]) => `${k} ${String(v)}`)
           .join(', ');
         console.log(
-          `round ${String(round + 1)} ${variant.label}: ${Math.round(sample.perSecond).toString()} notices/s, ${String(sample.duplicates)} duplicates, ${Math.round(sample.readyRssMb).toString()} MB at ready, ${Math.round(sample.peakRssMb).toString()} MB peak, worker CPU ${sample.cpuMsPerNotice.toFixed(2)} ms/notice; median ms: ${phases}`,
+          `round ${String(round + 1)} ${variant.label}: ${Math.round(sample.perSecond).toString()} notices/s, ${String(sample.duplicates)} duplicates, ${Math.round(sample.readyRssMb).toString()} MB at ready, ${Math.round(sample.peakRssMb).toString()} MB peak, CPU ms/notice worker ${sample.cpuMsPerNotice.toFixed(2)} + PostgreSQL ${sample.serverCpuMsPerNotice.toFixed(2)} + bench/peer ${sample.benchCpuMsPerNotice.toFixed(2)}; median ms: ${phases}`,
         );
       }
     }
@@ -381,6 +405,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         'RSS at ready MB': Math.round(median(s.map((x) => x.readyRssMb))),
         'peak RSS MB': Math.round(Math.max(0, ...s.map((x) => x.peakRssMb))),
         'worker CPU ms/notice': median(s.map((x) => x.cpuMsPerNotice)).toFixed(2),
+        'PostgreSQL CPU ms/notice': median(s.map((x) => x.serverCpuMsPerNotice)).toFixed(2),
+        'bench/peer CPU ms/notice': median(s.map((x) => x.benchCpuMsPerNotice)).toFixed(2),
       };
     }),
   );
