@@ -1,6 +1,7 @@
 import { config, processEnv } from '@/lib/config';
 import { createLogger } from '@/lib/log';
 import { startTracing } from '@/lib/telemetry/start';
+import { boundHeapGrowth } from './heap';
 import { startWorker, type RunningWorker } from './start';
 
 /**
@@ -8,6 +9,7 @@ import { startWorker, type RunningWorker } from './start';
  * (lib/config.ts); with no DATABASE_URL it attaches to (or starts) the embedded PostgreSQL.
  */
 async function main(): Promise<void> {
+  boundHeapGrowth();
   const settings = config();
   processEnv.nameProcess('notice-ledger-worker');
   const logger = createLogger('worker', settings.LOG_LEVEL);
