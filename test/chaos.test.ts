@@ -48,10 +48,12 @@ async function runFixedSeed(
     expect(report.kills.kills).toBeGreaterThan(0);
     expect(report.producer.created).toBe(notices);
     expect(report.replay.state).toBe('completed');
-    // Windows really constrained the run: wake-ups came before windows opened, and none was sent outside one.
+    // Windows really constrained the run: wake-ups came before windows opened (or, where the run's
+    // lag behind due wake-ups is the point, after they closed), and none was sent outside one.
     expect(report.counts.sentOutsideWindow).toBe(0);
     expect(report.windows.set).toBeGreaterThan(0);
     if (earlyWakeups) expect(report.windows.deferredEarly).toBeGreaterThan(0);
+    else expect(report.windows.deferredEarly + report.windows.windowMissed).toBeGreaterThan(0);
     return report;
   } finally {
     await t.drop();
@@ -62,7 +64,11 @@ const amqpUrl = process.env.AMQP_URL;
 
 describe('chaos, fixed seed', () => {
   it(`seed ${SEED}, 500 notices: no duplicate, nothing lost, no claim left that the sink reported`, async () => {
-    const report = await runFixedSeed(500);
+    // The load case: 500 notices due within ~8 s, three workers killed every few seconds and a
+    // relay outage, so the workers run tens of seconds behind the due wake-ups on a slow host
+    // (2026-12-07: 1 of 112 windows woken before it opened, 37 missed). Its windows bind by being
+    // missed as much as by deferring; the two cases below, at 300, must wake early.
+    const report = await runFixedSeed(500, {}, { earlyWakeups: false });
     expect(Object.keys(report.faults).sort()).toEqual([
       'drop_after_data',
       'reject_451',
@@ -92,11 +98,10 @@ describe('chaos, fixed seed', () => {
   // Through Postmark's batch API on its peer, whose faults leave whole batches unknown and which
   // posts no webhooks: every claim the peer holds must be settled by the workers' provider reconciler.
   it(`seed ${SEED}, 300 notices through the Postmark peer: no duplicate, nothing lost, every claim the peer holds settled by the provider reconciler`, async () => {
-    // Early wake-ups are not required here (as in the RabbitMQ case): this run's producer phase
-    // (610 requests through `next start`) can outlast the tight windows' opening on a busy
-    // machine, so every wake-up may arrive after its window opened (CI at 16:57: 0 before, 21
-    // after, of 69 windows). The windows still bind: nothing may be sent outside one.
-    const report = await runFixedSeed(300, { provider: 'postmark' }, { earlyWakeups: false });
+    // Early wake-ups are required: the windows that are not tight open 1–15 s after due
+    // (test/chaos/plan.ts), past this run's lag (2026-12-07: 66 of 69 woken before; when they
+    // opened 0.2–3 s after due, CI at 16:57 saw 0 before, 21 after).
+    const report = await runFixedSeed(300, { provider: 'postmark' });
     const faults = Object.keys(report.faults).filter((name) => name.startsWith('postmark_'));
     expect(faults).toEqual(expect.arrayContaining(['postmark_429', 'postmark_406_inactive']));
     // Faults are drawn per request, and how many requests 300 notices make depends on how they
@@ -112,11 +117,10 @@ describe('chaos, fixed seed', () => {
   it.skipIf(!amqpUrl)(
     `seed ${SEED}, 300 notices on RabbitMQ (not run without AMQP_URL): no duplicate, nothing lost, no claim left that the sink reported`,
     async () => {
-      // Early wake-ups are not required here: on RabbitMQ a due job is published by the dispatcher's
-      // next pass (up to a second after it is due), by when a window opening 0.2-3 s after due is
-      // often open; 0 early of 69 windows was seen at ordinary load (6-8 in other runs). The
-      // pg-boss case above, whose wake-ups wait in the queue for their due time, requires them.
-      const report = await runFixedSeed(300, { rabbitmq: { url: amqpUrl ?? '' } }, { earlyWakeups: false });
+      // Early wake-ups are required: a due job is published by the dispatcher's next pass (up to a
+      // second after it is due), and the windows that are not tight open 1–15 s after due
+      // (2026-12-07: 41 of 69 woken before; when they opened 0.2–3 s after due, 0–8 were).
+      const report = await runFixedSeed(300, { rabbitmq: { url: amqpUrl ?? '' } });
       expect(report.replay.published).toBeGreaterThan(0);
     },
     180_000,

@@ -94,10 +94,15 @@ export function planNotices({ prng, secret, notices, spreadMs }: PlanOptions): P
       ),
     };
     // A fifth of the notices get a window that opens after the due time; a third of those a
-    // window so tight (0.3–3 s) that wake-ups delayed by kills and faults land after it.
-    const windowOpensAfterDueMs = prng.chance(0.2) ? prng.int(200, 3_000) : null;
-    const windowed = windowOpensAfterDueMs !== null;
+    // window so tight (0.3–3 s) that wake-ups delayed by kills and faults land after it. The
+    // others open 1–15 s after due: later than the workers' lag behind due wake-ups, which under
+    // this chaos on a slow host exceeded 3 s for every notice (2026-12-07: 0 of 112 woken early
+    // when they opened 0.2–3 s after due), so the first wake-up still comes before the window.
+    // Scaled, not drawn again: a seed's draws stay what they were.
+    const drawnOpening = prng.chance(0.2) ? prng.int(200, 3_000) : null;
+    const windowed = drawnOpening !== null;
     const tight = windowed && prng.chance(0.33);
+    const windowOpensAfterDueMs = drawnOpening === null || tight ? drawnOpening : drawnOpening * 5;
     // Drawn last, so a seed's earlier draws stay what they were: most payment recoveries have a phone.
     const recipientPhone = fact.type === 'payment_recovery' && prng.chance(0.7) ? `+1415555${String(1000 + (index % 9000))}` : null;
     planned.push({
