@@ -15,8 +15,11 @@ import v8 from 'node:v8';
  */
 export const HEAP_GROWING_PERCENT = 100;
 
-export function boundHeapGrowth(execArgv: readonly string[] = process.execArgv): number | null {
+export function boundHeapGrowth({
+  execArgv = process.execArgv,
+  setFlags = (flags: string) => v8.setFlagsFromString(flags),
+}: { execArgv?: readonly string[]; setFlags?: (flags: string) => void } = {}): number | null {
   if (execArgv.some((arg) => /^--heap[-_]growing[-_]percent(=|$)/.test(arg))) return null;
-  v8.setFlagsFromString(`--heap-growing-percent=${String(HEAP_GROWING_PERCENT)}`);
+  setFlags(`--heap-growing-percent=${String(HEAP_GROWING_PERCENT)}`);
   return HEAP_GROWING_PERCENT;
 }

@@ -30,16 +30,6 @@ export type PostmarkTransport = EmailTransport & { sendBatch: NonNullable<EmailT
 type Exchange = { status: number | null; error: unknown; retryAfter?: string | null };
 
 /**
- * One notice through Postmark's Email API (`POST /email`) with the official `postmark` client.
- * The correlation rides in `Metadata` (echoed by every webhook and by the Messages API) and in
- * our own header; the returned MessageID is the provider message id stored on the ledger row.
- *
- * The client is made per send around a `fetch` that keeps what the SDK's errors drop: whether
- * any HTTP answer came (its status) and, if not, the system error (refused connect = nothing
- * left; a reset or timeout after the request left = unknown). The SDK never retries.
- * The library is loaded on the first send or probe (issue 27: a worker loads only what it uses).
- */
-/**
  * The request as UTF-8 bytes rather than the string the SDK gives `fetch`: for a string body undici
  * scans the whole text for lone surrogates and copies it (`toUSVString`) before it encodes it, 5 %
  * of the batched worker's busy time on a batch of ~50 notices (~1 MB of JSON, a CPU profile,
@@ -49,6 +39,16 @@ function utf8Body(init: RequestInit | undefined): RequestInit | undefined {
   return typeof init?.body === 'string' ? { ...init, body: Buffer.from(init.body, 'utf8') } : init;
 }
 
+/**
+ * One notice through Postmark's Email API (`POST /email`) with the official `postmark` client.
+ * The correlation rides in `Metadata` (echoed by every webhook and by the Messages API) and in
+ * our own header; the returned MessageID is the provider message id stored on the ledger row.
+ *
+ * The client is made per send around a `fetch` that keeps what the SDK's errors drop: whether
+ * any HTTP answer came (its status) and, if not, the system error (refused connect = nothing
+ * left; a reset or timeout after the request left = unknown). The SDK never retries.
+ * The library is loaded on the first send or probe (issue 27: a worker loads only what it uses).
+ */
 export function createPostmarkTransport(settings: PostmarkSettings): PostmarkTransport {
   const base = new URL(settings.apiBaseUrl);
   let loading: Promise<Postmark> | null = null;
