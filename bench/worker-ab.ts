@@ -389,9 +389,18 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     await twilio.stop();
     await database.release();
   }
+  // The host's speed drifts between rounds more than most changes move a median: each variant's
+  // worker CPU per notice is also given as its difference from the first variant's in the same
+  // round, which the drift moves alike.
+  const baseline = samples.get(variants[0]?.label ?? '') ?? [];
+  const pairedCpu = (s: Sample[]) =>
+    s.map((x, round) => {
+      const delta = x.cpuMsPerNotice - (baseline[round]?.cpuMsPerNotice ?? Number.NaN);
+      return `${delta >= 0 ? '+' : ''}${delta.toFixed(2)}`;
+    });
   printTable(
     `worker A/B: ${String(shape.processes)}×${String(shape.concurrency)}, ${String(shape.notices)} notices, median of ${String(rounds)}`,
-    variants.map((v) => {
+    variants.map((v, index) => {
       const s = samples.get(v.label) ?? [];
       return {
         variant: v.label,
@@ -407,6 +416,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         'worker CPU ms/notice': median(s.map((x) => x.cpuMsPerNotice)).toFixed(2),
         'PostgreSQL CPU ms/notice': median(s.map((x) => x.serverCpuMsPerNotice)).toFixed(2),
         'bench/peer CPU ms/notice': median(s.map((x) => x.benchCpuMsPerNotice)).toFixed(2),
+        [`worker CPU vs ${variants[0]?.label ?? ''}, by round`]: index === 0 ? '' : pairedCpu(s).join(' '),
       };
     }),
   );
