@@ -93,7 +93,11 @@ describe.concurrent('runtime controls in real worker processes', () => {
       expect(reachedMs).toBeLessThan(5_000);
 
       // The send path applies it: duplicates of backfilled notices are suppressed by whichever worker takes them, none sent.
-      const duplicates = await Promise.all([insertTestJob(t.db), insertTestJob(t.db), insertTestJob(t.db), insertTestJob(t.db)]);
+      // Marked woken, as a planner marks the wake-up it publishes: left unmarked, a worker's horizon
+      // dispatcher could publish a second wake-up beside the test's own, whose delivery after the
+      // suppression is recorded `discarded` (seen once on a slow host, 2026-12-07).
+      const woken = { wakeupPublishedAt: new Date() };
+      const duplicates = await Promise.all([insertTestJob(t.db, woken), insertTestJob(t.db, woken), insertTestJob(t.db, woken), insertTestJob(t.db, woken)]);
       const csv = [
         'notice_type,revision,sent_at,subscription_id,period_start',
         ...duplicates.map((job) => `renewal_notice_t72,0,2026-01-01T00:00:00Z,${job.identity.subscription_id},${job.identity.period_start}`),
