@@ -64,4 +64,31 @@ describe('domain rate limiter with a token lease, shared through PostgreSQL', ()
     // Stale spares would make this 2 + 2 = 4 more; the new window has 2 tokens left.
     expect(await drain([leasing, plain], domain, 3)).toBe(2);
   });
+
+  it('refills of many domains started together go in one statement, each answered for its own domain', async () => {
+    const run = String(Date.now());
+    const full = `full-${run}.test`;
+    const limiter = await createDomainRateLimiter({ pool: t.pool, points: 2, windowSeconds: 60, lease: 2 });
+    // One domain's window is already spent by another worker.
+    const other = await createDomainRateLimiter({ pool: t.pool, points: 2, windowSeconds: 60, lease: 2 });
+    expect((await other.take(full)).ok).toBe(true);
+    const statements: string[] = [];
+    const query = t.pool.query.bind(t.pool);
+    const spy = vi.spyOn(t.pool, 'query').mockImplementation(((config: unknown, ...rest: unknown[]) => {
+      if (typeof config === 'object' && config !== null && 'name' in config) statements.push(String(config.name));
+      return (query as (...args: unknown[]) => unknown)(config, ...rest);
+    }) as typeof t.pool.query);
+    try {
+      const domains = Array.from({ length: 8 }, (_, i) => `many-${String(i)}-${run}.test`);
+      const results = await Promise.all([...domains, full].map((domain) => limiter.take(domain)));
+      expect(results.slice(0, 8).every((r) => r.ok)).toBe(true);
+      expect(results[8]?.ok).toBe(false);
+      expect(statements).toEqual(['throttle_take_many']);
+    } finally {
+      spy.mockRestore();
+    }
+    // Their counts are the leases, as a take per domain would have left them.
+    const { rows } = await t.pool.query<{ points: number }>("select points from rate_limit_domains where key like 'domain:many-%-' || $1 || '.test'", [run]);
+    expect(rows.map((row) => row.points)).toEqual(Array.from({ length: 8 }, () => 2));
+  });
 });
