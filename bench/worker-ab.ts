@@ -35,7 +35,8 @@ import { printTable } from './support';
  * `sendgrid` (testing/sendgrid-peer.ts, likewise);
  * the key NODE_ARGS passes flags to node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`); `webhooks=N`
  * subscribes N webhook endpoints to notice.sent (a local receiver answering 204), and the round
- * ends, CPU included, once every event reached every endpoint:
+ * ends, CPU included, once every event reached every endpoint; `processes=N` runs N workers for that
+ * variant (BENCH_PROCESSES for the others):
  *
  *   tsx bench/worker-ab.ts none=. one=.:webhooks=1
  *
@@ -53,7 +54,15 @@ import { printTable } from './support';
  */
 process.env.NOTICE_KEY_SECRET ??= 'bench-secret-0123456789abcdef0123456789abcdef';
 
-type Variant = { label: string; root: string; peer: 'sink' | 'noop' | 'postmark' | 'sendgrid'; env: Record<string, string>; webhookEndpoints?: number };
+type Variant = {
+  label: string;
+  root: string;
+  peer: 'sink' | 'noop' | 'postmark' | 'sendgrid';
+  env: Record<string, string>;
+  webhookEndpoints?: number;
+  /** Worker processes for this variant (`processes=N`); BENCH_PROCESSES otherwise. */
+  processes?: number;
+};
 type Sample = {
   perSecond: number;
   duplicates: number;
@@ -75,15 +84,17 @@ function parseVariant(arg: string): Variant {
   let peer: Variant['peer'] = 'sink';
   const env: Record<string, string> = {};
   let webhookEndpoints = 0;
+  let processes: number | undefined;
   for (const part of parts) {
     if (part === 'sink' || part === 'noop' || part === 'postmark' || part === 'sendgrid') peer = part;
     else if (/^webhooks=\d+$/.test(part)) webhookEndpoints = Number(part.slice('webhooks='.length));
+    else if (/^processes=[1-9]\d*$/.test(part)) processes = Number(part.slice('processes='.length));
     else {
       const eq = part.indexOf('=');
       if (eq > 0) env[part.slice(0, eq)] = part.slice(eq + 1);
     }
   }
-  return { label, root: path.resolve(dir), peer, env, webhookEndpoints };
+  return { label, root: path.resolve(dir), peer, env, webhookEndpoints, processes };
 }
 
 function statusMb(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): number {
@@ -375,7 +386,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     for (let round = 0; round < rounds; round += 1) {
       for (const variant of variants) {
-        const sample = await runVariant(database.url, variant, { ...shape, baseEnv: twilioEnv(twilio), postmaster: postmasterOf(database.dataDir) });
+        const sample = await runVariant(database.url, variant, {
+          ...shape,
+          processes: variant.processes ?? shape.processes,
+          baseEnv: twilioEnv(twilio),
+          postmaster: postmasterOf(database.dataDir),
+        });
         samples.get(variant.label)?.push(sample);
         const phases = Object.entries(sample.phases)
           .map(([k, v]) => `${k} ${String(v)}`)

@@ -1,6 +1,7 @@
 import type { OutgoingNotice } from '@/lib/mail/transport';
 import type { ChannelOutcome, Composed } from '@/lib/channels/types';
 import type { SendCapture } from '@/lib/evidence/send-evidence';
+import { mintOneTimeCode } from '@/lib/ledger/one-time-code';
 import { emailBatchSize } from '@/lib/metrics/registry';
 import type { HandlerResult, WakeupHandler } from '@/lib/queue/types';
 import {
@@ -27,10 +28,11 @@ import {
  * Order, for a batch:
  *   each wake-up: load → policy → pause → breaker → token → window (prepareWakeup, as ever);
  *   gathered: up to `size` wake-ups ready for their claim, or whatever came within `gatherMs`;
+ *   compose each (with the one-time code its claim will record);
  *   CLAIM all in one statement, committed before the call (the coalesced claim carries
  *     claims started in one tick together; distinct keys, see below);
- *   compose each → ONE batch call → COMMIT the accepted results in one statement (the
- *     coalesced commit, likewise) → evidence → ack each.
+ *   ONE batch call → COMMIT the accepted results in one statement (the coalesced commit,
+ *     likewise) → evidence → ack each.
  *
  * At most once per recipient inside a batch: two wake-ups of one notice key, or two notices to one
  * address, never share a batch (the gatherer holds the second for the next one); for one key the
@@ -90,19 +92,38 @@ export async function sendBatch(path: SendPath, items: readonly ReadyToClaim[]):
   // A delivery aborted while it waited for the batch (the worker stopping, its visibility deadline)
   // stops here, before its claim, as the single path stops before its own.
   const live = items.map((ready) => !ready.delivery.signal.aborted);
+  // Composed before the claims, as the single path does (sendOne): the claim-to-commit interval
+  // holds the call and the commit, not the rendering of the whole batch.
+  const captures = items.map((): SendCapture => ({ rendered: null, manageUrl: null, sendStartedAt: path.now() }));
+  const minted = items.map(() => mintOneTimeCode());
+  const drafts = await Promise.all(
+    items.map((ready, index) =>
+      live[index] ? composeCaptured(email, { job: ready.job, oneTimeCode: minted[index] as string }, captures[index] as SendCapture, path.now) : null,
+    ),
+  );
   // Every claim started in this tick: one coalesced statement, committed before anything is sent.
-  const claims = await Promise.all(items.map((ready, index) => (live[index] ? claimWakeup(path, ready) : null)));
+  const claims = await Promise.all(items.map((ready, index) => (live[index] ? claimWakeup(path, ready, minted[index]) : null)));
   const results: (HandlerResult | DeliveryAbortedError | null)[] = claims.map((claim) =>
     claim === null ? new DeliveryAbortedError() : 'done' in claim ? claim.done : null,
   );
   const inFlight = items.flatMap((ready, index): (InFlight & { index: number })[] => {
     const claim = claims[index];
-    return claim && 'next' in claim ? [{ index, ready, claimed: claim.next, capture: { rendered: null, manageUrl: null, sendStartedAt: path.now() } }] : [];
+    return claim && 'next' in claim ? [{ index, ready, claimed: claim.next, capture: captures[index] as SendCapture }] : [];
   });
   if (inFlight.length === 0) return results.map((result) => result ?? { ack: true });
 
+  // A re-claimed row keeps the code of its first claim: its message is composed again with it.
   const composed: Composed<OutgoingNotice>[] = await Promise.all(
-    inFlight.map((entry) => composeCaptured(email, { job: entry.ready.job, oneTimeCode: entry.claimed.oneTimeCode }, entry.capture, path.now)),
+    inFlight.map(async (entry) => {
+      const draft = drafts[entry.index];
+      const sendStartedAt = path.now();
+      const one =
+        draft && entry.claimed.oneTimeCode === minted[entry.index]
+          ? draft
+          : await composeCaptured(email, { job: entry.ready.job, oneTimeCode: entry.claimed.oneTimeCode }, entry.capture, path.now);
+      entry.capture.sendStartedAt = sendStartedAt;
+      return one;
+    }),
   );
   const messages = composed.flatMap((one) => (one.ok ? [one.message] : []));
   if (messages.length > 0) emailBatchSize.observe({ transport: email.name }, messages.length);

@@ -34,9 +34,13 @@ type Exchange = { status: number | null; error: unknown; retryAfter?: string | n
  * scans the whole text for lone surrogates and copies it (`toUSVString`) before it encodes it, 5 %
  * of the batched worker's busy time on a batch of ~50 notices (~1 MB of JSON, a CPU profile,
  * issue 27). The bytes are the same: JSON.stringify escapes every lone surrogate.
+ * Encoded by TextEncoder, not Buffer.from: one `€` or `–` in a batch makes V8 keep the whole JSON
+ * as a two-byte string, which Buffer.from encoded at about a third of TextEncoder's speed (1.31 vs
+ * 0.57 ms for 760 KB; 8 % of the batched worker's busy time in a profile at 1 × 256).
  */
+const encoder = new TextEncoder();
 function utf8Body(init: RequestInit | undefined): RequestInit | undefined {
-  return typeof init?.body === 'string' ? { ...init, body: Buffer.from(init.body, 'utf8') } : init;
+  return typeof init?.body === 'string' ? { ...init, body: encoder.encode(init.body) } : init;
 }
 
 /**
