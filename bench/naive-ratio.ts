@@ -14,7 +14,10 @@ import { measureWorker } from './worker-e2e';
  * - SMTP: the worker (its best configuration when `npm run bench:worker` passes it, else 1 × 32)
  *   against nodemailer's pool, both to bench/noop-peer.ts;
  * - Postmark: the worker on its batched path (`POST /email/batch`, EMAIL_BATCH_SIZE's default, at
- *   BENCH_HTTP_CONCURRENCY handlers, 64 by default: a batch is at most the handlers in flight)
+ *   BENCH_HTTP_CONCURRENCY handlers, 256 by default: the naive peer's 4 × work(64) has as many
+ *   in flight, and a worker needs several batches in flight so that one is composed and claimed
+ *   while another is out: at 64 handlers a batch of 50 held nearly all of them and the batches
+ *   ran one after another, at about 80 % of the rate at 256 in one bench/worker-ab.ts run)
  *   against one SDK `sendEmail` per job, both to testing/postmark-peer.ts;
  * - SendGrid: the worker batched likewise (one Mail Send, a personalization per notice) against
  *   one `@sendgrid/client` Mail Send per job, both to testing/sendgrid-peer.ts.
@@ -46,7 +49,7 @@ export async function measureAgainstNaive(
   url: string,
   { notices, postmaster, smtpConfig }: { notices: number; postmaster: number | null; smtpConfig?: { processes: number; concurrency: number } },
 ): Promise<void> {
-  const concurrency = Number(process.env.BENCH_HTTP_CONCURRENCY ?? 64);
+  const concurrency = Number(process.env.BENCH_HTTP_CONCURRENCY ?? 256);
   const rounds = Math.max(1, Number(process.env.BENCH_NAIVE_ROUNDS ?? 2));
   const smtp = smtpConfig ?? { processes: 1, concurrency: 32 };
   const twilio = await startTwilioPeer();
