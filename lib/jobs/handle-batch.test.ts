@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { claimNotice } from '@/db/queries/ledger/claim';
+import { releaseClaim } from '@/db/queries/ledger/commit';
 import { listAttemptsForJob } from '@/db/queries/attempts';
 import { getLedgerRow } from '@/db/queries/ledger/read';
 import { createPostmarkTransport } from '@/lib/channels/postmark/transport';
@@ -106,6 +109,38 @@ const jobs = (count: number, prefix: string) =>
   Promise.all(Array.from({ length: count }, (_, index) => insertTestJob(t.db, { recipientEmail: `${prefix}-${String(index)}@example.test` })));
 
 describe('batched sends through Postmark POST /email/batch', () => {
+  it('composes before the claim, yet a re-claimed row goes out with the code of its first claim, beside a new one with its own', async () => {
+    const mail = postmark();
+    const handle = batchingHandler(mail, { size: 2, gatherMs: 5_000 });
+    const [again, fresh] = await jobs(2, 'reclaim');
+    if (!again || !fresh) throw new Error('jobs not inserted');
+    // A first claim that recorded FIRSTCODE2, then released (nothing went out).
+    const first = { noticeKey: again.noticeKey, claimToken: randomUUID() };
+    const claimed = await claimNotice(t.db, {
+      ...first,
+      noticeType: again.noticeType,
+      identity: again.identity,
+      revision: again.revision,
+      jobId: again.id,
+      claimedBy: 'earlier-worker',
+      recipientDomain: 'example.test',
+      oneTimeCode: 'FIRSTCODE2',
+    });
+    expect(claimed?.oneTimeCode).toBe('FIRSTCODE2');
+    expect(await releaseClaim(t.db, first)).toBe(true);
+
+    expect(await Promise.all([handle(delivery(again.id)), handle(delivery(fresh.id))])).toEqual([{ ack: true }, { ack: true }]);
+    const sentTo = (noticeKey: string) => peer.messages().find((message) => message.correlation === correlationOf(noticeKey));
+    const codeOnRow = async (noticeKey: string) => (await getLedgerRow(t.db, { noticeKey }))?.oneTimeCode ?? '';
+    expect(await codeOnRow(again.noticeKey)).toBe('FIRSTCODE2');
+    expect(sentTo(again.noticeKey)?.textBody).toContain('FIRSTCODE2');
+    expect(sentTo(again.noticeKey)?.htmlBody).toContain('FIRSTCODE2');
+    // The new row records the code its message was composed with.
+    const freshCode = await codeOnRow(fresh.noticeKey);
+    expect(freshCode).toMatch(/^[A-Z2-9]{10}$/);
+    expect(sentTo(fresh.noticeKey)?.textBody).toContain(freshCode);
+  });
+
   it('claims a batch in one statement committed before its one call, commits the accepted results in one statement, each row with its MessageID', async () => {
     const mail = postmark();
     const handle = batchingHandler(mail, { size: 5, gatherMs: 5_000 });

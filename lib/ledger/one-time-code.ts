@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 
 /**
  * The credential a notice carries beside its signed recipient-page link (lib/recipient/page-link.ts). It is
- * minted once, at the notice's first claim, stored on the ledger row and reused by every
+ * minted once, for the notice's first claim (its message is composed with it just before), stored on the ledger row and reused by every
  * deliberate resend: minting a new one would silently break the email already delivered.
  */
 export function mintOneTimeCode(): string {
