@@ -83,48 +83,53 @@ export function createBatchingWakeupHandler(deps: SendPathDeps, batch: BatchSett
   };
 }
 
-type InFlight = { ready: ReadyToClaim; claimed: Claimed; capture: SendCapture };
+/** A notice composed for its claim: the code the claim records for a new row, and what was composed with it. */
+type Draft = { code: string; capture: SendCapture; composed: Composed<OutgoingNotice> };
+type InFlight = { index: number; ready: ReadyToClaim; claimed: Claimed; draft: Draft };
 
-/** One batch: claims in one statement, compose each, one call, results committed together, then each item's answer. */
+/** One batch: compose each, claims in one statement, one call, results committed together, then each item's answer. */
 export async function sendBatch(path: SendPath, items: readonly ReadyToClaim[]): Promise<(HandlerResult | DeliveryAbortedError)[]> {
   const { email } = path;
   if (!email.sendBatch) throw new Error(`the ${email.name} channel has no batch send`);
   // A delivery aborted while it waited for the batch (the worker stopping, its visibility deadline)
-  // stops here, before its claim, as the single path stops before its own.
-  const live = items.map((ready) => !ready.delivery.signal.aborted);
-  // Composed before the claims, as the single path does (sendOne): the claim-to-commit interval
-  // holds the call and the commit, not the rendering of the whole batch.
-  const captures = items.map((): SendCapture => ({ rendered: null, manageUrl: null, sendStartedAt: path.now() }));
-  const minted = items.map(() => mintOneTimeCode());
+  // stops here, before its claim, as the single path stops before its own. The others are composed
+  // before the claims, as on the single path (sendOne): the claim-to-commit interval holds the call
+  // and the commit, not the rendering of the whole batch.
   const drafts = await Promise.all(
-    items.map((ready, index) =>
-      live[index] ? composeCaptured(email, { job: ready.job, oneTimeCode: minted[index] as string }, captures[index] as SendCapture, path.now) : null,
-    ),
+    items.map(async (ready): Promise<Draft | null> => {
+      if (ready.delivery.signal.aborted) return null;
+      const code = mintOneTimeCode();
+      const capture: SendCapture = { rendered: null, manageUrl: null, sendStartedAt: path.now() };
+      return { code, capture, composed: await composeCaptured(email, { job: ready.job, oneTimeCode: code }, capture) };
+    }),
   );
   // Every claim started in this tick: one coalesced statement, committed before anything is sent.
-  const claims = await Promise.all(items.map((ready, index) => (live[index] ? claimWakeup(path, ready, minted[index]) : null)));
+  const claims = await Promise.all(
+    items.map((ready, index) => {
+      const draft = drafts[index];
+      return draft ? claimWakeup(path, ready, draft.code) : null;
+    }),
+  );
   const results: (HandlerResult | DeliveryAbortedError | null)[] = claims.map((claim) =>
     claim === null ? new DeliveryAbortedError() : 'done' in claim ? claim.done : null,
   );
-  const inFlight = items.flatMap((ready, index): (InFlight & { index: number })[] => {
+  const inFlight = items.flatMap((ready, index): InFlight[] => {
     const claim = claims[index];
-    return claim && 'next' in claim ? [{ index, ready, claimed: claim.next, capture: captures[index] as SendCapture }] : [];
+    const draft = drafts[index];
+    return claim && draft && 'next' in claim ? [{ index, ready, claimed: claim.next, draft }] : [];
   });
   if (inFlight.length === 0) return results.map((result) => result ?? { ack: true });
 
   // A re-claimed row keeps the code of its first claim: its message is composed again with it.
   const composed: Composed<OutgoingNotice>[] = await Promise.all(
-    inFlight.map(async (entry) => {
-      const draft = drafts[entry.index];
-      const sendStartedAt = path.now();
-      const one =
-        draft && entry.claimed.oneTimeCode === minted[entry.index]
-          ? draft
-          : await composeCaptured(email, { job: entry.ready.job, oneTimeCode: entry.claimed.oneTimeCode }, entry.capture, path.now);
-      entry.capture.sendStartedAt = sendStartedAt;
-      return one;
-    }),
+    inFlight.map((entry) =>
+      entry.claimed.oneTimeCode === entry.draft.code
+        ? entry.draft.composed
+        : composeCaptured(email, { job: entry.ready.job, oneTimeCode: entry.claimed.oneTimeCode }, entry.draft.capture),
+    ),
   );
+  const sendStartedAt = path.now();
+  for (const entry of inFlight) entry.draft.capture.sendStartedAt = sendStartedAt;
   const messages = composed.flatMap((one) => (one.ok ? [one.message] : []));
   if (messages.length > 0) emailBatchSize.observe({ transport: email.name }, messages.length);
   const answered = messages.length > 0 ? await email.sendBatch(messages, { signal: path.deps.stopping }) : [];
@@ -146,7 +151,7 @@ export async function sendBatch(path: SendPath, items: readonly ReadyToClaim[]):
   // Every commit started in this tick: the accepted ones share one statement (the coalesced commit).
   const finished = await Promise.all(
     inFlight.map((entry, position) =>
-      finishWakeup(path, entry.ready, entry.claimed, { outcome: outcomes[position] as ChannelOutcome, capture: entry.capture, sendFinishedAt }),
+      finishWakeup(path, entry.ready, entry.claimed, { outcome: outcomes[position] as ChannelOutcome, capture: entry.draft.capture, sendFinishedAt }),
     ),
   );
   inFlight.forEach((entry, position) => {

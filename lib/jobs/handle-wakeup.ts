@@ -202,10 +202,10 @@ async function sendOneBy<Message>(path: SendPath, ready: ReadyToClaim, channel: 
   const { job } = ready;
   const capture: SendCapture = { rendered: null, manageUrl: null, sendStartedAt: path.now() };
   const minted = mintOneTimeCode();
-  let composed = await composeCaptured(channel, { job, oneTimeCode: minted }, capture, path.now);
+  let composed = await composeCaptured(channel, { job, oneTimeCode: minted }, capture);
   const claimed = await claimWakeup(path, ready, minted);
   if ('done' in claimed) return claimed.done;
-  if (claimed.next.oneTimeCode !== minted) composed = await composeCaptured(channel, { job, oneTimeCode: claimed.next.oneTimeCode }, capture, path.now);
+  if (claimed.next.oneTimeCode !== minted) composed = await composeCaptured(channel, { job, oneTimeCode: claimed.next.oneTimeCode }, capture);
   capture.sendStartedAt = path.now();
   const outcome = await traceSend(composed.ok ? channel.send(composed.message, { signal: path.deps.stopping }) : Promise.resolve(composed.outcome));
   const sendFinishedAt = path.now();
@@ -323,9 +323,12 @@ export async function prepareWakeup(path: SendPath, delivery: Delivery): Promise
   return { next: { delivery, job, decision, attempt, log, channel, recipientDomain: domain, mode } };
 }
 
-/** The claim, committed before anything is sent; a refusal is a discard, a missed window or a suppressed duplicate. */
-/** `oneTimeCode`: the code a new ledger row records (the one the message was composed with); a fresh one when omitted. */
-export async function claimWakeup(path: SendPath, ready: ReadyToClaim, oneTimeCode: string = mintOneTimeCode()): Promise<Step<Claimed>> {
+/**
+ * The claim, committed before anything is sent; a refusal is a discard, a missed window or a
+ * suppressed duplicate. `oneTimeCode` is what a new ledger row records: the code the message was
+ * composed with.
+ */
+export async function claimWakeup(path: SendPath, ready: ReadyToClaim, oneTimeCode: string): Promise<Step<Claimed>> {
   const { deps, now, statements } = path;
   const { db } = deps;
   const { job, attempt, log } = ready;
@@ -504,18 +507,12 @@ async function takeToken(limiter: DomainRateLimiter, maxTokenWaitMs: number, key
 }
 
 /** The channel composes; what the customer is shown is kept for the evidence record written after the commit. */
-export async function composeCaptured<Message>(
-  channel: Channel<Message>,
-  input: ComposeInput,
-  capture: SendCapture,
-  now: () => Date,
-): Promise<Composed<Message>> {
+export async function composeCaptured<Message>(channel: Channel<Message>, input: ComposeInput, capture: SendCapture): Promise<Composed<Message>> {
   const composed = await channel.compose(input);
   if (!composed.ok) return composed;
   capture.rendered = composed.shown.rendered;
   capture.manageUrl = composed.shown.manageUrl;
   capture.templateVersion = composed.shown.templateVersion;
-  capture.sendStartedAt = now();
   return composed;
 }
 
