@@ -99,10 +99,16 @@ const COMMIT_SENT_MANY_SQL = `
                            string_to_array($15::text, E'\\x01', ''), $16::text[])
         as t(notice_key, claim_token, provider_message_id, job_id, worker_id, started_at, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode, detail, template_version_id, evidence_kind, evidence_body, provider_status)
       order by notice_key
+    ), owned as (
+      -- The batch's ledger rows and jobs, locked by key in key order and judged on the locked row,
+      -- never found through a partial index of claimed or open rows (claim.ts, claimManyQuery).
+      select l.notice_key, l.claim_token, l.state from notice_ledger l where l.notice_key = any($1::text[]) order by l.notice_key for update of l
+    ), jobs as (
+      select j.id, j.state from reminder_jobs j where j.id = any($4::uuid[]) order by j.id for update of j
     ), ledger as (
       update notice_ledger l set state = 'sent', sent_at = now(), provider_message_id = i.provider_message_id, template_version_id = i.template_version_id, provider_status = i.provider_status, updated_at = now()
-      from input i
-      where i.claim_token is not null and l.notice_key = i.notice_key and l.claim_token = i.claim_token and l.state = 'claimed'
+      from input i join owned o on o.notice_key = i.notice_key
+      where l.notice_key = any($1::text[]) and l.notice_key = i.notice_key and i.claim_token is not null and o.claim_token = i.claim_token and o.state = 'claimed'
       returning l.notice_key
     ), attempt as (
       insert into delivery_attempts (job_id, notice_key, worker_id, started_at, outcome, detail, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode)
@@ -113,7 +119,7 @@ const COMMIT_SENT_MANY_SQL = `
       returning id
     ), job as (
       update reminder_jobs j set state = 'sent', attempts = j.attempts + 1, last_error_class = null, updated_at = now()
-      from input i where j.id = i.job_id and j.state in ('pending', 'claimed')
+      from input i join jobs k on k.id = i.job_id where j.id = any($4::uuid[]) and j.id = i.job_id and k.state in ('pending', 'claimed')
       returning j.id
     ), evidence as (
       insert into evidence_entries (notice_key, job_id, kind, body)
@@ -143,13 +149,12 @@ export function evidenceBodiesParam(commits: readonly Pick<CommitSentParams, 'ev
     .join('\u0001');
 }
 
-/**
- * Many result commits in ONE statement (one transaction): for each item exactly what
- * commitSent does for one, its evidence entry included. Keys must be distinct. Returns, per item, whether the claim was ours.
- */
-export async function commitSentMany(db: Db, commits: readonly CommitSentParams[], { outbox = false }: { outbox?: boolean } = {}): Promise<boolean[]> {
-  if (commits.length === 0) return [];
-  const { rows } = await db.$client.query<{ notice_key: string }>({
+/** The statement commitSentMany runs, as node-postgres takes it; by key on every table, as claimManyQuery (claim.ts) says why. */
+export function commitSentManyQuery(
+  commits: readonly CommitSentParams[],
+  { outbox = false }: { outbox?: boolean } = {},
+): { name: string; text: string; values: unknown[] } {
+  return {
     name: outbox ? 'ledger_commit_sent_many_outbox' : 'ledger_commit_sent_many',
     text: outbox ? COMMIT_SENT_MANY_OUTBOX_SQL : COMMIT_SENT_MANY_SQL,
     values: [
@@ -170,7 +175,16 @@ export async function commitSentMany(db: Db, commits: readonly CommitSentParams[
       evidenceBodiesParam(commits),
       commits.map((c) => c.providerStatus ?? null),
     ],
-  });
+  };
+}
+
+/**
+ * Many result commits in ONE statement (one transaction): for each item exactly what
+ * commitSent does for one, its evidence entry included. Keys must be distinct. Returns, per item, whether the claim was ours.
+ */
+export async function commitSentMany(db: Db, commits: readonly CommitSentParams[], { outbox = false }: { outbox?: boolean } = {}): Promise<boolean[]> {
+  if (commits.length === 0) return [];
+  const { rows } = await db.$client.query<{ notice_key: string }>(commitSentManyQuery(commits, { outbox }));
   const owned = new Set(rows.map((row) => row.notice_key));
   return commits.map((c) => owned.has(c.noticeKey));
 }
