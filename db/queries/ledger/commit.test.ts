@@ -4,7 +4,7 @@ import { insertTestJob, readJob } from '@/testing/jobs';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { listAttemptsForJob } from '@/db/queries/attempts';
 import { claimNotice } from './claim';
-import { commitSent } from './commit';
+import { commitSent, evidenceBodiesParam } from './commit';
 import { getLedgerRow } from './read';
 
 let t: TestDatabase;
@@ -81,5 +81,18 @@ describe('commitSent: the result commit as one statement', () => {
     expect(await getLedgerRow(t.db, { noticeKey: job.noticeKey })).toMatchObject({ state: 'claimed' });
     expect(await readJob(t.db, job.id)).toMatchObject({ state: 'claimed', attempts: 0 });
     expect(await listAttemptsForJob(t.db, { jobId: job.id })).toEqual([]);
+  });
+});
+
+describe('evidenceBodiesParam: the batch bodies as one U+0001-separated text', () => {
+  it('comes back from the server body by body, two-byte characters and empty items included', async () => {
+    const bodies = ['{"html":"€19.99 – renews"}', '', '{"text":"plain"}', '{"emoji":"🧾"}'];
+    const param = evidenceBodiesParam(bodies.map((body) => ({ evidence: body === '' ? null : { kind: 'notice.sent', body } })));
+    const { rows } = await t.db.$client.query<{ bodies: Array<string | null> }>("select string_to_array($1::text, E'\\x01', '') as bodies", [param]);
+    expect(rows[0]?.bodies).toEqual(bodies.map((body) => (body === '' ? null : body)));
+  });
+
+  it('refuses a body holding the separator instead of splitting it', () => {
+    expect(() => evidenceBodiesParam([{ evidence: { kind: 'notice.sent', body: '{"a":"x\u0001y"}' } }])).toThrow(/U\+0001/);
   });
 });
