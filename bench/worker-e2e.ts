@@ -179,7 +179,19 @@ export async function measureWorker(
 /** p50/p99 claim-to-commit while wake-ups arrive at `rate` per second (half of the peak). */
 export async function measureLatencyAtRate(
   url: string,
-  { rate, seconds, processes, concurrency }: { rate: number; seconds: number; processes: number; concurrency: number },
+  {
+    rate,
+    seconds,
+    processes,
+    concurrency,
+    nodeArgs = [],
+  }: {
+    rate: number;
+    seconds: number;
+    processes: number;
+    concurrency: number;
+    /** Flags for node itself (a V8 setting's effect on latency). */ nodeArgs?: string[];
+  },
 ) {
   const pool = createPool(url, { max: 4 });
   const db = createDb(pool);
@@ -192,7 +204,7 @@ export async function measureLatencyAtRate(
     const total = Math.round(rate * seconds);
     const ids = await insertDueJobs(pool, tag, total);
     const env = { DATABASE_URL: url, SMTP_URL: sink.url, WORKER_CONCURRENCY: String(concurrency), RATE_LIMIT_PER_DOMAIN: '100000', LOG_LEVEL: 'info' };
-    for (let i = 0; i < processes; i += 1) workers.push(spawnWorker(env));
+    for (let i = 0; i < processes; i += 1) workers.push(spawnWorker(env, { nodeArgs }));
     await Promise.all(workers.map((w) => w.ready));
     // A fresh worker opens its SMTP pool and compiles its hot code on the first notices: one
     // burst of two per handler slot, measured apart (coldMax) and left out of the percentiles.
