@@ -80,14 +80,15 @@ export async function claimNotice(db: DbOrTx, params: ClaimParams): Promise<Clai
   return { noticeKey: row.notice_key, oneTimeCode: row.one_time_code, reclaimed: row.reclaimed };
 }
 
+// `locked`: the batch's jobs, locked by primary key in id order (one lock order for every batch);
+// whether each may be claimed is judged on the locked row, in `job`, and `moved` uses the state read
+// under that lock: a state condition on the scan would let the planner reach the rows through a
+// partial index of open jobs (claimManyQuery).
 const CLAIM_MANY_SQL = `
     with input as (
       select * from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])
         as t(notice_key, notice_type, identity, revision, job_id, claim_token, claimed_by, recipient_domain, one_time_code, judged_at)
     ), locked as (
-      -- The batch's jobs, locked by primary key in id order (one lock order for every batch). Whether
-      -- each may be claimed is judged on the locked row, in \`job\`: a state condition in this scan
-      -- would let the planner reach the rows through a partial index of open jobs (see claimManyQuery).
       select j.id, j.state, j.deadline_at from reminder_jobs j where j.id = any($5::uuid[]) order by j.id for update of j
     ), job as (
       -- As in CLAIM_SQL: only jobs still claimable.
@@ -108,7 +109,6 @@ const CLAIM_MANY_SQL = `
         where l.state = 'released'
       returning l.notice_key, l.one_time_code, (l.xmax <> 0) as reclaimed, l.job_id
     ), moved as (
-      -- The state read under this statement's own lock (\`job\`), not a condition on the scan.
       update reminder_jobs j set state = 'claimed', updated_at = now()
       from claim join job on job.id = claim.job_id where j.id = any($5::uuid[]) and j.id = claim.job_id and job.state = 'pending'
       returning j.id

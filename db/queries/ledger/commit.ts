@@ -93,6 +93,9 @@ export async function commitSent(db: DbOrTx, params: CommitSentParams, { outbox 
   return (rows[0]?.owned ?? 0) > 0;
 }
 
+// `owned` and `jobs`: the batch's ledger rows and jobs, locked by key in key order and judged
+// on the locked row, never found through a partial index of claimed or open rows (claim.ts,
+// claimManyQuery). (No comments inside the text: pg_stat_activity shows its first 1 024 bytes.)
 const COMMIT_SENT_MANY_SQL = `
     with input as (
       select * from unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[], $13::text[], $14::text[],
@@ -100,11 +103,7 @@ const COMMIT_SENT_MANY_SQL = `
         as t(notice_key, claim_token, provider_message_id, job_id, worker_id, started_at, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode, detail, template_version_id, evidence_kind, evidence_body, provider_status)
       order by notice_key
     ), owned as (
-      -- The batch's ledger rows and jobs, locked by key in key order and judged on the locked row,
-      -- never found through a partial index of claimed or open rows (claim.ts, claimManyQuery).
       select l.notice_key, l.claim_token, l.state from notice_ledger l where l.notice_key = any($1::text[]) order by l.notice_key for update of l
-    ), jobs as (
-      select j.id, j.state from reminder_jobs j where j.id = any($4::uuid[]) order by j.id for update of j
     ), ledger as (
       update notice_ledger l set state = 'sent', sent_at = now(), provider_message_id = i.provider_message_id, template_version_id = i.template_version_id, provider_status = i.provider_status, updated_at = now()
       from input i join owned o on o.notice_key = i.notice_key
@@ -117,6 +116,8 @@ const COMMIT_SENT_MANY_SQL = `
              i.queue_message_id, i.batch_id, i.correlation_id, i.claim_to_commit_ms, i.mode
       from input i
       returning id
+    ), jobs as (
+      select j.id, j.state from reminder_jobs j where j.id = any($4::uuid[]) order by j.id for update of j
     ), job as (
       update reminder_jobs j set state = 'sent', attempts = j.attempts + 1, last_error_class = null, updated_at = now()
       from input i join jobs k on k.id = i.job_id where j.id = any($4::uuid[]) and j.id = i.job_id and k.state in ('pending', 'claimed')
