@@ -21,7 +21,7 @@ import { createLogger } from '@/lib/log';
 import type { EmailTransport, OutgoingNotice } from '@/lib/mail/transport';
 import { activeNoticeConfig } from '@/lib/windows/active';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
-import { insertTestJob, readJob } from '@/testing/jobs';
+import { claimParamsFor, insertTestJob, readJob } from '@/testing/jobs';
 import { startPostmarkPeer, type PostmarkPeer } from '@/testing/postmark-peer';
 import { startSesPeer } from '@/testing/ses-peer';
 import { createBatchingWakeupHandler, createGatherer, sendBatch } from './handle-batch';
@@ -116,16 +116,7 @@ describe('batched sends through Postmark POST /email/batch', () => {
     if (!again || !fresh) throw new Error('jobs not inserted');
     // A first claim that recorded FIRSTCODE2, then released (nothing went out).
     const first = { noticeKey: again.noticeKey, claimToken: randomUUID() };
-    const claimed = await claimNotice(t.db, {
-      ...first,
-      noticeType: again.noticeType,
-      identity: again.identity,
-      revision: again.revision,
-      jobId: again.id,
-      claimedBy: 'earlier-worker',
-      recipientDomain: 'example.test',
-      oneTimeCode: 'FIRSTCODE2',
-    });
+    const claimed = await claimNotice(t.db, claimParamsFor(again, { ...first, claimedBy: 'earlier-worker', oneTimeCode: 'FIRSTCODE2' }));
     expect(claimed?.oneTimeCode).toBe('FIRSTCODE2');
     expect(await releaseClaim(t.db, first)).toBe(true);
 

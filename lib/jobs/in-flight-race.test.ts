@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { listAttemptsForJob } from '@/db/queries/attempts';
 import { getLedgerRow } from '@/db/queries/ledger/read';
 import { evidence } from '@/db/schema';
-import { insertTestJob, readJob } from '@/testing/jobs';
+import { claimParamsFor, insertTestJob, readJob } from '@/testing/jobs';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import type { JobRow } from '@/db/schema';
 import { claimNotice } from '@/db/queries/ledger/claim';
@@ -248,17 +248,7 @@ describe('a refusal that comes after the claim stopped being ours', () => {
 /** Another delivery's claim of the job and its commit, through the production statements. */
 function claimAsOtherWorker(job: JobRow, token: string) {
   const recipientDomain = job.recipientEmail?.split('@')[1] ?? 'unknown.test';
-  return claimNotice(t.db, {
-    noticeKey: job.noticeKey,
-    noticeType: job.noticeType,
-    identity: job.identity,
-    revision: job.revision,
-    jobId: job.id,
-    claimToken: token,
-    claimedBy: 'other-worker',
-    recipientDomain,
-    oneTimeCode: '123456',
-  });
+  return claimNotice(t.db, claimParamsFor(job, { claimToken: token, claimedBy: 'other-worker', recipientDomain, oneTimeCode: '123456' }));
 }
 
 function commitAsOtherWorker(job: JobRow, token: string) {

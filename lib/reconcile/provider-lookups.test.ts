@@ -15,7 +15,7 @@ import { correlationOf } from '@/lib/ledger/notice-key';
 import { providerReconciles } from '@/lib/metrics/registry';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import type { PeerControls } from '@/testing/http-peer';
-import { insertTestJob, readJob } from '@/testing/jobs';
+import { claimParamsFor, insertTestJob, readJob } from '@/testing/jobs';
 import { startPostmarkPeer } from '@/testing/postmark-peer';
 import { startSendgridPeer } from '@/testing/sendgrid-peer';
 import { gaveUpFailingReason, gaveUpReason, PROVIDER_RECONCILER_LOCK, reconcileWithProvider } from './provider-lookups';
@@ -86,17 +86,7 @@ describe.each(rigs)('the provider reconciler on $name', ({ start }) => {
   /** A claimed notice made `ageMs` ago, sent through the product's transport with `fault` (or not sent at all). */
   async function claimAndSend({ ageMs, fault }: { ageMs: number; fault: 'drop-after-accept' | 'error-after-accept' | 'not-sent' }) {
     const job = await insertTestJob(t.db, { recipientEmail: `Reconcile-${randomUUID().slice(0, 8)}@Example.test` });
-    const claim = await claimNotice(t.db, {
-      noticeKey: job.noticeKey,
-      noticeType: job.noticeType,
-      identity: job.identity,
-      revision: job.revision,
-      jobId: job.id,
-      claimToken: randomUUID(),
-      claimedBy: 'test-worker',
-      recipientDomain: 'example.test',
-      oneTimeCode: 'code',
-    });
+    const claim = await claimNotice(t.db, claimParamsFor(job));
     expect(claim).not.toBeNull();
     if (fault !== 'not-sent') {
       rig.peer.setFault({ kind: fault });
@@ -194,17 +184,7 @@ describe.each(rigs)('the provider reconciler on $name', ({ start }) => {
     // Twenty minutes later on-call releases it, and a worker claims it again (the release's resend).
     await t.db.execute(sql`update provider_lookups set first_checked_at = now() - interval '20 minutes' where notice_key = ${job.noticeKey}`);
     await t.db.execute(sql`update notice_ledger set state = 'released' where notice_key = ${job.noticeKey}`);
-    const again = await claimNotice(t.db, {
-      noticeKey: job.noticeKey,
-      noticeType: job.noticeType,
-      identity: job.identity,
-      revision: job.revision,
-      jobId: job.id,
-      claimToken: randomUUID(),
-      claimedBy: 'test-worker-2',
-      recipientDomain: 'example.test',
-      oneTimeCode: 'code',
-    });
+    const again = await claimNotice(t.db, claimParamsFor(job, { claimedBy: 'test-worker-2' }));
     expect(again).not.toBeNull();
     await t.db.execute(sql`update notice_ledger set claimed_at = now() - interval '5 minutes' where notice_key = ${job.noticeKey}`);
     const quarantined = await listQuarantined(t.db, { quarantineAfterMs: 60_000, limit: 500 });

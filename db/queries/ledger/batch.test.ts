@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fuzzParameters } from '@/test/fuzz/arbitraries';
-import { insertTestJob, readJob } from '@/testing/jobs';
+import { claimParamsFor, insertTestJob, readJob } from '@/testing/jobs';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import type { JobRow } from '@/db/schema';
 import { listAttemptsForJob } from '@/db/queries/attempts';
@@ -43,17 +43,7 @@ async function jobWithPrior(prior: Prior, heldToken: string): Promise<JobRow> {
   return job;
 }
 
-const claimOf = (job: JobRow, claimToken: string): ClaimParams => ({
-  noticeKey: job.noticeKey,
-  noticeType: job.noticeType,
-  identity: job.identity,
-  revision: job.revision,
-  jobId: job.id,
-  claimToken,
-  claimedBy: 'w-batch',
-  recipientDomain: 'example.test',
-  oneTimeCode: 'new-code',
-});
+const claimOf = (job: JobRow, claimToken: string): ClaimParams => claimParamsFor(job, { claimToken, claimedBy: 'w-batch', oneTimeCode: 'new-code' });
 
 const commitOf = (job: JobRow, claimToken: string | null, n: number, evidenceBody: string | null = null): CommitSentParams => ({
   noticeKey: job.noticeKey,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertTestJob, readJob } from '@/testing/jobs';
+import { claimParamsFor, insertTestJob, readJob } from '@/testing/jobs';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { listAttemptsForJob } from '@/db/queries/attempts';
 import { claimNotice } from './claim';
@@ -16,17 +16,7 @@ afterAll(async () => {
 });
 
 const claimFor = async (job: Awaited<ReturnType<typeof insertTestJob>>, claimToken: string) =>
-  claimNotice(t.db, {
-    noticeKey: job.noticeKey,
-    noticeType: job.noticeType,
-    identity: job.identity,
-    revision: job.revision,
-    jobId: job.id,
-    claimToken,
-    claimedBy: 'w1',
-    recipientDomain: 'example.test',
-    oneTimeCode: 'code-1',
-  });
+  claimNotice(t.db, claimParamsFor(job, { claimToken, claimedBy: 'w1', oneTimeCode: 'code-1' }));
 
 const commitParams = (job: Awaited<ReturnType<typeof insertTestJob>>, claimToken: string | null) => ({
   noticeKey: job.noticeKey,

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertTestJob } from '@/testing/jobs';
+import { claimParamsFor, insertTestJob } from '@/testing/jobs';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import type { JobRow } from '@/db/schema';
 import { claimManyQuery, claimNotices, type ClaimParams } from './claim';
@@ -90,18 +89,6 @@ async function explainAnalyzed(query: { text: string; values: unknown[] }): Prom
   }
 }
 
-const claimOf = (job: JobRow): ClaimParams => ({
-  noticeKey: job.noticeKey,
-  noticeType: job.noticeType,
-  identity: job.identity,
-  revision: job.revision,
-  jobId: job.id,
-  claimToken: randomUUID(),
-  claimedBy: 'w-plan',
-  recipientDomain: 'example.test',
-  oneTimeCode: 'code',
-});
-
 const commitOf = (claim: ClaimParams, n: number): CommitSentParams => ({
   noticeKey: claim.noticeKey,
   claimToken: claim.claimToken,
@@ -121,7 +108,7 @@ describe('the batched claim and commit read only their batch, however many jobs 
   it(`claims ${String(BATCH)} jobs beside ${String(MANY)} other open ones and ${String(MANY)} stale claims, then commits them, reading about ${String(BATCH)} rows of each table`, async () => {
     const jobs: JobRow[] = [];
     for (let i = 0; i < BATCH; i += 1) jobs.push(await insertTestJob(t.db));
-    const claims = jobs.map(claimOf);
+    const claims = jobs.map((job) => claimParamsFor(job));
 
     const claimRead = await explainAnalyzed(claimManyQuery(claims));
     expect(claimRead.get('reminder_jobs')).toBeGreaterThanOrEqual(BATCH);

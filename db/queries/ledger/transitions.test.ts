@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTransition, ledgerTransitions, type LedgerActor, type LedgerFrom, type LedgerTo } from '@/lib/ledger/transitions';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
-import { insertTestJob, readJob } from '@/testing/jobs';
+import { claimParamsFor, insertTestJob, readJob } from '@/testing/jobs';
 import type { JobRow, LedgerRow } from '@/db/schema';
 import { jobStates, ledgerStates, type JobState } from '@/db/schema/states';
 import { insertBackfilledSent } from './backfill';
@@ -35,17 +35,7 @@ type Fixture = { job: JobRow; claimToken: string | null };
 
 type Statement = { name: string; by: LedgerActor; to: LedgerTo; run: (fixture: Fixture) => Promise<unknown> };
 
-const claimParams = ({ job }: Fixture) => ({
-  noticeKey: job.noticeKey,
-  noticeType: job.noticeType,
-  identity: job.identity,
-  revision: job.revision,
-  jobId: job.id,
-  claimToken: randomUUID(),
-  claimedBy: 'transitions-test',
-  recipientDomain: 'example.test',
-  oneTimeCode: 'CODE234567',
-});
+const claimParams = ({ job }: Fixture) => claimParamsFor(job, { claimedBy: 'transitions-test', oneTimeCode: 'CODE234567' });
 
 const statements: Statement[] = [
   { name: 'claimNotice', by: 'worker', to: 'claimed', run: (f) => claimNotice(t.db, claimParams(f)) },
