@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { activeNoticeConfig } from '@/lib/windows/active';
 import { loadNoticeConfig, type NoticeConfig } from '@/lib/windows/load-config';
+import { renderCasesOf, type RenderCase } from '@/testing/render-cases';
 import { textEngine } from './engine';
-import { prepareTemplates, templatesOf } from './load';
-import { renderEmail, renderSms, type RenderRequest } from './render';
+import { prepareTemplates } from './load';
+import { renderEmail, renderSms } from './render';
 
 /**
  * Rendering keeps what it can build once (the html-to-text converter, the Intl formatters, the
@@ -18,41 +19,9 @@ import { renderEmail, renderSms, type RenderRequest } from './render';
 
 const { config } = activeNoticeConfig();
 
-type Case = { id: string; channel: 'email' | 'sms'; request: RenderRequest };
-
-/** Every notice type, by every channel its template has a file for, in en and de (a type without de falls back to en) and three zones. */
-function casesOf(noticeConfig: NoticeConfig): Case[] {
-  const cases: Case[] = [];
-  const definitions = noticeConfig.templates?.definitions ?? {};
-  const set = templatesOf(noticeConfig);
-  for (const [name, type] of Object.entries(noticeConfig.noticeTypes)) {
-    const entry = set.entries.get(type.template);
-    for (const locale of ['en', 'de']) {
-      for (const timeZone of ['UTC', 'Europe/Berlin', 'America/New_York']) {
-        const request: RenderRequest = {
-          template: type.template,
-          noticeType: name,
-          category: type.category,
-          locale,
-          timeZone,
-          payload: { ...definitions[type.template]?.sample },
-          anchorAt: new Date('2026-10-01T02:30:00Z'),
-          windowClosesAt: new Date('2026-09-30T23:30:00Z'),
-          code: 'ABCD2345EF',
-          links: { manage: 'https://notices.example/r/abc?x=1&y=2', unsubscribe: type.category === 'courtesy' ? 'https://notices.example/u/abc' : null },
-          cancellable: type.cancel !== undefined,
-        };
-        if (entry?.email.size) cases.push({ id: `${name} email ${locale} ${timeZone}`, channel: 'email', request });
-        if (entry?.sms.size) cases.push({ id: `${name} sms ${locale} ${timeZone}`, channel: 'sms', request });
-      }
-    }
-  }
-  return cases;
-}
-
 type Modules = { prepare: typeof prepareTemplates; email: typeof renderEmail; sms: typeof renderSms };
 
-async function renderCase(modules: Modules, noticeConfig: NoticeConfig, { channel, request }: Case): Promise<string> {
+async function renderCase(modules: Modules, noticeConfig: NoticeConfig, { channel, request }: RenderCase): Promise<string> {
   const set = await modules.prepare(noticeConfig);
   return JSON.stringify(channel === 'sms' ? modules.sms(set, request) : await modules.email(set, request));
 }
@@ -66,7 +35,7 @@ async function freshModules(): Promise<Modules> {
 
 describe('rendering with what is kept and without it', () => {
   it('every shipped template, email and SMS, in en and de and three zones, renders byte-identically', async () => {
-    const cases = casesOf(config);
+    const cases = renderCasesOf(config);
     // 8 types with an email template, 3 with SMS ones; × en, de × 3 zones.
     expect(cases.length).toBe((8 + 3) * 2 * 3);
     const cold = new Map<string, string>();
@@ -121,7 +90,7 @@ describe('a changed template is picked up: the compiled layout is kept by its so
     cpSync('config/templates', join(dir, 'templates'), { recursive: true });
     writeFileSync(join(dir, 'notice-ledger.json'), readFileSync('config/notice-ledger.json', 'utf8'));
     const load = () => loadNoticeConfig(join(dir, 'notice-ledger.json')).config;
-    const [email, sms] = ['email', 'sms'].map((channel) => casesOf(config).find((c) => c.id === `renewal_notice_t72 ${channel} en UTC`));
+    const [email, sms] = ['email', 'sms'].map((channel) => renderCasesOf(config).find((c) => c.id === `renewal_notice_t72 ${channel} en UTC`));
     if (!email || !sms) throw new Error('renewal_notice_t72 sends email and SMS in the shipped configuration');
     const render = async (noticeConfig: NoticeConfig) => {
       const set = await prepareTemplates(noticeConfig);

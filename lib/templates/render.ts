@@ -1,5 +1,6 @@
 import { compile } from 'html-to-text';
 import type { Template } from 'liquidjs';
+import { compiledFor } from './compiled';
 import { htmlEngine, textEngine } from './engine';
 import { compileLayout, type TemplateSet } from './load';
 import { canonicalLocale } from '@/lib/api/fields';
@@ -100,9 +101,13 @@ function scopeOf(set: TemplateSet, request: RenderRequest, formatLocale: string)
   return scope;
 }
 
+/** Renders compiled where it can (lib/templates/compiled.ts), with LiquidJS otherwise and for every error. */
 function run(templates: Template[], scope: Record<string, unknown>, html: boolean, where: string): string {
+  const engine = html ? htmlEngine : textEngine;
+  const rendered = compiledFor(engine, templates)?.(scope);
+  if (typeof rendered === 'string') return rendered;
   try {
-    return (html ? htmlEngine : textEngine).renderSync(templates, scope) as string;
+    return engine.renderSync(templates, scope) as string;
   } catch (error) {
     throw new RenderError(`${where}: ${reasonOf(error)}`);
   }
