@@ -51,4 +51,17 @@ describe('one-time code', () => {
     expect(codes.size).toBe(200);
     for (const code of codes) expect(code).toMatch(/^[A-Z2-9]{10}$/);
   });
+
+  it('across many refills of its random pool: no code twice, and every one of the 32 characters about equally often', () => {
+    const codes = Array.from({ length: 3_000 }, mintOneTimeCode);
+    expect(new Set(codes).size).toBe(codes.length);
+    const counts = new Map<string, number>();
+    for (const code of codes) for (const character of code) counts.set(character, (counts.get(character) ?? 0) + 1);
+    expect([...counts.keys()].sort().join('')).toBe('23456789ABCDEFGHJKLMNPQRSTUVWXYZ');
+    // 30 000 characters over 32: 937.5 each, standard deviation about 30.
+    for (const [character, count] of counts) {
+      expect(count, character).toBeGreaterThan(700);
+      expect(count, character).toBeLessThan(1_180);
+    }
+  });
 });
