@@ -46,9 +46,11 @@ export function createEmailChannel({
           links: { manage, unsubscribe: listUnsubscribe?.https ?? null },
         });
         // An email job always has the address (check reminder_jobs_email_has_address).
+        const message: OutgoingNotice = { noticeKey: job.noticeKey, to: job.recipientEmail ?? '', ...rendered, listUnsubscribe };
+        await transport.prepare?.(message);
         return {
           ok: true,
-          message: { noticeKey: job.noticeKey, to: job.recipientEmail ?? '', ...rendered, listUnsubscribe },
+          message,
           shown: {
             manageUrl: manage,
             rendered: { channel: 'email', subject: rendered.subject, html: rendered.html, text: rendered.text },

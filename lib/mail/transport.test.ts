@@ -127,6 +127,24 @@ describe('pooled transport against a real SMTP peer', () => {
     }
   });
 
+  it('prepare builds the message when it is composed, before the claim: its send hands over exactly those bytes, once', async () => {
+    const sink = await startSmtpSink();
+    const transport = createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'from@example.org', messageIdDomain: 'example.org', maxConnections: 1 });
+    try {
+      const mail = { noticeKey: '0a'.repeat(32), to: 'r10@example.org', subject: 'as composed', text: 't', html: '<p>t</p>' };
+      await transport.prepare?.(mail);
+      // Whatever happens to the object after it was prepared, the send carries what was built.
+      mail.subject = 'changed after prepare';
+      expect(await transport.send(mail)).toMatchObject({ kind: 'accepted' });
+      // Taken once: the same object sent again (not prepared again) is built afresh.
+      expect(await transport.send(mail)).toMatchObject({ kind: 'accepted' });
+      expect(sink.messages().map((m) => m.subject)).toEqual(['as composed', 'changed after prepare']);
+    } finally {
+      transport.close();
+      await sink.stop();
+    }
+  });
+
   it('keeps a 4xx a definite rejection and the pooled connection usable', async () => {
     const sink = await startSmtpSink();
     const transport = createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'from@example.org', messageIdDomain: 'example.org', maxConnections: 1 });

@@ -130,6 +130,14 @@ export type SendOptions = {
 /** What every email transport offers the email channel (lib/channels/email.ts): SMTP here, each HTTP provider in lib/channels/<name>/. */
 export type EmailTransport = {
   name: TransportName;
+  /**
+   * Does the work of a send that needs nothing from the claim (SMTP: the MIME message), when the
+   * message is composed, before its claim: the claim-to-commit interval, the one a crash turns into
+   * quarantine, then holds the hand-over and the commit only. Building all 32 messages of a burst
+   * after their one claim statement was ~200 µs of CPU each, in front of the burst's last send.
+   * `send` of the same message object uses what was prepared; without `prepare`, it does it all.
+   */
+  prepare?: (mail: OutgoingNotice) => Promise<void>;
   send: (mail: OutgoingNotice, options?: SendOptions) => Promise<SendOutcome>;
   /**
    * Many notices in one request (an HTTP provider's batch API, lib/jobs/handle-batch.ts): one
@@ -200,14 +208,28 @@ export function createMailTransport({ smtpUrl, timeoutMs, sendDeadlineMs, from, 
     sendDeadlineMs: sendDeadlineMs ?? 2 * timeoutMs,
     maxConnections,
   });
+  const build = async (mail: OutgoingNotice) => {
+    const composed = new MailComposer(mailOptionsOf(mail, { from, messageIdDomain })).compile();
+    const envelope = composed.getEnvelope();
+    const raw = await composed.build();
+    return { message: { envelope: { from: envelope.from || from, to: envelope.to }, raw }, messageId: composed.messageId() };
+  };
+  // Messages built by `prepare`, until their send takes them (a message not sent is collected with it).
+  const built = new WeakMap<OutgoingNotice, ReturnType<typeof build>>();
   return {
     name: 'smtp',
+    prepare: async (mail) => {
+      const building = build(mail);
+      built.set(mail, building);
+      // A message that does not build fails its send, as it did when built there.
+      await building.catch(() => undefined);
+    },
     send: async (mail, options = {}) => {
-      const composed = new MailComposer(mailOptionsOf(mail, { from, messageIdDomain })).compile();
-      const envelope = composed.getEnvelope();
-      const raw = await composed.build();
-      const result = await pool.send({ envelope: { from: envelope.from || from, to: envelope.to }, raw }, options.signal);
-      return outcomeOf(result, composed.messageId());
+      const building = built.get(mail) ?? build(mail);
+      built.delete(mail);
+      const { message, messageId } = await building;
+      const result = await pool.send(message, options.signal);
+      return outcomeOf(result, messageId);
     },
     probe: async () => outcomeOf(await pool.probe(), null),
     cancelAll: () => pool.cancelAll(),
