@@ -93,7 +93,7 @@ export async function buildWorker(outfile = WORKER_BUNDLE): Promise<string> {
  * imports in order, a chunk's own before the next import of its importer (depth first). What the
  * bundle reaches only through `import()` is not here, and still loads only when asked for.
  */
-export function startupPackages(metafile: Metafile, bundle: string): string[] {
+function startupPackages(metafile: Metafile, bundle: string): string[] {
   const packages: string[] = [];
   const visited = new Set<string>();
   const visit = (output: string) => {

@@ -1,4 +1,4 @@
-import { Context, IfTag, Output, TokenKind, defaultOperators, type Liquid, type Template, type Value } from 'liquidjs';
+import { Context, IfTag, Output, TypeGuards, defaultOperators, type Liquid, type Template, type Token, type Value } from 'liquidjs';
 
 /**
  * A faster way to render the templates LiquidJS has parsed, for the part of Liquid the shipped
@@ -42,9 +42,10 @@ const hasOwn = Object.prototype.hasOwnProperty;
 /** Keys Context.readProperty answers specially (`size`, `first`, `last`): left to LiquidJS. */
 const specialKeys = new Set(['size', 'first', 'last']);
 
-function isPlainObject(value: object): boolean {
+/** A plain object (JSON-like data): no class, no drop, no `toLiquid` of its own. */
+function isPlainData(value: object): boolean {
   const prototype = Object.getPrototypeOf(value) as unknown;
-  return prototype === Object.prototype || prototype === null;
+  return (prototype === Object.prototype || prototype === null) && typeof (value as { toLiquid?: unknown }).toLiquid !== 'function';
 }
 
 /**
@@ -53,10 +54,7 @@ function isPlainObject(value: object): boolean {
  */
 function readProperty(object: unknown, key: string): unknown {
   if (object === null || object === undefined) return object;
-  if (typeof object === 'function') throw giveUp;
-  if (typeof object === 'object') {
-    if (!isPlainObject(object) || typeof (object as { toLiquid?: unknown }).toLiquid === 'function') throw giveUp;
-  }
+  if (typeof object === 'function' || (typeof object === 'object' && !isPlainData(object))) throw giveUp;
   const value = hasOwn.call(object, key) ? (object as Record<string, unknown>)[key] : undefined;
   if (typeof value === 'function') throw giveUp;
   return value;
@@ -71,23 +69,20 @@ function checkValue(value: unknown): unknown {
     case 'boolean':
       return value;
     case 'object':
-      if (value instanceof Date) return value;
-      if (isPlainObject(value) && typeof (value as { toLiquid?: unknown }).toLiquid !== 'function') return value;
+      if (value instanceof Date || isPlainData(value)) return value;
       throw giveUp;
     default:
       throw giveUp;
   }
 }
 
-type TokenLike = { constructor: { name: string }; content?: unknown; props?: TokenLike[]; variable?: unknown; operator?: string };
-
-function compileOperand(token: TokenLike): Evaluate | null {
-  if (token.constructor.name === 'PropertyAccessToken') {
-    if (token.variable !== undefined || !token.props?.length) return null;
+/** A variable (`a.b`, `a["b"]`) or a literal (a string, a number, true, false); null for anything else. */
+function compileOperand(token: Token): Evaluate | null {
+  if (TypeGuards.isPropertyAccessToken(token)) {
+    if (token.variable !== undefined || token.props.length === 0) return null;
     const keys: string[] = [];
     for (const prop of token.props) {
-      const name = prop.constructor.name;
-      if ((name !== 'IdentifierToken' && name !== 'QuotedToken') || typeof prop.content !== 'string') return null;
+      if (!TypeGuards.isWordToken(prop) && !TypeGuards.isQuotedToken(prop)) return null;
       if (specialKeys.has(prop.content)) return null;
       keys.push(prop.content);
     }
@@ -101,17 +96,18 @@ function compileOperand(token: TokenLike): Evaluate | null {
       return checkValue(value);
     };
   }
-  if (token.constructor.name === 'QuotedToken' || token.constructor.name === 'NumberToken' || token.constructor.name === 'LiteralToken') {
-    const content = token.content;
-    if (content === null || ['string', 'number', 'boolean'].includes(typeof content)) return () => content;
+  if (TypeGuards.isQuotedToken(token) || TypeGuards.isNumberToken(token) || TypeGuards.isLiteralToken(token)) {
+    // `nil`, `empty` and `blank` are drops (compared by their own rules): left to LiquidJS.
+    const content: unknown = token.content;
+    if (typeof content === 'string' || typeof content === 'number' || typeof content === 'boolean') return () => content;
   }
   return null;
 }
 
-function compileExpression(postfix: TokenLike[]): Evaluate | null {
+function compileExpression(postfix: readonly Token[]): Evaluate | null {
   if (postfix.length === 1 && postfix[0]) return compileOperand(postfix[0]);
   const [left, right, operator] = postfix;
-  if (postfix.length !== 3 || !left || !right || operator?.constructor.name !== 'OperatorToken') return null;
+  if (postfix.length !== 3 || !left || !right || !TypeGuards.isOperatorToken(operator)) return null;
   if (operator.operator !== '==' && operator.operator !== '!=') return null;
   const l = compileOperand(left);
   const r = compileOperand(right);
@@ -124,14 +120,14 @@ function compileExpression(postfix: TokenLike[]): Evaluate | null {
 type FilterInternals = { handler: (...args: unknown[]) => unknown; args: unknown[]; token: unknown; liquid: Liquid };
 
 function compileValue(value: Value): Evaluate | null {
-  const initial = compileExpression((value.initial as unknown as { postfix: TokenLike[] }).postfix);
+  const initial = compileExpression(value.initial.postfix);
   if (!initial) return null;
   const filters: { filter: FilterInternals; args: Evaluate[] }[] = [];
   for (const filter of value.filters as unknown as FilterInternals[]) {
     const args: Evaluate[] = [];
     for (const arg of filter.args) {
       if (Array.isArray(arg)) return null; // a keyword argument
-      const compiled = compileOperand(arg as TokenLike);
+      const compiled = compileOperand(arg as Token);
       if (!compiled) return null;
       args.push(compiled);
     }
@@ -166,7 +162,7 @@ function stringify(value: unknown): string {
 function compileList(templates: Template[]): Emit[] | null {
   const parts: Emit[] = [];
   for (const template of templates) {
-    if (template.token.kind === TokenKind.HTML) {
+    if (TypeGuards.isHTMLToken(template.token)) {
       const text = (template as unknown as { str: unknown }).str;
       if (typeof text !== 'string') return null;
       parts.push(() => text);
