@@ -185,12 +185,14 @@ export async function measureLatencyAtRate(
     processes,
     concurrency,
     nodeArgs = [],
+    env: extraEnv = {},
   }: {
     rate: number;
     seconds: number;
     processes: number;
     concurrency: number;
     /** Flags for node itself (a V8 setting's effect on latency). */ nodeArgs?: string[];
+    /** Settings on top of the bench's own (a setting's effect on latency). */ env?: Record<string, string>;
   },
 ) {
   const pool = createPool(url, { max: 4 });
@@ -203,7 +205,14 @@ export async function measureLatencyAtRate(
     const tag = `l${String(Date.now())}_`;
     const total = Math.round(rate * seconds);
     const ids = await insertDueJobs(pool, tag, total);
-    const env = { DATABASE_URL: url, SMTP_URL: sink.url, WORKER_CONCURRENCY: String(concurrency), RATE_LIMIT_PER_DOMAIN: '100000', LOG_LEVEL: 'info' };
+    const env = {
+      DATABASE_URL: url,
+      SMTP_URL: sink.url,
+      WORKER_CONCURRENCY: String(concurrency),
+      RATE_LIMIT_PER_DOMAIN: '100000',
+      LOG_LEVEL: 'info',
+      ...extraEnv,
+    };
     for (let i = 0; i < processes; i += 1) workers.push(spawnWorker(env, { nodeArgs }));
     await Promise.all(workers.map((w) => w.ready));
     // A fresh worker opens its SMTP pool and compiles its hot code on the first notices: one

@@ -172,6 +172,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       maxTokenWaitMs: 1_000,
     },
     checkpoint: crashHook<CrashPoint | ReplayCrashPoint>(config.WORKER_CRASH_AT, logger),
+    claimWindow: config.WORKER_CLAIM_WINDOW,
   };
   // Batched sends only where the email transport has a batch call (Postmark); SMTP keeps the single path as it was.
   // A batch is at most the handlers in flight: with one handler there is nothing to gather.

@@ -11,7 +11,7 @@ import { createLogger } from '@/lib/log';
 import { correlationOf } from '@/lib/ledger/notice-key';
 import { startSmtpSink, type SmtpSink } from '@/testing/smtp-sink';
 import { createMailTransport } from '@/lib/mail/transport';
-import { duplicatesSuppressed, windowMissed, wouldSuppress } from '@/lib/metrics/registry';
+import { claimWindowNotices, duplicatesSuppressed, windowMissed, wouldSuppress } from '@/lib/metrics/registry';
 import type { Delivery, HandlerResult } from '@/lib/queue/types';
 import { createWakeupHandler, DeliveryAbortedError, type SendPathSettings } from './handle-wakeup';
 import { createDomainRateLimiter, type DomainRateLimiter } from './rate-limit';
@@ -43,7 +43,7 @@ const settings: SendPathSettings = {
   maxTokenWaitMs: 1_000,
 };
 
-function handlerFor(overrides: Partial<SendPathSettings> = {}, workerId = 'test-worker') {
+function handlerFor(overrides: Partial<SendPathSettings> = {}, workerId = 'test-worker', { claimWindow }: { claimWindow?: number } = {}) {
   const mail = createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'Notices <n@notices.test>', messageIdDomain: 'notices.test' });
   return createWakeupHandler({
     db: t.db,
@@ -53,6 +53,7 @@ function handlerFor(overrides: Partial<SendPathSettings> = {}, workerId = 'test-
     workerId,
     logger: createLogger('test', 'silent'),
     now,
+    claimWindow,
   });
 }
 
@@ -508,6 +509,81 @@ describe('send path against PostgreSQL and a real SMTP peer', () => {
     expect(secondLink).toBe(firstLink);
     expect(codeIn(mails[0]?.raw ?? '')).toBe(codeIn(mails[1]?.raw ?? ''));
     expect(await getLedgerRow(t.db, { noticeKey: planned.job.noticeKey })).toMatchObject({ state: 'sent', oneTimeCode: codeIn(mails[0]?.raw ?? '') });
+  });
+
+  describe('the claim window (WORKER_CLAIM_WINDOW)', () => {
+    const windowGauge = async (state: 'held' | 'waiting') => (await claimWindowNotices.get()).values.find((value) => value.labels.state === state)?.value ?? 0;
+    const until = async (condition: () => Promise<boolean>) => {
+      for (const started = Date.now(); !(await condition());) {
+        if (Date.now() - started > 5_000) throw new Error('condition not met within 5 s');
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    /** The database's clock, which stamps claimed_at. */
+    const databaseNow = async () => (await t.pool.query<{ now: Date }>('select clock_timestamp() as now')).rows[0]?.now ?? new Date(Number.NaN);
+
+    it('holds at most that many notices between claim and commit; the others claim as places free up, each sent once', async () => {
+      const jobs = await Promise.all(Array.from({ length: 5 }, () => insertTestJob(t.db)));
+      const handle = handlerFor({}, 'worker-window', { claimWindow: 2 });
+      sink.setFault({ kind: 'stall' });
+      const results = Promise.all(jobs.map((job) => handle(delivery(job.id))));
+      await sink.waitFor(() => sink.stalled().length >= 2);
+      // Two sends are held by the relay: only their notices are claimed.
+      const rows = await Promise.all(jobs.map((job) => getLedgerRow(t.db, { noticeKey: job.noticeKey })));
+      expect(rows.filter((row) => row !== null).map((row) => row?.state)).toEqual(['claimed', 'claimed']);
+      const released = await databaseNow();
+      sink.setFault({ kind: 'none' });
+      sink.releaseStalled();
+      expect((await results).every((r) => 'ack' in r && r.ack)).toBe(true);
+      const claimedAt: number[] = [];
+      for (const job of jobs) {
+        expect(sink.countByCorrelation(correlationOf(job.noticeKey)), job.id).toBe(1);
+        const row = await getLedgerRow(t.db, { noticeKey: job.noticeKey });
+        expect(row).toMatchObject({ state: 'sent', claimedBy: 'worker-window' });
+        claimedAt.push(row?.claimedAt.getTime() ?? Number.NaN);
+      }
+      // The other three were claimed only once the relay let the first two go.
+      expect(claimedAt.filter((at) => at >= released.getTime())).toHaveLength(3);
+    });
+
+    it('without one, every notice of the burst is claimed while the first sends are held (the control)', async () => {
+      const jobs = await Promise.all(Array.from({ length: 5 }, () => insertTestJob(t.db)));
+      const handle = handlerFor({}, 'worker-unbounded');
+      sink.setFault({ kind: 'stall' });
+      const results = Promise.all(jobs.map((job) => handle(delivery(job.id))));
+      await sink.waitFor(() => sink.stalled().length >= 5);
+      const rows = await Promise.all(jobs.map((job) => getLedgerRow(t.db, { noticeKey: job.noticeKey })));
+      expect(rows.map((row) => row?.state)).toEqual(Array.from({ length: 5 }, () => 'claimed'));
+      sink.setFault({ kind: 'none' });
+      sink.releaseStalled();
+      expect((await results).every((r) => 'ack' in r && r.ack)).toBe(true);
+    });
+
+    it('a delivery that expires while it waits for a place claims nothing and is handed back', async () => {
+      const [held, waiting] = await Promise.all([insertTestJob(t.db), insertTestJob(t.db)]);
+      if (!held || !waiting) throw new Error('no jobs');
+      const handle = handlerFor({}, 'worker-window', { claimWindow: 1 });
+      sink.setFault({ kind: 'stall' });
+      const first = handle(delivery(held.id));
+      await sink.waitFor(() => sink.stalled().length >= 1);
+      const waitingBefore = await windowGauge('waiting');
+      const visibility = new AbortController();
+      // Settled as it ends (it ends while the test awaits the first).
+      const second = handle(delivery(waiting.id, visibility.signal)).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      await until(async () => (await windowGauge('waiting')) > waitingBefore);
+      // Composed and waiting for the one place the relay holds: its visibility runs out.
+      visibility.abort();
+      sink.setFault({ kind: 'none' });
+      sink.releaseStalled();
+      expect(await first).toEqual({ ack: true });
+      expect(await second).toBeInstanceOf(DeliveryAbortedError);
+      expect(await getLedgerRow(t.db, { noticeKey: waiting.noticeKey })).toBeNull();
+      expect(await readJob(t.db, waiting.id)).toMatchObject({ state: 'pending' });
+      expect(sink.countByCorrelation(correlationOf(waiting.noticeKey))).toBe(0);
+    });
   });
 
   it('does not claim when the delivery was aborted before the claim', async () => {

@@ -58,6 +58,13 @@ export const emailBatchSize = new Histogram({
   registers: [registry],
 });
 
+export const claimWindowNotices = new Gauge({
+  name: 'notice_ledger_claim_window_notices',
+  help: "This process's notices at its claim window (WORKER_CLAIM_WINDOW): held (between claim and result commit) or waiting (composed, waiting for a place before the claim). Waiting most of the time: the window, not the handlers, sets the rate.",
+  labelNames: ['state'] as const,
+  registers: [registry],
+});
+
 export const quarantinedClaims = new Gauge({
   name: 'notice_ledger_quarantined_claims',
   help: 'Claims older than QUARANTINE_AFTER still in state claimed.',
