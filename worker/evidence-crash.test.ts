@@ -1,3 +1,4 @@
+import { bodyText } from '@/db/queries/evidence-body';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '@/db/client';
@@ -24,7 +25,11 @@ import { spawnWorker } from '@/testing/worker-process';
 type Entry = { kind: string; seq: number | null; job_id: string; body: string };
 
 async function entriesOf(pool: pg.Pool, noticeKey: string): Promise<Entry[]> {
-  return (await pool.query<Entry>('select kind, seq::int, job_id::text, body from evidence_entries where notice_key = $1 order by id', [noticeKey])).rows;
+  const { rows } = await pool.query<Omit<Entry, 'body'> & { body: string | null; body_brotli: Buffer | null }>(
+    'select kind, seq::int, job_id::text, body, body_brotli from evidence_entries where notice_key = $1 order by id',
+    [noticeKey],
+  );
+  return rows.map(({ body_brotli, ...row }) => ({ ...row, body: bodyText(row.body, body_brotli) }));
 }
 
 function requiredJob(db: Db, recipientEmail: string) {

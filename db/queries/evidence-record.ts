@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx, Tx } from '@/db/client';
+import { bodyText, storedBody } from './evidence-body';
 
 /**
  * Every statement on the evidence record (db/schema/evidence-record.ts). Writers append
@@ -12,13 +13,30 @@ export type NewEvidenceEntry = { noticeKey: string; jobId: string | null; kind: 
 /** The recorded_at text every hash covers: microseconds in UTC, as PostgreSQL holds it (a JS Date would round it). */
 const recordedAtText = sql.raw(`to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`);
 
+/** Entries as jsonb_to_recordset rows, each body in its stored form (./evidence-body.ts; compressed bytes as base64). */
+function storedRows(entries: readonly NewEvidenceEntry[]): string {
+  return JSON.stringify(
+    entries.map((e) => {
+      const stored = storedBody(e.body);
+      return {
+        notice_key: e.noticeKey,
+        job_id: e.jobId,
+        kind: e.kind,
+        body: stored.text,
+        body_brotli: stored.brotli?.toString('base64') ?? null,
+        body_hash: stored.hash,
+      };
+    }),
+  );
+}
+
 export async function insertEvidenceEntries(db: DbOrTx, entries: readonly NewEvidenceEntry[]): Promise<void> {
   if (entries.length === 0) return;
   await db.execute(sql`
-    insert into evidence_entries (notice_key, job_id, kind, body)
-    select e.notice_key, e.job_id::uuid, e.kind, e.body
-    from jsonb_to_recordset(${JSON.stringify(entries.map((e) => ({ notice_key: e.noticeKey, job_id: e.jobId, kind: e.kind, body: e.body })))}::jsonb)
-      as e(notice_key text, job_id text, kind text, body text)`);
+    insert into evidence_entries (notice_key, job_id, kind, body, body_brotli, body_hash)
+    select e.notice_key, e.job_id::uuid, e.kind, e.body, decode(e.body_brotli, 'base64'), e.body_hash
+    from jsonb_to_recordset(${storedRows(entries)}::jsonb)
+      as e(notice_key text, job_id text, kind text, body text, body_brotli text, body_hash text)`);
 }
 
 /**
@@ -32,9 +50,10 @@ export async function insertEvidenceForRecordedNotice(
   entry: NewEvidenceEntry,
   selection: { all: boolean; categories: readonly string[]; types: readonly string[] },
 ): Promise<boolean> {
+  const stored = storedBody(entry.body);
   const result = await db.execute(sql`
-    insert into evidence_entries (notice_key, job_id, kind, body)
-    select ${entry.noticeKey}, ${entry.jobId}::uuid, ${entry.kind}, ${entry.body}
+    insert into evidence_entries (notice_key, job_id, kind, body, body_brotli, body_hash)
+    select ${entry.noticeKey}, ${entry.jobId}::uuid, ${entry.kind}, ${stored.text}::text, ${stored.brotli}::bytea, ${stored.hash}::text
     where exists (
         select 1 from reminder_jobs j where j.notice_key = ${entry.noticeKey}
           and (${selection.all} or j.category = any(${`{${selection.categories.join(',')}}`}::text[]) or j.notice_type = any(${`{${selection.types.join(',')}}`}::text[])))
@@ -50,10 +69,10 @@ export async function insertEvidenceForRecordedNotices(
 ): Promise<number> {
   if (entries.length === 0) return 0;
   const result = await db.execute(sql`
-    insert into evidence_entries (notice_key, job_id, kind, body)
-    select e.notice_key, e.job_id::uuid, e.kind, e.body
-    from jsonb_to_recordset(${JSON.stringify(entries.map((e) => ({ notice_key: e.noticeKey, job_id: e.jobId, kind: e.kind, body: e.body })))}::jsonb)
-      as e(notice_key text, job_id text, kind text, body text)
+    insert into evidence_entries (notice_key, job_id, kind, body, body_brotli, body_hash)
+    select e.notice_key, e.job_id::uuid, e.kind, e.body, decode(e.body_brotli, 'base64'), e.body_hash
+    from jsonb_to_recordset(${storedRows(entries)}::jsonb)
+      as e(notice_key text, job_id text, kind text, body text, body_brotli text, body_hash text)
     where exists (
         select 1 from reminder_jobs j where j.notice_key = e.notice_key
           and (${selection.all} or j.category = any(${`{${selection.categories.join(',')}}`}::text[]) or j.notice_type = any(${`{${selection.types.join(',')}}`}::text[])))
@@ -82,13 +101,14 @@ export type UnchainedEntry = { id: number; noticeKey: string; kind: string; reco
 
 /**
  * The unchained rows in id order, each with its body's SHA-256 (of its UTF-8 bytes, as sha256Hex
- * takes a string) computed by the server: the chainer needs only the hash, and a send's body (the
- * rendered message, tens of KB) would otherwise cross to the worker to be parsed and hashed there.
- * The verification pass still hashes every body itself (lib/evidence/verify-chain.ts).
+ * takes a string): for a compressed body the one its writer stored beside it, for a text body
+ * computed by the server. The chainer needs only the hash, and a send's body (the rendered
+ * message, tens of KB) would otherwise cross to the worker to be hashed there. The verification
+ * pass still hashes every body itself (lib/evidence/verify-chain.ts).
  */
 export async function listUnchained(tx: Tx, { limit }: { limit: number }): Promise<UnchainedEntry[]> {
   const { rows } = await tx.execute<{ id: number; notice_key: string; kind: string; recorded_at: string; body_hash: string }>(sql`
-    select id, notice_key, kind, ${recordedAtText} as recorded_at, encode(sha256(convert_to(body, 'UTF8')), 'hex') as body_hash
+    select id, notice_key, kind, ${recordedAtText} as recorded_at, coalesce(body_hash, encode(sha256(convert_to(body, 'UTF8')), 'hex')) as body_hash
     from evidence_entries where seq is null order by id limit ${limit}`);
   return rows.map((row) => ({ id: Number(row.id), noticeKey: row.notice_key, kind: row.kind, recordedAt: row.recorded_at, bodyHash: row.body_hash }));
 }
@@ -124,7 +144,8 @@ type ChainedRow = {
   job_id: string | null;
   kind: string;
   recorded_at: string;
-  body: string;
+  body: string | null;
+  body_brotli: Buffer | null;
   prev_hash: string;
   entry_hash: string;
 };
@@ -136,7 +157,7 @@ const chainedOf = (row: ChainedRow): ChainedEntry => ({
   jobId: row.job_id,
   kind: row.kind,
   recordedAt: row.recorded_at,
-  body: row.body,
+  body: bodyText(row.body, row.body_brotli),
   prevHash: row.prev_hash,
   entryHash: row.entry_hash,
 });
@@ -144,7 +165,7 @@ const chainedOf = (row: ChainedRow): ChainedEntry => ({
 /** Chained entries with seq > afterSeq, in seq order: the verification pass's walk. */
 export async function listChainedAfter(db: DbOrTx, { afterSeq, limit }: { afterSeq: number; limit: number }): Promise<ChainedEntry[]> {
   const { rows } = await db.execute<ChainedRow>(sql`
-    select id, seq, notice_key, job_id::text, kind, ${recordedAtText} as recorded_at, body, prev_hash, entry_hash
+    select id, seq, notice_key, job_id::text, kind, ${recordedAtText} as recorded_at, body, body_brotli, prev_hash, entry_hash
     from evidence_entries where seq > ${afterSeq} order by seq limit ${limit}`);
   return rows.map(chainedOf);
 }
@@ -157,7 +178,7 @@ export async function listNoticeEntries(
   const { rows } = await db.execute<
     Omit<ChainedRow, 'seq' | 'prev_hash' | 'entry_hash'> & { seq: number | null; prev_hash: string | null; entry_hash: string | null }
   >(sql`
-    select id, seq, notice_key, job_id::text, kind, ${recordedAtText} as recorded_at, body, prev_hash, entry_hash
+    select id, seq, notice_key, job_id::text, kind, ${recordedAtText} as recorded_at, body, body_brotli, prev_hash, entry_hash
     from evidence_entries where notice_key = ${noticeKey} order by id`);
   return rows.map((row) => ({
     id: Number(row.id),
@@ -166,7 +187,7 @@ export async function listNoticeEntries(
     jobId: row.job_id,
     kind: row.kind,
     recordedAt: row.recorded_at,
-    body: row.body,
+    body: bodyText(row.body, row.body_brotli),
     prevHash: row.prev_hash,
     entryHash: row.entry_hash,
   }));

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, check, index, pgTable, smallint, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, check, customType, index, pgTable, smallint, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
 
 /**
  * The evidence record (issue 28; lib/evidence/): what happened to a notice that a rule requires,
@@ -18,8 +20,17 @@ export const evidenceEntries = pgTable(
     jobId: uuid('job_id'),
     kind: text('kind').notNull(),
     recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
-    /** The entry's body as RFC 8785 canonical JSON: the exact bytes its body_hash is of. */
-    body: text('body').notNull(),
+    /**
+     * The entry's body as RFC 8785 canonical JSON: the exact bytes its body hash is of. Held in one
+     * of two forms (db/queries/evidence-body.ts): as text, or, from 2 000 UTF-8 bytes on (a send's
+     * rendered message, ~14 KB), Brotli-compressed by its writer in body_brotli with its SHA-256 in
+     * body_hash. Readers get the text either way.
+     */
+    body: text('body'),
+    /** The body's UTF-8 bytes, Brotli-compressed by the writer; stored as it is (STORAGE EXTERNAL: the server does not try to compress it again). */
+    bodyBrotli: bytea('body_brotli'),
+    /** SHA-256 (hex) of the body's UTF-8 bytes, from the writer of a compressed body: what the chainer links; the verification pass recomputes it. */
+    bodyHash: text('body_hash'),
     seq: bigint('seq', { mode: 'number' }).unique('evidence_entries_seq_unique'),
     prevHash: text('prev_hash'),
     entryHash: text('entry_hash'),
@@ -31,6 +42,7 @@ export const evidenceEntries = pgTable(
       .where(sql`seq is null`),
     index('evidence_entries_recorded_idx').on(table.recordedAt),
     check('evidence_entries_chained_whole', sql`(seq is null) = (entry_hash is null) and (seq is null) = (prev_hash is null)`),
+    check('evidence_entries_one_body', sql`(body is null) <> (body_brotli is null) and (body_brotli is null or body_hash is not null)`),
   ],
 );
 

@@ -1,3 +1,4 @@
+import { bodyText } from '@/db/queries/evidence-body';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
@@ -65,9 +66,10 @@ async function observe(job: JobRow, ownToken: string) {
   const ledger = await getLedgerRow(t.db, { noticeKey: job.noticeKey });
   const row = await readJob(t.db, job.id);
   const attempts = await listAttemptsForJob(t.db, { jobId: job.id });
-  const { rows: evidence } = await t.db.execute<{ kind: string; body: string; seq: number | null }>(
-    sql`select kind, body, seq from evidence_entries where job_id = ${job.id} order by id`,
+  const { rows: stored } = await t.db.execute<{ kind: string; body: string | null; body_brotli: Buffer | null; seq: number | null }>(
+    sql`select kind, body, body_brotli, seq from evidence_entries where job_id = ${job.id} order by id`,
   );
+  const evidence = stored.map((row) => ({ kind: row.kind, body: bodyText(row.body, row.body_brotli), seq: row.seq }));
   return {
     evidence,
     ledger: ledger && {

@@ -4,7 +4,9 @@ import { claimParamsFor, insertTestJob, readJob } from '@/testing/jobs';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { listAttemptsForJob } from '@/db/queries/attempts';
 import { claimNotice } from './claim';
-import { commitSent, evidenceBodiesParam } from './commit';
+import { bodyText } from '@/db/queries/evidence-body';
+import { sha256Hex } from '@/lib/evidence/hash';
+import { commitSent, evidenceParams } from './commit';
 import { getLedgerRow } from './read';
 
 let t: TestDatabase;
@@ -74,15 +76,27 @@ describe('commitSent: the result commit as one statement', () => {
   });
 });
 
-describe('evidenceBodiesParam: the batch bodies as one U+0001-separated text', () => {
-  it('comes back from the server body by body, two-byte characters and empty items included', async () => {
-    const bodies = ['{"html":"€19.99 – renews"}', '', '{"text":"plain"}', '{"emoji":"🧾"}'];
-    const param = evidenceBodiesParam(bodies.map((body) => ({ evidence: body === '' ? null : { kind: 'notice.sent', body } })));
-    const { rows } = await t.db.$client.query<{ bodies: Array<string | null> }>("select string_to_array($1::text, E'\\x01', '') as bodies", [param]);
-    expect(rows[0]?.bodies).toEqual(bodies.map((body) => (body === '' ? null : body)));
+describe('evidenceParams: the batch bodies, short ones as one U+0001-separated text, long ones compressed in one bytea', () => {
+  it('comes back from the server body by body: two-byte characters, empty items, and long bodies compressed with their hash', async () => {
+    const long = (mark: string) => JSON.stringify({ html: `<p>${mark} €19.99 – renews 🧾</p>`.repeat(200) });
+    const bodies = ['{"html":"€19.99 – renews"}', '', long('a'), '{"text":"plain"}', long('b'), '{"emoji":"🧾"}'];
+    const param = evidenceParams(bodies.map((body) => ({ evidence: body === '' ? null : { kind: 'notice.sent', body } })));
+    const { rows } = await t.db.$client.query<{ text: string | null; brotli: Buffer | null; hash: string | null }>(
+      `select t.text, substring($2::bytea from t.from_ for t.length_) as brotli, t.hash
+       from unnest(string_to_array($1::text, E'\\x01', ''), $3::int[], $4::int[], $5::text[]) with ordinality as t(text, from_, length_, hash, n) order by n`,
+      [param.texts, param.compressed, param.from, param.length, param.hash],
+    );
+    expect(rows.map((row) => (row.text === null && row.brotli === null ? '' : bodyText(row.text, row.brotli)))).toEqual(bodies);
+    // The long ones only are compressed, each with the SHA-256 of its UTF-8 bytes, and far smaller.
+    expect(rows.map((row) => row.brotli !== null)).toEqual([false, false, true, false, true, false]);
+    for (const [index, row] of rows.entries()) {
+      if (row.brotli === null) continue;
+      expect(row.hash).toBe(sha256Hex(bodies[index] ?? ''));
+      expect(row.brotli.length).toBeLessThan(Buffer.byteLength(bodies[index] ?? '') / 5);
+    }
   });
 
   it('refuses a body holding the separator instead of splitting it', () => {
-    expect(() => evidenceBodiesParam([{ evidence: { kind: 'notice.sent', body: '{"a":"x\u0001y"}' } }])).toThrow(/U\+0001/);
+    expect(() => evidenceParams([{ evidence: { kind: 'notice.sent', body: '{"a":"x\u0001y"}' } }])).toThrow(/U\+0001/);
   });
 });

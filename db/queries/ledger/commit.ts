@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { noticeLedger } from '@/db/schema';
 import { jobEventCtes } from '@/db/queries/webhooks';
+import { storedBody } from '@/db/queries/evidence-body';
 import { hotQuery } from './hot-query';
 
 /** The worker's result: `sent` after an accepted send, `released` after a definite rejection. Both conditional on claim_token. */
@@ -21,8 +22,8 @@ const COMMIT_SENT_SQL = `
       where id = $4::uuid and state in ('pending', 'claimed')
       returning id
     ), evidence as (
-      insert into evidence_entries (notice_key, job_id, kind, body)
-      select $1::text, $4::uuid, $14::text, $15::text where $14::text is not null
+      insert into evidence_entries (notice_key, job_id, kind, body, body_brotli, body_hash)
+      select $1::text, $4::uuid, $14::text, $15::text, $17::bytea, $18::text where $14::text is not null
       returning id
     )
     select (select count(*) from ledger)::int as owned, (select count(*) from attempt)::int as attempts, (select count(*) from job)::int as jobs`;
@@ -67,6 +68,7 @@ export type CommitSentParams = {
  * has one (seq null: the chainer links it later, off this path). Returns whether the claim was ours.
  */
 export async function commitSent(db: DbOrTx, params: CommitSentParams, { outbox = false }: { outbox?: boolean } = {}): Promise<boolean> {
+  const stored = params.evidence ? storedBody(params.evidence.body) : null;
   const rows = await hotQuery<{ owned: number }>(
     db,
     outbox ? 'ledger_commit_sent_outbox' : 'ledger_commit_sent',
@@ -86,8 +88,10 @@ export async function commitSent(db: DbOrTx, params: CommitSentParams, { outbox 
       params.detail ?? null,
       params.templateVersionId ?? null,
       params.evidence?.kind ?? null,
-      params.evidence?.body ?? null,
+      stored?.text ?? null,
       params.providerStatus ?? null,
+      stored?.brotli ?? null,
+      stored?.hash ?? null,
     ],
   );
   return (rows[0]?.owned ?? 0) > 0;
@@ -99,8 +103,8 @@ export async function commitSent(db: DbOrTx, params: CommitSentParams, { outbox 
 const COMMIT_SENT_MANY_SQL = `
     with input as (
       select * from unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::timestamptz[], $7::text[], $8::text[], $9::text[], $10::int[], $11::text[], $12::text[], $13::text[], $14::text[],
-                           string_to_array($15::text, E'\\x01', ''), $16::text[])
-        as t(notice_key, claim_token, provider_message_id, job_id, worker_id, started_at, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode, detail, template_version_id, evidence_kind, evidence_body, provider_status)
+                           string_to_array($15::text, E'\\x01', ''), $16::text[], $17::int[], $18::int[], $19::text[])
+        as t(notice_key, claim_token, provider_message_id, job_id, worker_id, started_at, queue_message_id, batch_id, correlation_id, claim_to_commit_ms, mode, detail, template_version_id, evidence_kind, evidence_body, provider_status, evidence_from, evidence_length, evidence_hash)
       order by notice_key
     ), owned as (
       select l.notice_key, l.claim_token, l.state from notice_ledger l where l.notice_key = any($1::text[]) order by l.notice_key for update of l
@@ -123,8 +127,9 @@ const COMMIT_SENT_MANY_SQL = `
       from input i join jobs k on k.id = i.job_id where j.id = any($4::uuid[]) and j.id = i.job_id and k.state in ('pending', 'claimed')
       returning j.id
     ), evidence as (
-      insert into evidence_entries (notice_key, job_id, kind, body)
-      select i.notice_key, i.job_id, i.evidence_kind, i.evidence_body from input i where i.evidence_kind is not null
+      insert into evidence_entries (notice_key, job_id, kind, body, body_brotli, body_hash)
+      select i.notice_key, i.job_id, i.evidence_kind, i.evidence_body, substring($20::bytea from i.evidence_from for i.evidence_length), i.evidence_hash
+      from input i where i.evidence_kind is not null
       returning id
     )
     select notice_key, (select count(*) from attempt) as attempts, (select count(*) from job) as jobs from ledger`;
@@ -134,29 +139,56 @@ const COMMIT_SENT_MANY_OUTBOX_SQL = COMMIT_SENT_MANY_SQL.replace(/\)\n {4}select
 const BODY_SEPARATOR = Buffer.from([0x01]);
 
 /**
- * The bodies as ONE text, joined by U+0001 ('' for an item without an entry, which
- * string_to_array turns back into null): the bodies (the rendered message, ~14 KB each) are most
- * of the statement's bytes. A text[] the driver escapes element by element in JavaScript; a JSON
- * array the worker escapes again and the server unescapes again — measured on 30-entry batches,
- * the JSON array cost the server 0.12 ms per entry more than this (bench/evidence-cost.ts). A body
- * is canonical JSON (lib/evidence/hash.ts), in which every character below U+0020 is escaped, so
- * the separator cannot occur in one; a body that holds it anyway is refused, never split.
+ * Every item's evidence body in its stored form (db/queries/evidence-body.ts), as the statement
+ * takes them. A send's body (the rendered message, ~14 KB) is compressed: all of them go as ONE
+ * bytea, with each one's 1-based offset and length into it (null for a text body or none) and its
+ * hash. The short ones go as ONE text, joined by U+0001 ('' for an item without one, which
+ * string_to_array turns back into null). A text[] the driver escapes element by element in
+ * JavaScript; a JSON array the worker escapes again and the server unescapes again — measured on
+ * 30-entry batches of uncompressed bodies, the JSON array cost the server 0.12 ms per entry more
+ * than the joined text (bench/evidence-cost.ts). A body is canonical JSON (lib/evidence/hash.ts),
+ * in which every character below U+0020 is escaped, so the separator cannot occur in one; a body
+ * that holds it anyway is refused, never split.
  *
- * Handed to the driver as UTF-8 bytes, which it sends as the parameter's binary form (for `text`,
- * the same bytes the server reads from the text form). Joining 50 such strings into one and letting
- * the driver encode it cost 50–135 µs per 14 KB body in a micro-benchmark (more when a body holds a
- * character beyond Latin-1, `€` or `–`, as rendered messages do); encoding each body and
+ * Both go to the driver as bytes, which it sends as the parameter's binary form (for `text`, the
+ * same bytes the server reads from the text form): joining 50 strings into one and letting the
+ * driver encode it cost 50–135 µs per 14 KB body in a micro-benchmark; encoding each body and
  * concatenating the bytes, 4–22 µs.
  */
-export function evidenceBodiesParam(commits: readonly Pick<CommitSentParams, 'evidence'>[]): Buffer {
-  const parts: Buffer[] = [];
+export function evidenceParams(commits: readonly Pick<CommitSentParams, 'evidence'>[]): {
+  texts: Buffer;
+  compressed: Buffer;
+  from: (number | null)[];
+  length: (number | null)[];
+  hash: (string | null)[];
+} {
+  const texts: Buffer[] = [];
+  const compressed: Buffer[] = [];
+  const from: (number | null)[] = [];
+  const length: (number | null)[] = [];
+  const hash: (string | null)[] = [];
+  let offset = 1;
   commits.forEach((c, index) => {
-    const body = c.evidence?.body ?? '';
-    if (body.indexOf('\u0001') !== -1) throw new Error('an evidence body holds U+0001: not canonical JSON');
-    if (index > 0) parts.push(BODY_SEPARATOR);
-    if (body !== '') parts.push(Buffer.from(body, 'utf8'));
+    if (index > 0) texts.push(BODY_SEPARATOR);
+    const body = c.evidence?.body;
+    const stored = body === undefined ? null : storedBody(body);
+    if (stored?.text) {
+      if (stored.text.indexOf('\u0001') !== -1) throw new Error('an evidence body holds U+0001: not canonical JSON');
+      texts.push(Buffer.from(stored.text, 'utf8'));
+    }
+    if (stored?.brotli) {
+      compressed.push(stored.brotli);
+      from.push(offset);
+      length.push(stored.brotli.length);
+      hash.push(stored.hash);
+      offset += stored.brotli.length;
+    } else {
+      from.push(null);
+      length.push(null);
+      hash.push(null);
+    }
   });
-  return Buffer.concat(parts);
+  return { texts: Buffer.concat(texts), compressed: Buffer.concat(compressed), from, length, hash };
 }
 
 /** The statement commitSentMany runs, as node-postgres takes it; by key on every table, as claimManyQuery (claim.ts) says why. */
@@ -164,6 +196,7 @@ export function commitSentManyQuery(
   commits: readonly CommitSentParams[],
   { outbox = false }: { outbox?: boolean } = {},
 ): { name: string; text: string; values: unknown[] } {
+  const evidence = evidenceParams(commits);
   return {
     name: outbox ? 'ledger_commit_sent_many_outbox' : 'ledger_commit_sent_many',
     text: outbox ? COMMIT_SENT_MANY_OUTBOX_SQL : COMMIT_SENT_MANY_SQL,
@@ -182,8 +215,12 @@ export function commitSentManyQuery(
       commits.map((c) => c.detail ?? null),
       commits.map((c) => c.templateVersionId ?? null),
       commits.map((c) => c.evidence?.kind ?? null),
-      evidenceBodiesParam(commits),
+      evidence.texts,
       commits.map((c) => c.providerStatus ?? null),
+      evidence.from,
+      evidence.length,
+      evidence.hash,
+      evidence.compressed,
     ],
   };
 }
