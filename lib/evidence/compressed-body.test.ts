@@ -60,6 +60,14 @@ describe('an evidence body in its stored form', () => {
     );
   });
 
+  it('round-trips a body larger than any before it, and a shorter one after it', () => {
+    for (const body of ['€ – 😀 '.repeat(20_000), JSON.stringify({ html: 'x'.repeat(3_000) }), '😀'.repeat(700)]) {
+      const form = storedBody(body);
+      expect(form.hash).toBe(sha256Hex(body));
+      expect(bodyText(form.text, form.brotli)).toBe(body);
+    }
+  });
+
   it('is written compressed by the send path, read back whole, chained on its hash, and verifies', async () => {
     const entry = sendEntry('k-whole');
     await insertEvidenceEntries(t.db, [entry]);
