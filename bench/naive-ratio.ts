@@ -48,7 +48,7 @@ const rounded = (values: number[]) => values.map((value) => String(Math.round(va
 export async function measureAgainstNaive(
   url: string,
   { notices, postmaster, smtpConfig }: { notices: number; postmaster: number | null; smtpConfig?: { processes: number; concurrency: number } },
-): Promise<void> {
+): Promise<{ postmark: { perSecond: number; concurrency: number } }> {
   const concurrency = Number(process.env.BENCH_HTTP_CONCURRENCY ?? 256);
   const rounds = Math.max(1, Number(process.env.BENCH_NAIVE_ROUNDS ?? 2));
   const smtp = smtpConfig ?? { processes: 1, concurrency: 32 };
@@ -132,6 +132,7 @@ export async function measureAgainstNaive(
     target('worker batched on Postmark ÷ naive SMTP peer', postmarkOverSmtp),
     { figure: "duplicates at the worker's peers", value: String(workerDuplicates), target: workerDuplicates === 0 ? '0: ok' : '0: MISS' },
   ]);
+  return { postmark: { perSecond: mean((postmarkSample?.worker ?? []).map((side) => side.perSecond)), concurrency } };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

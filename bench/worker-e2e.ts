@@ -8,6 +8,7 @@ import { deleteRabbitQueue } from '@/testing/queue/rabbitmq';
 import { activeNoticeConfig } from '@/lib/windows/active';
 import { spawnWorker, type WorkerProcess } from '@/testing/worker-process';
 import { brokerPid, pidSeconds, selfSeconds, serverSeconds } from './cpu';
+import { startPostmarkPeer } from '@/testing/postmark-peer';
 import { startNoopPeer } from './noop-peer';
 import { percentile, printTable } from './support';
 
@@ -186,6 +187,7 @@ export async function measureLatencyAtRate(
     concurrency,
     nodeArgs = [],
     env: extraEnv = {},
+    peer = 'smtp',
   }: {
     rate: number;
     seconds: number;
@@ -193,11 +195,31 @@ export async function measureLatencyAtRate(
     concurrency: number;
     /** Flags for node itself (a V8 setting's effect on latency). */ nodeArgs?: string[];
     /** Settings on top of the bench's own (a setting's effect on latency). */ env?: Record<string, string>;
+    /**
+     * `smtp`: the no-op SMTP peer, one send per notice. `postmark`: testing/postmark-peer.ts, the
+     * worker batching (EMAIL_BATCH_SIZE's default): each item's interval runs from its batch's claim
+     * to the commit of the batch's results.
+     */
+    peer?: 'smtp' | 'postmark';
   },
 ) {
   const pool = createPool(url, { max: 4 });
   const db = createDb(pool);
-  const sink = await startNoopPeer();
+  const postmark = peer === 'postmark' ? await startPostmarkPeer() : null;
+  const noop = await startNoopPeer();
+  const sink = {
+    received: () => postmark?.messages().length ?? noop.received(),
+    duplicates: () => {
+      if (!postmark) return noop.duplicates();
+      const per = new Map<string, number>();
+      for (const m of postmark.messages()) per.set(m.correlation ?? '', (per.get(m.correlation ?? '') ?? 0) + 1);
+      return [...per.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
+    },
+    stop: async () => {
+      await noop.stop();
+      await postmark?.stop();
+    },
+  };
   const publisher = createPgBossQueue({ url, visibilityTimeoutMs: 60_000, supervise: false });
   const workers: WorkerProcess[] = [];
   try {
@@ -207,7 +229,8 @@ export async function measureLatencyAtRate(
     const ids = await insertDueJobs(pool, tag, total);
     const env = {
       DATABASE_URL: url,
-      SMTP_URL: sink.url,
+      SMTP_URL: noop.url,
+      ...(postmark ? { EMAIL_PROVIDER: 'postmark', POSTMARK_SERVER_TOKEN: postmark.serverToken, POSTMARK_API_BASE_URL: postmark.baseUrl } : {}),
       WORKER_CONCURRENCY: String(concurrency),
       RATE_LIMIT_PER_DOMAIN: '100000',
       LOG_LEVEL: 'info',
