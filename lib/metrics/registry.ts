@@ -64,6 +64,9 @@ export const claimWindowNotices = new Gauge({
   labelNames: ['state'] as const,
   registers: [registry],
 });
+// Both series from the start, so a dashboard shows 0 rather than nothing before the first notice.
+claimWindowNotices.set({ state: 'held' }, 0);
+claimWindowNotices.set({ state: 'waiting' }, 0);
 
 export const quarantinedClaims = new Gauge({
   name: 'notice_ledger_quarantined_claims',
