@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { DbOrTx, Tx } from '@/db/client';
-import { bodyText, storedBody } from './evidence-body';
+import { bodyText, type StoredBody } from './evidence-body';
 
 /**
  * Every statement on the evidence record (db/schema/evidence-record.ts). Writers append
@@ -8,7 +8,8 @@ import { bodyText, storedBody } from './evidence-body';
  * nothing here updates a chained row or deletes one younger than its retention.
  */
 
-export type NewEvidenceEntry = { noticeKey: string; jobId: string | null; kind: string; body: string };
+/** An entry to append, its body (canonical JSON) already in the form it is stored in (./evidence-body.ts storedBody). */
+export type NewEvidenceEntry = { noticeKey: string; jobId: string | null; kind: string; body: StoredBody };
 
 /** The recorded_at text every hash covers: microseconds in UTC, as PostgreSQL holds it (a JS Date would round it). */
 const recordedAtText = sql.raw(`to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`);
@@ -16,17 +17,14 @@ const recordedAtText = sql.raw(`to_char(recorded_at at time zone 'UTC', 'YYYY-MM
 /** Entries as jsonb_to_recordset rows, each body in its stored form (./evidence-body.ts; compressed bytes as base64). */
 function storedRows(entries: readonly NewEvidenceEntry[]): string {
   return JSON.stringify(
-    entries.map((e) => {
-      const stored = storedBody(e.body);
-      return {
-        notice_key: e.noticeKey,
-        job_id: e.jobId,
-        kind: e.kind,
-        body: stored.text,
-        body_brotli: stored.brotli?.toString('base64') ?? null,
-        body_hash: stored.hash,
-      };
-    }),
+    entries.map((e) => ({
+      notice_key: e.noticeKey,
+      job_id: e.jobId,
+      kind: e.kind,
+      body: e.body.text,
+      body_brotli: e.body.brotli?.toString('base64') ?? null,
+      body_hash: e.body.hash,
+    })),
   );
 }
 
@@ -50,7 +48,7 @@ export async function insertEvidenceForRecordedNotice(
   entry: NewEvidenceEntry,
   selection: { all: boolean; categories: readonly string[]; types: readonly string[] },
 ): Promise<boolean> {
-  const stored = storedBody(entry.body);
+  const stored = entry.body;
   const result = await db.execute(sql`
     insert into evidence_entries (notice_key, job_id, kind, body, body_brotli, body_hash)
     select ${entry.noticeKey}, ${entry.jobId}::uuid, ${entry.kind}, ${stored.text}::text, ${stored.brotli}::bytea, ${stored.hash}::text

@@ -5,7 +5,7 @@ import { bodyText, COMPRESS_FROM_BYTES, DAMAGED_BODY, storedBody } from '@/db/qu
 import { insertEvidenceEntries, listNoticeEntries } from '@/db/queries/evidence-record';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { chainAllPending } from './chain';
-import { sha256Hex } from './hash';
+import { canonicalJson, sha256Hex } from './hash';
 import { entryOf } from './record';
 import { evidenceKeyRing } from './signing-keys';
 import { verifyEvidenceChain } from './verify-chain';
@@ -29,14 +29,11 @@ afterAll(async () => {
 
 const keys = evidenceKeyRing({ specs: [{ kid: 'k', secret: 'k'.repeat(40) }], noticeKeySecret: 'x'.repeat(32) });
 
-/** A send's entry as the worker writes it: canonical JSON around a rendered message of `repeat` paragraphs. */
-const sendEntry = (noticeKey: string, repeat = 120) =>
-  entryOf({
-    noticeKey,
-    jobId: null,
-    kind: 'notice.sent',
-    body: { html: '<p style="margin:0">Your plan renews on 1 March for 19,00 € — Grüße 😀</p>\n'.repeat(repeat), text: 'Renews 1 March.' },
-  });
+const sendFacts = { html: '<p style="margin:0">Your plan renews on 1 March for 19,00 € — Grüße 😀</p>\n'.repeat(120), text: 'Renews 1 March.' };
+/** A send's entry as the worker writes it: a rendered message of ~9 KB. */
+const sendEntry = (noticeKey: string) => entryOf({ noticeKey, jobId: null, kind: 'notice.sent', body: sendFacts });
+/** Its body's text, canonical JSON. */
+const sendText = canonicalJson(sendFacts);
 
 const stored = async (noticeKey: string) =>
   (
@@ -70,14 +67,16 @@ describe('an evidence body in its stored form', () => {
 
   it('is written compressed by the send path, read back whole, chained on its hash, and verifies', async () => {
     const entry = sendEntry('k-whole');
+    // entryOf made the stored form once; the writer takes it as it is.
+    expect(entry.body.brotli).not.toBeNull();
     await insertEvidenceEntries(t.db, [entry]);
     const row = await stored('k-whole');
     expect(row?.body).toBeNull();
-    expect(row?.body_hash).toBe(sha256Hex(entry.body));
-    expect(row?.body_brotli?.length).toBeLessThan(Buffer.byteLength(entry.body) / 5);
+    expect(row?.body_hash).toBe(sha256Hex(sendText));
+    expect(row?.body_brotli?.length).toBeLessThan(Buffer.byteLength(sendText) / 5);
     await chainAllPending(t.db);
     const [read] = await listNoticeEntries(t.db, { noticeKey: 'k-whole' });
-    expect(read?.body).toBe(entry.body);
+    expect(read?.body).toBe(sendText);
     expect((await verifyEvidenceChain({ db: t.db, keys })).problems).toEqual([]);
   });
 
@@ -86,7 +85,7 @@ describe('an evidence body in its stored form', () => {
       [
         'another body, compressed as the writer would',
         async (noticeKey) => {
-          const edited = Buffer.from(sendEntry(noticeKey).body.replace('19,00 €', '9,00 €'), 'utf8');
+          const edited = Buffer.from(sendText.replace('19,00 €', '9,00 €'), 'utf8');
           await t.pool.query('update evidence_entries set body_brotli = $2 where notice_key = $1', [noticeKey, brotliCompressSync(edited)]);
         },
       ],
@@ -109,19 +108,19 @@ describe('an evidence body in its stored form', () => {
         expect((await verifyEvidenceChain({ db: t.db, keys })).problems).toEqual([]);
         await edit(noticeKey);
         const [read] = await listNoticeEntries(t.db, { noticeKey });
-        expect(read?.body).not.toBe(sendEntry(noticeKey).body);
+        expect(read?.body).not.toBe(sendText);
         expect((await verifyEvidenceChain({ db: t.db, keys })).problems).toEqual([
           expect.stringMatching(new RegExp(`^entry ${String(read?.seq)} \\(notice\\.sent, notice ${noticeKey.slice(0, 12)}.*does not match its hash`)),
         ]);
         // Put back, so that the next case starts from a chain that verifies.
-        const original = storedBody(sendEntry(noticeKey).body);
+        const original = storedBody(sendText);
         await t.pool.query('update evidence_entries set body_brotli = $2 where notice_key = $1', [noticeKey, original.brotli]);
         expect((await verifyEvidenceChain({ db: t.db, keys })).problems).toEqual([]);
       });
     }
 
     it('a flipped byte that no longer decompresses reads as a body that matches nothing, never as an error', () => {
-      const form = storedBody(sendEntry('k').body);
+      const form = storedBody(sendText);
       if (!form.brotli) throw new Error('not compressed');
       expect(bodyText(null, form.brotli.subarray(0, form.brotli.length - 9))).toBe(DAMAGED_BODY);
     });
@@ -131,7 +130,7 @@ describe('an evidence body in its stored form', () => {
       await t.pool.query("update evidence_entries set body_hash = repeat('0', 64) where notice_key = 'k-hash'");
       await chainAllPending(t.db);
       const [read] = await listNoticeEntries(t.db, { noticeKey: 'k-hash' });
-      expect(read?.body).toBe(sendEntry('k-hash').body);
+      expect(read?.body).toBe(sendText);
       expect((await verifyEvidenceChain({ db: t.db, keys })).problems).toEqual([
         expect.stringMatching(new RegExp(`^entry ${String(read?.seq)} .*does not match its hash`)),
       ]);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DbOrTx } from '@/db/client';
+import { storedBody } from '@/db/queries/evidence-body';
 import { insertEvidenceForRecordedNotice, type NewEvidenceEntry } from '@/db/queries/evidence-record';
 import type { JobRow } from '@/db/schema/jobs';
 import { evidenceForSetting } from '@/lib/config';
@@ -178,7 +179,8 @@ export function entryOf({
   kind: EvidenceKind;
   body: Record<string, unknown>;
 }): NewEvidenceEntry {
-  return { noticeKey, jobId, kind, body: canonicalJson(body) };
+  // Its stored form once, here: every writer and a coalesced commit's retry alone take it as it is.
+  return { noticeKey, jobId, kind, body: storedBody(canonicalJson(body)) };
 }
 
 /**

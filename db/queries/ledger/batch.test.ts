@@ -1,4 +1,4 @@
-import { bodyText } from '@/db/queries/evidence-body';
+import { bodyText, storedBody } from '@/db/queries/evidence-body';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
@@ -58,7 +58,7 @@ const commitOf = (job: JobRow, claimToken: string | null, n: number, evidenceBod
   correlationId: 'c'.repeat(32),
   claimToCommitMs: n,
   mode: 'enforce',
-  evidence: evidenceBody === null ? null : { kind: 'notice.sent', body: evidenceBody },
+  evidence: evidenceBody === null ? null : { kind: 'notice.sent', body: storedBody(evidenceBody) },
 });
 
 /** What a reader can see of a notice after the statements, minus the ids that differ by copy. */

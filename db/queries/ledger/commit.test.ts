@@ -4,7 +4,7 @@ import { claimParamsFor, insertTestJob, readJob } from '@/testing/jobs';
 import { createTestDatabase, type TestDatabase } from '@/testing/db';
 import { listAttemptsForJob } from '@/db/queries/attempts';
 import { claimNotice } from './claim';
-import { bodyText } from '@/db/queries/evidence-body';
+import { bodyText, storedBody } from '@/db/queries/evidence-body';
 import { sha256Hex } from '@/lib/evidence/hash';
 import { commitSent, evidenceParams } from './commit';
 import { getLedgerRow } from './read';
@@ -80,7 +80,7 @@ describe('evidenceParams: the batch bodies, short ones as one U+0001-separated t
   it('comes back from the server body by body: two-byte characters, empty items, and long bodies compressed with their hash', async () => {
     const long = (mark: string) => JSON.stringify({ html: `<p>${mark} €19.99 – renews 🧾</p>`.repeat(200) });
     const bodies = ['{"html":"€19.99 – renews"}', '', long('a'), '{"text":"plain"}', long('b'), '{"emoji":"🧾"}'];
-    const param = evidenceParams(bodies.map((body) => ({ evidence: body === '' ? null : { kind: 'notice.sent', body } })));
+    const param = evidenceParams(bodies.map((body) => ({ evidence: body === '' ? null : { kind: 'notice.sent', body: storedBody(body) } })));
     const { rows } = await t.db.$client.query<{ text: string | null; brotli: Buffer | null; hash: string | null }>(
       `select t.text, substring($2::bytea from t.from_ for t.length_) as brotli, t.hash
        from unnest(string_to_array($1::text, E'\\x01', ''), $3::int[], $4::int[], $5::text[]) with ordinality as t(text, from_, length_, hash, n) order by n`,
@@ -97,6 +97,6 @@ describe('evidenceParams: the batch bodies, short ones as one U+0001-separated t
   });
 
   it('refuses a body holding the separator instead of splitting it', () => {
-    expect(() => evidenceParams([{ evidence: { kind: 'notice.sent', body: '{"a":"x\u0001y"}' } }])).toThrow(/U\+0001/);
+    expect(() => evidenceParams([{ evidence: { kind: 'notice.sent', body: storedBody('{"a":"x\u0001y"}') } }])).toThrow(/U\+0001/);
   });
 });

@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '@/db/client';
 import { noticeLedger } from '@/db/schema';
 import { jobEventCtes } from '@/db/queries/webhooks';
-import { storedBody } from '@/db/queries/evidence-body';
+import type { StoredBody } from '@/db/queries/evidence-body';
 import { hotQuery } from './hot-query';
 
 /** The worker's result: `sent` after an accepted send, `released` after a definite rejection. Both conditional on claim_token. */
@@ -56,7 +56,7 @@ export type CommitSentParams = {
   /** The template version the message was rendered from (template_versions, stored before this commit); null for none known. */
   templateVersionId?: string | null;
   /** The send's evidence entry (lib/evidence/send-evidence.ts), unchained, written by this same statement; absent for a type that keeps none. */
-  evidence?: { kind: string; body: string } | null;
+  evidence?: { kind: string; body: StoredBody } | null;
   /** `accepted` when the provider's answer was provisional (SendGrid's 202): its events settle it (db/schema/ledger.ts providerStatus). */
   providerStatus?: 'accepted' | null;
 };
@@ -68,7 +68,7 @@ export type CommitSentParams = {
  * has one (seq null: the chainer links it later, off this path). Returns whether the claim was ours.
  */
 export async function commitSent(db: DbOrTx, params: CommitSentParams, { outbox = false }: { outbox?: boolean } = {}): Promise<boolean> {
-  const stored = params.evidence ? storedBody(params.evidence.body) : null;
+  const stored = params.evidence?.body ?? null;
   const rows = await hotQuery<{ owned: number }>(
     db,
     outbox ? 'ledger_commit_sent_outbox' : 'ledger_commit_sent',
@@ -170,8 +170,7 @@ export function evidenceParams(commits: readonly Pick<CommitSentParams, 'evidenc
   let offset = 1;
   commits.forEach((c, index) => {
     if (index > 0) texts.push(BODY_SEPARATOR);
-    const body = c.evidence?.body;
-    const stored = body === undefined ? null : storedBody(body);
+    const stored = c.evidence?.body ?? null;
     if (stored?.text) {
       if (stored.text.indexOf('\u0001') !== -1) throw new Error('an evidence body holds U+0001: not canonical JSON');
       texts.push(Buffer.from(stored.text, 'utf8'));
