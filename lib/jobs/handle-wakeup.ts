@@ -212,8 +212,9 @@ export async function sendOne(path: SendPath, ready: ReadyToClaim): Promise<Hand
  * From the claim to the result commit it holds a place in the claim window (WORKER_CLAIM_WINDOW):
  * the handlers of a burst all reach their claims together, and each one between claim and commit
  * shares the one event loop with the others, so the last one's interval grows with their number
- * (claim-to-commit p99 at 1 × 32, 361/s: 31–39 ms unlimited, 19–21 ms with a window of 16). The
- * handlers beyond the window load, decide and compose meanwhile, and claim as places free up.
+ * (claim-to-commit p99 at 1 × 32, 361/s: 31–39 ms unlimited, 19–21 ms with a window of 16, at
+ * ~10 % of the peak: no window unless the operator sets one). The handlers beyond the window
+ * load, decide and compose meanwhile, and claim as places free up.
  */
 async function sendOneBy<Message>(path: SendPath, ready: ReadyToClaim, channel: Channel<Message>): Promise<HandlerResult> {
   const { job } = ready;
