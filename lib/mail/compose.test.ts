@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { prepareTemplates } from '@/lib/templates/load';
 import { renderEmail } from '@/lib/templates/render';
 import { activeNoticeConfig } from '@/lib/windows/active';
-import { mailOptionsOf, type OutgoingNotice } from './transport';
+import { mailOptionsOf, withCrlf, type OutgoingNotice } from './transport';
 
 const { config } = activeNoticeConfig();
 const addresses = { from: 'Notices <notices@example.com>', messageIdDomain: 'notices.example.com' };
@@ -17,13 +17,13 @@ async function build(options: Mail.Options): Promise<Buffer> {
 }
 
 /**
- * The same notice as nodemailer builds it all by itself: the parts as plain strings, encoded by its
- * own quoted-printable encoder (not handed over `raw`, lib/mail/quoted-printable.ts), and the text
- * encoding detected, as before it was set.
+ * The same notice as nodemailer builds it all by itself: the parts as plain strings (the text with
+ * the CRLF line breaks mailOptionsOf gives it), encoded by its own quoted-printable encoder (not
+ * handed over `raw`, lib/mail/quoted-printable.ts), and the text encoding detected, as before it was set.
  */
 function nodemailersOwn(options: Mail.Options, mail: OutgoingNotice): Mail.Options {
   const { textEncoding: _set, ...rest } = options;
-  return { ...rest, text: mail.text, html: mail.html };
+  return { ...rest, text: withCrlf(mail.text), html: mail.html };
 }
 
 function notice(rendered: { subject: string; html: string; text: string }, index: number): OutgoingNotice {
@@ -60,6 +60,9 @@ describe('the message nodemailer builds from a notice', () => {
         const options = mailOptionsOf(mail, addresses);
         const raw = await build(options);
         expect(raw.equals(await build(nodemailersOwn(options, mail))), `${name} ${locale}`).toBe(true);
+        // Every line break CRLF already (the HTML templates are parsed so, lib/templates/engine.ts
+        // parseHtml): SMTP's DATA transform has no LF to rewrite, after the claim.
+        expect(/(?<!\r)\n/.test(raw.toString('latin1')), `${name} ${locale}: a bare LF`).toBe(false);
         // The parts went out raw, encoded here: the comparison covered our encoder.
         expect(options.html).toHaveProperty('raw');
         // The parts were encoded, not sent as 7bit: the encoding choice was exercised.
@@ -80,7 +83,7 @@ describe('the message nodemailer builds from a notice', () => {
       2,
     );
     const options = mailOptionsOf(mail, addresses);
-    expect(options.text).toBe(mail.text);
+    expect(options.text).toBe(mail.text.replaceAll('\n', '\r\n'));
     expect(options.html).toBe(mail.html);
     const raw = await build(options);
     expect(raw.equals(await build(nodemailersOwn(options, mail)))).toBe(true);

@@ -169,7 +169,7 @@ export function mailOptionsOf(mail: OutgoingNotice, { from, messageIdDomain }: {
     from,
     to: mail.to,
     subject: mail.subject,
-    text: partOf('text/plain', mail.text),
+    text: partOf('text/plain', withCrlf(mail.text)),
     html: partOf('text/html', mail.html),
     messageId: messageIdFor(mail.noticeKey, messageIdDomain),
     headers: { ...correlationHeaders(correlationOf(mail.noticeKey)), ...listUnsubscribeHeaders(mail.listUnsubscribe) },
@@ -188,6 +188,14 @@ function partOf(contentType: 'text/plain' | 'text/html', content: string): strin
   if (mimeFuncs.isPlainText(content) && !mimeFuncs.hasLongerLines(content, 76)) return content;
   return { raw: `Content-Type: ${contentType}; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n${encodeQuotedPrintable(content)}` };
 }
+
+/**
+ * The text part with every line break CRLF, as MIME and SMTP carry it (the HTML is parsed so from
+ * its templates, lib/templates/engine.ts parseHtml): with no LF left without its CR, nodemailer's
+ * DATA transform passes the message on whole instead of slicing it at each line break and
+ * concatenating the pieces again, after the claim (issue 27). A few hundred characters, per notice.
+ */
+export const withCrlf = (text: string): string => text.replace(/\r?\n/g, '\r\n');
 
 function outcomeOf(result: SmtpResult, fallbackId: string | null): SendOutcome {
   if (!result.ok) return classifySmtpFailure(result.failure);

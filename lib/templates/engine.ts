@@ -1,4 +1,4 @@
-import { Liquid, type Context } from 'liquidjs';
+import { Liquid, type Context, type Template } from 'liquidjs';
 
 /**
  * The Liquid engines templates are parsed and rendered with. Sandboxed: `templates: {}` means
@@ -105,3 +105,15 @@ function createEngine(outputEscape: 'escape' | undefined): Liquid {
 export const htmlEngine = createEngine('escape');
 /** Plain text: subject, text part, SMS. */
 export const textEngine = createEngine(undefined);
+
+/**
+ * Parses an HTML template (a body, or the layout MJML compiled to) with every line break made CRLF
+ * first. A rendered message's HTML then goes out as SMTP carries it: nodemailer's DATA transform
+ * rewrites each LF that has no CR, and the ~300 of a notice's HTML (the MJML layout writes LF) made
+ * it slice the message at each and concatenate the pieces again, after the claim: ~60 µs of CPU and
+ * 68 KB of garbage per notice (issue 27). Done once per template here, it costs nothing per
+ * notice. In HTML a line break is whitespace either way; text templates keep theirs.
+ */
+export function parseHtml(source: string, name: string): Template[] {
+  return htmlEngine.parse(source.replace(/\r?\n/g, '\r\n'), name);
+}

@@ -5,7 +5,7 @@ import type { Template } from 'liquidjs';
 import { z } from 'zod';
 import type { NoticeConfig } from '@/lib/windows/load-config';
 import { definitionFor, type TemplatesConfig } from './config';
-import { htmlEngine, textEngine } from './engine';
+import { htmlEngine, parseHtml, textEngine } from './engine';
 import { canonicalLocale } from '@/lib/api/fields';
 import { compileMjmlInProcess, MjmlError, type MjmlCompiler } from './mjml';
 import { builtInVariables, type TemplateDefinition } from './schema';
@@ -118,7 +118,7 @@ function parseFile(
   const name = relative(directory, file);
   let variables: string[];
   try {
-    templates = engine.parse(source, name);
+    templates = html ? parseHtml(source, name) : textEngine.parse(source, name);
     // Static analysis follows include/render tags: with no file system (engine.ts) they fail here.
     variables = engine.globalVariablesSync(templates);
   } catch (error) {
@@ -284,7 +284,7 @@ async function compileLayoutSource(directory: string, source: string, compile: M
   }
   let parsed: Template[];
   try {
-    parsed = htmlEngine.parse(html, '_layout/email.mjml');
+    parsed = parseHtml(html, '_layout/email.mjml');
   } catch (error) {
     throw new TemplateConfigError(directory, [`_layout/email.mjml: its Liquid does not parse: ${firstLine(error)}`]);
   }

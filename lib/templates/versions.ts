@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { canonicalJson, sha256Hex } from '@/lib/evidence/hash';
-import { htmlEngine, textEngine } from './engine';
+import { parseHtml, textEngine } from './engine';
 import { layoutStringsSchema, type LayoutStrings, type TemplateEntry, type TemplateSet } from './load';
 import { pickLocale } from './render';
 import { templateDefinitionSchema } from './schema';
@@ -127,7 +127,7 @@ export function templateSetOfVersion(content: TemplateVersionContent): TemplateS
     entry.email.set(content.locale, {
       locale: content.locale,
       subject: textEngine.parse(file(`${prefix}.subject.liquid`), `${prefix}.subject.liquid`),
-      html: htmlEngine.parse(file(`${prefix}.html.liquid`), `${prefix}.html.liquid`),
+      html: parseHtml(file(`${prefix}.html.liquid`), `${prefix}.html.liquid`),
       text: hasText ? textEngine.parse(file(textPath), textPath) : null,
       files: [],
       sources: {},
