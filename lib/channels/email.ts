@@ -47,10 +47,9 @@ export function createEmailChannel({
         });
         // An email job always has the address (check reminder_jobs_email_has_address).
         const message: OutgoingNotice = { noticeKey: job.noticeKey, to: job.recipientEmail ?? '', ...rendered, listUnsubscribe };
-        await transport.prepare?.(message);
         return {
           ok: true,
-          message,
+          message: transport.prepare ? await transport.prepare(message) : message,
           shown: {
             manageUrl: manage,
             rendered: { channel: 'email', subject: rendered.subject, html: rendered.html, text: rendered.text },

@@ -45,6 +45,9 @@ export type Shown = {
 
 export type Composed<Message> = { ok: true; message: Message; shown: Shown } | { ok: false; outcome: Extract<ChannelOutcome, { kind: 'rejected' }> };
 
+/** A composed notice as the send path keeps it from its compose to its send: what it was shown went to the evidence capture, if anywhere. */
+export type Ready<Message> = { ok: true; message: Message } | { ok: false; outcome: Extract<ChannelOutcome, { kind: 'rejected' }> };
+
 export type ChannelRoute = {
   /** The ledger's recipient_domain for the claim: the email's domain, `sms:<country>` for a text. */
   recipientDomain: string;

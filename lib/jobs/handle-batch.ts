@@ -1,5 +1,5 @@
 import type { OutgoingNotice } from '@/lib/mail/transport';
-import type { ChannelOutcome, Composed } from '@/lib/channels/types';
+import type { ChannelOutcome, Ready } from '@/lib/channels/types';
 import type { SendCapture } from '@/lib/evidence/send-evidence';
 import { mintOneTimeCode } from '@/lib/ledger/one-time-code';
 import { emailBatchSize } from '@/lib/metrics/registry';
@@ -84,7 +84,7 @@ export function createBatchingWakeupHandler(deps: SendPathDeps, batch: BatchSett
 }
 
 /** A notice composed for its claim: the code the claim records for a new row, and what was composed with it. */
-type Draft = { code: string; capture: SendCapture; composed: Composed<OutgoingNotice> };
+type Draft = { code: string; capture: SendCapture; keep: boolean; composed: Ready<OutgoingNotice> };
 type InFlight = { index: number; ready: ReadyToClaim; claimed: Claimed; draft: Draft };
 
 /** One batch: compose each, claims in one statement, one call, results committed together, then each item's answer. */
@@ -100,7 +100,8 @@ export async function sendBatch(path: SendPath, items: readonly ReadyToClaim[]):
       if (ready.delivery.signal.aborted) return null;
       const code = mintOneTimeCode();
       const capture: SendCapture = { rendered: null, manageUrl: null, sendStartedAt: path.now() };
-      return { code, capture, composed: await composeCaptured(email, { job: ready.job, oneTimeCode: code }, capture) };
+      const keep = path.deps.evidence?.wants(ready.job) ?? false;
+      return { code, capture, keep, composed: await composeCaptured(email, { job: ready.job, oneTimeCode: code }, capture, { keep }) };
     }),
   );
   // Every claim started in this tick: one coalesced statement, committed before anything is sent.
@@ -121,11 +122,11 @@ export async function sendBatch(path: SendPath, items: readonly ReadyToClaim[]):
   if (inFlight.length === 0) return results.map((result) => result ?? { ack: true });
 
   // A re-claimed row keeps the code of its first claim: its message is composed again with it.
-  const composed: Composed<OutgoingNotice>[] = await Promise.all(
+  const composed: Ready<OutgoingNotice>[] = await Promise.all(
     inFlight.map((entry) =>
       entry.claimed.oneTimeCode === entry.draft.code
         ? entry.draft.composed
-        : composeCaptured(email, { job: entry.ready.job, oneTimeCode: entry.claimed.oneTimeCode }, entry.draft.capture),
+        : composeCaptured(email, { job: entry.ready.job, oneTimeCode: entry.claimed.oneTimeCode }, entry.draft.capture, { keep: entry.draft.keep }),
     ),
   );
   const sendStartedAt = path.now();

@@ -127,18 +127,27 @@ describe('pooled transport against a real SMTP peer', () => {
     }
   });
 
-  it('prepare builds the message when it is composed, before the claim: its send hands over exactly those bytes, once', async () => {
+  it('prepare builds the message when it is composed, before the claim, and returns a stand-in without its parts: each send of it hands over exactly those bytes', async () => {
     const sink = await startSmtpSink();
     const transport = createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'from@example.org', messageIdDomain: 'example.org', maxConnections: 1 });
     try {
-      const mail = { noticeKey: '0a'.repeat(32), to: 'r10@example.org', subject: 'as composed', text: 't', html: '<p>t</p>' };
-      await transport.prepare?.(mail);
+      const mail = { noticeKey: '0a'.repeat(32), to: 'r10@example.org', subject: 'as composed', text: 'the text part', html: '<p>the html part</p>' };
+      if (!transport.prepare) throw new Error('the SMTP transport prepares');
+      const kept = await transport.prepare(mail);
+      // What the send path keeps until the send holds none of the rendered message.
+      expect(kept).toMatchObject({ noticeKey: mail.noticeKey, to: mail.to, subject: '', text: '', html: '' });
       // Whatever happens to the object after it was prepared, the send carries what was built.
       mail.subject = 'changed after prepare';
+      expect(await transport.send(kept)).toMatchObject({ kind: 'accepted' });
+      // The same stand-in sent again: the same bytes again, never an empty message.
+      expect(await transport.send(kept)).toMatchObject({ kind: 'accepted' });
+      // A message that was not prepared is built at its send.
       expect(await transport.send(mail)).toMatchObject({ kind: 'accepted' });
-      // Taken once: the same object sent again (not prepared again) is built afresh.
-      expect(await transport.send(mail)).toMatchObject({ kind: 'accepted' });
-      expect(sink.messages().map((m) => m.subject)).toEqual(['as composed', 'changed after prepare']);
+      const received = sink.messages();
+      expect(received.map((m) => m.subject)).toEqual(['as composed', 'as composed', 'changed after prepare']);
+      expect(received[1]?.raw).toBe(received[0]?.raw);
+      expect(received[0]?.raw).toContain('the html part');
+      expect(received[0]?.raw).toContain('the text part');
     } finally {
       transport.close();
       await sink.stop();

@@ -5,7 +5,7 @@ import { CORRELATION_HEADER, CORRELATION_TAG } from '@/lib/events/types';
 import { correlationOf, messageIdFor } from '@/lib/ledger/notice-key';
 import { classifySmtpPhase, type FailureClass, type Phase, type TransportName } from '@/lib/transport/phases';
 import { encodeQuotedPrintable } from './quoted-printable';
-import { createSmtpPool, type SmtpFailure, type SmtpResult } from './smtp-pool';
+import { createSmtpPool, type SmtpFailure, type SmtpMessage, type SmtpResult } from './smtp-pool';
 
 /**
  * The hand-over to the mail relay and the classification of its result by the phase it failed
@@ -135,9 +135,11 @@ export type EmailTransport = {
    * message is composed, before its claim: the claim-to-commit interval, the one a crash turns into
    * quarantine, then holds the hand-over and the commit only. Building all 32 messages of a burst
    * after their one claim statement was ~200 µs of CPU each, in front of the burst's last send.
-   * `send` of the same message object uses what was prepared; without `prepare`, it does it all.
+   * Resolves to the message the send path keeps until its send, which `send` takes: SMTP's carries
+   * no parts, built into the MIME message already (a notice's HTML is ~20 KB of string, held across
+   * the claim by every handler for nothing: issue 27). Without `prepare`, `send` does it all.
    */
-  prepare?: (mail: OutgoingNotice) => Promise<void>;
+  prepare?: (mail: OutgoingNotice) => Promise<OutgoingNotice>;
   send: (mail: OutgoingNotice, options?: SendOptions) => Promise<SendOutcome>;
   /**
    * Many notices in one request (an HTTP provider's batch API, lib/jobs/handle-batch.ts): one
@@ -202,6 +204,11 @@ function outcomeOf(result: SmtpResult, fallbackId: string | null): SendOutcome {
   return { kind: 'accepted', providerMessageId: providerIdFromResponse(result.response) ?? fallbackId };
 }
 
+const BUILT = Symbol('built');
+type Built = { message: SmtpMessage; messageId: string };
+/** A notice `prepare` built: its parts dropped, the build kept. */
+type Prepared = OutgoingNotice & { [BUILT]?: Promise<Built> };
+
 export function createMailTransport({ smtpUrl, timeoutMs, sendDeadlineMs, from, messageIdDomain, maxConnections = 0 }: MailTransportParams): MailTransport {
   const url = new URL(smtpUrl);
   const secure = url.protocol === 'smtps:';
@@ -216,25 +223,27 @@ export function createMailTransport({ smtpUrl, timeoutMs, sendDeadlineMs, from, 
     sendDeadlineMs: sendDeadlineMs ?? 2 * timeoutMs,
     maxConnections,
   });
-  const build = async (mail: OutgoingNotice) => {
+  const build = async (mail: OutgoingNotice): Promise<Built> => {
     const composed = new MailComposer(mailOptionsOf(mail, { from, messageIdDomain })).compile();
     const envelope = composed.getEnvelope();
     const raw = await composed.build();
     return { message: { envelope: { from: envelope.from || from, to: envelope.to }, raw }, messageId: composed.messageId() };
   };
-  // Messages built by `prepare`, until their send takes them (a message not sent is collected with it).
-  const built = new WeakMap<OutgoingNotice, ReturnType<typeof build>>();
+  // The message `prepare` built rides on the stand-in it returns, under a key of its own: each send
+  // of that stand-in sends those bytes, however often, and they go when it does. (A WeakMap from
+  // stand-in to build kept every entry until a full collection: +7 MB at 2 × 32, and slower.)
+  // A message given to `send` unprepared is built there.
   return {
     name: 'smtp',
     prepare: async (mail) => {
       const building = build(mail);
-      built.set(mail, building);
+      const kept: Prepared = { ...mail, subject: '', text: '', html: '', [BUILT]: building };
       // A message that does not build fails its send, as it did when built there.
       await building.catch(() => undefined);
+      return kept;
     },
     send: async (mail, options = {}) => {
-      const building = built.get(mail) ?? build(mail);
-      built.delete(mail);
+      const building = (mail as Prepared)[BUILT] ?? build(mail);
       const { message, messageId } = await building;
       const result = await pool.send(message, options.signal);
       return outcomeOf(result, messageId);
