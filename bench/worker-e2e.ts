@@ -230,7 +230,7 @@ export async function measureLatencyAtRate(
     // Wake-ups published every 100 ms, as many as the rate has made due since the first.
     const publishAtRate = async (jobIds: string[], perSecond: number) => {
       const started = performance.now();
-      for (let sent = 0; sent < jobIds.length; ) {
+      for (let sent = 0; sent < jobIds.length;) {
         const due = Math.min(jobIds.length, Math.round(((performance.now() - started) / 1000) * perSecond));
         if (due > sent) {
           await publisher.boss.insert(jobIds.slice(sent, due).map((jobId) => ({ name: DEFAULT_QUEUE_NAME, data: { jobId }, expireInSeconds: 60 })));
