@@ -13,6 +13,7 @@ import { startPostmarkPeer } from '@/testing/postmark-peer';
 import { startSendgridPeer } from '@/testing/sendgrid-peer';
 import { startSmtpSink } from '@/testing/smtp-sink';
 import { startTwilioPeer, type TwilioPeer } from '@/testing/twilio-peer';
+import { assertReadyIsLogged } from '@/testing/worker-process';
 import { createPgBossQueue } from '@/lib/queue/pgboss';
 import { DEFAULT_QUEUE_NAME } from '@/lib/queue/types';
 import { provisionDatabase } from '@/testing/database';
@@ -131,6 +132,7 @@ function spawnFrom(root: string, env: Record<string, string>) {
   // NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to node itself, not the worker env.
   // SOURCE_MAPS=off runs the bundle without --enable-source-maps (what the flag costs).
   const { NODE_ARGS: nodeArgs = '', SOURCE_MAPS: sourceMaps = 'on', ...workerEnv } = env;
+  assertReadyIsLogged(workerEnv.LOG_LEVEL);
   const workerArgs = shippedWorkerArgs(root).filter((arg) => sourceMaps !== 'off' || arg !== '--enable-source-maps');
   const child = spawn(process.execPath, [...nodeArgs.split(' ').filter(Boolean), ...workerArgs], {
     cwd: root,

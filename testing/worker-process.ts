@@ -21,7 +21,17 @@ export type WorkerProcess = {
 
 const root = path.resolve(import.meta.dirname, '..');
 
+/**
+ * A spawned worker is ready when it logs `worker ready`, at info: with a higher LOG_LEVEL it would
+ * never be, and whatever waits for it would wait for ever. Refused before it starts instead.
+ */
+export function assertReadyIsLogged(logLevel: string | undefined): void {
+  if (logLevel !== undefined && !['trace', 'debug', 'info'].includes(logLevel))
+    throw new Error(`LOG_LEVEL=${logLevel}: a spawned worker is ready when it logs "worker ready" at info, so its level must be info or lower`);
+}
+
 export function spawnWorker(env: Record<string, string>, { nodeArgs = [] }: { nodeArgs?: string[] } = {}): WorkerProcess {
+  assertReadyIsLogged(env.LOG_LEVEL);
   // node itself, never npm or a wrapper: a SIGKILL must reach the worker, not a parent that leaves it orphaned.
   const child = spawn(process.execPath, [...nodeArgs, ...workerNodeArgs()], {
     cwd: root,
