@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { prepareTemplates } from '@/lib/templates/load';
 import { renderEmail } from '@/lib/templates/render';
 import { activeNoticeConfig } from '@/lib/windows/active';
-import { mailOptionsOf, withCrlf, type OutgoingNotice } from './transport';
+import { withCrlf } from '@/lib/templates/engine';
+import { mailOptionsOf, type OutgoingNotice } from './transport';
 
 const { config } = activeNoticeConfig();
 const addresses = { from: 'Notices <notices@example.com>', messageIdDomain: 'notices.example.com' };

@@ -3,6 +3,7 @@ import type Mail from 'nodemailer/lib/mailer';
 import mimeFuncs from 'nodemailer/lib/mime-funcs';
 import { CORRELATION_HEADER, CORRELATION_TAG } from '@/lib/events/types';
 import { correlationOf, messageIdFor } from '@/lib/ledger/notice-key';
+import { withCrlf } from '@/lib/templates/engine';
 import { classifySmtpPhase, type FailureClass, type Phase, type TransportName } from '@/lib/transport/phases';
 import { encodeQuotedPrintable } from './quoted-printable';
 import { createSmtpPool, type SmtpFailure, type SmtpMessage, type SmtpResult } from './smtp-pool';
@@ -171,6 +172,9 @@ export function mailOptionsOf(mail: OutgoingNotice, { from, messageIdDomain }: {
     from,
     to: mail.to,
     subject: mail.subject,
+    // CRLF like the HTML (parsed so from its templates): with no LF left without its CR, nodemailer's
+    // DATA transform passes the message on whole instead of slicing it at each line break after the
+    // claim (issue 27). The text part is rendered with LF (its blank lines are collapsed on them).
     text: partOf('text/plain', withCrlf(mail.text)),
     html: partOf('text/html', mail.html),
     messageId: messageIdFor(mail.noticeKey, messageIdDomain),
@@ -190,14 +194,6 @@ function partOf(contentType: 'text/plain' | 'text/html', content: string): strin
   if (mimeFuncs.isPlainText(content) && !mimeFuncs.hasLongerLines(content, 76)) return content;
   return { raw: `Content-Type: ${contentType}; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n${encodeQuotedPrintable(content)}` };
 }
-
-/**
- * The text part with every line break CRLF, as MIME and SMTP carry it (the HTML is parsed so from
- * its templates, lib/templates/engine.ts parseHtml): with no LF left without its CR, nodemailer's
- * DATA transform passes the message on whole instead of slicing it at each line break and
- * concatenating the pieces again, after the claim (issue 27). A few hundred characters, per notice.
- */
-export const withCrlf = (text: string): string => text.replace(/\r?\n/g, '\r\n');
 
 function outcomeOf(result: SmtpResult, fallbackId: string | null): SendOutcome {
   if (!result.ok) return classifySmtpFailure(result.failure);

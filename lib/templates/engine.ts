@@ -115,5 +115,8 @@ export const textEngine = createEngine(undefined);
  * notice. In HTML a line break is whitespace either way; text templates keep theirs.
  */
 export function parseHtml(source: string, name: string): Template[] {
-  return htmlEngine.parse(source.replace(/\r?\n/g, '\r\n'), name);
+  return htmlEngine.parse(withCrlf(source), name);
 }
+
+/** `text` with every line break CRLF, as MIME and SMTP carry it: the HTML templates' at parse (above), an email's text part per notice (lib/mail/transport.ts). */
+export const withCrlf = (text: string): string => text.replace(/\r?\n/g, '\r\n');
