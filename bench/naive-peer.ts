@@ -173,6 +173,11 @@ export async function measureNaivePeer(
     } satisfies NaiveJob,
   }));
   for (let offset = 0; offset < jobs.length; offset += 5_000) await boss.insert(jobs.slice(offset, offset + 5_000));
+  // The same starting point as the worker's runs (bench/support.ts settleDatabase).
+  const { settleDatabase } = await import('./support');
+  const { createPool } = await import('@/db/client');
+  const settlePool = createPool(url, { max: 1 });
+  await settleDatabase(settlePool).finally(() => settlePool.end());
 
   const child = spawn(process.execPath, ['--import', tsxLoader, 'bench/naive-peer.ts', 'worker'], {
     cwd: root,

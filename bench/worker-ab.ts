@@ -20,7 +20,7 @@ import { provisionDatabase } from '@/testing/database';
 import { startNoopPeer } from './noop-peer';
 import { insertDueJobs as insertBenchNotices, type BenchNotices } from './worker-e2e';
 import { postmasterOf, selfSeconds, serverSeconds } from './cpu';
-import { printTable } from './support';
+import { printTable, settleDatabase } from './support';
 
 /**
  * Before/after for the worker, in ONE bench process on ONE database: each variant is a source
@@ -303,6 +303,7 @@ export async function runVariant(
       ...baseEnv,
       ...variant.env,
     };
+    await settleDatabase(pool);
     for (let i = 0; i < processes; i += 1) workers.push(spawnFrom(variant.root, env));
     await Promise.all(workers.map((w) => w.ready));
     const readyRssMb = Math.max(...workers.map((w) => w.rssMb()));

@@ -5,7 +5,7 @@ import { prepareTemplates } from '@/lib/templates/load';
 import { renderEmail } from '@/lib/templates/render';
 import { activeNoticeConfig } from '@/lib/windows/active';
 import { withCrlf } from '@/lib/templates/engine';
-import { mailOptionsOf, type OutgoingNotice } from './transport';
+import { mailOptionsOf, writtenAtOnce, type OutgoingNotice } from './transport';
 
 const { config } = activeNoticeConfig();
 const addresses = { from: 'Notices <notices@example.com>', messageIdDomain: 'notices.example.com' };
@@ -15,6 +15,11 @@ async function build(options: Mail.Options): Promise<Buffer> {
   // baseBoundary is a MailComposer option @types/nodemailer does not list (mail-composer passes it to every MimeNode).
   const fixed = { ...options, date: new Date('2026-12-02T09:00:00Z'), baseBoundary: 'fixedboundary' };
   return new MailComposer(fixed).compile().build();
+}
+
+/** The same message as the transport writes it (writtenAtOnce, no stream), or null where it leaves the tree to `build()`. */
+function atOnce(options: Mail.Options): Buffer | null {
+  return writtenAtOnce(new MailComposer({ ...options, date: new Date('2026-12-02T09:00:00Z'), baseBoundary: 'fixedboundary' } as Mail.Options).compile());
 }
 
 /**
@@ -61,6 +66,8 @@ describe('the message nodemailer builds from a notice', () => {
         const options = mailOptionsOf(mail, addresses);
         const raw = await build(options);
         expect(raw.equals(await build(nodemailersOwn(options, mail))), `${name} ${locale}`).toBe(true);
+        // Written at once, byte for byte what nodemailer's stream builds.
+        expect(atOnce(options)?.equals(raw), `${name} ${locale}: written at once`).toBe(true);
         // Every line break CRLF already (the HTML templates are parsed so, lib/templates/engine.ts
         // parseHtml): SMTP's DATA transform has no LF to rewrite, after the claim.
         expect(/(?<!\r)\n/.test(raw.toString('latin1')), `${name} ${locale}: a bare LF`).toBe(false);
@@ -89,6 +96,19 @@ describe('the message nodemailer builds from a notice', () => {
     const raw = await build(options);
     expect(raw.equals(await build(nodemailersOwn(options, mail)))).toBe(true);
     expect(raw.toString('latin1')).toContain('Content-Transfer-Encoding: 7bit');
+    expect(atOnce(options)?.equals(raw)).toBe(true);
+  });
+
+  it('is written at once only for a tree it covers: a part nodemailer would encode itself is left to its stream', async () => {
+    const mail = notice({ subject: 'Your renewal', html: '<p>Your plan renews on 1 October.</p>', text: 'Your plan renews on 1 October.\n' }, 3);
+    const options = mailOptionsOf(mail, addresses);
+    // An attachment is encoded (base64) by nodemailer's stream, and nests the alternatives under multipart/mixed.
+    const withAttachment = { ...options, attachments: [{ filename: 'terms.txt', content: 'Terms.' }] };
+    expect(atOnce(withAttachment)).toBeNull();
+    // A part given as a string nodemailer encodes (quoted-printable: non-ASCII text).
+    expect(atOnce({ ...options, text: 'Grüße\r\n' })).toBeNull();
+    // Both still build, through the stream.
+    expect((await build(withAttachment)).toString('latin1')).toContain('Content-Disposition: attachment; filename=terms.txt');
   });
 
   it('differs where detection would have chosen base64: text in another script (the comparison can tell)', async () => {
