@@ -6,6 +6,7 @@ import { CORRELATION_HEADER, CORRELATION_TAG } from '@/lib/events/types';
 import { correlationOf, messageIdFor } from '@/lib/ledger/notice-key';
 import { withCrlf } from '@/lib/templates/engine';
 import { classifySmtpPhase, type FailureClass, type Phase, type TransportName } from '@/lib/transport/phases';
+import { writeMessage } from './message';
 import { encodeQuotedPrintable } from './quoted-printable';
 import { createSmtpPool, type SmtpFailure, type SmtpMessage, type SmtpResult } from './smtp-pool';
 
@@ -253,7 +254,18 @@ export function createMailTransport({ smtpUrl, timeoutMs, sendDeadlineMs, from, 
     maxConnections,
   });
   const build = async (mail: OutgoingNotice): Promise<Built> => {
-    const composed = new MailComposer(mailOptionsOf(mail, { from, messageIdDomain })).compile();
+    const options = mailOptionsOf(mail, { from, messageIdDomain });
+    const written = writeMessage({
+      from,
+      to: mail.to,
+      subject: mail.subject,
+      messageId: options.messageId ?? '',
+      headers: options.headers as Record<string, string>,
+      text: options.text as string | Mail.Attachment,
+      html: options.html as string | Mail.Attachment,
+    });
+    if (written) return { message: { envelope: written.envelope, raw: written.raw }, messageId: written.messageId };
+    const composed = new MailComposer(options).compile();
     const envelope = composed.getEnvelope();
     const raw = writtenAtOnce(composed) ?? (await composed.build());
     return { message: { envelope: { from: envelope.from || from, to: envelope.to }, raw }, messageId: composed.messageId() };
