@@ -139,6 +139,8 @@ describe('writeMessage', () => {
     expect(writeMessage({ ...parts, to: 'ana@jõgeva.ee' })).toBeNull();
     expect(writeMessage({ ...parts, text: 'plain 7bit text' })).toBeNull();
     expect(writeMessage({ ...parts, headers: { ...parts.headers, Subject: 'two subjects' } })).toBeNull();
+    expect(writeMessage({ ...parts, headers: { ...parts.headers, 'reply-to': 'Ana <ana@example.de>' } })).toBeNull();
+    expect(writeMessage({ ...parts, headers: { ...parts.headers, References: '<a@b> <c@d>' } })).toBeNull();
   });
 
   it('draws a fresh boundary for each message', () => {

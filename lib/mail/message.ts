@@ -70,6 +70,30 @@ const plainAddress = /^([A-Za-z0-9._%+-]+)@([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-
 // mime-funcs' `encodeWords` with its fourth argument (encodeAll), which MimeNode passes and @types/nodemailer does not list.
 const encodeWords = mimeFuncs.encodeWords.bind(mimeFuncs) as (value: string, encoding: 'Q' | 'B', maxLength: number, encodeAll: boolean) => string;
 
+/**
+ * Headers MailComposer sets itself or MimeNode encodes in a way of their own (addresses,
+ * references, angle brackets, structured values): a custom header by one of these names leaves
+ * the message to MailComposer.
+ */
+const ownHeaders = new Set([
+  'From',
+  'Sender',
+  'To',
+  'Cc',
+  'Bcc',
+  'Reply-To',
+  'In-Reply-To',
+  'References',
+  'Subject',
+  'Message-ID',
+  'Content-Id',
+  'Date',
+  'MIME-Version',
+  'Content-Type',
+  'Content-Disposition',
+  'Content-Transfer-Encoding',
+]);
+
 /** A header MimeNode writes from a string (its default case): line breaks as spaces, RFC 2047 Q where needed, folded at 76. */
 function headerLine(key: string, value: string): string | null {
   const encoded = encodeWords(value.replace(/\r?\n|\r/g, ' '), 'Q', 52, true);
@@ -106,8 +130,7 @@ export function writeMessage(
   const lines: string[] = [];
   for (const [key, value] of Object.entries(parts.headers)) {
     const name = normalizedKey(key);
-    if (name === null || typeof value !== 'string' || ['From', 'To', 'Subject', 'Message-ID', 'Date', 'MIME-Version', 'Content-Type'].includes(name))
-      return null;
+    if (name === null || typeof value !== 'string' || ownHeaders.has(name)) return null;
     const line = headerLine(name, value);
     if (line !== null) lines.push(line);
   }
