@@ -3,31 +3,18 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { prepareTemplates } from '@/lib/templates/load';
+import { renderCasesOf } from '@/testing/render-cases';
 import { renderEmail } from '@/lib/templates/render';
 import { activeNoticeConfig } from '@/lib/windows/active';
-import { writeMessage, type MessageParts } from './message';
+import { writeMessage } from './message';
 import { mailOptionsOf, type OutgoingNotice } from './transport';
 
 const { config } = activeNoticeConfig();
 const date = new Date('2026-12-02T09:00:00Z');
 const baseBoundary = '0123456789abcdef';
 
-/** The parts writeMessage takes, from the options the transport gives MailComposer. */
-function partsOf(mail: OutgoingNotice, from: string): { parts: MessageParts; options: Mail.Options } {
-  const options = mailOptionsOf(mail, { from, messageIdDomain: 'notices.example.com' });
-  return {
-    options,
-    parts: {
-      from,
-      to: mail.to,
-      subject: mail.subject,
-      messageId: options.messageId ?? '',
-      headers: options.headers as Record<string, string>,
-      text: options.text as string | Mail.Attachment,
-      html: options.html as string | Mail.Attachment,
-    },
-  };
-}
+/** The options the transport gives MailComposer and writeMessage alike. */
+const optionsOf = (mail: OutgoingNotice, from: string): Mail.Options => mailOptionsOf(mail, { from, messageIdDomain: 'notices.example.com' });
 
 /** MailComposer's message, envelope and Message-ID for the same options, date and boundary. */
 async function composed(options: Mail.Options, fixed: { date?: Date } = { date }) {
@@ -55,41 +42,26 @@ describe('writeMessage', () => {
   it('writes every shipped template in en and de byte for byte as MailComposer builds it, with its envelope and Message-ID', async () => {
     const set = await prepareTemplates(config);
     let written = 0;
-    for (const [name, type] of Object.entries(config.noticeTypes)) {
-      const entry = set.entries.get(type.template);
-      if (!entry || entry.email.size === 0) continue;
-      for (const locale of ['en', 'de']) {
-        const rendered = await renderEmail(set, {
-          template: type.template,
-          noticeType: name,
-          category: type.category,
-          locale,
-          timeZone: 'Europe/Berlin',
-          payload: { ...entry.definition.sample, customer_name: 'Jürgen Müller-Lüdenscheidt' },
-          anchorAt: new Date('2026-10-01T09:00:00Z'),
-          windowClosesAt: new Date('2026-09-30T09:00:00Z'),
-          code: 'ABCD2345EF',
-          links: { manage: 'https://notices.example/r/abc?x=1&y=2', unsubscribe: 'https://notices.example/u/abc' },
-          cancellable: type.cancel !== undefined,
-        });
-        const listUnsubscribe = type.category === 'courtesy' ? { https: 'https://notices.example/u/abc', mailto: 'mailto:u@notices.example' } : null;
-        const { parts, options } = partsOf(notice({ ...rendered, listUnsubscribe }), 'Notices <notices@example.com>');
-        const ours = writeMessage(parts, { date, baseBoundary });
-        const theirs = await composed(options);
-        expect(ours, `${name} ${locale}: written`).not.toBeNull();
-        expect(ours?.raw.equals(theirs.raw), `${name} ${locale}`).toBe(true);
-        expect(ours?.envelope).toEqual(theirs.envelope);
-        expect(ours?.messageId).toBe(theirs.messageId);
-        written += 1;
-      }
+    for (const { id, channel, request } of renderCasesOf(config)) {
+      if (channel !== 'email') continue;
+      const rendered = await renderEmail(set, { ...request, payload: { ...request.payload, customer_name: 'Jürgen Müller-Lüdenscheidt' } });
+      const listUnsubscribe = request.links.unsubscribe ? { https: request.links.unsubscribe, mailto: 'mailto:u@notices.example' } : null;
+      const options = optionsOf(notice({ ...rendered, listUnsubscribe }), 'Notices <notices@example.com>');
+      const ours = writeMessage(options, { date, baseBoundary });
+      const theirs = await composed(options);
+      expect(ours, `${id}: written`).not.toBeNull();
+      expect(ours?.raw.equals(theirs.raw), id).toBe(true);
+      expect(ours?.envelope).toEqual(theirs.envelope);
+      expect(ours?.messageId).toBe(theirs.messageId);
+      written += 1;
     }
     expect(written).toBeGreaterThanOrEqual(4);
   });
 
   it('writes the Date MailComposer writes when none is given (the send path gives none)', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-12-07T18:55:58.417Z') });
-    const { parts, options } = partsOf(notice(), 'Notices <notices@example.com>');
-    const ours = writeMessage(parts, { baseBoundary });
+    const options = optionsOf(notice(), 'Notices <notices@example.com>');
+    const ours = writeMessage(options, { baseBoundary });
     expect(ours?.raw.equals((await composed(options, {})).raw)).toBe(true);
     expect(ours?.raw.toString('latin1')).toContain('\r\nDate: Mon, 07 Dec 2026 18:55:58 +0000\r\n');
   });
@@ -114,11 +86,8 @@ describe('writeMessage', () => {
         from,
         fc.option(fc.webUrl({ withQueryParameters: true }), { nil: null }),
         async (subject, noticeKey, to, sender, unsubscribe) => {
-          const { parts, options } = partsOf(
-            notice({ subject, noticeKey, to, listUnsubscribe: unsubscribe ? { https: unsubscribe, mailto: null } : null }),
-            sender,
-          );
-          const ours = writeMessage(parts, { date, baseBoundary });
+          const options = optionsOf(notice({ subject, noticeKey, to, listUnsubscribe: unsubscribe ? { https: unsubscribe, mailto: null } : null }), sender);
+          const ours = writeMessage(options, { date, baseBoundary });
           if (plainAddress(to)) expect(ours).not.toBeNull();
           if (ours === null) return;
           writtenCount += 1;
@@ -132,20 +101,24 @@ describe('writeMessage', () => {
     expect(writtenCount).toBeGreaterThan(100);
   });
 
-  it('leaves to MailComposer what it does not cover: a recipient with a name or a Unicode domain, a part that is not raw', () => {
-    const parts = partsOf(notice(), 'Notices <notices@example.com>').parts;
-    expect(writeMessage(parts, { date, baseBoundary })).not.toBeNull();
-    expect(writeMessage({ ...parts, to: 'Ana <ana@example.de>' })).toBeNull();
-    expect(writeMessage({ ...parts, to: 'ana@jõgeva.ee' })).toBeNull();
-    expect(writeMessage({ ...parts, text: 'plain 7bit text' })).toBeNull();
-    expect(writeMessage({ ...parts, headers: { ...parts.headers, Subject: 'two subjects' } })).toBeNull();
-    expect(writeMessage({ ...parts, headers: { ...parts.headers, 'reply-to': 'Ana <ana@example.de>' } })).toBeNull();
-    expect(writeMessage({ ...parts, headers: { ...parts.headers, References: '<a@b> <c@d>' } })).toBeNull();
+  it('leaves to MailComposer what it does not cover: a recipient with a name or a Unicode domain, a part that is not raw, a header or option of its own', () => {
+    const options = optionsOf(notice(), 'Notices <notices@example.com>');
+    const headers = options.headers as Record<string, string>;
+    expect(writeMessage(options, { date, baseBoundary })).not.toBeNull();
+    expect(writeMessage({ ...options, to: 'Ana <ana@example.de>' })).toBeNull();
+    expect(writeMessage({ ...options, to: 'ana@jõgeva.ee' })).toBeNull();
+    expect(writeMessage({ ...options, text: 'plain 7bit text' })).toBeNull();
+    expect(writeMessage({ ...options, headers: { ...headers, Subject: 'two subjects' } })).toBeNull();
+    expect(writeMessage({ ...options, headers: { ...headers, 'reply-to': 'Ana <ana@example.de>' } })).toBeNull();
+    expect(writeMessage({ ...options, headers: { ...headers, References: '<a@b> <c@d>' } })).toBeNull();
+    expect(writeMessage({ ...options, cc: 'ben@example.de' })).toBeNull();
+    expect(writeMessage({ ...options, attachments: [{ filename: 'terms.txt', content: 'Terms.' }] })).toBeNull();
+    expect(writeMessage({ ...options, textEncoding: 'base64' })).toBeNull();
   });
 
   it('draws a fresh boundary for each message', () => {
-    const parts = partsOf(notice(), 'Notices <notices@example.com>').parts;
-    const boundaries = new Set(Array.from({ length: 1_100 }, () => /boundary="([^"]+)"/.exec(writeMessage(parts)?.raw.toString('latin1') ?? '')?.[1]));
+    const options = optionsOf(notice(), 'Notices <notices@example.com>');
+    const boundaries = new Set(Array.from({ length: 1_100 }, () => /boundary="([^"]+)"/.exec(writeMessage(options)?.raw.toString('latin1') ?? '')?.[1]));
     expect(boundaries.size).toBe(1_100);
   });
 });

@@ -11,25 +11,15 @@ import MimeNode from 'nodemailer/lib/mime-node';
  * every other (a regular-expression pass per header per lookup), parses both addresses and
  * streams the result: ~130 µs of a notice's ~1.3 ms of worker CPU in a profile, after the parts.
  *
- * Here each header line comes from nodemailer's own encoders (mime-funcs `encodeWords`,
+ * It takes the same options MailComposer would (mailOptionsOf in lib/mail/transport.ts). Here
+ * each header line comes from nodemailer's own encoders (mime-funcs `encodeWords`,
  * `foldLines`, `buildHeaderValue`), in MailComposer's order, and the From line is nodemailer's
- * own, written once per sender. Whatever this does not cover (a part that is not raw, a header
- * value that is not a string, a recipient that is more than `local@domain` in ASCII) returns
- * null, and the caller builds the message with MailComposer. Byte-identical with MailComposer
+ * own, written once per sender. Whatever this does not cover (an option beyond those, a part
+ * that is not raw, a header value that is not a string, a recipient that is more than
+ * `local@domain` in ASCII) returns null, and the caller builds the message with MailComposer. Byte-identical with MailComposer
  * for the same date and boundary (message.test.ts: every shipped template, and arbitrary
  * subjects, correlations and addresses).
  */
-
-export type MessageParts = {
-  from: string;
-  to: string;
-  subject: string;
-  messageId: string;
-  /** Custom headers, in the order MailComposer adds them. */
-  headers: Record<string, string>;
-  text: string | Mail.Attachment;
-  html: string | Mail.Attachment;
-};
 
 export type WrittenMessage = { raw: Buffer; envelope: { from: string; to: string[] }; messageId: string };
 
@@ -114,32 +104,41 @@ function randomBoundary(): string {
   return pool.toString('hex', pooled * 8, pooled * 8 + 8);
 }
 
-const rawOf = (part: string | Mail.Attachment): string | null => (typeof part === 'object' && typeof part.raw === 'string' ? part.raw : null);
+const rawOf = (part: Mail.Options['text']): string | null =>
+  typeof part === 'object' && part !== null && 'raw' in part && typeof part.raw === 'string' ? part.raw : null;
 
-/** The message, or null when MailComposer must build it. `date` and `baseBoundary` as MailComposer's options (tests fix them). */
+// The options this writes as MailComposer would; any other (attachments, cc, replyTo, a date, …) is left to it.
+const coveredOptions = new Set(['from', 'to', 'subject', 'messageId', 'headers', 'text', 'html', 'textEncoding']);
+
+/** The message MailComposer would build from `options`, or null when it must build it. `date` and `baseBoundary` as MailComposer's options (tests fix them). */
 export function writeMessage(
-  parts: MessageParts,
+  options: Mail.Options,
   { date = new Date(), baseBoundary = randomBoundary() }: { date?: Date; baseBoundary?: string } = {},
 ): WrittenMessage | null {
-  const text = rawOf(parts.text);
-  const html = rawOf(parts.html);
-  const sender = senderOf(parts.from);
-  const recipient = plainAddress.exec(parts.to);
+  // The From line is written with quoted-printable words, as mailOptionsOf sets.
+  if (options.textEncoding !== 'quoted-printable' || Object.keys(options).some((key) => !coveredOptions.has(key))) return null;
+  const { from, to: recipientText, subject = '', messageId: givenId, headers = {} } = options;
+  if (typeof from !== 'string' || typeof recipientText !== 'string' || typeof subject !== 'string' || typeof givenId !== 'string') return null;
+  if (typeof headers !== 'object' || Array.isArray(headers)) return null;
+  const text = rawOf(options.text);
+  const html = rawOf(options.html);
+  const sender = senderOf(from);
+  const recipient = plainAddress.exec(recipientText);
   if (text === null || html === null || !sender || !recipient) return null;
   const to = `${recipient[1] ?? ''}@${(recipient[2] ?? '').toLowerCase()}`;
   const lines: string[] = [];
-  for (const [key, value] of Object.entries(parts.headers)) {
+  for (const [key, value] of Object.entries(headers)) {
     const name = normalizedKey(key);
     if (name === null || typeof value !== 'string' || ownHeaders.has(name)) return null;
     const line = headerLine(name, value);
     if (line !== null) lines.push(line);
   }
-  const messageId = `${parts.messageId.startsWith('<') ? '' : '<'}${parts.messageId.replace(/\r?\n|\r/g, ' ')}${parts.messageId.endsWith('>') ? '' : '>'}`;
+  const messageId = `${givenId.startsWith('<') ? '' : '<'}${givenId.replace(/\r?\n|\r/g, ' ')}${givenId.endsWith('>') ? '' : '>'}`;
   const boundary = `--_NmP-${baseBoundary}-Part_1`;
   lines.push(
     sender.line,
     mimeFuncs.foldLines(`To: ${to}`, 76),
-    ...(parts.subject === '' ? [] : [headerLine('Subject', parts.subject) ?? '']).filter((line) => line !== ''),
+    ...(subject === '' ? [] : [headerLine('Subject', subject) ?? '']).filter((line) => line !== ''),
     mimeFuncs.foldLines(`Message-ID: ${messageId}`, 76),
     mimeFuncs.foldLines(`Date: ${date.toUTCString().replace(/GMT/, '+0000')}`, 76),
     'MIME-Version: 1.0',

@@ -255,15 +255,7 @@ export function createMailTransport({ smtpUrl, timeoutMs, sendDeadlineMs, from, 
   });
   const build = async (mail: OutgoingNotice): Promise<Built> => {
     const options = mailOptionsOf(mail, { from, messageIdDomain });
-    const written = writeMessage({
-      from,
-      to: mail.to,
-      subject: mail.subject,
-      messageId: options.messageId ?? '',
-      headers: options.headers as Record<string, string>,
-      text: options.text as string | Mail.Attachment,
-      html: options.html as string | Mail.Attachment,
-    });
+    const written = writeMessage(options);
     if (written) return { message: { envelope: written.envelope, raw: written.raw }, messageId: written.messageId };
     const composed = new MailComposer(options).compile();
     const envelope = composed.getEnvelope();
