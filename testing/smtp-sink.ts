@@ -95,6 +95,10 @@ export type SmtpSinkOptions = {
   eventsForDropped?: boolean;
   /** Offer AUTH (PLAIN, LOGIN, over plain TCP) and require these credentials before MAIL FROM. */
   auth?: { user: string; pass: string };
+  /** Advertise PIPELINING (RFC 2920), as smtp-server and most relays do; false for a relay that does not. */
+  pipelining?: boolean;
+  /** Every chunk the peer reads from its clients, in order: how the client wrote its commands. */
+  onClientBytes?: (chunk: Buffer) => void;
 };
 
 export type SmtpSink = {
@@ -203,6 +207,8 @@ export async function startSmtpSink({
   eventRetryDelaysMs = [250, 1_000, 3_000, 10_000],
   eventsForDropped = false,
   auth,
+  pipelining = true,
+  onClientBytes,
 }: SmtpSinkOptions = {}): Promise<SmtpSink> {
   if (eventsUrl && (!eventsSecret || eventsSecret.length < 32)) {
     throw new Error('startSmtpSink: eventsSecret (at least 32 characters) is required with eventsUrl');
@@ -321,6 +327,7 @@ export async function startSmtpSink({
       callback(null, { user: credentials.username });
     },
     hideSTARTTLS: true,
+    hidePIPELINING: !pipelining,
     size: maxBytes,
     closeTimeout: 1_000,
     onRcptTo(address, _session, callback) {
@@ -398,6 +405,7 @@ export async function startSmtpSink({
     },
   });
   server.server.on('connection', (socket: Socket) => {
+    if (onClientBytes) socket.on('data', onClientBytes);
     const remotePort = socket.remotePort;
     if (remotePort === undefined) return;
     sockets.set(remotePort, socket);

@@ -2,9 +2,7 @@ import type { DomainRateLimiter } from '@/lib/jobs/rate-limit';
 import { smsThrottleKey } from '@/lib/jobs/rate-limit';
 import { defaultLinkKeyRing } from '@/lib/recipient/link-keys';
 import { recipientPageUrl } from '@/lib/recipient/page-link';
-import { countryOf } from '@/lib/sms/phone';
 import { templateVersionOfJob } from '@/lib/mail/render';
-import { renderSmsBody, segmentsOf } from '@/lib/sms/render';
 import type { OutgoingSms, SmsTransport } from '@/lib/sms/transport';
 import { RenderError } from '@/lib/templates/render';
 import type { Channel, ComposeSettings } from './types';
@@ -12,7 +10,17 @@ import type { Channel, ComposeSettings } from './types';
 /** The SMS side of the send path: Twilio, the sender the throttle is keyed by, its bucket (lib/jobs/rate-limit.ts smsThrottleKey). */
 export type SmsSendPath = { transport: SmsTransport; sender: string; rateLimiter: DomainRateLimiter };
 
-const smsRoute = (phone: string | null) => `sms:${countryOf(phone ?? '')}`;
+type SmsParts = typeof import('./sms-parts');
+
+// libphonenumber's metadata and the segment counter (3.3 MB of live heap) load with the first text:
+// a worker that sends only email never holds them (issue 27, the worker's memory).
+let parts: SmsParts | undefined;
+let loading: Promise<SmsParts> | undefined;
+const smsParts = (): Promise<SmsParts> =>
+  (loading ??= import('./sms-parts').then((loaded) => {
+    parts = loaded;
+    return loaded;
+  }));
 
 /**
  * The SMS channel: the type's `sms` template, its segments against the type's cap, then Twilio.
@@ -22,12 +30,16 @@ const smsRoute = (phone: string | null) => `sms:${countryOf(phone ?? '')}`;
 export function createSmsChannel({ sms, settings }: { sms: SmsSendPath | undefined; settings: ComposeSettings }): Channel<OutgoingSms> {
   return {
     name: 'twilio',
-    route: (job) => ({
-      recipientDomain: smsRoute(job.recipientPhone),
-      bucket: sms ? { limiter: sms.rateLimiter, key: smsThrottleKey(sms.sender, countryOf(job.recipientPhone ?? '')) } : null,
-    }),
+    route: (job) => {
+      const routeWith = ({ countryOf }: SmsParts) => {
+        const country = countryOf(job.recipientPhone ?? '');
+        return { recipientDomain: `sms:${country}`, bucket: sms ? { limiter: sms.rateLimiter, key: smsThrottleKey(sms.sender, country) } : null };
+      };
+      return parts ? routeWith(parts) : smsParts().then(routeWith);
+    },
     compose: async ({ job, oneTimeCode }) => {
       if (!sms || !job.recipientPhone) return { ok: false, outcome: { kind: 'rejected', permanent: false, code: null, errorClass: 'sms_not_configured' } };
+      const { renderSmsBody, segmentsOf } = parts ?? (await smsParts());
       const linkKeys = settings.linkKeys ?? defaultLinkKeyRing(settings.secret);
       const manage = recipientPageUrl({ keys: linkKeys, baseUrl: settings.cancelBaseUrl, noticeKey: job.noticeKey });
       let body: string;

@@ -58,7 +58,8 @@ export type ChannelRoute = {
 export type Channel<Message> = {
   /** The transport: the breaker's key and the phase table's transport column. */
   name: TransportName;
-  route: (job: JobRow) => ChannelRoute;
+  /** A promise only where the channel first loads what it needs (the SMS channel's first text): the email path stays synchronous. */
+  route: (job: JobRow) => ChannelRoute | Promise<ChannelRoute>;
   compose: (input: ComposeInput) => Promise<Composed<Message>>;
   send: (message: Message, options?: SendOptions) => Promise<ChannelOutcome>;
   /**

@@ -333,7 +333,8 @@ export async function prepareWakeup(path: SendPath, delivery: Delivery): Promise
 
   // An SMS draws from its sender × destination-country bucket; an email from its domain's.
   // An SMS job without Twilio takes no token: it is refused as `sms_not_configured` below.
-  const { recipientDomain: domain, bucket } = channel.route(job);
+  const routed = channel.route(job);
+  const { recipientDomain: domain, bucket } = routed instanceof Promise ? await routed : routed;
   const throttled = bucket ? await traceTokenWait(takeToken(bucket.limiter, settings.maxTokenWaitMs, bucket.key, delivery.signal)) : null;
   if (throttled !== null) {
     const until = new Date(now().getTime() + throttled);

@@ -22,20 +22,26 @@ import { createDomainRateLimiter, type DomainRateLimiter } from './rate-limit';
  */
 
 let t: TestDatabase;
-let sink: SmtpSink;
-let authSink: SmtpSink;
 let limiter: DomainRateLimiter;
+/** The relays, with PIPELINING (one write for MAIL, RCPT and DATA, lib/mail/smtp-pool.ts) and without (nodemailer's one command per reply). */
+type Relays = { sink: SmtpSink; authSink: SmtpSink };
+const relays = new Map<boolean, Relays>();
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  sink = await startSmtpSink();
-  authSink = await startSmtpSink({ auth: { user: 'relay-user', pass: 'relay-pass' } });
+  for (const pipelining of [true, false])
+    relays.set(pipelining, {
+      sink: await startSmtpSink({ pipelining }),
+      authSink: await startSmtpSink({ pipelining, auth: { user: 'relay-user', pass: 'relay-pass' } }),
+    });
   limiter = await createDomainRateLimiter({ pool: t.pool, pointsPerSecond: 1_000 });
 });
 
 afterAll(async () => {
-  await sink?.stop();
-  await authSink?.stop();
+  for (const { sink, authSink } of relays.values()) {
+    await sink.stop();
+    await authSink.stop();
+  }
   await t?.drop();
 });
 
@@ -53,7 +59,7 @@ type Case = {
   phase: string;
   errorClass: string;
   code?: number;
-  peer: () => Promise<{ url: string; fault?: SinkFault; sink?: SmtpSink; stop?: () => Promise<void> }>;
+  peer: (relays: Relays) => Promise<{ url: string; fault?: SinkFault; sink?: SmtpSink; stop?: () => Promise<void> }>;
 };
 
 const cases: Case[] = [
@@ -69,7 +75,7 @@ const cases: Case[] = [
     failure: 'nothing_left',
     phase: 'tls',
     errorClass: 'tls_failed',
-    peer: async () => ({ url: `smtps://127.0.0.1:${String(sink.port)}` }),
+    peer: async ({ sink }) => ({ url: `smtps://127.0.0.1:${String(sink.port)}` }),
   },
   {
     name: 'greeting timeout',
@@ -87,7 +93,7 @@ const cases: Case[] = [
     phase: 'auth',
     errorClass: 'smtp_535',
     code: 535,
-    peer: async () => ({ url: `smtp://relay-user:wrong@127.0.0.1:${String(authSink.port)}`, sink: authSink }),
+    peer: async ({ authSink }) => ({ url: `smtp://relay-user:wrong@127.0.0.1:${String(authSink.port)}`, sink: authSink }),
   },
   {
     name: '530 at MAIL FROM (no credentials where the relay requires them)',
@@ -95,7 +101,7 @@ const cases: Case[] = [
     phase: 'mail_from',
     errorClass: 'smtp_530',
     code: 530,
-    peer: async () => ({ url: authSink.url, sink: authSink }),
+    peer: async ({ authSink }) => ({ url: authSink.url, sink: authSink }),
   },
   {
     name: '451 at RCPT',
@@ -103,7 +109,7 @@ const cases: Case[] = [
     phase: 'rcpt_to',
     errorClass: 'smtp_451',
     code: 451,
-    peer: async () => ({ url: sink.url, sink, fault: { kind: 'reject', code: 451, at: 'rcpt', times: 1 } }),
+    peer: async ({ sink }) => ({ url: sink.url, sink, fault: { kind: 'reject', code: 451, at: 'rcpt', times: 1 } }),
   },
   {
     name: '550 at RCPT',
@@ -111,84 +117,87 @@ const cases: Case[] = [
     phase: 'rcpt_to',
     errorClass: 'smtp_550',
     code: 550,
-    peer: async () => ({ url: sink.url, sink, fault: { kind: 'reject', code: 550, at: 'rcpt', times: 1 } }),
+    peer: async ({ sink }) => ({ url: sink.url, sink, fault: { kind: 'reject', code: 550, at: 'rcpt', times: 1 } }),
   },
   {
     name: 'drop after DATA',
     failure: 'outcome_unknown',
     phase: 'body',
     errorClass: 'connection_lost',
-    peer: async () => ({ url: sink.url, sink, fault: { kind: 'drop-after-data', times: 1 } }),
+    peer: async ({ sink }) => ({ url: sink.url, sink, fault: { kind: 'drop-after-data', times: 1 } }),
   },
 ];
 
 describe('each phase ends as the table says, through the send path and a real SMTP peer', () => {
-  it.each(cases)('$name → $failure', async ({ failure, phase, errorClass, code, peer }) => {
-    expect(classifySmtpPhase(phase as Parameters<typeof classifySmtpPhase>[0], code ?? null)).toBe(failure);
-    const target = await peer();
-    if (target.fault) target.sink?.setFault(target.fault);
-    const mail: MailTransport = createMailTransport({
-      smtpUrl: target.url,
-      timeoutMs: 500,
-      from: 'n@notices.test',
-      messageIdDomain: 'notices.test',
-      maxConnections: 2,
-    });
-    const logger = createLogger('test', 'silent');
-    // A high threshold: only a config_broken failure opens the breaker on its first occurrence.
-    const breakers = createTransportBreakers({
-      db: t.db,
-      probes: { smtp: mail.probe },
-      settings: { threshold: 100, probeBaseMs: 60_000, probeCapMs: 60_000 },
-      workerId: 'phase-test',
-      logger,
-    });
-    const handle = createWakeupHandler({
-      db: t.db,
-      mail,
-      rateLimiter: limiter,
-      breakers,
-      workerId: 'phase-test',
-      logger,
-      settings: {
-        mode: 'enforce',
-        noticeConfig: activeNoticeConfig().config,
-        retryBaseMs: 1_000,
-        retryCapMs: 10_000,
-        maxAttempts: 8,
-        secret: process.env.NOTICE_KEY_SECRET ?? '',
-        cancelBaseUrl: 'https://notices.test',
-        maxTokenWaitMs: 1_000,
-      },
-    });
-    const job = await insertTestJob(t.db);
-    const received = target.sink?.messages().length ?? 0;
-    try {
-      await handle({ wakeup: { jobId: job.id }, messageId: `phase-${job.id}`, signal: new AbortController().signal });
-      const end = endsAs[failure];
-      const after = await readJob(t.db, job.id);
-      expect({ job: after.state, attempts: after.attempts, lastErrorClass: after.lastErrorClass }).toEqual({
-        job: end.job,
-        attempts: end.attempts,
-        lastErrorClass: errorClass,
+  it.each(cases.flatMap((c) => [true, false].map((pipelining) => ({ ...c, pipelining }))))(
+    '$name → $failure (PIPELINING $pipelining)',
+    async ({ failure, phase, errorClass, code, peer, pipelining }) => {
+      expect(classifySmtpPhase(phase as Parameters<typeof classifySmtpPhase>[0], code ?? null)).toBe(failure);
+      const target = await peer(relays.get(pipelining) as Relays);
+      if (target.fault) target.sink?.setFault(target.fault);
+      const mail: MailTransport = createMailTransport({
+        smtpUrl: target.url,
+        timeoutMs: 500,
+        from: 'n@notices.test',
+        messageIdDomain: 'notices.test',
+        maxConnections: 2,
       });
-      expect((await getLedgerRow(t.db, { noticeKey: job.noticeKey }))?.state).toBe(end.ledger);
-      const attempts = await listAttemptsForJob(t.db, { jobId: job.id });
-      expect(attempts.map((row) => [row.outcome, row.errorClass])).toEqual([[end.attempt, errorClass]]);
-      // Only an unknown outcome may have left: the peer holds the body then, and nothing else.
-      expect((target.sink?.messages().length ?? 0) - received).toBe(failure === 'outcome_unknown' ? 1 : 0);
-      // Our configuration broken pauses the transport at once, for every worker's console to see.
-      expect(breakers.isOpen('smtp')).toBe(failure === 'config_broken');
-      if (failure === 'config_broken') {
-        expect((await transportUp.get()).values.find((value) => value.labels.transport === 'smtp')?.value).toBe(0);
-        await vi.waitFor(async () =>
-          expect(await listTransportsDown(t.db)).toEqual([expect.objectContaining({ transport: 'smtp', reason: 'config_broken', errorClass, code })]),
-        );
+      const logger = createLogger('test', 'silent');
+      // A high threshold: only a config_broken failure opens the breaker on its first occurrence.
+      const breakers = createTransportBreakers({
+        db: t.db,
+        probes: { smtp: mail.probe },
+        settings: { threshold: 100, probeBaseMs: 60_000, probeCapMs: 60_000 },
+        workerId: 'phase-test',
+        logger,
+      });
+      const handle = createWakeupHandler({
+        db: t.db,
+        mail,
+        rateLimiter: limiter,
+        breakers,
+        workerId: 'phase-test',
+        logger,
+        settings: {
+          mode: 'enforce',
+          noticeConfig: activeNoticeConfig().config,
+          retryBaseMs: 1_000,
+          retryCapMs: 10_000,
+          maxAttempts: 8,
+          secret: process.env.NOTICE_KEY_SECRET ?? '',
+          cancelBaseUrl: 'https://notices.test',
+          maxTokenWaitMs: 1_000,
+        },
+      });
+      const job = await insertTestJob(t.db);
+      const received = target.sink?.messages().length ?? 0;
+      try {
+        await handle({ wakeup: { jobId: job.id }, messageId: `phase-${job.id}`, signal: new AbortController().signal });
+        const end = endsAs[failure];
+        const after = await readJob(t.db, job.id);
+        expect({ job: after.state, attempts: after.attempts, lastErrorClass: after.lastErrorClass }).toEqual({
+          job: end.job,
+          attempts: end.attempts,
+          lastErrorClass: errorClass,
+        });
+        expect((await getLedgerRow(t.db, { noticeKey: job.noticeKey }))?.state).toBe(end.ledger);
+        const attempts = await listAttemptsForJob(t.db, { jobId: job.id });
+        expect(attempts.map((row) => [row.outcome, row.errorClass])).toEqual([[end.attempt, errorClass]]);
+        // Only an unknown outcome may have left: the peer holds the body then, and nothing else.
+        expect((target.sink?.messages().length ?? 0) - received).toBe(failure === 'outcome_unknown' ? 1 : 0);
+        // Our configuration broken pauses the transport at once, for every worker's console to see.
+        expect(breakers.isOpen('smtp')).toBe(failure === 'config_broken');
+        if (failure === 'config_broken') {
+          expect((await transportUp.get()).values.find((value) => value.labels.transport === 'smtp')?.value).toBe(0);
+          await vi.waitFor(async () =>
+            expect(await listTransportsDown(t.db)).toEqual([expect.objectContaining({ transport: 'smtp', reason: 'config_broken', errorClass, code })]),
+          );
+        }
+      } finally {
+        breakers.stop();
+        mail.close();
+        await target.stop?.();
       }
-    } finally {
-      breakers.stop();
-      mail.close();
-      await target.stop?.();
-    }
-  });
+    },
+  );
 });

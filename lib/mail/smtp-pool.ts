@@ -2,6 +2,7 @@ import net from 'node:net';
 import { Readable } from 'node:stream';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type { Phase } from '@/lib/transport/phases';
+import { smtpData } from './smtp-data';
 
 /**
  * Our own pool of SMTP connections over nodemailer's SMTPConnection (the protocol: greeting,
@@ -45,7 +46,7 @@ export type SmtpPoolParams = {
 
 type Pooled = { conn: SMTPConnection; messages: number; closed: boolean };
 
-type MailError = Error & { code?: string; responseCode?: number; response?: string };
+type MailError = Error & { code?: string; responseCode?: number; response?: string; command?: string };
 
 const errorOf = (error: unknown): MailError => (error instanceof Error ? error : new Error(String(error)));
 
@@ -77,6 +78,58 @@ export type SmtpPool = {
   cancelAll: () => void;
   close: () => void;
 };
+
+/** The parts of nodemailer's SMTPConnection (7.0.13, pinned) a pipelined send drives: its reply queue, its socket and its error form. */
+type ConnectionInternals = SMTPConnection & {
+  _supportedExtensions: string[];
+  _responseActions: Array<(reply: string) => void>;
+  _socket: net.Socket | null;
+  _destroyed: boolean;
+  _formatError: (message: string, type: string, response: string | false, command: string) => MailError;
+  options: { lmtp?: boolean };
+};
+
+/** An address RCPT TO and MAIL FROM carry as it is: printable ASCII, no `<`, `>` or space (nodemailer's own check, and no SMTPUTF8). */
+const PLAIN_ADDRESS = /^[\x21-\x3b\x3d\x3f-\x7e]+$/;
+
+/**
+ * MAIL FROM, RCPT TO and DATA in one write where the relay advertises PIPELINING (RFC 2920),
+ * then the body once DATA is answered: two round trips a message instead of nodemailer's four
+ * (it pipelines only extra recipients), and two writes instead of five. Postfix's client does the
+ * same. The replies come in order and each keeps nodemailer's error form (`command` MAIL FROM,
+ * RCPT TO or DATA), so a refusal maps to the phase it did before; the body's bytes are the ones
+ * nodemailer's DataStream would write (./smtp-data.ts). False when this connection or message
+ * is not one it covers (no PIPELINING, LMTP, an address nodemailer would encode or refuse):
+ * nodemailer's own send then runs.
+ */
+function sendPipelined(conn: SMTPConnection, message: SmtpMessage, onBody: () => void, done: (error: MailError | null, reply?: string) => void): boolean {
+  const c = conn as ConnectionInternals;
+  const { from, to } = message.envelope;
+  if (!c._supportedExtensions.includes('PIPELINING') || c.options.lmtp || to.length !== 1 || !PLAIN_ADDRESS.test(from) || !PLAIN_ADDRESS.test(to[0] ?? ''))
+    return false;
+  const socket = c._socket;
+  if (c._destroyed || !socket || socket.destroyed) {
+    done(c._formatError('Connection is closed', 'ECONNECTION', false, 'API'));
+    return true;
+  }
+  let refused: MailError | null = null;
+  c._responseActions.push((reply) => {
+    if (reply.charAt(0) !== '2') refused = c._formatError('Mail command failed', 'EENVELOPE', reply, 'MAIL FROM');
+  });
+  c._responseActions.push((reply) => {
+    if (reply.charAt(0) !== '2') refused ??= c._formatError('Recipient command failed', 'EENVELOPE', reply, 'RCPT TO');
+  });
+  c._responseActions.push((reply) => {
+    // A refused envelope sends no body: the pool closes this connection, and a relay that still answered 354 gets no message.
+    if (refused) return done(refused);
+    if (!/^[23]/.test(reply)) return done(c._formatError('Data command failed', 'EENVELOPE', reply, 'DATA'));
+    c._responseActions.push((final) => (final.charAt(0) === '2' ? done(null, final) : done(c._formatError('Message failed', 'EMESSAGE', final, 'DATA'))));
+    onBody();
+    socket.write(smtpData(message.raw));
+  });
+  socket.write(`MAIL FROM:<${from}>\r\nRCPT TO:<${to[0] ?? ''}>\r\nDATA\r\n`);
+  return true;
+}
 
 export function createSmtpPool({ endpoint, phaseTimeoutMs, sendDeadlineMs, maxConnections, maxMessagesPerConnection = 1_000 }: SmtpPoolParams): SmtpPool {
   const idle: Pooled[] = [];
@@ -269,22 +322,15 @@ export function createSmtpPool({ endpoint, phaseTimeoutMs, sendDeadlineMs, maxCo
     cutoff.addEventListener('abort', onCutoff, { once: true });
     if (cancel.aborted) onCancel();
     if (cutoff.aborted) onCutoff();
-    const body = new Readable({
-      read() {
-        phase = 'body';
-        this.push(message.raw);
-        this.push(null);
-      },
-    });
     const result = await runStep<string>(
       pooled,
       () => phase,
-      (settle) =>
-        pooled.conn.send(message.envelope, body, (error, info) => {
+      (settle) => {
+        const finished = (error: MailError | null, reply?: string) => {
           if (error) {
             // An envelope refusal names its command, and nodemailer then drains our message into
             // a sink (which read() takes for the body): the command wins over the flag.
-            const { command, code } = error as Error & { command?: string; code?: string };
+            const { command, code } = error;
             if (command === 'MAIL FROM') phase = 'mail_from';
             else if (command === 'RCPT TO') phase = 'rcpt_to';
             else if (command === 'DATA' && code === 'EENVELOPE') phase = 'data';
@@ -296,8 +342,20 @@ export function createSmtpPool({ endpoint, phaseTimeoutMs, sendDeadlineMs, maxCo
             settle.fail(error);
             return;
           }
-          settle.ok(typeof info.response === 'string' ? info.response : '');
-        }),
+          settle.ok(reply ?? '');
+        };
+        if (sendPipelined(pooled.conn, message, () => (phase = 'body'), finished)) return;
+        const body = new Readable({
+          read() {
+            phase = 'body';
+            this.push(message.raw);
+            this.push(null);
+          },
+        });
+        pooled.conn.send(message.envelope, body, (error, info) =>
+          error ? finished(error) : finished(null, typeof info.response === 'string' ? info.response : ''),
+        );
+      },
       bodyGuard.signal,
     );
     cancel.removeEventListener('abort', onCancel);

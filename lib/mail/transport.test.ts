@@ -154,6 +154,46 @@ describe('pooled transport against a real SMTP peer', () => {
     }
   });
 
+  it.each([
+    { pipelining: true, envelopeWrites: 1 },
+    { pipelining: false, envelopeWrites: 3 },
+  ])(
+    'a relay with PIPELINING $pipelining gets MAIL, RCPT and DATA in $envelopeWrites write(s), and every message whole',
+    async ({ pipelining, envelopeWrites }) => {
+      const writes: string[] = [];
+      const sink = await startSmtpSink({ pipelining, onClientBytes: (chunk) => writes.push(chunk.toString('latin1')) });
+      const transport = createMailTransport({
+        smtpUrl: sink.url,
+        timeoutMs: 5_000,
+        from: 'from@example.org',
+        messageIdDomain: 'example.org',
+        maxConnections: 1,
+      });
+      try {
+        // Lines that start with a dot (dot-stuffed on the wire, RFC 5321 §4.5.2) and a lone one, which would end DATA early.
+        const text = '.starts with a dot\n.\nand ends';
+        for (const n of [1, 2]) {
+          const mail = { noticeKey: String(n).repeat(64), to: `r${String(n)}@example.org`, subject: `message ${String(n)}`, text, html: '<p>x</p>' };
+          expect(await transport.send(mail)).toMatchObject({ kind: 'accepted' });
+        }
+        const received = sink.messages();
+        expect(received.map((m) => [m.subject, m.to])).toEqual([
+          ['message 1', ['r1@example.org']],
+          ['message 2', ['r2@example.org']],
+        ]);
+        for (const m of received) expect(m.raw).toContain('\r\n\r\n.starts with a dot\r\n.\r\nand ends\r\n');
+        // On the wire: each envelope's commands, and which of them shared a write.
+        const envelopes = writes.filter((chunk) => /^(MAIL FROM|RCPT TO|DATA\r\n)/m.test(chunk));
+        const perMessage = envelopes.filter((chunk) => chunk.includes('MAIL FROM')).length === 2 ? envelopes.length / 2 : Number.NaN;
+        expect(perMessage).toBe(envelopeWrites);
+        if (pipelining) expect(envelopes[0]).toBe('MAIL FROM:<from@example.org>\r\nRCPT TO:<r1@example.org>\r\nDATA\r\n');
+      } finally {
+        transport.close();
+        await sink.stop();
+      }
+    },
+  );
+
   it('keeps a 4xx a definite rejection and the pooled connection usable', async () => {
     const sink = await startSmtpSink();
     const transport = createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'from@example.org', messageIdDomain: 'example.org', maxConnections: 1 });
