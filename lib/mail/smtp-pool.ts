@@ -365,11 +365,25 @@ export function createSmtpPool({ endpoint, phaseTimeoutMs, sendDeadlineMs, maxCo
 
   const send = async (message: SmtpMessage, signal?: AbortSignal): Promise<SmtpResult> => {
     if (closed) return { ok: false, failure: { phase: 'connect', code: null, response: null, errorClass: 'transport_closed' } };
-    const deadline = AbortSignal.timeout(sendDeadlineMs);
-    const stop = new AbortController();
-    const cutoff = AbortSignal.any([deadline, stop.signal]);
-    const cancel = AbortSignal.any([cutoff, ...(signal ? [signal] : [])]);
-    const cut = () => stop.abort(new Error('send cut off'));
+    // The cut-off (the deadline, or cancelAll) also cancels; the caller's signal only cancels.
+    // Two controllers and a timer cleared at the end, rather than AbortSignal.timeout and two
+    // AbortSignal.any: those left each send's deadline timer running for its whole length after
+    // the send, and a weak reference and a finalization registration per source (~1 300 timers
+    // alive in a 1 × 64 worker's heap; issue 27).
+    const cutoffController = new AbortController();
+    const cancelController = new AbortController();
+    const cutoff = cutoffController.signal;
+    const cancel = cancelController.signal;
+    const stopWith = (reason: unknown) => {
+      cutoffController.abort(reason);
+      cancelController.abort(reason);
+    };
+    const deadline = setTimeout(() => stopWith(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), sendDeadlineMs);
+    deadline.unref();
+    const onSignal = () => cancelController.abort(signal?.reason);
+    if (signal?.aborted) onSignal();
+    else signal?.addEventListener('abort', onSignal, { once: true });
+    const cut = () => stopWith(new Error('send cut off'));
     inFlight.add(cut);
     try {
       // A connection the relay closed while idle fails before the body: one more try on a fresh one costs nothing.
@@ -387,6 +401,8 @@ export function createSmtpPool({ endpoint, phaseTimeoutMs, sendDeadlineMs, maxCo
       }
     } finally {
       inFlight.delete(cut);
+      clearTimeout(deadline);
+      signal?.removeEventListener('abort', onSignal);
     }
   };
 
