@@ -74,7 +74,7 @@ describe.each([true, false])('SMTP over STARTTLS, the relay advertising PIPELINI
       const run = await runScript({
         script: 'testing/send-mail.ts',
         args: [],
-        env: { PATH: process.env.PATH ?? '', NODE_EXTRA_CA_CERTS: cert, SMTP_URL: `smtp://127.0.0.1:${String(port)}` },
+        env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', NODE_EXTRA_CA_CERTS: cert, SMTP_URL: `smtp://127.0.0.1:${String(port)}` },
       });
       expect(run.code, run.stderr).toBe(0);
       expect(JSON.parse(run.stdout.trim().split('\n').pop() ?? '[]')).toEqual([
