@@ -112,18 +112,24 @@ function sendPipelined(conn: SMTPConnection, message: SmtpMessage, onBody: () =>
     done(c._formatError('Connection is closed', 'ECONNECTION', false, 'API'));
     return true;
   }
-  let refused: MailError | null = null;
+  // The first refusal answers at once, as nodemailer's own send does; the pool then closes this
+  // connection, and the replies still due to it find the send finished.
+  let finished = false;
+  const finish = (error: MailError | null, reply?: string) => {
+    if (finished) return;
+    finished = true;
+    done(error, reply);
+  };
   c._responseActions.push((reply) => {
-    if (reply.charAt(0) !== '2') refused = c._formatError('Mail command failed', 'EENVELOPE', reply, 'MAIL FROM');
+    if (reply.charAt(0) !== '2') finish(c._formatError('Mail command failed', 'EENVELOPE', reply, 'MAIL FROM'));
   });
   c._responseActions.push((reply) => {
-    if (reply.charAt(0) !== '2') refused ??= c._formatError('Recipient command failed', 'EENVELOPE', reply, 'RCPT TO');
+    if (reply.charAt(0) !== '2') finish(c._formatError('Recipient command failed', 'EENVELOPE', reply, 'RCPT TO'));
   });
   c._responseActions.push((reply) => {
-    // A refused envelope sends no body: the pool closes this connection, and a relay that still answered 354 gets no message.
-    if (refused) return done(refused);
-    if (!/^[23]/.test(reply)) return done(c._formatError('Data command failed', 'EENVELOPE', reply, 'DATA'));
-    c._responseActions.push((final) => (final.charAt(0) === '2' ? done(null, final) : done(c._formatError('Message failed', 'EMESSAGE', final, 'DATA'))));
+    if (finished) return;
+    if (!/^[23]/.test(reply)) return finish(c._formatError('Data command failed', 'EENVELOPE', reply, 'DATA'));
+    c._responseActions.push((final) => (final.charAt(0) === '2' ? finish(null, final) : finish(c._formatError('Message failed', 'EMESSAGE', final, 'DATA'))));
     onBody();
     socket.write(smtpData(message.raw));
   });
