@@ -129,9 +129,18 @@ export function writeMessage(
   const lines: string[] = [];
   for (const [key, value] of Object.entries(headers)) {
     const name = normalizedKey(key);
-    if (name === null || typeof value !== 'string' || ownHeaders.has(name)) return null;
-    const line = headerLine(name, value);
-    if (line !== null) lines.push(line);
+    if (name === null || ownHeaders.has(name)) return null;
+    if (typeof value === 'string') {
+      const line = headerLine(name, value);
+      if (line !== null) lines.push(line);
+      continue;
+    }
+    // `{ prepared: true, value }` and nothing else: the value as it is, as MimeNode writes it (skipped when blank).
+    const prepared = value as unknown;
+    if (typeof prepared !== 'object' || prepared === null || Object.keys(prepared).some((option) => option !== 'prepared' && option !== 'value')) return null;
+    const { prepared: isPrepared, value: text } = prepared as { prepared?: unknown; value?: unknown };
+    if (isPrepared !== true || typeof text !== 'string') return null;
+    if (text.trim() !== '') lines.push(`${name}: ${text}`);
   }
   const messageId = `${givenId.startsWith('<') ? '' : '<'}${givenId.replace(/\r?\n|\r/g, ' ')}${givenId.endsWith('>') ? '' : '>'}`;
   const boundary = `--_NmP-${baseBoundary}-Part_1`;

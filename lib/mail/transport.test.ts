@@ -98,8 +98,27 @@ describe('correlationHeaders', () => {
       'X-Notice-Correlation': corr,
       'X-SES-MESSAGE-TAGS': `notice_correlation=${corr}`,
       'X-PM-Metadata-notice_correlation': corr,
-      'X-SMTPAPI': `{"unique_args":{"notice_correlation":"${corr}"}}`,
+      'X-SMTPAPI': { prepared: true, value: `{"unique_args":{"notice_correlation":"${corr}"}}` },
     });
+  });
+
+  it("reaches the relay as each provider reads it: SendGrid's X-SMTPAPI as JSON on one line, not as encoded words", async () => {
+    const sink = await startSmtpSink();
+    const transport = createMailTransport({ smtpUrl: sink.url, timeoutMs: 5_000, from: 'from@example.org', messageIdDomain: 'example.org', maxConnections: 1 });
+    try {
+      const noticeKey = 'cd'.repeat(32);
+      const mail = { noticeKey, to: 'r@example.org', subject: 's', text: 'a text long enough to be encoded '.repeat(4), html: `<p>${'html '.repeat(40)}</p>` };
+      expect(await transport.send(mail)).toMatchObject({ kind: 'accepted' });
+      const [received] = sink.messages();
+      const line = received?.raw.split('\r\n').find((text) => text.startsWith('X-SMTPAPI:')) ?? '';
+      expect(line.length).toBeLessThanOrEqual(998);
+      expect(JSON.parse(line.slice('X-SMTPAPI:'.length))).toEqual({ unique_args: { notice_correlation: correlationOf(noticeKey) } });
+      expect(received?.headers['x-ses-message-tags']).toBe(`notice_correlation=${correlationOf(noticeKey)}`);
+      expect(received?.headers['x-pm-metadata-notice_correlation']).toBe(correlationOf(noticeKey));
+    } finally {
+      transport.close();
+      await sink.stop();
+    }
   });
 });
 

@@ -88,12 +88,15 @@ export function classifySmtpFailure(failure: SmtpFailure): Exclude<SendOutcome, 
  * The correlation as our own header plus each relay's metadata header, so provider events
  * echo it back even where the Message-ID is replaced (SES). Unknown headers are harmless.
  */
-export function correlationHeaders(correlation: string): Record<string, string> {
+export function correlationHeaders(correlation: string): Record<string, string | { prepared: true; value: string }> {
   return {
     [CORRELATION_HEADER]: correlation,
     'X-SES-MESSAGE-TAGS': `${CORRELATION_TAG}=${correlation}`,
     [`X-PM-Metadata-${CORRELATION_TAG}`]: correlation,
-    'X-SMTPAPI': JSON.stringify({ unique_args: { [CORRELATION_TAG]: correlation } }),
+    // SendGrid reads this header as JSON. Left to nodemailer, a value with quotes and braces goes out
+    // as RFC 2047 encoded words (`=?UTF-8?Q?=7B=22unique=5Fargs…?=`), which is no JSON; `prepared`
+    // writes it as it is (nodemailer's "Custom headers"), one line of ~75 characters.
+    'X-SMTPAPI': { prepared: true, value: JSON.stringify({ unique_args: { [CORRELATION_TAG]: correlation } }) },
   };
 }
 
