@@ -93,6 +93,18 @@ describe('postmark', () => {
     expect(complaint).toMatchObject({ type: 'complaint', recipient: 'complainer@example.com', eventId: 'complaint:42' });
   });
 
+  it("finds the correlation of a message sent through Postmark's SMTP server, whose Metadata key keeps the header name's capitals", () => {
+    const record = JSON.parse(readFixture('postmark-delivery.json')) as { Metadata: Record<string, unknown> };
+    const correlation = '7a7000000000000000000000000000d2';
+    record.Metadata = { Notice_correlation: correlation };
+    const parsed = parsePostmarkWebhook({ headers: new Headers(auth), body: Buffer.from(JSON.stringify(record)), user: 'hook', password: 'pass-word' });
+    expect(events(parsed)[0]?.correlationId).toBe(correlation);
+    // The control: a record with no such key links to nothing.
+    record.Metadata = { other: correlation };
+    const unrelated = parsePostmarkWebhook({ headers: new Headers(auth), body: Buffer.from(JSON.stringify(record)), user: 'hook', password: 'pass-word' });
+    expect(events(unrelated)[0]?.correlationId).toBeNull();
+  });
+
   it('rejects wrong or missing credentials and a malformed record', () => {
     expect(parse('postmark-delivery.json', { authorization: `Basic ${Buffer.from('hook:guess').toString('base64')}` })).toMatchObject({
       ok: false,

@@ -22,6 +22,19 @@ function credentialsMatch(header: string | null, user: string, password: string)
   return timingSafeEqual(digest(given), digest(expected));
 }
 
+/**
+ * The correlation in a record's Metadata. Sent through the Email API its key is ours exactly; sent
+ * through Postmark's SMTP server it is the rest of an `X-PM-Metadata-<key>` header's name, and
+ * nodemailer capitalises every header name's words (`X-Pm-Metadata-Notice_correlation`): the key is
+ * matched without regard to case, an exact match first.
+ */
+function correlationIn(metadata: Record<string, unknown> | undefined): unknown {
+  if (!metadata) return undefined;
+  if (Object.hasOwn(metadata, CORRELATION_TAG)) return metadata[CORRELATION_TAG];
+  const key = Object.keys(metadata).find((name) => name.toLowerCase() === CORRELATION_TAG);
+  return key === undefined ? undefined : metadata[key];
+}
+
 export function parsePostmarkWebhook({
   headers,
   body,
@@ -145,7 +158,7 @@ function base({
     eventId,
     type,
     rawType: record.RecordType,
-    correlationId: normaliseCorrelation(record.Metadata?.[CORRELATION_TAG]),
+    correlationId: normaliseCorrelation(correlationIn(record.Metadata)),
     messageId: null,
     providerMessageId: record.MessageID || null,
     recipient: normaliseRecipient(recipient),
