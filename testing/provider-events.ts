@@ -1,5 +1,4 @@
 import { createSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +8,7 @@ import { reminderJobs } from '@/db/schema/jobs';
 import { noticeLedger } from '@/db/schema/ledger';
 import type { SnsEnvelope } from '@/lib/api/webhooks';
 import { snsStringToSign } from '@/lib/events/sns';
+import { selfSignedCertificate } from './self-signed';
 
 /** Test helpers only (fixtures, signing with test keys, rows a killed worker leaves behind). */
 
@@ -77,27 +77,9 @@ export type TestSnsSigner = {
 export function createTestSnsSigner(certUrl = 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-test.pem'): TestSnsSigner {
   const dir = mkdtempSync(path.join(tmpdir(), 'sns-cert-'));
   try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        path.join(dir, 'key.pem'),
-        '-out',
-        path.join(dir, 'cert.pem'),
-        '-days',
-        '2',
-        '-subj',
-        '/CN=sns.amazonaws.com',
-      ],
-      { stdio: 'ignore' },
-    );
-    const keyPem = readFileSync(path.join(dir, 'key.pem'), 'utf8');
-    const certificatePem = readFileSync(path.join(dir, 'cert.pem'), 'utf8');
+    const { key, cert } = selfSignedCertificate(dir, { subject: '/CN=sns.amazonaws.com', altName: null, days: 2 });
+    const keyPem = readFileSync(key, 'utf8');
+    const certificatePem = readFileSync(cert, 'utf8');
     return {
       certUrl,
       certificatePem,

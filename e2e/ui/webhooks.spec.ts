@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -6,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { Webhook } from 'standardwebhooks';
+import { selfSignedCertificate } from '@/testing/self-signed';
 import { startSmtpSink } from '@/testing/smtp-sink';
 import { spawnWorker } from '@/testing/worker-process';
 import { expect, snap, test } from '@/e2e/fixtures/test';
@@ -22,29 +22,7 @@ import { expect, snap, test } from '@/e2e/fixtures/test';
 type Arrival = { id: string; type: string; verified: boolean };
 
 function startReceiver(dir: string) {
-  const key = path.join(dir, 'key.pem');
-  const cert = path.join(dir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
+  const { key, cert } = selfSignedCertificate(dir);
   let secret = '';
   let status = 204;
   const arrivals: Arrival[] = [];

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
@@ -8,6 +7,7 @@ import path from 'node:path';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { createDb, createPool } from '@/db/client';
 import { createApiToken } from '@/lib/auth/api-tokens';
+import { selfSignedCertificate } from '@/testing/self-signed';
 import { startSmtpSink } from '@/testing/smtp-sink';
 import { spawnWorker } from '@/testing/worker-process';
 import { expect, test } from '@/e2e/fixtures/test';
@@ -34,29 +34,7 @@ type Received = { id: string; type: string; jobId: string; sequence: number; bod
 
 /** An https receiver (the console, in production, takes https URLs only) with a certificate of its own that the worker is told to trust. */
 function startReceiver(dir: string) {
-  const key = path.join(dir, 'key.pem');
-  const cert = path.join(dir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
+  const { key, cert } = selfSignedCertificate(dir);
   let secret = '';
   let status: 204 | 503 | 410 = 503;
   const received: Received[] = [];

@@ -89,7 +89,7 @@ type ConnectionInternals = SMTPConnection & {
   options: { lmtp?: boolean };
 };
 
-/** An address RCPT TO and MAIL FROM carry as it is: printable ASCII, no `<`, `>` or space (nodemailer's own check, and no SMTPUTF8). */
+/** An address MAIL FROM and RCPT TO carry as it is: printable ASCII without `<`, `>` or space, stricter than nodemailer's own check (no CR, LF, `<` or `>`) and never SMTPUTF8; any other goes through nodemailer. */
 const PLAIN_ADDRESS = /^[\x21-\x3b\x3d\x3f-\x7e]+$/;
 
 /**

@@ -1,11 +1,11 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runScript } from '@/testing/run-script';
+import { selfSignedCertificate } from '@/testing/self-signed';
 
 /**
  * A relay on port 587 upgrades with STARTTLS, and nodemailer then speaks on a new socket: the
@@ -14,35 +14,8 @@ import { runScript } from '@/testing/run-script';
  * the transport runs in a process of its own (testing/send-mail.ts).
  */
 const dir = mkdtempSync(path.join(os.tmpdir(), 'smtp-tls-'));
-const key = path.join(dir, 'key.pem');
-const cert = path.join(dir, 'cert.pem');
+const { key, cert } = selfSignedCertificate(dir);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-beforeAll(() => {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    {
-      stdio: 'ignore',
-    },
-  );
-});
 
 describe.each([true, false])('SMTP over STARTTLS, the relay advertising PIPELINING %s', (pipelining) => {
   it('sends the envelope and the body on the upgraded connection, and the relay takes each message', async () => {
