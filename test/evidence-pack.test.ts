@@ -106,6 +106,21 @@ async function apiPack(id: string, token: string): Promise<EvidencePack> {
 
 const jwks = (keys: EvidenceKeyRing) => publicKeySet(keys);
 
+/** The HTML part of a raw message the SMTP sink received: quoted-printable decoded as UTF-8 bytes, line breaks as LF. */
+function htmlPartOf(raw: string): string {
+  const part = /Content-Type: text\/html[^\r\n]*\r?\nContent-Transfer-Encoding: quoted-printable\r?\n\r?\n([\s\S]*?)\r?\n--/i.exec(raw)?.[1];
+  if (part === undefined) throw new Error('no quoted-printable HTML part');
+  const bytes: number[] = [];
+  const flat = part.replace(/=\r?\n/g, '');
+  for (let i = 0; i < flat.length; i += 1) {
+    if (flat[i] === '=' && /^[0-9A-F]{2}$/.test(flat.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(flat.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else bytes.push(flat.charCodeAt(i));
+  }
+  return Buffer.from(bytes).toString('utf8').replace(/\r\n/g, '\n');
+}
+
 let sent: Awaited<ReturnType<typeof sendRequiredNotice>>;
 let token: string;
 let pack: EvidencePack;
@@ -173,6 +188,21 @@ describe('the evidence pack', () => {
     expect(await verifyEvidencePack(pack, { publicKeys: jwks(oldKeys) })).toMatchObject({ ok: true, failures: [] });
   });
 
+  it('keeps the HTML as its template pieces, once, and what this notice filled in: the pack joins them back to the HTML the customer received', async () => {
+    const sentBody = JSON.parse(pack.entries[0]?.body ?? '{}') as { message: Record<string, unknown> };
+    expect(sentBody.message.html).toBeUndefined();
+    expect(sentBody.message.htmlTrace).toMatchObject({ pieces: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    // The layout's markup is not in the entry: a ~14 KB body before, now a few KB.
+    expect(pack.entries[0]?.body.length).toBeLessThan(5_000);
+    // The layout's pieces and the body template's.
+    expect(Object.keys(pack.pieces ?? {})).toHaveLength(2);
+    const html = (pack.message as { html: string }).html;
+    expect(html.length).toBeGreaterThan(5_000);
+    expect(html.replace(/\r\n/g, '\n')).toBe(htmlPartOf(sent.message.raw));
+    // One row per template, however many notices name it.
+    expect(Number((await t.pool.query<{ n: string }>('select count(*) as n from evidence_pieces')).rows[0]?.n)).toBe(2);
+  });
+
   it('is the same pack by notice key, and the keys route publishes the key; the CLI verifies it with no database', async () => {
     const byKey = await apiPack(sent.job.noticeKey, token);
     expect({ ...byKey, exportedAt: '' }).toEqual({ ...pack, exportedAt: '' });
@@ -233,6 +263,15 @@ describe('the evidence pack', () => {
           (copy.signedHeads[0] = { ...(copy.signedHeads[0] as EvidencePack['signedHeads'][number]), signature: flip(copy.signedHeads[0]?.signature ?? '', 5) }),
         /^signed head 4: signature/,
       ],
+      [
+        'template pieces',
+        (copy) => {
+          const [digest, texts] = Object.entries(copy.pieces ?? {})[0] ?? ['', []];
+          (copy.pieces ?? {})[digest] = texts.map((text, i) => (i === 0 ? flip(text, 10) : text));
+        },
+        /^template pieces [0-9a-f]{12}…: the template's static text differs/,
+      ],
+      ['template pieces left out', (copy) => delete copy.pieces, /^message: its HTML cannot be joined .*are not there/],
     ];
     for (const [name, change, failure] of cases) {
       const verdict = await tampered(change);
@@ -311,6 +350,19 @@ describe('the evidence pack', () => {
     const verdict = await verifyEvidencePack(edited, { publicKeys: jwks(rotated) });
     expect(verdict.ok).toBe(false);
     expect(verdict.failures).toContain('chain entry 4 (recipient.cancel_request): its content does not match its hash');
+  });
+
+  it('finds stored template pieces edited after the entries naming them were signed: in the verification pass and in a fresh export', async () => {
+    const rotated = evidenceKeyRing({ specs: [{ kid: 'old', secret: 'o'.repeat(40) }], noticeKeySecret: 'x'.repeat(32) });
+    const before = await verifyEvidenceChain({ db: t.db, keys: rotated });
+    expect(before.problems.filter((problem) => problem.startsWith('template pieces'))).toEqual([]);
+    const edited = await t.pool.query(`update evidence_pieces set texts = replace(texts, 'cancel', 'keep') where texts like '%cancel%'`);
+    expect(edited.rowCount).toBe(1);
+    const pass = await verifyEvidenceChain({ db: t.db, keys: rotated });
+    expect(pass.problems).toContainEqual(expect.stringMatching(/^template pieces [0-9a-f]{12}…: their text does not match their digest$/));
+    const verdict = await verifyEvidencePack(await apiPack(sent.job.id, token), { publicKeys: jwks(rotated) });
+    expect(verdict.failures).toContainEqual(expect.stringMatching(/^template pieces [0-9a-f]{12}…: the template's static text differs/));
+    await t.pool.query(`update evidence_pieces set texts = replace(texts, 'keep', 'cancel') where texts like '%keep%'`);
   });
 
   it('finds an edit whose writer also recomputed the entry hash: the next link and the signed head no longer agree', async () => {

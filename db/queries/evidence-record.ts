@@ -307,3 +307,38 @@ export async function listNoticeEvidenceSummary(db: DbOrTx, { noticeKey }: { not
     signedAt: row.signed_at ? new Date(row.signed_at) : null,
   }));
 }
+
+/**
+ * A template's static pieces for the entries that name them (lib/templates/trace.ts), stored
+ * before the first of those commits; again later only to say they are still in use. `texts` is
+ * the canonical JSON array their digest is of: a row that exists already keeps its own.
+ */
+export async function storeEvidencePieces(db: DbOrTx, { digest, texts }: { digest: string; texts: string }): Promise<void> {
+  await db.execute(sql`
+    insert into evidence_pieces (digest, texts) values (${digest}, ${texts})
+    on conflict (digest) do update set last_used_at = now()`);
+}
+
+/** The stored pieces of these digests (canonical JSON arrays, as stored); a digest with no row is absent. */
+export async function readEvidencePieces(db: DbOrTx, { digests }: { digests: readonly string[] }): Promise<Map<string, string>> {
+  if (digests.length === 0) return new Map();
+  const { rows } = await db.execute<{ digest: string; texts: string }>(sql`
+    select digest, texts from evidence_pieces where digest in (select jsonb_array_elements_text(${JSON.stringify(digests)}::jsonb))`);
+  return new Map(rows.map((row) => [row.digest, row.texts]));
+}
+
+/** Every stored pieces row, oldest first, for the verification pass (a handful per template version). */
+export async function listEvidencePieces(
+  db: DbOrTx,
+  { afterDigest, limit }: { afterDigest: string; limit: number },
+): Promise<{ digest: string; texts: string }[]> {
+  const { rows } = await db.execute<{ digest: string; texts: string }>(sql`
+    select digest, texts from evidence_pieces where digest > ${afterDigest} order by digest limit ${limit}`);
+  return rows;
+}
+
+/** Pieces no process has used since `before`: retention, run with the entries' (lib/evidence/maintenance.ts). */
+export async function deleteEvidencePiecesUnusedSince(db: DbOrTx, { before }: { before: Date }): Promise<number> {
+  const result = await db.execute(sql`delete from evidence_pieces where last_used_at < ${before.toISOString()}`);
+  return result.rowCount ?? 0;
+}

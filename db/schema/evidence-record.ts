@@ -82,5 +82,20 @@ export const evidenceSignedHeads = pgTable(
   () => [check('evidence_signed_heads_range', sql`from_seq >= 1 and to_seq >= from_seq`)],
 );
 
+/**
+ * A compiled template's static pieces (lib/templates/compiled.ts), by the SHA-256 of their
+ * canonical JSON array: what a send's entry names instead of holding its HTML's ~10 KB of markup
+ * (lib/templates/trace.ts). Written once per worker process per template before the first entry
+ * naming it commits; `last_used_at` is refreshed by each process at most daily, and a row is
+ * pruned a day after the evidence retention has passed it (no entry can still name it then).
+ */
+export const evidencePieces = pgTable('evidence_pieces', {
+  digest: text('digest').primaryKey(),
+  /** The pieces as the canonical JSON array of strings the digest is of. */
+  texts: text('texts').notNull(),
+  recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
+  lastUsedAt: timestamp('last_used_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
 export type EvidenceEntryRow = typeof evidenceEntries.$inferSelect;
 export type EvidenceSignedHeadRow = typeof evidenceSignedHeads.$inferSelect;

@@ -44,6 +44,12 @@ export const evidencePackSchema = z.strictObject({
   message: z.record(z.string(), z.unknown()).nullable(),
   stripe: z.strictObject({ cancellation_policy_disclosure: z.string(), cancellation_rebuttal: z.string(), customer_communication: z.string() }),
   entries: z.array(packEntrySchema),
+  /**
+   * The template pieces a sent entry's HTML trace names, by digest (SHA-256 of the canonical JSON
+   * array): the static markup stored once per template rather than in every entry. Absent from a
+   * pack whose entry holds its HTML whole.
+   */
+  pieces: z.record(hex64, z.array(z.string())).optional(),
   signedHeads: z.array(packSignedHeadSchema),
   /** Entries written but not yet under a signed head at export (export again after EVIDENCE_SIGN_EVERY). */
   unsignedEntries: z.number().int().min(0),

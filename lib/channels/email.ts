@@ -46,13 +46,14 @@ export function createEmailChannel({
           links: { manage, unsubscribe: listUnsubscribe?.https ?? null },
         });
         // An email job always has the address (check reminder_jobs_email_has_address).
-        const message: OutgoingNotice = { noticeKey: job.noticeKey, to: job.recipientEmail ?? '', ...rendered, listUnsubscribe };
+        const { htmlTrace, ...mail } = rendered;
+        const message: OutgoingNotice = { noticeKey: job.noticeKey, to: job.recipientEmail ?? '', ...mail, listUnsubscribe };
         return {
           ok: true,
           message: transport.prepare ? await transport.prepare(message) : message,
           shown: {
             manageUrl: manage,
-            rendered: { channel: 'email', subject: rendered.subject, html: rendered.html, text: rendered.text },
+            rendered: { channel: 'email', subject: rendered.subject, html: rendered.html, text: rendered.text, htmlTrace },
             templateVersion: templateVersionOfJob(settings.noticeConfig, job, 'email'),
           },
         };

@@ -4,6 +4,7 @@ import type { SendOptions } from '@/lib/mail/transport';
 import type { SmsOutcome } from '@/lib/sms/transport';
 import type { LinkKeyRing } from '@/lib/recipient/link-keys';
 import type { TransportName } from '@/lib/transport/phases';
+import type { RenderTrace } from '@/lib/templates/compiled';
 import type { TemplateVersion } from '@/lib/templates/versions';
 import type { NoticeConfig } from '@/lib/windows/load-config';
 
@@ -40,7 +41,8 @@ export type ComposeInput = {
 export type Shown = {
   manageUrl: string;
   templateVersion: TemplateVersion | null;
-  rendered: { channel: 'email'; subject: string; html: string; text: string } | { channel: 'sms'; body: string };
+  /** An email's `htmlTrace` (lib/templates/compiled.ts) where the compiled renderer made one: the record's form of its HTML. */
+  rendered: { channel: 'email'; subject: string; html: string; text: string; htmlTrace: RenderTrace | null } | { channel: 'sms'; body: string };
 };
 
 export type Composed<Message> = { ok: true; message: Message; shown: Shown } | { ok: false; outcome: Extract<ChannelOutcome, { kind: 'rejected' }> };

@@ -35,6 +35,21 @@ describe('evidence hashing', () => {
       }),
       { numRuns: 2_000 },
     );
+    // The cases JSON.stringify alone would get wrong, each against the package: index-like keys (JavaScript orders them
+    // numerically), a lone surrogate inside a key or a value (JSON.stringify escapes it), the text `\ud800` itself, `__proto__`.
+    for (const input of [
+      { '10': 1, '9': 2, a: { '2': null, '1': true } },
+      { z: 'x', ['\uDC00']: 1 },
+      { a: ['ok', '\uDC00'] },
+      { a: '\\ud800 is text', b: '\\\uD800' },
+      JSON.parse('{"__proto__": {"b": 1, "a": 2}, "c": [1e21, -0, 5e-7]}') as unknown,
+      { n: Number.NaN },
+      { n: [Number.POSITIVE_INFINITY] },
+    ])
+      expect(
+        outcome(() => canonicalJson(input)),
+        JSON.stringify(input),
+      ).toEqual(outcome(() => canonicalize(input)));
     expect(() => canonicalJson('\uD83D')).toThrow('Lone surrogate');
     expect(canonicalJson('\uD83D\uDE00')).toBe('"😀"');
     expect(canonicalJson({ d: new Date('2026-01-02T03:04:05Z'), u: undefined, l: [undefined] })).toBe('{"d":"2026-01-02T03:04:05.000Z","l":[null]}');

@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import { deleteEvidenceEntriesBefore } from '@/db/queries/evidence-record';
+import { deleteEvidenceEntriesBefore, deleteEvidencePiecesUnusedSince } from '@/db/queries/evidence-record';
 import type { Logger } from '@/lib/log';
 import { startPeriodic, type PeriodicHandle } from '@/lib/periodic';
 import { chainAllPending } from './chain';
@@ -53,6 +53,8 @@ export function startEvidenceMaintenance({
     run: async (isStopped) => {
       const before = new Date(Date.now() - retentionMs);
       while (!isStopped() && (await deleteEvidenceEntriesBefore(db, { before, limit: 1_000 })) === 1_000);
+      // Template pieces a day past it: a process says it still uses them at least every 6 hours (lib/evidence/pieces.ts), so no entry left names them.
+      if (!isStopped()) await deleteEvidencePiecesUnusedSince(db, { before: new Date(before.getTime() - 86_400_000) });
     },
     onError: onError('retention'),
   });

@@ -1,4 +1,5 @@
 import type { PackEntry } from '@/lib/api/evidence';
+import { joinTrace } from '@/lib/templates/trace';
 
 /**
  * The readable parts of a pack, derived from its entries only — the export writes them, and
@@ -39,14 +40,46 @@ export function recordView(entries: readonly PackEntry[]): Body {
   };
 }
 
-/** The message as the customer received it: the sent entry's rendered subject, HTML and text (or SMS body). */
-export function messageView(entries: readonly PackEntry[]): Body | null {
+/** The template pieces each notice.sent entry's HTML trace names (lib/templates/trace.ts): what a pack must carry beside it. */
+export function messageTraceDigests(entries: readonly PackEntry[]): string[] {
+  const found = new Set<string>();
+  for (const entry of bodiesOf(entries)) {
+    if (entry.kind !== 'notice.sent') continue;
+    const trace = obj(entry.body.message).htmlTrace;
+    if (trace === undefined) continue;
+    const walk = (node: unknown, depth: number) => {
+      const { pieces, parts } = obj(node);
+      if (typeof pieces === 'string') found.add(pieces);
+      if (Array.isArray(parts) && depth < 8) for (const part of parts) if (typeof part === 'object') walk(part, depth + 1);
+    };
+    walk(trace, 0);
+  }
+  return [...found];
+}
+
+/** Why the sent entry's HTML cannot be joined from its trace and these pieces; null when it can (or it holds the HTML itself). */
+export function messageProblem(entries: readonly PackEntry[], pieces: Readonly<Record<string, readonly string[]>>): string | null {
+  const sent = bodiesOf(entries).find((entry) => entry.kind === 'notice.sent');
+  const trace = sent ? obj(sent.body.message).htmlTrace : undefined;
+  if (trace === undefined) return null;
+  const joined = joinTrace(trace, pieces);
+  return joined.ok ? null : joined.problem;
+}
+
+/**
+ * The message as the customer received it: the sent entry's rendered subject, HTML and text (or
+ * SMS body). An entry that holds its HTML as a trace gets it joined from the template pieces the
+ * pack carries (`html` null when they do not join: messageProblem says why).
+ */
+export function messageView(entries: readonly PackEntry[], pieces: Readonly<Record<string, readonly string[]>> = {}): Body | null {
   const bodies = bodiesOf(entries);
   const sent = bodies.find((entry) => entry.kind === 'notice.sent');
   if (!sent) return null;
   const message = obj(sent.body.message);
-  const { shown: _shown, ...rest } = message;
-  return rest;
+  const { shown: _shown, htmlTrace, ...rest } = message;
+  if (htmlTrace === undefined) return rest;
+  const joined = joinTrace(htmlTrace, pieces);
+  return { ...rest, html: joined.ok ? joined.text : null };
 }
 
 /** Texts for Stripe's dispute evidence fields, from the record. */

@@ -1,8 +1,8 @@
 import type { DbOrTx } from '@/db/client';
-import { listEntryHashes, listNoticeEntries, signedHeadCovering, type SignedHead } from '@/db/queries/evidence-record';
+import { listEntryHashes, listNoticeEntries, readEvidencePieces, signedHeadCovering, type SignedHead } from '@/db/queries/evidence-record';
 import { merklePath } from './hash';
 import type { EvidencePack, PackEntry, PackSignedHead } from '@/lib/api/evidence';
-import { messageView, recordView, stripeTexts } from './pack-views';
+import { messageTraceDigests, messageView, recordView, stripeTexts } from './pack-views';
 
 /**
  * A notice's evidence pack from the record (issue 28 item 3): its entries already under a signed
@@ -46,6 +46,7 @@ export async function buildEvidencePack(
       proof: { headToSeq: covering.head.toSeq, index, size: covering.leaves.length, path: merklePath(covering.leaves, index) },
     });
   }
+  const pieces = await packPieces(db, entries);
   const signedHeads: PackSignedHead[] = [...heads.values()].map(({ head }) => ({
     toSeq: head.toSeq,
     kid: head.kid,
@@ -60,12 +61,35 @@ export async function buildEvidencePack(
     noticeKey,
     keysUrl,
     record: recordView(entries),
-    message: messageView(entries),
+    message: messageView(entries, pieces ?? {}),
     stripe: stripeTexts(entries, { noticeKey }),
     entries,
+    ...(pieces ? { pieces } : {}),
     signedHeads,
     unsignedEntries,
   };
+}
+
+/**
+ * The template pieces the sent entry's HTML trace names, as stored; none when it holds its HTML
+ * whole. A stored row that is not an array of strings (edited) goes in as an empty one, which
+ * matches no digest: `evidence verify` names it.
+ */
+async function packPieces(db: DbOrTx, entries: readonly PackEntry[]): Promise<Record<string, string[]> | null> {
+  const digests = messageTraceDigests(entries);
+  if (digests.length === 0) return null;
+  const stored = await readEvidencePieces(db, { digests });
+  const pieces: Record<string, string[]> = {};
+  for (const [digest, texts] of stored) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(texts);
+    } catch {
+      parsed = null;
+    }
+    pieces[digest] = Array.isArray(parsed) && parsed.every((text) => typeof text === 'string') ? (parsed as string[]) : [];
+  }
+  return pieces;
 }
 
 /** The pack's signed-head time: when the newest head it relies on was signed (the lookup timeline shows it). */

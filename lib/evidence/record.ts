@@ -6,7 +6,10 @@ import { insertEvidenceForRecordedNotice, type NewEvidenceEntry } from '@/db/que
 import type { JobRow } from '@/db/schema/jobs';
 import { evidenceForSetting } from '@/lib/config';
 import { messageIdFor } from '@/lib/ledger/notice-key';
+import type { Shown } from '@/lib/channels/types';
+import type { RenderTrace } from '@/lib/templates/compiled';
 import { templatesOf } from '@/lib/templates/load';
+import { joinTrace, storedTrace } from '@/lib/templates/trace';
 import type { NoticeConfig, RuleSet } from '@/lib/windows/load-config';
 import { ruleRef } from '@/lib/windows/rules';
 import { canonicalJson, sha256Hex } from './hash';
@@ -88,7 +91,38 @@ export function templateDigest(config: NoticeConfig, templateId: string): string
   return digest;
 }
 
-export type RenderedForEvidence = { channel: 'email'; subject: string; html: string; text: string } | { channel: 'sms'; body: string };
+/**
+ * The message as the capture keeps it from compose to commit: an email's HTML as its render trace
+ * (lib/templates/trace.ts) where the compiled renderer made one, so the ~10 KB string is not held
+ * across the send; as the HTML itself where LiquidJS rendered it.
+ */
+export type RenderedForEvidence =
+  | { channel: 'email'; subject: string; text: string; html: string; htmlTrace: null }
+  | { channel: 'email'; subject: string; text: string; html: null; htmlTrace: RenderTrace }
+  | { channel: 'sms'; body: string };
+
+/** What the capture keeps of a composed message (lib/jobs/handle-wakeup.ts composeCaptured). */
+export function forEvidence(rendered: Shown['rendered']): RenderedForEvidence {
+  if (rendered.channel === 'sms') return rendered;
+  const { subject, text } = rendered;
+  return rendered.htmlTrace
+    ? { channel: 'email', subject, text, html: null, htmlTrace: rendered.htmlTrace }
+    : { channel: 'email', subject, text, html: rendered.html, htmlTrace: null };
+}
+
+/** The entry's message: the HTML as a stored trace when its pieces are stored, else in full (joined from the trace if need be). */
+function messageOf(rendered: RenderedForEvidence, piecesStored: boolean): Record<string, unknown> {
+  if (rendered.channel === 'sms') return { smsBody: rendered.body };
+  if (rendered.htmlTrace && piecesStored) return { subject: rendered.subject, htmlTrace: storedTrace(rendered.htmlTrace).trace, text: rendered.text };
+  return { subject: rendered.subject, html: rendered.html ?? htmlOfTrace(rendered.htmlTrace), text: rendered.text };
+}
+
+function htmlOfTrace(trace: RenderTrace): string {
+  const { trace: stored, pieces } = storedTrace(trace);
+  const joined = joinTrace(stored, Object.fromEntries([...pieces].map(([digest, value]) => [digest, value.texts])));
+  if (!joined.ok) throw new Error(`the render trace does not join: ${joined.problem}`);
+  return joined.text;
+}
 
 export type SendFacts = {
   job: JobRow;
@@ -99,6 +133,8 @@ export type SendFacts = {
   sendFinishedAt: Date;
   providerMessageId: string | null;
   outcome: string;
+  /** The trace's pieces are stored (lib/evidence/pieces.ts): the entry may name them instead of holding the HTML. */
+  piecesStored?: boolean;
 };
 
 export type EvidenceContext = { config: NoticeConfig; ruleSet: RuleSet | null; messageIdDomain: string };
@@ -144,9 +180,7 @@ export function sendEntryBody(context: EvidenceContext, facts: SendFacts): Recor
       templateId: type?.template ?? null,
       templateDigest: type ? templateDigest(context.config, type.template) : null,
       locale: job.recipientLocale,
-      ...(facts.rendered.channel === 'email'
-        ? { subject: facts.rendered.subject, html: facts.rendered.html, text: facts.rendered.text }
-        : { smsBody: facts.rendered.body }),
+      ...messageOf(facts.rendered, facts.piecesStored === true),
       shown: {
         cancelLink: facts.manageUrl,
         amount: numberish(payload.amount),

@@ -25,6 +25,7 @@ export function sendEvidenceEntry({
   outcome,
   claimCommittedAt,
   sendFinishedAt,
+  piecesStored = false,
   log,
 }: {
   recorder: EvidenceRecorder | undefined;
@@ -33,6 +34,8 @@ export function sendEvidenceEntry({
   outcome: SmsOutcome;
   claimCommittedAt: Date;
   sendFinishedAt: Date;
+  /** The capture's HTML trace has its pieces stored (lib/evidence/pieces.ts). */
+  piecesStored?: boolean;
   log: Logger;
 }): NewEvidenceEntry | null {
   if (!recorder?.wants(job) || !capture.rendered || !capture.manageUrl) return null;
@@ -47,6 +50,7 @@ export function sendEvidenceEntry({
       sendFinishedAt,
       providerMessageId: outcome.kind === 'accepted' ? outcome.providerMessageId : null,
       outcome: outcome.kind === 'accepted' ? 'accepted' : `${outcome.kind}:${outcome.errorClass}`,
+      piecesStored,
     });
     return entryOf({ noticeKey: job.noticeKey, jobId: job.id, kind, body });
   } catch (error) {

@@ -1,5 +1,6 @@
 import type { Db } from '@/db/client';
-import { listChainedAfter, listEntryHashes, listSignedHeadsAfter, readChainHead } from '@/db/queries/evidence-record';
+import { listChainedAfter, listEntryHashes, listEvidencePieces, listSignedHeadsAfter, readChainHead } from '@/db/queries/evidence-record';
+import { piecesDigestOf } from '@/lib/templates/trace';
 import { evidenceChainBroken, evidenceChainVerifiedAt, evidenceEntriesVerified } from '@/lib/metrics/evidence';
 import { entryHashOf, merkleRoot, sha256Hex } from './hash';
 import { publicJwkOf, verifySignature, type EvidenceKeyRing } from './signing-keys';
@@ -7,7 +8,8 @@ import { publicJwkOf, verifySignature, type EvidenceKeyRing } from './signing-ke
 /**
  * The verification pass (EVIDENCE_VERIFY_EVERY, nightly): every chained entry's body and entry
  * hash recomputed and linked to the one before, the head row matching the last entry, and every
- * signed head's signature, Merkle root and head hash checked against the rows. A row edited after
+ * signed head's signature, Merkle root and head hash checked against the rows, and every stored
+ * set of template pieces (what a send's entry names for its HTML) against its digest. A row edited after
  * it was chained — by anyone with database access — is a problem here, counted in
  * `notice_ledger_evidence_chain_broken` (alert NoticeLedgerEvidenceChainBroken). Retention may
  * have removed the oldest entries: the walk starts at the first one left, and a signed head whose
@@ -82,6 +84,23 @@ export async function verifyEvidenceChain({ db, keys, batch = 5_000 }: { db: Db;
       }
     }
     if (heads.length < 500) break;
+  }
+  // The template pieces entries name instead of their HTML (lib/templates/trace.ts): each row's text is what its digest is of.
+  let afterDigest = '';
+  for (;;) {
+    const rows = await listEvidencePieces(db, { afterDigest, limit: 500 });
+    for (const row of rows) {
+      afterDigest = row.digest;
+      let texts: unknown;
+      try {
+        texts = JSON.parse(row.texts);
+      } catch {
+        texts = null;
+      }
+      if (!Array.isArray(texts) || texts.some((text) => typeof text !== 'string') || piecesDigestOf(texts as string[]) !== row.digest)
+        note(`template pieces ${row.digest.slice(0, 12)}…: their text does not match their digest`);
+    }
+    if (rows.length < 500) break;
   }
   return { entries, signedHeads, problems };
 }

@@ -1,6 +1,7 @@
 import { canonicalJson, entryHashOf, rootFromPath, sha256Hex } from './hash';
 import { evidencePackSchema, type EvidencePack } from '@/lib/api/evidence';
-import { messageView, recordView, stripeTexts } from './pack-views';
+import { messageProblem, messageView, recordView, stripeTexts } from './pack-views';
+import { piecesDigestOf } from '@/lib/templates/trace';
 import { verifySignature } from './signing-keys';
 import { checkTimestampToken } from './timestamp';
 
@@ -87,7 +88,14 @@ export async function verifyEvidencePack(input: unknown, { publicKeys }: { publi
   if (pack.entries.length === 0) failures.push('entries: the pack holds no signed entry');
 
   if (canonicalJson(recordView(pack.entries)) !== canonicalJson(pack.record)) failures.push('record: it differs from what the signed entries say');
-  if (canonicalJson(messageView(pack.entries)) !== canonicalJson(pack.message)) failures.push('message: the rendered message differs from the signed entry');
+  const pieces = pack.pieces ?? {};
+  for (const [digest, texts] of Object.entries(pieces))
+    if (piecesDigestOf(texts) !== digest)
+      failures.push(`template pieces ${digest.slice(0, 12)}…: the template's static text differs from what the signed entry names`);
+  const problem = messageProblem(pack.entries, pieces);
+  if (problem !== null) failures.push(`message: its HTML cannot be joined from the signed entry's trace: ${problem}`);
+  if (canonicalJson(messageView(pack.entries, pieces)) !== canonicalJson(pack.message))
+    failures.push('message: the rendered message differs from the signed entry');
   if (canonicalJson(stripeTexts(pack.entries, { noticeKey: pack.noticeKey })) !== canonicalJson(pack.stripe))
     failures.push('stripe: the texts differ from what the signed entries say');
   return { ok: failures.length === 0, failures, checked };

@@ -40,6 +40,8 @@ import { commitSmsFallback, recordSmsStop } from './sms-fallback';
 import { releaseUncounted } from './transport-pause';
 import type { TransportBreakers } from '@/lib/transport/breaker';
 import type { TransportName } from '@/lib/transport/phases';
+import { storedTracePieces } from '@/lib/evidence/pieces';
+import { forEvidence } from '@/lib/evidence/record';
 import { sendEvidenceEntry, type EvidenceRecorder, type SendCapture } from '@/lib/evidence/send-evidence';
 import { insertEvidenceEntries, type NewEvidenceEntry } from '@/db/queries/evidence-record';
 import { recordJobEvent } from '@/lib/webhooks/outbox';
@@ -438,7 +440,19 @@ export async function finishWakeup(
   const templateVersionId = outcome.kind === 'accepted' ? await storedTemplateVersionId(deps.db, capture.templateVersion, log) : null;
   // Built before the commit and written by it: a worker killed after the commit leaves no notice without its entry.
   // The entry is only inserted (seq null); the chain is the chainer's (lib/evidence/chain.ts), off this path.
-  const evidence = sendEvidenceEntry({ recorder: deps.evidence, job, capture, outcome, claimCommittedAt: claimed.claimCommittedInstant, sendFinishedAt, log });
+  // The template pieces its HTML's trace names, stored once per process (a resolved promise after that); else the entry keeps the HTML.
+  const piecesStored =
+    capture.rendered?.channel === 'email' && capture.rendered.htmlTrace ? await storedTracePieces(deps.db, capture.rendered.htmlTrace, log) : false;
+  const evidence = sendEvidenceEntry({
+    recorder: deps.evidence,
+    job,
+    capture,
+    outcome,
+    claimCommittedAt: claimed.claimCommittedInstant,
+    sendFinishedAt,
+    piecesStored,
+    log,
+  });
   const result = await traceCommit(
     commitOutcome({
       deps,
@@ -555,7 +569,7 @@ export async function composeCaptured<Message>(
   const composed = await channel.compose(input);
   if (!composed.ok) return composed;
   if (keep) {
-    capture.rendered = composed.shown.rendered;
+    capture.rendered = forEvidence(composed.shown.rendered);
     capture.manageUrl = composed.shown.manageUrl;
   }
   capture.templateVersion = composed.shown.templateVersion;

@@ -3,9 +3,10 @@ import type { Liquid, Template } from 'liquidjs';
 import { describe, expect, it, vi } from 'vitest';
 import { activeNoticeConfig } from '@/lib/windows/active';
 import { renderCasesOf, type RenderCase } from '@/testing/render-cases';
-import { compileTemplate, compiledFor, type CompiledTemplate } from './compiled';
+import { compileTemplate, compiledFor, type CompiledTemplate, type TracePart } from './compiled';
 import { htmlEngine, textEngine } from './engine';
 import type { TemplateSet } from './load';
+import { joinTrace, storedTrace } from './trace';
 
 /**
  * The compiled renderer (compiled.ts) must give LiquidJS's bytes, or give up and let LiquidJS
@@ -41,12 +42,13 @@ async function productRender(): Promise<{ modules: RenderModules; outcomes: { co
   const modules = await renderModules((real) => (engine, templates) => {
     const compiled = real(engine, templates);
     if (!compiled) return null;
-    return (scope) => {
-      const out = compiled(scope);
+    const counted = (scope: Record<string, unknown>, trace?: TracePart[]) => {
+      const out = compiled(scope, trace);
       if (out === null) outcomes.gaveUp += 1;
       else outcomes.compiled += 1;
       return out;
     };
+    return Object.assign(counted, { pieces: compiled.pieces });
   });
   return { modules, outcomes };
 }
@@ -54,10 +56,27 @@ async function productRender(): Promise<{ modules: RenderModules; outcomes: { co
 /** The same modules with no compiled renderer: LiquidJS renders everything. */
 const liquidOnly = () => renderModules(() => () => null);
 
-async function renderWith(modules: RenderModules, { channel, request }: RenderCase): Promise<string> {
+/** The HTML joined back from a rendered email's trace (lib/templates/trace.ts), as the evidence record does; null without one. */
+function joinedHtml(email: { htmlTrace: Parameters<typeof storedTrace>[0] | null }): string | null {
+  if (!email.htmlTrace) return null;
+  const { trace, pieces } = storedTrace(email.htmlTrace);
+  const joined = joinTrace(JSON.parse(JSON.stringify(trace)), Object.fromEntries([...pieces].map(([digest, p]) => [digest, p.texts])));
+  if (!joined.ok) throw new Error(joined.problem);
+  return joined.text;
+}
+
+/** The render as JSON (its trace apart: LiquidJS gives none); the trace, where there is one, must join to the HTML. */
+async function renderWith(modules: RenderModules, { channel, request }: RenderCase, traces?: { joined: number }): Promise<string> {
   const set = await modules.prepare(config);
   try {
-    return JSON.stringify(channel === 'sms' ? modules.sms(set, request) : await modules.email(set, request));
+    if (channel === 'sms') return JSON.stringify(modules.sms(set, request));
+    const { htmlTrace, ...email } = await modules.email(set, request);
+    const joined = joinedHtml({ htmlTrace });
+    if (joined !== null) {
+      expect(joined, `${request.template}: the trace joins to the HTML`).toBe(email.html);
+      if (traces) traces.joined += 1;
+    }
+    return JSON.stringify(email);
   } catch (error) {
     return `${(error as Error).name}: ${(error as Error).message}`;
   }
@@ -88,11 +107,14 @@ describe('the compiled renderer gives the bytes LiquidJS gives', () => {
     for (const { where, engine, templates: parsed } of templates) expect(compileTemplate(engine, parsed), where).not.toBeNull();
 
     const reference = await liquidOnly();
+    const traces = { joined: 0 };
     for (const item of cases) {
       const expected = await renderWith(reference, item);
       expect(expected.startsWith('{'), `${item.id}: ${expected}`).toBe(true);
-      expect(await renderWith(product.modules, item), item.id).toBe(expected);
+      expect(await renderWith(product.modules, item, traces), item.id).toBe(expected);
     }
+    // Every email's HTML came with a trace that joins back to it, the body's nested in the layout's.
+    expect(traces.joined).toBe(cases.filter((c) => c.channel === 'email').length);
     // Every part of every notice went the compiled way: subject, body, layout and text layout of each email, each SMS.
     const emails = cases.filter((c) => c.channel === 'email').length;
     expect(product.outcomes).toEqual({ compiled: emails * 4 + (cases.length - emails), gaveUp: 0 });
@@ -271,13 +293,17 @@ describe('the compiled renderer gives the bytes LiquidJS gives', () => {
           counts.notCompiled += 1;
           return;
         }
-        const out = compiled(values);
+        const trace: TracePart[] = [];
+        const out = compiled(values, trace);
         if (out === null) {
           counts.gaveUp += 1;
           return;
         }
         counts.compiled += 1;
         expect(out, src).toBe(expected);
+        // The same render traced: its pieces and values, joined, are the output.
+        expect(joinedHtml({ htmlTrace: { pieces: compiled.pieces, parts: trace } }), src).toBe(out);
+        expect(compiled(values), src).toBe(out);
       }),
       { numRuns: 6_000 },
     );

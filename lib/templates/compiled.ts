@@ -27,14 +27,29 @@ import { Context, IfTag, Output, TypeGuards, defaultOperators, type Liquid, type
  * generated templates and values.
  */
 
-/** Renders a compiled template, or returns null where LiquidJS must render it. */
-export type CompiledTemplate = (scope: Record<string, unknown>) => string | null;
+/**
+ * A render as its template's static pieces, by index, and the values emitted between them:
+ * joined (lib/templates/trace.ts joinTrace), exactly the output. The evidence record keeps a send's
+ * HTML this way (lib/evidence/record.ts): the layout's ~10 KB of static markup once per template
+ * (its pieces, by digest), the few hundred bytes a notice fills in once per notice.
+ */
+export type TracePart = number | string | RenderTrace;
+export type RenderTrace = { pieces: TemplatePieces; parts: TracePart[] };
+
+/** A compiled template's static texts, in the order compileList met them (each if-branch's too). */
+export type TemplatePieces = { readonly texts: readonly string[] };
+
+/**
+ * Renders a compiled template, or returns null where LiquidJS must render it. With `trace`, the
+ * render also pushes each static piece's index and each emitted value onto it, in output order.
+ */
+export type CompiledTemplate = ((scope: Record<string, unknown>, trace?: TracePart[]) => string | null) & { readonly pieces: TemplatePieces };
 
 /** A value the compiled path does not handle: the render gives up. */
 class GiveUp extends Error {}
 const giveUp = new GiveUp();
 
-type Frame = { scope: Record<string, unknown>; context: Context };
+type Frame = { scope: Record<string, unknown>; context: Context; trace: TracePart[] | undefined };
 type Evaluate = (frame: Frame) => unknown;
 type Emit = (frame: Frame) => string;
 
@@ -159,26 +174,36 @@ function stringify(value: unknown): string {
   return String(value);
 }
 
-function compileList(templates: Template[]): Emit[] | null {
+/** `texts` collects every static piece of the template, its index the one a trace names. */
+function compileList(templates: Template[], texts: string[]): Emit[] | null {
   const parts: Emit[] = [];
   for (const template of templates) {
     if (TypeGuards.isHTMLToken(template.token)) {
       const text = (template as unknown as { str: unknown }).str;
       if (typeof text !== 'string') return null;
-      parts.push(() => text);
+      if (text === '') continue;
+      const index = texts.push(text) - 1;
+      parts.push((frame) => {
+        frame.trace?.push(index);
+        return text;
+      });
     } else if (template instanceof Output) {
       const value = compileValue(template.value);
       if (!value) return null;
-      parts.push((frame) => stringify(value(frame)));
+      parts.push((frame) => {
+        const text = stringify(value(frame));
+        if (frame.trace && text !== '') frame.trace.push(text);
+        return text;
+      });
     } else if (template instanceof IfTag) {
       const branches: { test: Evaluate; body: Emit }[] = [];
       for (const branch of template.branches) {
         const test = compileValue(branch.value);
-        const body = compileList(branch.templates);
+        const body = compileList(branch.templates, texts);
         if (!test || !body) return null;
         branches.push({ test, body: join(body) });
       }
-      const otherwise = compileList(template.elseTemplates ?? []);
+      const otherwise = compileList(template.elseTemplates ?? [], texts);
       if (!otherwise) return null;
       const elseBody = join(otherwise);
       parts.push((frame) => {
@@ -219,18 +244,20 @@ function readsLikeThis(engine: Liquid): boolean {
 /** The compiled form of a parsed template for `engine`, or null when it uses more than the subset. */
 export function compileTemplate(engine: Liquid, templates: Template[]): CompiledTemplate | null {
   if (!readsLikeThis(engine)) return null;
-  const parts = compileList(templates);
+  const texts: string[] = [];
+  const parts = compileList(templates, texts);
   if (!parts) return null;
   const body = join(parts);
-  return (scope) => {
+  const render = (scope: Record<string, unknown>, trace?: TracePart[]) => {
     // The Context Liquid.renderSync makes, for the filters' `this.context` (escape's memory limit, recipient lookups).
     const context = new Context(scope, engine.options, { sync: true }, { liquid: engine });
     try {
-      return body({ scope, context });
+      return body({ scope, context, trace });
     } catch {
       return null;
     }
   };
+  return Object.assign(render, { pieces: { texts } });
 }
 
 const compiledByEngine = new WeakMap<Liquid, WeakMap<Template[], CompiledTemplate | null>>();

@@ -1,6 +1,6 @@
 import { compile } from 'html-to-text';
 import type { Template } from 'liquidjs';
-import { compiledFor } from './compiled';
+import { compiledFor, type RenderTrace, type TracePart } from './compiled';
 import { htmlEngine, textEngine } from './engine';
 import { compileLayout, type TemplateSet } from './load';
 import { canonicalLocale } from '@/lib/api/fields';
@@ -39,7 +39,12 @@ export type RenderRequest = {
   cancellable?: boolean;
 };
 
-export type RenderedEmail = { subject: string; html: string; text: string; locale: string };
+/**
+ * `htmlTrace`: the HTML as the layout's and the body template's static pieces and the values
+ * between them (lib/templates/compiled.ts), for the evidence record; null where LiquidJS rendered
+ * it (a template outside the compiled subset), and then the record keeps the HTML itself.
+ */
+export type RenderedEmail = { subject: string; html: string; text: string; locale: string; htmlTrace: RenderTrace | null };
 export type RenderedSms = { text: string; locale: string };
 
 export class RenderError extends Error {
@@ -106,11 +111,26 @@ function run(templates: Template[], scope: Record<string, unknown>, html: boolea
   const engine = html ? htmlEngine : textEngine;
   const rendered = compiledFor(engine, templates)?.(scope);
   if (typeof rendered === 'string') return rendered;
+  return withLiquid(engine, templates, scope, where);
+}
+
+function withLiquid(engine: typeof htmlEngine, templates: Template[], scope: Record<string, unknown>, where: string): string {
   try {
     return engine.renderSync(templates, scope) as string;
   } catch (error) {
     throw new RenderError(`${where}: ${reasonOf(error)}`);
   }
+}
+
+/** `run` for HTML, with the compiled render's trace; none where LiquidJS rendered it. */
+function runTraced(templates: Template[], scope: Record<string, unknown>, where: string): { text: string; trace: RenderTrace | null } {
+  const compiled = compiledFor(htmlEngine, templates);
+  if (compiled) {
+    const parts: TracePart[] = [];
+    const text = compiled(scope, parts);
+    if (typeof text === 'string') return { text, trace: { pieces: compiled.pieces, parts } };
+  }
+  return { text: withLiquid(htmlEngine, templates, scope, where), trace: null };
 }
 
 function entryOf(set: TemplateSet, request: RenderRequest) {
@@ -140,17 +160,22 @@ export async function renderEmail(set: TemplateSet, request: RenderRequest): Pro
   const scope = scopeOf(set, request, formatLocaleOf(request, locale));
   const subject = run(template.subject, scope, false, `${where}.subject`).replace(/\s+/g, ' ').trim();
   if (subject === '') throw new RenderError(`${where}.subject: renders empty`);
-  const body = run(template.html, scope, true, `${where}.html`);
+  const { text: body, trace: bodyTrace } = runTraced(template.html, scope, `${where}.html`);
   const bodyText = template.text ? run(template.text, scope, false, `${where}.text`).trim() : htmlToText(body).trim();
   const strings = pickLocale(set.layoutStrings, request.locale, set.fallbackLocale)?.value;
   if (!strings) throw new RenderError(`_layout: no strings for ${locale}`);
   const layoutScope = { ...scope, t: strings, body, subject, preview: bodyText.split('\n').find((line) => line.trim() !== '') ?? subject };
   const layout = await compileLayout(set);
-  const html = run(layout, layoutScope, true, '_layout/email.mjml');
+  const { text: html, trace: layoutTrace } = runTraced(layout, layoutScope, '_layout/email.mjml');
   const text = run(set.textLayout, { ...layoutScope, body: bodyText }, false, '_layout/text.liquid')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
-  return { subject, html, text: `${text}\n`, locale };
+  // The layout emits the body (`{{ body | raw }}`) as it is: that part is the body's own trace.
+  const htmlTrace =
+    layoutTrace && bodyTrace && body !== ''
+      ? { pieces: layoutTrace.pieces, parts: layoutTrace.parts.map((part) => (part === body ? bodyTrace : part)) }
+      : layoutTrace;
+  return { subject, html, text: `${text}\n`, locale, htmlTrace };
 }
 
 export function renderSms(set: TemplateSet, request: RenderRequest): RenderedSms {
