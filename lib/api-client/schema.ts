@@ -1974,6 +1974,9 @@ export interface operations {
                 path: string[];
               };
             }[];
+            pieces?: {
+              [key: string]: string[];
+            };
             signedHeads: {
               toSeq: number;
               kid: string;
