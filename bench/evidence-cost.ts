@@ -44,7 +44,7 @@ export async function measureEvidenceCost(
   const counts = async () =>
     (
       await pool.query<{ entries: number; chained: number }>(
-        "select count(*)::int as entries, count(seq)::int as chained from evidence_entries where kind = 'notice.sent'",
+        "select count(*)::int as entries, count(c.seq)::int as chained from evidence_entries e left join evidence_chain c on c.entry_id = e.id where e.kind = 'notice.sent'",
       )
     ).rows[0] ?? { entries: 0, chained: 0 };
   const result: EvidenceCost = { on: [], off: [], ratio: Number.NaN, entriesPerRun: [], chainedAtEnd: [] };

@@ -90,7 +90,7 @@ function peakRssMb(worker: WorkerProcess): number {
 /** Until the workers' maintenance pass has chained every evidence entry (none are written when the record is off); at most a minute. */
 async function untilChained(pool: pg.Pool): Promise<void> {
   for (const started = performance.now(); performance.now() - started < 60_000;) {
-    const result = await pool.query<{ waiting: boolean }>('select exists (select 1 from evidence_entries where seq is null) as waiting');
+    const result = await pool.query<{ waiting: boolean }>('select exists (select 1 from evidence_unchained) as waiting');
     if (!result.rows[0]?.waiting) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -383,7 +383,7 @@ describe('the evidence pack', () => {
       recordedAt: row.recordedAt,
       bodyHash: sha256Hex(row.body),
     });
-    await t.pool.query('update evidence_entries set entry_hash = $1 where seq = 4', [entryHash]);
+    await t.pool.query('update evidence_chain set entry_hash = $1 where seq = 4', [entryHash]);
     const pass = await verifyEvidenceChain({ db: t.db, keys: rotated });
     expect(pass.problems).toEqual([
       "entry 5: prev_hash is not entry 4's hash",

@@ -26,7 +26,7 @@ type Entry = { kind: string; seq: number | null; job_id: string; body: string };
 
 async function entriesOf(pool: pg.Pool, noticeKey: string): Promise<Entry[]> {
   const { rows } = await pool.query<Omit<Entry, 'body'> & { body: string | null; body_brotli: Buffer | null }>(
-    'select kind, seq::int, job_id::text, body, body_brotli from evidence_entries where notice_key = $1 order by id',
+    'select e.kind, c.seq::int, e.job_id::text, e.body, e.body_brotli from evidence_entries e left join evidence_chain c on c.entry_id = e.id where e.notice_key = $1 order by e.id',
     [noticeKey],
   );
   return rows.map(({ body_brotli, ...row }) => ({ ...row, body: bodyText(row.body, body_brotli) }));

@@ -317,8 +317,8 @@ describe('POST /r/{token}/cancel', () => {
       `https://merchant.example/account/cancel?subscription=${notice.fact.identity.subscription_id}&c=cus%201%26x%3D2`,
     );
     // Nothing changes but the notice's evidence record (a required type's), which keeps the redirect and when it happened.
-    const { evidence_entries: _after, ...after } = await productTables();
-    const { evidence_entries: _before, ...unchanged } = before;
+    const { evidence_entries: _after, evidence_unchained: _waitingAfter, ...after } = await productTables();
+    const { evidence_entries: _before, evidence_unchained: _waitingBefore, ...unchanged } = before;
     expect(after).toEqual(unchanged);
     const recorded = await t.pool.query<{ body: string }>(`select body from evidence_entries where notice_key = $1 and kind = 'recipient.cancel_request'`, [
       notice.job.noticeKey,

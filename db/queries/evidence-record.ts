@@ -4,15 +4,17 @@ import { bodyText, type StoredBody } from './evidence-body';
 
 /**
  * Every statement on the evidence record (db/schema/evidence-record.ts). Writers append
- * unchained rows; the chainer (lib/evidence/chain.ts) is the only one to set seq and hashes;
- * nothing here updates a chained row or deletes one younger than its retention.
+ * unchained rows; the chainer (lib/evidence/chain.ts) is the only one to append links to
+ * evidence_chain; nothing here updates an entry or a link, or deletes one younger than its retention.
  */
 
 /** An entry to append, its body (canonical JSON) already in the form it is stored in (./evidence-body.ts storedBody). */
 export type NewEvidenceEntry = { noticeKey: string; jobId: string | null; kind: string; body: StoredBody };
 
 /** The recorded_at text every hash covers: microseconds in UTC, as PostgreSQL holds it (a JS Date would round it). */
-const recordedAtText = sql.raw(`to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`);
+const recordedAtTextOf = (table: string | null) =>
+  sql.raw(`to_char(${table === null ? '' : `${table}.`}recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`);
+const recordedAtText = recordedAtTextOf(null);
 
 /** Entries as jsonb_to_recordset rows, each body in its stored form (./evidence-body.ts; compressed bytes as base64). */
 function storedRows(entries: readonly NewEvidenceEntry[]): string {
@@ -107,7 +109,7 @@ export type UnchainedEntry = { id: number; noticeKey: string; kind: string; reco
 export async function listUnchained(tx: Tx, { limit }: { limit: number }): Promise<UnchainedEntry[]> {
   const { rows } = await tx.execute<{ id: number; notice_key: string; kind: string; recorded_at: string; body_hash: string }>(sql`
     select id, notice_key, kind, ${recordedAtText} as recorded_at, coalesce(body_hash, encode(sha256(convert_to(body, 'UTF8')), 'hex')) as body_hash
-    from evidence_entries where seq is null order by id limit ${limit}`);
+    from evidence_entries where id in (select entry_id from evidence_unchained order by entry_id limit ${limit}) order by id`);
   return rows.map((row) => ({ id: Number(row.id), noticeKey: row.notice_key, kind: row.kind, recordedAt: row.recorded_at, bodyHash: row.body_hash }));
 }
 
@@ -115,11 +117,15 @@ export type ChainedLink = { id: number; seq: number; prevHash: string; entryHash
 
 export async function chainEntries(tx: Tx, { links, head }: { links: readonly ChainedLink[]; head: ChainHead }): Promise<void> {
   if (links.length === 0) return;
+  // Appended, and taken off the unchained list, in one statement; the unique seq and entry id refuse a second link.
   await tx.execute(sql`
-    update evidence_entries e set seq = l.seq, prev_hash = l.prev_hash, entry_hash = l.entry_hash
-    from jsonb_to_recordset(${JSON.stringify(links.map((l) => ({ id: l.id, seq: l.seq, prev_hash: l.prevHash, entry_hash: l.entryHash })))}::jsonb)
-      as l(id bigint, seq bigint, prev_hash text, entry_hash text)
-    where e.id = l.id and e.seq is null`);
+    with links as (
+      select * from jsonb_to_recordset(${JSON.stringify(links.map((l) => ({ id: l.id, seq: l.seq, prev_hash: l.prevHash, entry_hash: l.entryHash })))}::jsonb)
+        as l(id bigint, seq bigint, prev_hash text, entry_hash text)
+    ), done as (
+      delete from evidence_unchained u using links l where u.entry_id = l.id
+    )
+    insert into evidence_chain (seq, entry_id, prev_hash, entry_hash) select seq, id, prev_hash, entry_hash from links`);
   await tx.execute(sql`update evidence_chain_head set seq = ${head.seq}, hash = ${head.hash}, updated_at = now() where id = 1`);
 }
 
@@ -163,8 +169,8 @@ const chainedOf = (row: ChainedRow): ChainedEntry => ({
 /** Chained entries with seq > afterSeq, in seq order: the verification pass's walk. */
 export async function listChainedAfter(db: DbOrTx, { afterSeq, limit }: { afterSeq: number; limit: number }): Promise<ChainedEntry[]> {
   const { rows } = await db.execute<ChainedRow>(sql`
-    select id, seq, notice_key, job_id::text, kind, ${recordedAtText} as recorded_at, body, body_brotli, prev_hash, entry_hash
-    from evidence_entries where seq > ${afterSeq} order by seq limit ${limit}`);
+    select e.id, c.seq, e.notice_key, e.job_id::text, e.kind, ${recordedAtTextOf('e')} as recorded_at, e.body, e.body_brotli, c.prev_hash, c.entry_hash
+    from evidence_chain c join evidence_entries e on e.id = c.entry_id where c.seq > ${afterSeq} order by c.seq limit ${limit}`);
   return rows.map(chainedOf);
 }
 
@@ -176,8 +182,8 @@ export async function listNoticeEntries(
   const { rows } = await db.execute<
     Omit<ChainedRow, 'seq' | 'prev_hash' | 'entry_hash'> & { seq: number | null; prev_hash: string | null; entry_hash: string | null }
   >(sql`
-    select id, seq, notice_key, job_id::text, kind, ${recordedAtText} as recorded_at, body, body_brotli, prev_hash, entry_hash
-    from evidence_entries where notice_key = ${noticeKey} order by id`);
+    select e.id, c.seq, e.notice_key, e.job_id::text, e.kind, ${recordedAtTextOf('e')} as recorded_at, e.body, e.body_brotli, c.prev_hash, c.entry_hash
+    from evidence_entries e left join evidence_chain c on c.entry_id = e.id where e.notice_key = ${noticeKey} order by e.id`);
   return rows.map((row) => ({
     id: Number(row.id),
     seq: row.seq === null ? null : Number(row.seq),
@@ -194,7 +200,7 @@ export async function listNoticeEntries(
 /** The entry hashes of seq from … to, in order: the leaves of one signed head. */
 export async function listEntryHashes(db: DbOrTx, { fromSeq, toSeq }: { fromSeq: number; toSeq: number }): Promise<{ seq: number; entryHash: string }[]> {
   const { rows } = await db.execute<{ seq: number; entry_hash: string }>(sql`
-    select seq, entry_hash from evidence_entries where seq between ${fromSeq} and ${toSeq} order by seq`);
+    select seq, entry_hash from evidence_chain where seq between ${fromSeq} and ${toSeq} order by seq`);
   return rows.map((row) => ({ seq: Number(row.seq), entryHash: row.entry_hash }));
 }
 
@@ -272,11 +278,15 @@ export async function insertSignedHead(db: DbOrTx, head: Omit<SignedHead, 'id'>)
  */
 export async function deleteEvidenceEntriesBefore(db: DbOrTx, { before, limit }: { before: Date; limit: number }): Promise<number> {
   const result = await db.execute(sql`
-    delete from evidence_entries where id in (
-      select id from evidence_entries
-      where recorded_at < ${before.toISOString()} and seq is not null
-        and seq <= coalesce((select max(to_seq) from evidence_signed_heads), 0)
-      order by seq limit ${limit})`);
+    with doomed as (
+      select c.seq, c.entry_id from evidence_chain c join evidence_entries e on e.id = c.entry_id
+      where e.recorded_at < ${before.toISOString()}
+        and c.seq <= coalesce((select max(to_seq) from evidence_signed_heads), 0)
+      order by c.seq limit ${limit}
+    ), links as (
+      delete from evidence_chain where seq in (select seq from doomed)
+    )
+    delete from evidence_entries where id in (select entry_id from doomed)`);
   return result.rowCount ?? 0;
 }
 
@@ -296,9 +306,10 @@ export type NoticeEvidenceSummary = { kind: string; recordedAt: Date; seq: numbe
 /** A notice's entries for the lookup timeline: when each was recorded and, once signed, when its head was. */
 export async function listNoticeEvidenceSummary(db: DbOrTx, { noticeKey }: { noticeKey: string }): Promise<NoticeEvidenceSummary[]> {
   const { rows } = await db.execute<{ kind: string; recorded_at: Date; seq: number | null; signed_at: Date | null }>(sql`
-    select e.kind, e.recorded_at, e.seq, h.signed_at
+    select e.kind, e.recorded_at, c.seq, h.signed_at
     from evidence_entries e
-    left join evidence_signed_heads h on e.seq between h.from_seq and h.to_seq
+    left join evidence_chain c on c.entry_id = e.id
+    left join evidence_signed_heads h on c.seq between h.from_seq and h.to_seq
     where e.notice_key = ${noticeKey} order by e.id limit 200`);
   return rows.map((row) => ({
     kind: row.kind,

@@ -60,12 +60,23 @@ describe('the evidence chainer', () => {
     expect(rows[0]).toEqual({ seq: 200, hash: prev });
   });
 
-  it('a second chain link for a seq is refused by the database (the unique guard)', async () => {
+  it('a second chain link for a seq, or for an entry, is refused by the database (the unique guards)', async () => {
     const [first] = await listChainedAfter(t.db, { afterSeq: 0, limit: 1 });
     await insertEvidenceEntries(t.db, [entry(999)]);
+    const { rows } = await t.db.execute<{ entry_id: string }>(sql`select entry_id from evidence_unchained`);
+    expect(rows).toHaveLength(1);
+    const waiting = Number(rows[0]?.entry_id);
     await expect(
-      t.db.execute(sql`update evidence_entries set seq = ${first?.seq ?? 1}, prev_hash = 'x', entry_hash = 'y' where seq is null`),
-    ).rejects.toMatchObject({ cause: { constraint: 'evidence_entries_seq_unique' } });
+      t.db.execute(sql`insert into evidence_chain (seq, entry_id, prev_hash, entry_hash) values (${first?.seq ?? 1}, ${waiting}, 'x', 'y')`),
+    ).rejects.toMatchObject({ cause: { constraint: 'evidence_chain_pkey' } });
+    await expect(
+      t.db.execute(sql`insert into evidence_chain (seq, entry_id, prev_hash, entry_hash) values (100000, ${first?.id ?? 1}, 'x', 'y')`),
+    ).rejects.toMatchObject({ cause: { constraint: 'evidence_chain_entry_unique' } });
+    const version = async () => (await t.db.execute<{ ctid: string }>(sql`select ctid::text from evidence_entries where id = ${waiting}`)).rows[0]?.ctid;
+    const inserted = await version();
     expect(await chainAllPending(t.db)).toBe(1);
+    // Chained: off the unchained list, and the entry's row not rewritten (an update, HOT or not, moves it to a new ctid).
+    expect((await t.db.execute(sql`select entry_id from evidence_unchained`)).rows).toEqual([]);
+    expect(await version()).toBe(inserted);
   });
 });

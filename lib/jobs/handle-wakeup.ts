@@ -439,7 +439,7 @@ export async function finishWakeup(
   // The files it was rendered from, stored once per process per version (a resolved promise after that).
   const templateVersionId = outcome.kind === 'accepted' ? await storedTemplateVersionId(deps.db, capture.templateVersion, log) : null;
   // Built before the commit and written by it: a worker killed after the commit leaves no notice without its entry.
-  // The entry is only inserted (seq null); the chain is the chainer's (lib/evidence/chain.ts), off this path.
+  // The entry is only inserted (its insert trigger lists it unchained); the chain is the chainer's (lib/evidence/chain.ts), off this path.
   // The template pieces its HTML's trace names, stored once per process (a resolved promise after that); else the entry keeps the HTML.
   const piecesStored =
     capture.rendered?.channel === 'email' && capture.rendered.htmlTrace ? await storedTracePieces(deps.db, capture.rendered.htmlTrace, log) : false;

@@ -261,7 +261,7 @@ describe('run', () => {
     const entries = async (noticeKey: string) =>
       (
         await t.pool.query<{ kind: string; job_id: string; body: string; seq: number | null }>(
-          'select kind, job_id::text, body, seq from evidence_entries where notice_key = $1',
+          'select e.kind, e.job_id::text, e.body, c.seq from evidence_entries e left join evidence_chain c on c.entry_id = e.id where e.notice_key = $1',
           [noticeKey],
         )
       ).rows;

@@ -67,7 +67,7 @@ async function observe(job: JobRow, ownToken: string) {
   const row = await readJob(t.db, job.id);
   const attempts = await listAttemptsForJob(t.db, { jobId: job.id });
   const { rows: stored } = await t.db.execute<{ kind: string; body: string | null; body_brotli: Buffer | null; seq: number | null }>(
-    sql`select kind, body, body_brotli, seq from evidence_entries where job_id = ${job.id} order by id`,
+    sql`select e.kind, e.body, e.body_brotli, c.seq from evidence_entries e left join evidence_chain c on c.entry_id = e.id where e.job_id = ${job.id} order by e.id`,
   );
   const evidence = stored.map((row) => ({ kind: row.kind, body: bodyText(row.body, row.body_brotli), seq: row.seq }));
   return {

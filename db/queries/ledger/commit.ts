@@ -65,7 +65,7 @@ export type CommitSentParams = {
  * The result commit after an accepted send, as ONE statement (one transaction, one round trip):
  * ledger `sent` (only if this attempt still owns the claim), job `sent`, and the attempt row
  * (`claim_not_owned` when the ledger was not ours to move), and the send's evidence entry when it
- * has one (seq null: the chainer links it later, off this path). Returns whether the claim was ours.
+ * has one (unchained: the chainer links it later, off this path). Returns whether the claim was ours.
  */
 export async function commitSent(db: DbOrTx, params: CommitSentParams, { outbox = false }: { outbox?: boolean } = {}): Promise<boolean> {
   const stored = params.evidence?.body ?? null;
