@@ -43,6 +43,9 @@ import { printTable, settleDatabase } from './support';
  *
  *   BENCH_CONCURRENCY=64 tsx bench/worker-ab.ts smtp=.:noop single=.:postmark:EMAIL_BATCH_SIZE=1 batch=.:postmark
  *
+ * All variants share one database, migrated by THIS tree: a tree with other migrations is warned
+ * about (schemaDrift), since its worker then runs against a schema it was not written for.
+ *
  * Every variant runs on its tree's shipped configuration. That configuration has SMS types, so
  * the bench starts the local Twilio peer (testing/twilio-peer.ts) and gives every worker its
  * settings (a URL cannot ride in a variant: the syntax splits on `:`); a tree from before SMS
@@ -373,9 +376,41 @@ const median = (values: number[]) => {
   return sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN;
 };
 
+/** A tree's migrations by tag (drizzle's journal); empty when it has none to read. */
+function migrationTags(root: string): string[] {
+  try {
+    const journal = JSON.parse(readFileSync(path.join(root, 'db/migrations/meta/_journal.json'), 'utf8')) as { entries?: { tag?: unknown }[] };
+    return (journal.entries ?? []).map((entry) => String(entry.tag));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Every variant runs on ONE database, migrated by this tree. A tree whose migrations differ runs
+ * its worker against a schema it was not written for: where a migration changed tables that
+ * worker reads or writes, its figures are wrong without any error (session 22: an older tree's
+ * evidence chainer failed on every pass against the new chain tables, so it looked cheaper). Said
+ * before the first round, and again under the table.
+ */
+function schemaDrift(variants: readonly Variant[]): string[] {
+  const here = migrationTags(process.cwd());
+  return variants.flatMap((variant) => {
+    const theirs = migrationTags(variant.root);
+    const missing = here.filter((tag) => !theirs.includes(tag));
+    const extra = theirs.filter((tag) => !here.includes(tag));
+    if (missing.length === 0 && extra.length === 0) return [];
+    return [
+      `variant ${variant.label}: its tree ${missing.length > 0 ? `lacks migrations ${missing.join(', ')}` : ''}${missing.length > 0 && extra.length > 0 ? ' and ' : ''}${extra.length > 0 ? `has migrations this tree lacks (${extra.join(', ')}, not applied)` : ''}: it runs on a database migrated by this tree; if those migrations touch what its worker reads or writes, its figures are wrong`,
+    ];
+  });
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const variants = process.argv.slice(2).map(parseVariant);
   if (variants.length === 0) throw new Error('usage: tsx bench/worker-ab.ts label=dir[:peer][:KEY=value...] ...');
+  const drift = schemaDrift(variants);
+  for (const line of drift) console.warn(`WARNING ${line}`);
   const shape = {
     processes: Number(process.env.BENCH_PROCESSES ?? 1),
     concurrency: Number(process.env.BENCH_CONCURRENCY ?? 16),
@@ -439,4 +474,5 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       };
     }),
   );
+  for (const line of drift) console.warn(`WARNING ${line}`);
 }
