@@ -28,7 +28,7 @@ export function createEmailChannel({
       const domain = recipientDomain(job.recipientEmail ?? '');
       return { recipientDomain: domain, bucket: { limiter: rateLimiter, key: domain } };
     },
-    compose: async ({ job, oneTimeCode }) => {
+    compose: async ({ job, oneTimeCode, traceHtml }) => {
       // The recipient page (cancel, preferences); the one-time code stays in the mail, and the page asks for it where the type says so.
       // Its expiry (the anchor, else the deadline) is read from the job when the link is followed (lib/recipient/link-notice.ts).
       const linkKeys = settings.linkKeys ?? defaultLinkKeyRing(settings.secret);
@@ -44,6 +44,7 @@ export function createEmailChannel({
           job,
           oneTimeCode,
           links: { manage, unsubscribe: listUnsubscribe?.https ?? null },
+          traceHtml,
         });
         // An email job always has the address (check reminder_jobs_email_has_address).
         const { htmlTrace, ...mail } = rendered;

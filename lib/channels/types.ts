@@ -31,6 +31,8 @@ export type ChannelOutcome = SmsOutcome;
 export type ComposeInput = {
   job: JobRow;
   oneTimeCode: string;
+  /** The job keeps an evidence record: an email's render also gives its HTML's trace (Shown's htmlTrace). */
+  traceHtml?: boolean;
 };
 
 /**

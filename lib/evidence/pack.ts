@@ -2,6 +2,7 @@ import type { DbOrTx } from '@/db/client';
 import { listEntryHashes, listNoticeEntries, readEvidencePieces, signedHeadCovering, type SignedHead } from '@/db/queries/evidence-record';
 import { merklePath } from './hash';
 import type { EvidencePack, PackEntry, PackSignedHead } from '@/lib/api/evidence';
+import { parsedPieces } from '@/lib/templates/trace';
 import { messageTraceDigests, messageView, recordView, stripeTexts } from './pack-views';
 
 /**
@@ -80,15 +81,7 @@ async function packPieces(db: DbOrTx, entries: readonly PackEntry[]): Promise<Re
   if (digests.length === 0) return null;
   const stored = await readEvidencePieces(db, { digests });
   const pieces: Record<string, string[]> = {};
-  for (const [digest, texts] of stored) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(texts);
-    } catch {
-      parsed = null;
-    }
-    pieces[digest] = Array.isArray(parsed) && parsed.every((text) => typeof text === 'string') ? (parsed as string[]) : [];
-  }
+  for (const [digest, texts] of stored) pieces[digest] = parsedPieces(texts) ?? [];
   return pieces;
 }
 

@@ -34,7 +34,7 @@ async function rendered() {
     fact: { type: 'auto_renewal_notice', identity: { subscription_id: `sub_${String(Math.random())}`, period_start: '2027-01-01' }, revision: 0 },
     category: 'required',
   });
-  const mail = await renderNotice({ config, job, oneTimeCode: 'ABCDEFGH23', links: { manage: 'https://notices.test/r/abc' } });
+  const mail = await renderNotice({ config, job, oneTimeCode: 'ABCDEFGH23', links: { manage: 'https://notices.test/r/abc' }, traceHtml: true });
   return { job, mail };
 }
 

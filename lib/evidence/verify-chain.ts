@@ -1,6 +1,6 @@
 import type { Db } from '@/db/client';
 import { listChainedAfter, listEntryHashes, listEvidencePieces, listSignedHeadsAfter, readChainHead } from '@/db/queries/evidence-record';
-import { piecesDigestOf } from '@/lib/templates/trace';
+import { parsedPieces, piecesDigestOf } from '@/lib/templates/trace';
 import { evidenceChainBroken, evidenceChainVerifiedAt, evidenceEntriesVerified } from '@/lib/metrics/evidence';
 import { entryHashOf, merkleRoot, sha256Hex } from './hash';
 import { publicJwkOf, verifySignature, type EvidenceKeyRing } from './signing-keys';
@@ -91,14 +91,8 @@ export async function verifyEvidenceChain({ db, keys, batch = 5_000 }: { db: Db;
     const rows = await listEvidencePieces(db, { afterDigest, limit: 500 });
     for (const row of rows) {
       afterDigest = row.digest;
-      let texts: unknown;
-      try {
-        texts = JSON.parse(row.texts);
-      } catch {
-        texts = null;
-      }
-      if (!Array.isArray(texts) || texts.some((text) => typeof text !== 'string') || piecesDigestOf(texts as string[]) !== row.digest)
-        note(`template pieces ${row.digest.slice(0, 12)}…: their text does not match their digest`);
+      const texts = parsedPieces(row.texts);
+      if (texts === null || piecesDigestOf(texts) !== row.digest) note(`template pieces ${row.digest.slice(0, 12)}…: their text does not match their digest`);
     }
     if (rows.length < 500) break;
   }

@@ -566,7 +566,7 @@ export async function composeCaptured<Message>(
   capture: SendCapture,
   { keep }: { keep: boolean },
 ): Promise<Ready<Message>> {
-  const composed = await channel.compose(input);
+  const composed = await channel.compose(keep ? { ...input, traceHtml: true } : input);
   if (!composed.ok) return composed;
   if (keep) {
     capture.rendered = forEvidence(composed.shown.rendered);

@@ -17,12 +17,14 @@ export type RenderInput = {
   job: Pick<JobRow, 'noticeType' | 'category' | 'payload' | 'recipientLocale' | 'recipientTimeZone' | 'anchorAt' | 'deadlineAt'>;
   oneTimeCode: string;
   links: NoticeLinks;
+  /** Also give the HTML's render trace (RenderRequest.traceHtml): for a notice that keeps an evidence record. */
+  traceHtml?: boolean;
 };
 
 export type RenderedMail = RenderedEmail;
 
 /** What the renderer needs of a job, for a job row or a console preview alike. */
-export function renderRequestOf(config: NoticeConfig, { job, oneTimeCode, links }: Omit<RenderInput, 'config'>): RenderRequest {
+export function renderRequestOf(config: NoticeConfig, { job, oneTimeCode, links, traceHtml }: Omit<RenderInput, 'config'>): RenderRequest {
   const type = Object.hasOwn(config.noticeTypes, job.noticeType) ? config.noticeTypes[job.noticeType] : undefined;
   if (!type) throw new RenderError(`notice type ${job.noticeType.slice(0, 64)} is not configured, so it has no template`);
   return {
@@ -37,6 +39,7 @@ export function renderRequestOf(config: NoticeConfig, { job, oneTimeCode, links 
     code: oneTimeCode,
     links,
     cancellable: type.cancel !== undefined,
+    ...(traceHtml ? { traceHtml } : {}),
   };
 }
 

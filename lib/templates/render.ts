@@ -37,6 +37,8 @@ export type RenderRequest = {
   links: NoticeLinks;
   /** The recipient page offers to cancel (the type has `cancel`): the button says so; otherwise it offers the details. */
   cancellable?: boolean;
+  /** Give the HTML's render trace too (RenderedEmail.htmlTrace), for the evidence record; a notice that keeps none renders without it. */
+  traceHtml?: boolean;
 };
 
 /**
@@ -122,8 +124,9 @@ function withLiquid(engine: typeof htmlEngine, templates: Template[], scope: Rec
   }
 }
 
-/** `run` for HTML, with the compiled render's trace; none where LiquidJS rendered it. */
-function runTraced(templates: Template[], scope: Record<string, unknown>, where: string): { text: string; trace: RenderTrace | null } {
+/** `run` for HTML, with the compiled render's trace when `traced`; none where LiquidJS rendered it. */
+function runTraced(templates: Template[], scope: Record<string, unknown>, where: string, traced: boolean): { text: string; trace: RenderTrace | null } {
+  if (!traced) return { text: run(templates, scope, true, where), trace: null };
   const compiled = compiledFor(htmlEngine, templates);
   if (compiled) {
     const parts: TracePart[] = [];
@@ -160,13 +163,14 @@ export async function renderEmail(set: TemplateSet, request: RenderRequest): Pro
   const scope = scopeOf(set, request, formatLocaleOf(request, locale));
   const subject = run(template.subject, scope, false, `${where}.subject`).replace(/\s+/g, ' ').trim();
   if (subject === '') throw new RenderError(`${where}.subject: renders empty`);
-  const { text: body, trace: bodyTrace } = runTraced(template.html, scope, `${where}.html`);
+  const traced = request.traceHtml === true;
+  const { text: body, trace: bodyTrace } = runTraced(template.html, scope, `${where}.html`, traced);
   const bodyText = template.text ? run(template.text, scope, false, `${where}.text`).trim() : htmlToText(body).trim();
   const strings = pickLocale(set.layoutStrings, request.locale, set.fallbackLocale)?.value;
   if (!strings) throw new RenderError(`_layout: no strings for ${locale}`);
   const layoutScope = { ...scope, t: strings, body, subject, preview: bodyText.split('\n').find((line) => line.trim() !== '') ?? subject };
   const layout = await compileLayout(set);
-  const { text: html, trace: layoutTrace } = runTraced(layout, layoutScope, '_layout/email.mjml');
+  const { text: html, trace: layoutTrace } = runTraced(layout, layoutScope, '_layout/email.mjml', traced);
   const text = run(set.textLayout, { ...layoutScope, body: bodyText }, false, '_layout/text.liquid')
     .replace(/\n{3,}/g, '\n\n')
     .trim();

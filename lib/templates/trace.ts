@@ -26,6 +26,17 @@ export function piecesDigest(pieces: TemplatePieces): string {
 
 export const piecesDigestOf = (texts: readonly string[]) => sha256Hex(canonicalJson(texts));
 
+/** Pieces as stored (their canonical JSON array), or null for text that is not an array of strings (a row edited). */
+export function parsedPieces(stored: string): string[] | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stored);
+  } catch {
+    return null;
+  }
+  return Array.isArray(parsed) && parsed.every((text) => typeof text === 'string') ? (parsed as string[]) : null;
+}
+
 /** The trace with its pieces named by digest, and every pieces list it names (for storing them first). */
 export function storedTrace(trace: RenderTrace): { trace: StoredTrace; pieces: Map<string, TemplatePieces> } {
   const pieces = new Map<string, TemplatePieces>();
